@@ -1,0 +1,56 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let settings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Larder",
+    products: [
+        .executable(name: "larder-server", targets: ["larder-server"]),
+        .executable(name: "larder", targets: ["larder"]),
+        .library(name: "LarderClient", targets: ["LarderClient"]),
+    ],
+    targets: [
+        // C libraries from Debian, and the C code protoc-c generates from proto/.
+        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c",
+                       providers: [.apt(["libprotobuf-c-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CEpoll"),
+        .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
+
+        // Wire format: status codes, protobuf-c wrapper, frames, envelopes. Portable.
+        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC"], swiftSettings: settings),
+        // The larder.v1 messages as Swift values, converted to and from protobuf-c.
+        .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
+        // Business rules and the storage interface, independent of any database.
+        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
+        // The SQLite storage backend.
+        .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
+                swiftSettings: settings),
+        // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
+        .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: settings),
+        // The RPC server: connections, framing, routing, services.
+        .target(name: "LarderServer",
+                dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
+                               "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
+        // The client library: portable POSIX sockets, many calls in flight per connection.
+        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        // The `larder` command line: commands, tables, JSON, load testing.
+        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderAPI", "LarderWire"],
+                swiftSettings: settings),
+        .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
+        .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
+
+        .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
+                    swiftSettings: settings),
+        .testTarget(name: "LarderEndToEndTests",
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI"],
+                    swiftSettings: settings),
+    ]
+)

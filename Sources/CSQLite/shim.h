@@ -1,0 +1,5 @@
+#pragma once
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro Swift cannot import.
+static inline sqlite3_destructor_type csqlite_transient(void) { return SQLITE_TRANSIENT; }

@@ -1,0 +1,65 @@
+/// Splits a byte stream into frames, incrementally.
+///
+/// Append bytes as they arrive, then take complete frames with `next()`. A
+/// length above `maxFrameSize` is an error before any byte of it is buffered.
+public struct FrameDecoder: Sendable {
+    /// Why a stream is not valid framing.
+    public enum Failure: Error, Equatable, Sendable {
+        /// The peer announced a frame larger than the limit.
+        case frameTooLarge(length: UInt32, limit: Int)
+    }
+
+    public let maxFrameSize: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    public init(maxFrameSize: Int = Frame.defaultMaxSize) {
+        self.maxFrameSize = maxFrameSize
+    }
+
+    /// Bytes received but not yet returned as frames.
+    public var bufferedByteCount: Int { buffer.count - start }
+
+    /// The first bytes buffered (up to 4), for diagnosing a peer that speaks another protocol.
+    public var bufferedPrefix: [UInt8] { Array(buffer[start..<min(start + 4, buffer.count)]) }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        compactIfNeeded()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// The length announced by the next frame header, if 4 bytes are buffered.
+    public var nextLength: UInt32? {
+        guard buffer.count - start >= Frame.headerSize else { return nil }
+        return UInt32(buffer[start]) << 24 | UInt32(buffer[start + 1]) << 16
+            | UInt32(buffer[start + 2]) << 8 | UInt32(buffer[start + 3])
+    }
+
+    /// The next complete frame body, or nil when more bytes are needed.
+    public mutating func next() throws(Failure) -> [UInt8]? {
+        guard let length = nextLength else { return nil }
+        guard Int(length) <= maxFrameSize else { throw .frameTooLarge(length: length, limit: maxFrameSize) }
+        let end = start + Frame.headerSize + Int(length)
+        guard buffer.count >= end else { return nil }
+        let body = Array(buffer[(start + Frame.headerSize)..<end])
+        start = end
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return body
+    }
+
+    private mutating func compactIfNeeded() {
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import CProtobufC
+
+/// Packs and unpacks `ProtoMessage` values with protobuf-c.
+///
+/// This is the only place that calls `protobuf_c_message_pack` and
+/// `protobuf_c_message_unpack`; every unpacked message is freed before the
+/// call returns.
+public enum ProtoCodec {
+    /// The protobuf encoding of `message`.
+    public static func encode<M: ProtoMessage>(_ message: M) -> [UInt8] {
+        CArena.with { arena in pack(message.build(in: arena)) }
+    }
+
+    /// Packs a C message built in an arena.
+    public static func pack(_ message: UnsafePointer<ProtobufCMessage>) -> [UInt8] {
+        let size = protobuf_c_message_get_packed_size(message)
+        if size == 0 { return [] }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = protobuf_c_message_pack(message, buffer.baseAddress!)
+        }
+    }
+
+    /// Decodes a `M` from its protobuf encoding.
+    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid `M`.
+    public static func decode<M: ProtoMessage>(_ type: M.Type, from bytes: [UInt8]) throws(RPCError) -> M {
+        try withUnpacked(M.descriptor, from: bytes) { message throws(RPCError) in try M(unpacked: message) }
+    }
+
+    /// Decodes a `M` from its protobuf encoding in `bytes`.
+    public static func decode<M: ProtoMessage>(_ type: M.Type, from bytes: UnsafeRawBufferPointer)
+        throws(RPCError) -> M
+    {
+        try withUnpacked(M.descriptor, from: bytes) { message throws(RPCError) in try M(unpacked: message) }
+    }
+
+    /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
+    public static func withUnpacked<R>(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: [UInt8],
+        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+    ) throws(RPCError) -> R {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(RPCError) -> R in try withUnpacked(descriptor, from: raw, body) }
+        }
+        return try result.get()
+    }
+
+    /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
+    public static func withUnpacked<R>(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
+        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+    ) throws(RPCError) -> R {
+        let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        // protobuf-c reads nothing for a zero length, but wants a non-null pointer.
+        var empty: UInt8 = 0
+        let message = withUnsafePointer(to: &empty) { emptyPointer in
+            protobuf_c_message_unpack(descriptor, nil, bytes.count, data ?? emptyPointer)
+        }
+        guard let message else {
+            let name = String(cString: descriptor.pointee.name)
+            throw RPCError.invalidArgument("payload is not a valid \(name) message")
+        }
+        defer { protobuf_c_message_free_unpacked(message, nil) }
+        return try body(message)
+    }
+}
