@@ -40,14 +40,19 @@ let package = Package(
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
-        // The `larder` command line: commands, tables, JSON, load testing.
-        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderAPI", "LarderWire"],
+        // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
+        .target(name: "LarderBench", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        // The `larder` command line: commands, tables, JSON.
+        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire"],
                 swiftSettings: settings),
         .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
+                    swiftSettings: settings),
+        .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
+        .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI"],

@@ -1,0 +1,24 @@
+import LarderAPI
+import LarderWire
+
+/// A database holding Larder's data.
+///
+/// Reads run on a pool of reader connections; writes run on one writer that
+/// coalesces concurrent writes into one transaction (group commit). Both call
+/// `completion` on a store thread, never on the caller's.
+public protocol Store: Sendable {
+    /// Runs `operation` in a read transaction and passes its result to `completion`.
+    func read<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
+
+    /// Runs `operation` in a write transaction, in a savepoint of its own so a
+    /// failure undoes only its changes, and calls `completion` only after the
+    /// transaction that holds it has committed (or failed).
+    func write<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
+
+    /// Finishes the queued work, then closes every connection. Idempotent.
+    func close()
+}
