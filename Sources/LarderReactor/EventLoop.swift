@@ -1,0 +1,118 @@
+import CEpoll
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A single-threaded epoll reactor.
+///
+/// File descriptors and their handlers are registered from the loop's own
+/// thread; other threads talk to the loop only through `execute(_:)` and
+/// `stop()`, which wake it through an eventfd. Tasks submitted while the loop
+/// is busy are run together on its next turn, so a burst costs one wake-up.
+public final class EventLoop: @unchecked Sendable {
+    // Touched only on the loop thread: handlers, epollFD use in run().
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private var handlers: [Int32: any EventHandler] = [:]
+    private let pending = Mutex<PendingTasks>(PendingTasks())
+
+    private struct PendingTasks: ~Copyable {
+        var tasks: [@Sendable () -> Void] = []
+        var stopRequested = false
+        var wakePending = false
+    }
+
+    public init() throws(SystemError) {
+        epollFD = try syscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        do {
+            wakeFD = try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        } catch {
+            close(epollFD)
+            throw error
+        }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+    }
+
+    /// Watches `fd` for `events`, calling `handler` on this loop's thread.
+    public func register(_ fd: Int32, for events: IOEvents, handler: any EventHandler) throws(SystemError) {
+        var event = epoll_event(events: events.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: fd))
+        try syscall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        handlers[fd] = handler
+    }
+
+    /// Changes the events watched for `fd`.
+    public func modify(_ fd: Int32, for events: IOEvents) throws(SystemError) {
+        var event = epoll_event(events: events.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: fd))
+        try syscall("epoll_ctl(MOD)") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+    }
+
+    /// Stops watching `fd`. The caller still owns and closes it.
+    public func unregister(_ fd: Int32) {
+        var event = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+        handlers[fd] = nil
+    }
+
+    /// Runs `task` on the loop thread soon. Callable from any thread.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        let mustWake = pending.withLock { state in
+            state.tasks.append(task)
+            defer { state.wakePending = true }
+            return !state.wakePending
+        }
+        if mustWake { wake() }
+    }
+
+    /// Makes `run()` return after its current turn. Callable from any thread.
+    public func stop() {
+        pending.withLock { $0.stopRequested = true }
+        wake()
+    }
+
+    /// Dispatches events until `stop()`. Call from the thread that owns the loop.
+    /// `tickMilliseconds` bounds each wait, and `onTick` runs after every turn.
+    public func run(tickMilliseconds: Int32 = 1000, onTick: () -> Void = {}) {
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while true {
+            let count = epoll_wait(epollFD, events, Int32(capacity), tickMilliseconds)
+            if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
+            for index in 0..<max(Int(count), 0) {
+                let fd = events[index].data.fd
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                    continue
+                }
+                handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
+            }
+            if runPendingTasks() { return }
+            onTick()
+        }
+    }
+
+    /// Runs queued tasks; returns true when stop was requested.
+    private func runPendingTasks() -> Bool {
+        var tasks: [@Sendable () -> Void] = []
+        let stop = pending.withLock { state in
+            swap(&tasks, &state.tasks)
+            state.wakePending = false
+            return state.stopRequested
+        }
+        for task in tasks { task() }
+        return stop
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+}

@@ -1,0 +1,80 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An IPv4 or IPv6 address and port, as parsed from "HOST:PORT" or "[V6]:PORT".
+public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
+    public let host: String
+    public let port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses "127.0.0.1:7411", "localhost:7411" or "[::1]:7411".
+    public init?(parsing text: String) {
+        var hostPart: Substring
+        let portPart: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
+            hostPart = text[text.index(after: text.startIndex)..<close]
+            portPart = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            hostPart = text[..<colon]
+            portPart = text[text.index(after: colon)...]
+        }
+        if hostPart == "localhost" { hostPart = "127.0.0.1" }
+        guard !hostPart.isEmpty, let port = UInt16(portPart) else { return nil }
+        self.init(host: String(hostPart), port: port)
+    }
+
+    /// True for 127.0.0.0/8 and ::1.
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Calls `body` with this address as a `sockaddr` and its length.
+    func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemError) -> R) throws(SystemError) -> R {
+        if host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { throw SystemError("inet_pton(\(host))", errno: EINVAL) }
+            return try withUnsafePointer(to: &address) { pointer throws(SystemError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { p throws(SystemError) in
+                    try body(p, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw SystemError("inet_pton(\(host))", errno: EINVAL) }
+        return try withUnsafePointer(to: &address) { pointer throws(SystemError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { p throws(SystemError) in
+                try body(p, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
+    /// Reads an address filled in by accept/getsockname.
+    init(storage: sockaddr_storage) {
+        var storage = storage
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        if Int32(storage.ss_family) == AF_INET6 {
+            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee } }
+            var addr = address.sin6_addr
+            inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count))
+            self.init(host: String(cString: buffer), port: UInt16(bigEndian: address.sin6_port))
+        } else {
+            let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee } }
+            var addr = address.sin_addr
+            inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count))
+            self.init(host: String(cString: buffer), port: UInt16(bigEndian: address.sin_port))
+        }
+    }
+}
