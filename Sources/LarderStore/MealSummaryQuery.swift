@@ -1,0 +1,39 @@
+/// The input of the summary aggregation: meals with
+/// `startMilliseconds <= eaten_at_ms < endMilliseconds`, grouped by local day.
+///
+/// The local day of a meal is `floor((eaten_at_ms + offsetMilliseconds) / 86_400_000)`,
+/// a day number counted from 1970-01-01.
+public struct MealSummaryQuery: Hashable, Sendable {
+    public var startMilliseconds: Int64
+    public var endMilliseconds: Int64
+    public var offsetMilliseconds: Int64
+
+    public init(startMilliseconds: Int64, endMilliseconds: Int64, offsetMilliseconds: Int64) {
+        self.startMilliseconds = startMilliseconds
+        self.endMilliseconds = endMilliseconds
+        self.offsetMilliseconds = offsetMilliseconds
+    }
+
+    /// Added before dividing so that the dividend is positive for every valid
+    /// time (year 1 onward) and SQL's truncating division is a floor.
+    public static let dayBias: Int64 = 1_000_000
+    /// Milliseconds in a day.
+    public static let dayMilliseconds: Int64 = 86_400_000
+}
+
+/// One group of the summary aggregation.
+public struct MealSummaryRow: Hashable, Sendable {
+    /// Days since 1970-01-01 of the local day.
+    public var day: Int64
+    /// The category's raw value.
+    public var category: Int32
+    public var totalCalories: Int64
+    public var mealCount: Int64
+
+    public init(day: Int64, category: Int32, totalCalories: Int64, mealCount: Int64) {
+        self.day = day
+        self.category = category
+        self.totalCalories = totalCalories
+        self.mealCount = mealCount
+    }
+}

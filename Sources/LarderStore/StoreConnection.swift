@@ -1,0 +1,29 @@
+import LarderWire
+
+/// One backend connection driven by `StoreExecutor`.
+///
+/// Each connection is used by exactly one executor thread at a time and is
+/// therefore not `Sendable`. Readers only ever see `beginRead`/`endRead`;
+/// the writer sees the write-transaction calls.
+public protocol StoreConnection: AnyObject, StoreWriter {
+    /// Starts a read transaction (a consistent snapshot).
+    func beginRead() throws(RPCError)
+    /// Ends the read transaction.
+    func endRead() throws(RPCError)
+
+    /// Starts a write transaction that holds the write lock from the start.
+    func beginWrite() throws(RPCError)
+    /// Opens a savepoint inside the write transaction.
+    func savepoint() throws(RPCError)
+    /// Releases (keeps) the changes since the last savepoint.
+    func releaseSavepoint() throws(RPCError)
+    /// Undoes the changes since the last savepoint and releases it.
+    func rollbackToSavepoint() throws(RPCError)
+    /// Commits the write transaction.
+    func commit() throws(RPCError)
+    /// Rolls the current transaction back, if any; never fails.
+    func rollback()
+
+    /// Releases the connection's resources. Called once, last.
+    func close()
+}

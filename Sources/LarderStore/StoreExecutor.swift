@@ -1,0 +1,138 @@
+import LarderWire
+
+/// Runs store operations on threads it owns: a pool of readers, each with its
+/// own connection, and one writer that commits queued writes together.
+///
+/// The writer takes every queued write (up to `maxWriteBatch`), opens one
+/// transaction, runs each write in its own savepoint (a failed write rolls
+/// back only itself), commits, and then calls every completion. A failed
+/// commit fails every write of the batch. Completions run on the store
+/// thread, so they must be quick and must not call `close()`.
+public final class StoreExecutor: @unchecked Sendable {
+    /// Tuning knobs.
+    public struct Options: Sendable {
+        /// The most writes committed in one transaction.
+        public var maxWriteBatch: Int
+        /// The most reads a reader takes per wake-up (one read transaction).
+        public var maxReadBatch: Int
+
+        public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32) {
+            self.maxWriteBatch = max(1, maxWriteBatch)
+            self.maxReadBatch = max(1, maxReadBatch)
+        }
+    }
+
+    private let readQueue = JobQueue<any PendingRead>()
+    private let writeQueue = JobQueue<any PendingWrite>()
+    private let writer: any StoreConnection
+    private let readers: [any StoreConnection]
+    private let options: Options
+    private var threads: [StoreThread] = []
+    private let closeLock = ThreadCondition()
+    private var closed = false
+
+    /// Starts one thread per reader connection and one for the writer.
+    /// The executor owns the connections from now on and closes them in `close()`.
+    public init(writer: any StoreConnection, readers: [any StoreConnection], options: Options = Options()) {
+        precondition(!readers.isEmpty, "StoreExecutor needs at least one reader connection")
+        self.writer = writer
+        self.readers = readers
+        self.options = options
+        threads.append(StoreThread(name: "larder-writer") { [self] in writeLoop() })
+        for index in readers.indices {
+            threads.append(StoreThread(name: "larder-read-\(index)") { [self] in readLoop(self.readers[index]) })
+        }
+    }
+
+    /// Queues a read; UNAVAILABLE once closed.
+    public func read<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        if !readQueue.push(ReadJob(operation, completion)) {
+            completion(.failure(Self.closedError))
+        }
+    }
+
+    /// Queues a write; UNAVAILABLE once closed.
+    public func write<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        if !writeQueue.push(WriteJob(operation, completion)) {
+            completion(.failure(Self.closedError))
+        }
+    }
+
+    /// Finishes every queued job, stops the threads, then closes the readers
+    /// and last the writer. Idempotent; must not be called from a completion.
+    public func close() {
+        let first = closeLock.withLock { () -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        readQueue.close()
+        writeQueue.close()
+        for thread in threads { thread.join() }
+        for reader in readers { reader.close() }
+        writer.close()
+    }
+
+    private static let closedError = RPCError.unavailable("the store is closed")
+
+    private func readLoop(_ connection: any StoreConnection) {
+        var batch: [any PendingRead] = []
+        batch.reserveCapacity(options.maxReadBatch)
+        while readQueue.take(max: options.maxReadBatch, into: &batch) {
+            do throws(RPCError) {
+                try connection.beginRead()
+            } catch {
+                for job in batch { job.fail(error) }
+                batch.removeAll(keepingCapacity: true)
+                continue
+            }
+            for job in batch { job.run(connection) }
+            do throws(RPCError) {
+                try connection.endRead()
+            } catch {
+                // The results were read already; a failed end only needs a reset.
+                connection.rollback()
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func writeLoop() {
+        var batch: [any PendingWrite] = []
+        batch.reserveCapacity(options.maxWriteBatch)
+        while writeQueue.take(max: options.maxWriteBatch, into: &batch) {
+            if let error = runWriteBatch(batch) {
+                for job in batch { job.fail(error) }
+            }
+            for job in batch { job.complete() }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Runs `batch` in one transaction; returns the error that failed all of it.
+    private func runWriteBatch(_ batch: [any PendingWrite]) -> RPCError? {
+        let connection = writer
+        do throws(RPCError) {
+            try connection.beginWrite()
+            for job in batch {
+                try connection.savepoint()
+                if job.run(connection) {
+                    try connection.releaseSavepoint()
+                } else {
+                    try connection.rollbackToSavepoint()
+                }
+            }
+            try connection.commit()
+            return nil
+        } catch {
+            connection.rollback()
+            return error
+        }
+    }
+}

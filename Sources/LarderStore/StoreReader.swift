@@ -1,0 +1,33 @@
+import LarderAPI
+import LarderWire
+
+/// The read primitives a storage backend implements: plain queries, no rules.
+///
+/// `Operations` holds every rule and calls these inside a transaction the
+/// `Store` opened. Ids passed in are already validated and lower case.
+/// Backends map their own failures to `RPCError` (usually INTERNAL or UNAVAILABLE).
+public protocol StoreReader {
+    /// The location with `id`, or nil.
+    func location(id: String) throws(RPCError) -> Location?
+    /// Every location, sorted by name (then id).
+    func locations() throws(RPCError) -> [Location]
+
+    /// The category group with `id` (its `itemCategories` left empty), or nil.
+    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup?
+    /// Every category group (their `itemCategories` left empty), sorted by name (then id).
+    func categoryGroups() throws(RPCError) -> [CategoryGroup]
+
+    /// The item category with `id`, or nil.
+    func itemCategory(id: String) throws(RPCError) -> ItemCategory?
+    /// The item categories of group `groupID` (all groups when nil), sorted by name (then id).
+    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory]
+    /// How many item categories belong to group `groupID`.
+    func itemCategoryCount(groupID: String) throws(RPCError) -> Int
+
+    /// The meal record with `id`, or nil.
+    func mealRecord(id: String) throws(RPCError) -> MealRecord?
+    /// One keyset page of meal records, newest first (eaten_at desc, id desc).
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord]
+    /// Calorie totals and meal counts grouped by local day and category, in that order.
+    func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow]
+}
