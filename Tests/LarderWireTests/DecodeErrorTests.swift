@@ -1,0 +1,133 @@
+import LarderAPI
+import LarderWire
+import Testing
+
+@Suite("Rejecting bad payloads")
+struct DecodeErrorTests {
+    /// `GetLocationRequest(id: "abcd")` with the byte at `offset` of the id replaced by `byte`.
+    static func patchedID(_ byte: UInt8, at offset: Int) -> [UInt8] {
+        var bytes = ProtoCodec.encode(GetLocationRequest(id: "abcd"))
+        // field 1, wire type 2, length 4, then the id.
+        precondition(bytes == [0x0A, 0x04, 0x61, 0x62, 0x63, 0x64])
+        bytes[2 + offset] = byte
+        return bytes
+    }
+
+    @Test("invalid UTF-8 in a string field is INVALID_ARGUMENT",
+          arguments: [(UInt8(0xFF), 1), (0xC3, 3), (0x80, 0), (0xED, 2)])
+    func invalidUTF8(byte: UInt8, offset: Int) {
+        let bytes = Self.patchedID(byte, at: offset)
+        let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(GetLocationRequest.self, from: bytes) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.isEmpty == false)
+    }
+
+    @Test("invalid UTF-8 in a nested string is INVALID_ARGUMENT")
+    func invalidNestedUTF8() throws {
+        var bytes = ProtoCodec.encode(ListItemCategoriesResponse(itemCategories: [ItemCategory(name: "rice")]))
+        let r = try #require(bytes.firstIndex(of: UInt8(ascii: "r")))
+        bytes[r] = 0xFE
+        let error = #expect(throws: RPCError.self) {
+            try ProtoCodec.decode(ListItemCategoriesResponse.self, from: bytes)
+        }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test("valid UTF-8 built the same way decodes")
+    func patchedButValid() throws {
+        // Control for the tests above: the patching itself does not break the message.
+        let decoded = try ProtoCodec.decode(GetLocationRequest.self, from: Self.patchedID(UInt8(ascii: "z"), at: 1))
+        #expect(decoded.id == "azcd")
+    }
+
+    static let garbage: [[UInt8]] = [
+        [0xFF, 0xFF, 0xFF, 0xFF],                        // invalid tag
+        [0x0A, 0x10, 0x61],                              // length runs past the end
+        [0x0A],                                          // tag without a length
+        [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01],  // over-long varint
+        [0x00, 0x01],                                    // field number 0
+        [0x0F, 0x00],                                    // wire type 7
+    ]
+
+    @Test("garbage bytes are INVALID_ARGUMENT", arguments: garbage)
+    func garbageBytes(bytes: [UInt8]) {
+        let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(GetLocationRequest.self, from: bytes) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message == "payload is not a valid larder.v1.GetLocationRequest message")
+    }
+
+    @Test("every truncation of an encoded message is rejected or decodes to a prefix")
+    func truncated() throws {
+        let full = ProtoCodec.encode(ListMealRecordsResponse(mealRecords: [Fixtures.breakfast, Fixtures.snack],
+                                                             nextPageToken: "token"))
+        let whole = try ProtoCodec.decode(ListMealRecordsResponse.self, from: full)
+        var rejected = 0
+        for length in 1..<full.count {
+            do {
+                let decoded = try ProtoCodec.decode(ListMealRecordsResponse.self, from: Array(full[..<length]))
+                // A cut exactly between two fields is a valid shorter message; it never equals the whole.
+                #expect(decoded != whole)
+            } catch {
+                #expect(error.code == .invalidArgument)
+                rejected += 1
+            }
+        }
+        // Only the cuts at the 2 field boundaries (after each meal record) are valid messages.
+        #expect(rejected == full.count - 1 - 2)
+    }
+
+    @Test("a wrong wire type for a known field is INVALID_ARGUMENT")
+    func wrongWireType() {
+        // Field 3 (calories) sent as a length-delimited field.
+        let error = #expect(throws: RPCError.self) {
+            try ProtoCodec.decode(MealRecord.self, from: [0x1A, 0x01, 0x00])
+        }
+        #expect(error?.code == .invalidArgument)
+    }
+}
+
+@Suite("MealCategory on the wire")
+struct MealCategoryWireTests {
+    @Test("an unknown MealCategory number names the field",
+          arguments: [(Int64(7), "7"), (5, "5"), (-1, "-1"), (Int64(Int32.max), "2147483647")])
+    func unknownMealRecordCategory(number: Int64, text: String) {
+        // MealRecord field 4 (category), varint.
+        let bytes = [0x20] + varint(UInt64(bitPattern: number))
+        let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(MealRecord.self, from: bytes) }
+        #expect(error == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value \(text)"))
+    }
+
+    @Test("unknown MealCategory inside requests and totals")
+    func unknownNested() {
+        let record = [0x20] + varint(7)
+        let create = [0x0A, UInt8(record.count)] + record  // CreateMealRecordRequest.meal_record
+        #expect(throws: RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value 7")) {
+            try ProtoCodec.decode(CreateMealRecordRequest.self, from: create)
+        }
+        #expect(throws: RPCError(.invalidArgument, "category: unknown MealCategory value 9")) {
+            try ProtoCodec.decode(ListMealRecordsRequest.self, from: [0x28] + varint(9))  // field 5
+        }
+        let total = [0x08] + varint(42)
+        let response = [0x22, UInt8(total.count)] + total  // SummarizeMealRecordsResponse.categories
+        #expect(throws: RPCError(.invalidArgument, "category_total.category: unknown MealCategory value 42")) {
+            try ProtoCodec.decode(SummarizeMealRecordsResponse.self, from: response)
+        }
+    }
+
+    @Test("every known number decodes", arguments: MealCategory.allCases)
+    func knownNumbers(category: MealCategory) throws {
+        let bytes = [0x20] + varint(UInt64(category.rawValue))
+        #expect(try ProtoCodec.decode(MealRecord.self, from: bytes).category == category)
+    }
+
+    private func varint(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var out: [UInt8] = []
+        while value >= 0x80 {
+            out.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+        return out
+    }
+}
