@@ -19,7 +19,10 @@ struct DecodeErrorTests {
         let bytes = Self.patchedID(byte, at: offset)
         let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(GetLocationRequest.self, from: bytes) }
         #expect(error?.code == .invalidArgument)
-        #expect(error?.message.isEmpty == false)
+        // protobuf-c 1.4 passes the bytes through and CFields names the field; a protobuf-c that
+        // validates UTF-8 itself rejects the whole payload instead.
+        #expect(error?.message == "id is not valid UTF-8"
+                || error?.message == "payload is not a valid larder.v1.GetLocationRequest message")
     }
 
     @Test("invalid UTF-8 in a nested string is INVALID_ARGUMENT")
@@ -31,6 +34,8 @@ struct DecodeErrorTests {
             try ProtoCodec.decode(ListItemCategoriesResponse.self, from: bytes)
         }
         #expect(error?.code == .invalidArgument)
+        #expect(error?.message == "item_category.name is not valid UTF-8"
+                || error?.message == "payload is not a valid larder.v1.ListItemCategoriesResponse message")
     }
 
     @Test("valid UTF-8 built the same way decodes")

@@ -1,0 +1,121 @@
+import LarderWire
+import Testing
+
+@Suite("FrameDecoder")
+struct FrameDecoderTests {
+    static let bodies: [[UInt8]] = [[], [0x2A], Array("こんにちは".utf8), (0..<300).map { UInt8(truncatingIfNeeded: $0) }]
+
+    private func drain(_ decoder: inout FrameDecoder) throws -> [[UInt8]] {
+        var frames: [[UInt8]] = []
+        while let frame = try decoder.next() {
+            frames.append(frame)
+            if frames.count > 1000 { break }
+        }
+        return frames
+    }
+
+    @Test("bytes delivered one at a time give every frame exactly once")
+    func byteByByte() throws {
+        var stream: [UInt8] = []
+        for body in Self.bodies { Frame.append(body, to: &stream) }
+        var decoder = FrameDecoder()
+        var frames: [[UInt8]] = []
+        for byte in stream {
+            decoder.append([byte])
+            frames += try drain(&decoder)
+        }
+        #expect(frames == Self.bodies)
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
+    @Test("several frames in one append")
+    func severalInOneAppend() throws {
+        var stream: [UInt8] = []
+        for body in Self.bodies { Frame.append(body, to: &stream) }
+        // Plus the first half of one more frame.
+        let partial = Frame.encode([1, 2, 3, 4, 5, 6])
+        stream += partial[..<5]
+        var decoder = FrameDecoder()
+        decoder.append(stream)
+        #expect(try drain(&decoder) == Self.bodies)
+        #expect(decoder.bufferedByteCount == 5)
+        #expect(decoder.nextLength == 6)
+        decoder.append(Array(partial[5...]))
+        #expect(try decoder.next() == [1, 2, 3, 4, 5, 6])
+        #expect(try decoder.next() == nil)
+    }
+
+    @Test("a header is big-endian")
+    func header() {
+        #expect(Frame.encode([0xAB]) == [0, 0, 0, 1, 0xAB])
+        var header: [UInt8] = []
+        Frame.appendHeader(length: 0x0102_0304, to: &header)
+        #expect(header == [1, 2, 3, 4])
+    }
+
+    @Test("an oversize length is rejected from its header alone")
+    func oversizeRejectedBeforeBody() {
+        var decoder = FrameDecoder(maxFrameSize: 1024)
+        var header: [UInt8] = []
+        Frame.appendHeader(length: 1025, to: &header)
+        decoder.append(header)
+        #expect(throws: FrameDecoder.Failure.frameTooLarge(length: 1025, limit: 1024)) { try decoder.next() }
+        // Nothing of the body had to arrive (or be buffered) for the error.
+        #expect(decoder.bufferedByteCount == 4)
+    }
+
+    @Test("a huge announced length is rejected with the default limit")
+    func hugeLength() {
+        var decoder = FrameDecoder()
+        decoder.append([0xFF, 0xFF, 0xFF, 0xFF, 0x00])
+        #expect(throws: FrameDecoder.Failure.frameTooLarge(length: UInt32.max, limit: Frame.defaultMaxSize)) {
+            try decoder.next()
+        }
+    }
+
+    @Test("exactly the maximum size is allowed", arguments: [0, 1, 64])
+    func exactMaximum(limit: Int) throws {
+        var decoder = FrameDecoder(maxFrameSize: limit)
+        let body = [UInt8](repeating: 7, count: limit)
+        decoder.append(Frame.encode(body))
+        #expect(try decoder.next() == body)
+        decoder.append(Frame.encode(body + [7]))
+        #expect(throws: FrameDecoder.Failure.frameTooLarge(length: UInt32(limit + 1), limit: limit)) {
+            try decoder.next()
+        }
+    }
+
+    @Test("fewer than 4 bytes is not yet a frame")
+    func partialHeader() throws {
+        var decoder = FrameDecoder()
+        decoder.append([0, 0, 0])
+        #expect(decoder.nextLength == nil)
+        #expect(try decoder.next() == nil)
+        #expect(decoder.bufferedPrefix == [0, 0, 0])
+        decoder.append([0])
+        #expect(try decoder.next() == [])
+    }
+
+    @Test("long streams with interleaved appends and reads stay in order")
+    func interleaved() throws {
+        var decoder = FrameDecoder(maxFrameSize: 512)
+        var expected: [[UInt8]] = []
+        var received: [[UInt8]] = []
+        var pending: [UInt8] = []
+        for index in 0..<500 {
+            let body = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: index % 37)
+            expected.append(body)
+            Frame.append(body, to: &pending)
+            // Deliver in chunks of 13 bytes, leaving a remainder for next time.
+            while pending.count >= 13 {
+                decoder.append(Array(pending[..<13]))
+                pending.removeFirst(13)
+                received += try drain(&decoder)
+            }
+        }
+        decoder.append(pending)
+        received += try drain(&decoder)
+        #expect(received == expected)
+        #expect(decoder.bufferedByteCount == 0)
+    }
+}
