@@ -1,0 +1,27 @@
+import LarderWire
+
+/// Settings of a `LarderClient` connection.
+public struct ClientOptions: Sendable {
+    /// How long `LarderClient.init` waits for the TCP connection.
+    public var connectTimeout: Duration
+    /// The timeout of calls that do not pass their own; nil = none.
+    public var defaultTimeout: Duration?
+    /// Metadata sent with every call, e.g. `authorization: Bearer <token>`.
+    /// Keys are lower-cased; a call's own metadata wins over these.
+    public var metadata: [String: String]
+    /// The largest reply frame accepted (and request frame sent).
+    public var maxFrameBytes: Int
+
+    public init(connectTimeout: Duration = .seconds(5), defaultTimeout: Duration? = nil,
+                metadata: [String: String] = [:], maxFrameBytes: Int = Frame.defaultMaxSize) {
+        self.connectTimeout = connectTimeout
+        self.defaultTimeout = defaultTimeout
+        self.metadata = metadata
+        self.maxFrameBytes = maxFrameBytes
+    }
+
+    /// Adds the `authorization: Bearer <token>` metadata entry.
+    public mutating func setBearerToken(_ token: String) {
+        metadata["authorization"] = "Bearer \(token)"
+    }
+}

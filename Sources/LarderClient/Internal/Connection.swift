@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LarderWire
+import Synchronization
+
+/// One TCP connection with many calls in flight.
+///
+/// Callers register a continuation under a fresh call id and write their
+/// request frame under `sendLock`; one reader thread decodes reply frames and
+/// resumes the matching continuation, expires calls at their deadline (its
+/// poll() timeout is the nearest deadline) and fails every pending call when
+/// the connection ends. The descriptors stay open until deinit, so a racing
+/// `shutdown` or `wake` never touches a reused descriptor.
+final class Connection: Sendable {
+    let address: ServerAddress
+    private let fd: Int32
+    private let maxFrameBytes: Int
+    private let wakePipe: WakePipe
+    private let state = Mutex(PendingCalls())
+    private let sendLock = Mutex(())
+
+    /// Connects and starts the reader thread.
+    init(address: ServerAddress, connectTimeout: Duration, maxFrameBytes: Int) throws(RPCError) {
+        let wakePipe = try WakePipe()
+        self.fd = try Socket.connect(to: address, timeout: connectTimeout)
+        self.address = address
+        self.maxFrameBytes = maxFrameBytes
+        self.wakePipe = wakePipe
+        let thread = Thread { [self] in self.readLoop() }
+        thread.name = "larder-client-reader"
+        thread.start()
+    }
+
+    deinit {
+        SystemCall.close(fd)
+    }
+
+    /// Sends one call and waits for its reply payload.
+    func call(method: String, payload: [UInt8], timeout: Duration?, metadata: [String: String]) async
+        -> Result<[UInt8], RPCError>
+    {
+        let registered = state.withLock { calls -> Result<UInt64, RPCError> in
+            if let failure = calls.failure { return .failure(failure) }
+            return .success(calls.makeCallID())
+        }
+        let id: UInt64
+        switch registered {
+        case .success(let value): id = value
+        case .failure(let error): return .failure(error)
+        }
+        let envelope = RequestEnvelope(
+            callID: id, method: method, payload: payload,
+            timeoutMilliseconds: timeout.map { UInt32(clamping: max(1, Int64(Socket.milliseconds($0)))) } ?? 0,
+            metadata: metadata)
+        let frame = Frame.encode(envelope)
+        if frame.count - Frame.headerSize > maxFrameBytes {
+            return .failure(RPCError(.resourceExhausted,
+                "request to \(method) is \(frame.count - Frame.headerSize) bytes, above the maximum frame size of \(maxFrameBytes) bytes"))
+        }
+        let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
+
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: PendingCalls.Continuation) in
+                let outcome = state.withLock { calls -> Result<Bool, RPCError> in
+                    if let failure = calls.failure { return .failure(failure) }
+                    if Task.isCancelled { return .failure(RPCError(.cancelled, "call to \(method) was cancelled")) }
+                    calls.insert(.init(continuation: continuation, method: method, timeout: timeout,
+                                       deadline: deadline), id: id)
+                    guard let deadline else { return .success(false) }
+                    return .success(calls.readerWakeDeadline.map { deadline < $0 } ?? true)
+                }
+                switch outcome {
+                case .failure(let error):
+                    continuation.resume(returning: .failure(error))
+                    return
+                case .success(let mustWake):
+                    if mustWake { wakePipe.wake() }
+                }
+                let sent = sendLock.withLock { _ in Socket.sendAll(fd, frame) }
+                if case .failure(let error) = sent {
+                    fail(RPCError.unavailable("cannot send to \(address): \(error.message)"))
+                }
+            }
+        } onCancel: {
+            complete(id, with: .failure(RPCError(.cancelled, "call to \(method) was cancelled")))
+        }
+    }
+
+    /// Fails every pending call with CANCELLED and closes the connection. Idempotent.
+    func close() {
+        fail(RPCError(.cancelled, "the client closed the connection to \(address)"))
+    }
+
+    /// The number of calls waiting for a reply.
+    var pendingCount: Int { state.withLock { $0.count } }
+
+    /// Resumes call `id` with `result`, unless it has already completed.
+    private func complete(_ id: UInt64, with result: Result<[UInt8], RPCError>) {
+        let call = state.withLock { $0.remove(id) }
+        call?.continuation.resume(returning: result)
+    }
+
+    /// Ends the connection: every pending and later call fails with `error`.
+    private func fail(_ error: RPCError) {
+        guard let calls = state.withLock({ $0.fail(error) }) else { return }
+        Socket.shutdownBoth(fd)
+        wakePipe.wake()
+        for call in calls { call.continuation.resume(returning: .failure(error)) }
+    }
+
+    // MARK: - Reader thread
+
+    private func readLoop() {
+        var decoder = FrameDecoder(maxFrameSize: maxFrameBytes)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            guard let timeout = expireAndComputeTimeout() else { return }
+            var fds = [
+                pollfd(fd: fd, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
+                pollfd(fd: wakePipe.readFD, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, timeout)
+            if ready < 0 {
+                let error = Errno.current
+                if error.code == EINTR { continue }
+                fail(RPCError.unavailable("connection to \(address) failed: poll: \(error.message)"))
+                return
+            }
+            if fds[1].revents != 0 { wakePipe.drain() }
+            if fds[0].revents == 0 { continue }
+
+            let received = buffer.withUnsafeMutableBytes { raw in
+                SystemCall.run { recv(fd, raw.baseAddress, raw.count, 0) }
+            }
+            switch received {
+            case .success(0):
+                fail(RPCError.unavailable("connection to \(address) closed by the server"))
+                return
+            case .success(let count):
+                buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if !deliverFrames(&decoder) { return }
+            case .failure(let error):
+                if error.code == EAGAIN || error.code == EWOULDBLOCK { continue }
+                fail(RPCError.unavailable("connection to \(address) failed: \(error.message)"))
+                return
+            }
+        }
+    }
+
+    /// Fails calls past their deadline; returns the poll() timeout, or nil when the connection is over.
+    private func expireAndComputeTimeout() -> Int32? {
+        let now = ContinuousClock.now
+        let (expired, timeout) = state.withLock { calls -> ([PendingCalls.Call], Int32?) in
+            if calls.failure != nil { return ([], nil) }
+            let expired = calls.takeExpired(now: now)
+            let nearest = calls.nearestDeadline
+            calls.readerWakeDeadline = nearest
+            return (expired, nearest.map { Socket.milliseconds(now.duration(to: $0)) } ?? -1)
+        }
+        for call in expired {
+            let after = call.timeout.map { " after \(formatSeconds($0))" } ?? ""
+            call.continuation.resume(returning: .failure(RPCError(
+                .deadlineExceeded, "call to \(call.method) timed out\(after) waiting for \(address)")))
+        }
+        return timeout
+    }
+
+    /// Hands every complete frame to its call; false when the connection ended.
+    private func deliverFrames(_ decoder: inout FrameDecoder) -> Bool {
+        while true {
+            let body: [UInt8]
+            do {
+                guard let next = try decoder.next() else { return true }
+                body = next
+            } catch {
+                switch error {
+                case .frameTooLarge(let length, let limit):
+                    fail(RPCError(.resourceExhausted,
+                        "\(address) sent a reply frame of \(length) bytes, above the client's limit of \(limit) bytes"))
+                }
+                return false
+            }
+            let reply: ResponseEnvelope
+            do {
+                reply = try ProtoCodec.decode(ResponseEnvelope.self, from: body)
+            } catch {
+                fail(RPCError(.internal, "\(address) sent an undecodable reply: \(error.message)"))
+                return false
+            }
+            if reply.callID == 0 {
+                fail(reply.error ?? RPCError.unavailable("\(address) ended the connection"))
+                return false
+            }
+            complete(reply.callID, with: reply.error.map { .failure($0) } ?? .success(reply.payload))
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Glibc
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+@Suite("LarderClient against a fake server")
+struct LarderClientTests {
+    @Test("replies sent in reverse order reach the right calls")
+    func outOfOrderReplies() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        let ids = (1...5).map { "id-\($0)" }
+
+        try await withThrowingTaskGroup(of: (String, Result<Location, RPCError>).self) { group in
+            for id in ids {
+                group.addTask {
+                    (id, await outcome { () async throws(RPCError) in
+                        try await client.call(LocationMethods.getLocation, GetLocationRequest(id: id))
+                    })
+                }
+            }
+            // All five requests arrive before any reply: they are in flight at once.
+            var received: [RequestEnvelope] = []
+            var iterator = server.requests.makeAsyncIterator()
+            while received.count < ids.count, let request = await iterator.next() { received.append(request) }
+            #expect(received.count == ids.count)
+            #expect(Set(received.map(\.callID)).count == ids.count)
+            #expect(!received.contains { $0.callID == 0 })
+            #expect(received.allSatisfy { $0.method == "/larder.v1.LocationService/GetLocation" })
+
+            for request in received.reversed() {
+                let get = try ProtoCodec.decode(GetLocationRequest.self, from: request.payload)
+                let payload = ProtoCodec.encode(Location(id: get.id, name: "name of \(get.id)"))
+                server.reply(ResponseEnvelope(callID: request.callID, payload: payload))
+            }
+            var seen: Set<String> = []
+            for try await (id, result) in group {
+                let location = try result.get()
+                #expect(location.id == id)
+                #expect(location.name == "name of \(id)")
+                seen.insert(id)
+            }
+            #expect(seen == Set(ids))
+        }
+    }
+
+    @Test("a call the server never answers gets DEADLINE_EXCEEDED; a later call still works")
+    func deadlineExceeded() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+
+        let slow = Task {
+            await outcome { () async throws(RPCError) in
+                try await client.callRaw(path: "/test.Slow/Never", payload: [1, 2, 3], timeout: .milliseconds(150))
+            }
+        }
+        let slowRequest = try #require(await iterator.next())
+        #expect(slowRequest.timeoutMilliseconds == 150)
+        #expect(slowRequest.payload == [1, 2, 3])
+
+        let result = await slow.value
+        #expect(throws: RPCError.self) { try result.get() }
+        if case .failure(let error) = result {
+            #expect(error.code == .deadlineExceeded)
+            #expect(error.message.contains("/test.Slow/Never"))
+        }
+
+        let fast = Task {
+            await outcome { () async throws(RPCError) in
+                try await client.callRaw(path: "/test.Fast/Echo", payload: [9])
+            }
+        }
+        let fastRequest = try #require(await iterator.next())
+        #expect(fastRequest.timeoutMilliseconds == 0)
+        #expect(fastRequest.callID != slowRequest.callID)
+        // A late reply to the expired call is ignored.
+        server.reply(ResponseEnvelope(callID: slowRequest.callID, payload: [7]))
+        server.reply(ResponseEnvelope(callID: fastRequest.callID, payload: [9, 9]))
+        #expect(try await fast.value.get() == [9, 9])
+    }
+
+    @Test("the server closing the connection fails every pending call with UNAVAILABLE")
+    func serverCloses() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let calls = (0..<2).map { index in
+            Task {
+                await outcome { () async throws(RPCError) in
+                    try await client.callRaw(path: "/test.Svc/Call\(index)", payload: [])
+                }
+            }
+        }
+        for _ in calls { _ = try #require(await iterator.next()) }
+        server.closeConnection()
+        for call in calls {
+            let result = await call.value
+            guard case .failure(let error) = result else {
+                Issue.record("expected UNAVAILABLE, got \(result)")
+                continue
+            }
+            #expect(error.code == .unavailable)
+            #expect(error.message == "connection to \(server.address) closed by the server")
+        }
+        let later = await outcome { () async throws(RPCError) in
+            try await client.callRaw(path: "/test.Svc/Later", payload: [])
+        }
+        #expect(later.failureCode == .unavailable)
+    }
+
+    @Test("a call_id 0 reply fails every pending call with its status")
+    func connectionLevelError() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let calls = (0..<3).map { _ in
+            Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        }
+        for _ in calls { _ = try #require(await iterator.next()) }
+        server.reply(ResponseEnvelope(callID: 0, statusCode: .resourceExhausted, statusMessage: "frame too large"))
+        for call in calls {
+            let result = await call.value
+            #expect(result.failure == RPCError(.resourceExhausted, "frame too large"))
+        }
+    }
+
+    @Test("a server status is thrown as RPCError with its code and message")
+    func serverStatus() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task {
+            await outcome { () async throws(RPCError) in
+                try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "x"))
+            }
+        }
+        let request = try #require(await iterator.next())
+        server.reply(ResponseEnvelope(callID: request.callID, error: .notFound("location \"x\" not found")))
+        #expect(await call.value.failure == RPCError(.notFound, "location \"x\" not found"))
+    }
+
+    @Test("a reply that is not the response type is INTERNAL")
+    func undecodableReply() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task {
+            await outcome { () async throws(RPCError) in
+                try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "x"))
+            }
+        }
+        let request = try #require(await iterator.next())
+        server.reply(ResponseEnvelope(callID: request.callID, payload: [0xFF, 0xFF, 0xFF]))
+        let result = await call.value
+        #expect(result.failureCode == .internal)
+        #expect(result.failure?.message.contains("larder.v1.Location") == true)
+    }
+
+    @Test("default metadata and call metadata are sent with lower-case keys")
+    func metadata() async throws {
+        let server = try FakeServer()
+        var options = ClientOptions()
+        options.setBearerToken("s3cret")
+        options.metadata["X-Trace"] = "default"
+        let client = try LarderClient(server: server.address, options: options)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task {
+            await outcome { () async throws(RPCError) in
+                try await client.callRaw(path: "/a/b", payload: [], metadata: ["X-Trace": "call"])
+            }
+        }
+        let request = try #require(await iterator.next())
+        #expect(request.metadata == ["authorization": "Bearer s3cret", "x-trace": "call"])
+        server.reply(ResponseEnvelope(callID: request.callID))
+        #expect(try await call.value.get() == [])
+    }
+
+    @Test("close() fails pending calls with CANCELLED, is idempotent, and later calls fail too")
+    func closeCancelsPending() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        _ = try #require(await iterator.next())
+        client.close()
+        client.close()
+        #expect(await call.value.failureCode == .cancelled)
+        let later = await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) }
+        #expect(later.failureCode == .cancelled)
+        #expect(client.pendingCallCount == 0)
+    }
+
+    @Test("cancelling the waiting task fails the call with CANCELLED")
+    func taskCancellation() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        _ = try #require(await iterator.next())
+        call.cancel()
+        #expect(await call.value.failureCode == .cancelled)
+        #expect(client.pendingCallCount == 0)
+    }
+
+    @Test("a port nobody listens on is UNAVAILABLE naming the address")
+    func unreachable() throws {
+        // A bound socket that does not listen: connecting to its port is refused.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(bound == 0)
+        let port = try FakeServer.localPort(of: fd)
+        #expect(throws: RPCError(.unavailable, "cannot connect to 127.0.0.1:\(port): Connection refused")) {
+            _ = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port))
+        }
+    }
+
+    @Test("a host that does not resolve is UNAVAILABLE")
+    func unresolvable() {
+        #expect {
+            _ = try LarderClient(server: ServerAddress(host: "no-such-host.invalid", port: 7411))
+        } throws: { error in
+            let rpc = error as? RPCError
+            return rpc?.code == .unavailable
+                && rpc?.message.hasPrefix("cannot connect to no-such-host.invalid:7411: cannot resolve host") == true
+        }
+    }
+}
+
+extension Result where Failure == RPCError {
+    var failure: RPCError? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    var failureCode: StatusCode? { failure?.code }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import LarderClient
+import LarderWire
+import Synchronization
+
+/// A tiny Larder server on 127.0.0.1:0 for client tests: it accepts one
+/// connection, hands every request envelope it reads to the test through
+/// `requests`, and sends exactly the replies the test asks for.
+final class FakeServer: Sendable {
+    let address: ServerAddress
+    let requests: AsyncStream<RequestEnvelope>
+    private let listenFD: Int32
+    private let connectionFD = Mutex<Int32>(-1)
+    private let stopped = Mutex(false)
+
+    /// Starts listening and accepting in a background thread (bounded to 30 s).
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FakeServerError.system("socket", errno) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw FakeServerError.system("bind/listen", errno) }
+        self.listenFD = fd
+        self.address = ServerAddress(host: "127.0.0.1", port: try Self.localPort(of: fd))
+        let (stream, continuation) = AsyncStream.makeStream(of: RequestEnvelope.self)
+        self.requests = stream
+        let thread = Thread { [self] in
+            self.serve(continuation)
+            continuation.finish()
+        }
+        thread.start()
+    }
+
+    deinit {
+        close(listenFD)
+    }
+
+    /// The port of a bound socket.
+    static func localPort(of fd: Int32) throws -> UInt16 {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let status = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard status == 0 else { throw FakeServerError.system("getsockname", errno) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Sends one reply frame to the connected client.
+    func reply(_ envelope: ResponseEnvelope) {
+        sendRaw(Frame.encode(envelope))
+    }
+
+    /// Sends raw bytes to the connected client.
+    func sendRaw(_ bytes: [UInt8]) {
+        connectionFD.withLock { fd in
+            guard fd >= 0 else { return }
+            var offset = 0
+            bytes.withUnsafeBytes { raw in
+                while offset < raw.count {
+                    let n = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    if n <= 0 { return }
+                    offset += n
+                }
+            }
+        }
+    }
+
+    /// Closes the client's connection (the client sees EOF) and stops serving.
+    func closeConnection() {
+        stopped.withLock { $0 = true }
+        connectionFD.withLock { fd in
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
+        let start = ContinuousClock.now
+        let limit = Duration.seconds(30)
+        var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+        while poll(&pfd, 1, 100) <= 0 {
+            if ContinuousClock.now - start > limit || stopped.withLock({ $0 }) { return }
+        }
+        let client = accept(listenFD, nil, nil)
+        guard client >= 0 else { return }
+        connectionFD.withLock { $0 = client }
+        defer {
+            connectionFD.withLock { fd in
+                close(fd)
+                fd = -1
+            }
+        }
+        var decoder = FrameDecoder()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
+            var cfd = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            guard poll(&cfd, 1, 100) > 0 else { continue }
+            let count = recv(client, &buffer, buffer.count, 0)
+            if count <= 0 { return }
+            decoder.append(Array(buffer[0..<count]))
+            while let body = try? decoder.next() {
+                guard let envelope = try? ProtoCodec.decode(RequestEnvelope.self, from: body) else { return }
+                requests.yield(envelope)
+            }
+        }
+    }
+}
+
+enum FakeServerError: Error {
+    case system(String, Int32)
+}
+
+/// Runs a call that throws `RPCError` and captures its outcome.
+func outcome<T>(_ body: () async throws(RPCError) -> T) async -> Result<T, RPCError> {
+    do {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
+    }
+}
