@@ -1,0 +1,54 @@
+/// The schema of the SQLite database, as ordered migrations.
+///
+/// Migration `n` (1-based) moves `PRAGMA user_version` from `n - 1` to `n`.
+/// Never edit a released migration; append a new one.
+enum SQLiteSchema {
+    static let migrations: [String] = [
+        // 1: the four entities and an index for every query.
+        """
+        CREATE TABLE category_groups (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            color_hex TEXT NOT NULL,
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX category_groups_name ON category_groups (name);
+
+        CREATE TABLE item_categories (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            icon_name TEXT NOT NULL,
+            category_group_id TEXT NOT NULL REFERENCES category_groups (id),
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX item_categories_group_name ON item_categories (category_group_id, name);
+        CREATE INDEX item_categories_name ON item_categories (name);
+
+        CREATE TABLE locations (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            color_hex TEXT NOT NULL,
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE UNIQUE INDEX locations_name ON locations (name);
+
+        CREATE TABLE meal_records (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            calories INTEGER NOT NULL CHECK (calories BETWEEN 0 AND 100000),
+            category INTEGER NOT NULL CHECK (category BETWEEN 1 AND 4),
+            eaten_at_ms INTEGER NOT NULL,
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX meal_records_eaten_at ON meal_records (eaten_at_ms DESC, id DESC);
+        CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms DESC, id DESC);
+        """,
+    ]
+
+    /// The schema version this build writes.
+    static var latestVersion: Int { migrations.count }
+}

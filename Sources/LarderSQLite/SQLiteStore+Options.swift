@@ -1,0 +1,36 @@
+extension SQLiteStore {
+    /// How `SQLiteStore.open` sets up the database.
+    public struct Options: Sendable {
+        /// When a commit reaches the disk.
+        public enum Durability: Sendable {
+            /// `PRAGMA synchronous=FULL`: a commit survives power loss.
+            case full
+            /// `PRAGMA synchronous=NORMAL`: in WAL mode a commit survives a crash of the
+            /// process, but the last ones may be lost on power loss. Much faster.
+            case normal
+        }
+
+        public var durability: Durability
+        /// Fill a newly created database with the default data (once, never again).
+        public var seed: Bool
+        /// How many reader connections (and threads) serve reads; at least 1.
+        public var readerCount: Int
+        /// How long a connection waits for a lock held by another process.
+        public var busyTimeoutMilliseconds: Int32
+        /// Open an existing database for reading only: no migrations, no seeding;
+        /// writes fail with FAILED_PRECONDITION.
+        public var readOnly: Bool
+        /// The most writes committed together in one transaction.
+        public var maxWriteBatch: Int
+
+        public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
+                    busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512) {
+            self.durability = durability
+            self.seed = seed
+            self.readerCount = readerCount
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.readOnly = readOnly
+            self.maxWriteBatch = maxWriteBatch
+        }
+    }
+}

@@ -1,0 +1,157 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSQLite
+import LarderAPI
+import LarderStore
+import LarderWire
+
+/// The SQLite `Store`: one file in WAL mode, one writer connection doing group
+/// commit and a pool of reader connections, each on a thread of its own.
+public final class SQLiteStore: Store {
+    private let executor: StoreExecutor
+    /// The database file.
+    public let path: String
+
+    private init(path: String, executor: StoreExecutor) {
+        self.path = path
+        self.executor = executor
+    }
+
+    /// Opens (creating when missing, unless read-only) the database at `path`,
+    /// migrates its schema, and seeds a new database when `options.seed`.
+    ///
+    /// - Throws: INVALID_ARGUMENT when the directory does not exist,
+    ///   UNAVAILABLE when the file cannot be opened, FAILED_PRECONDITION when
+    ///   its schema is newer than this build, DATA_LOSS when it is not a database.
+    public static func open(path: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
+        try checkDirectory(of: path)
+        do throws(SQLiteError) {
+            let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            let writerConnection = try SQLiteConnection(path: path, flags: flags)
+            try configure(writerConnection, options: options)
+            if options.readOnly {
+                try checkVersion(of: writerConnection)
+            } else {
+                let mode = try pragmaText(writerConnection, "PRAGMA journal_mode=WAL")
+                guard mode.lowercased() == "wal" else {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
+                }
+            }
+            let writer = SQLiteSession(connection: writerConnection, checkpointOnClose: !options.readOnly)
+            if !options.readOnly { try migrate(writer, seed: options.seed) }
+
+            var readers: [any StoreConnection] = []
+            for _ in 0..<max(1, options.readerCount) {
+                let connection = try SQLiteConnection(
+                    path: path, flags: options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
+                try configure(connection, options: options)
+                try connection.execute("PRAGMA query_only=ON")
+                readers.append(SQLiteSession(connection: connection, checkpointOnClose: false))
+            }
+            let executor = StoreExecutor(writer: writer, readers: readers,
+                                         options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
+            return SQLiteStore(path: path, executor: executor)
+        } catch {
+            throw openError(error, path: path)
+        }
+    }
+
+    public func read<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        executor.read(operation, completion: completion)
+    }
+
+    public func write<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        executor.write(operation, completion: completion)
+    }
+
+    /// Finishes queued work, checkpoints the WAL into the database file, and closes.
+    public func close() { executor.close() }
+
+    // MARK: Opening
+
+    private static func checkDirectory(of path: String) throws(RPCError) {
+        guard !path.isEmpty else { throw RPCError.invalidArgument("the database path is empty") }
+        let directory: String
+        if let slash = path.lastIndex(of: "/") {
+            directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            directory = "."
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw RPCError.invalidArgument(
+                "cannot open database \"\(path)\": directory \"\(directory)\" does not exist")
+        }
+    }
+
+    private static func configure(_ connection: SQLiteConnection, options: Options) throws(SQLiteError) {
+        try connection.execute("PRAGMA busy_timeout=\(max(0, options.busyTimeoutMilliseconds))")
+        try connection.execute("PRAGMA foreign_keys=ON")
+        try connection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+    }
+
+    private static func pragmaText(_ connection: SQLiteConnection, _ sql: String) throws(SQLiteError) -> String {
+        let statement = try connection.prepare(sql)
+        return try statement.step() ? statement.string(at: 0) : ""
+    }
+
+    private static func userVersion(_ connection: SQLiteConnection) throws(SQLiteError) -> Int {
+        let statement = try connection.prepare("PRAGMA user_version")
+        return try statement.step() ? Int(statement.int64(at: 0)) : 0
+    }
+
+    private static func checkVersion(of connection: SQLiteConnection) throws(SQLiteError) {
+        let version = try userVersion(connection)
+        guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
+    }
+
+    private static func newerSchema(_ version: Int) -> SQLiteError {
+        SQLiteError(code: SQLITE_SCHEMA, message: "schema version \(version) is newer than this build supports "
+                    + "(\(SQLiteSchema.latestVersion)); upgrade larder")
+    }
+
+    /// Applies the missing migrations in one transaction; a new database is
+    /// seeded in that same transaction, so it is seeded exactly once.
+    private static func migrate(_ writer: SQLiteSession, seed: Bool) throws(SQLiteError) {
+        let connection = writer.connection
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(SQLiteError) {
+            let version = try userVersion(connection)
+            guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
+            if version == SQLiteSchema.latestVersion {
+                try connection.execute("COMMIT")
+                return
+            }
+            for migration in SQLiteSchema.migrations[version...] { try connection.execute(migration) }
+            if version == 0 && seed {
+                do throws(RPCError) {
+                    try SeedData.insert(into: writer)
+                } catch {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "seeding failed: \(error)")
+                }
+            }
+            // A constant of this build, not a value from outside.
+            try connection.execute("PRAGMA user_version=\(SQLiteSchema.latestVersion)")
+            try connection.execute("COMMIT")
+        } catch {
+            do throws(SQLiteError) { try connection.execute("ROLLBACK") } catch {}
+            throw error
+        }
+    }
+
+    private static func openError(_ error: SQLiteError, path: String) -> RPCError {
+        if error.code == SQLITE_SCHEMA { return RPCError.failedPrecondition("database \"\(path)\": \(error.message)") }
+        var rpc = error.rpcError
+        if !rpc.message.contains(path) { rpc.message = "database \"\(path)\": " + rpc.message }
+        return rpc
+    }
+}

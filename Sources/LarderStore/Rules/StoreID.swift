@@ -1,0 +1,77 @@
+/// Entity ids: lowercase UUID strings.
+public enum StoreID {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A new random (version 4) UUID in lower case.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
+            bytes[index + 8] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index)))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return format(bytes)
+    }
+
+    /// The canonical lower-case form of `text` when it is a UUID
+    /// (8-4-4-4-12 hex digits, any case), else nil.
+    public static func normalized(_ text: String) -> String? {
+        guard let bytes = parse(text) else { return nil }
+        return format(bytes)
+    }
+
+    /// The 16 bytes of a UUID string, or nil when it is not one.
+    static func parse(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var pending: UInt8 = 0
+        var haveHalf = false
+        for (offset, char) in utf8.enumerated() {
+            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                guard char == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard let nibble = hexValue(char) else { return nil }
+            if haveHalf {
+                bytes.append(pending << 4 | nibble)
+            } else {
+                pending = nibble
+            }
+            haveHalf.toggle()
+        }
+        return bytes
+    }
+
+    /// The lower-case 8-4-4-4-12 form of 16 bytes.
+    static func format(_ bytes: [UInt8]) -> String {
+        precondition(bytes.count == 16)
+        return String(unsafeUninitializedCapacity: 36) { buffer in
+            var out = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    buffer[out] = UInt8(ascii: "-")
+                    out += 1
+                }
+                buffer[out] = hexDigits[Int(byte >> 4)]
+                buffer[out + 1] = hexDigits[Int(byte & 0x0F)]
+                out += 2
+            }
+            return out
+        }
+    }
+
+    private static func hexValue(_ char: UInt8) -> UInt8? {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import LarderAPI
+import LarderWire
+
+/// The field rules shared by every operation. Each check returns the
+/// normalized value or throws INVALID_ARGUMENT naming the field.
+enum Validation {
+    static let maxNameLength = 100
+    static let maxIconLength = 100
+    static let maxCalories: Int32 = 100_000
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    static let minSeconds: Int64 = -62_135_596_800
+    static let maxSeconds: Int64 = 253_402_300_799
+
+    /// A name trimmed of whitespace and newlines: 1-100 characters, no control characters.
+    static func name(_ raw: String, field: String) throws(RPCError) -> String {
+        let scalars = raw.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else {
+            throw RPCError.invalidArgument("\(field) is required")
+        }
+        let trimmed = String(scalars[first...last])
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw RPCError.invalidArgument("\(field) must not contain control characters")
+        }
+        let count = trimmed.count
+        guard count <= maxNameLength else {
+            throw RPCError.invalidArgument(
+                "\(field) must be at most \(maxNameLength) characters after trimming, got \(count)")
+        }
+        return trimmed
+    }
+
+    /// `#RRGGBB` in any case, returned upper case.
+    static func colorHex(_ raw: String, field: String) throws(RPCError) -> String {
+        let utf8 = raw.utf8
+        guard utf8.count == 7, utf8.first == UInt8(ascii: "#"), utf8.dropFirst().allSatisfy(isHexDigit) else {
+            throw RPCError.invalidArgument("\(field) must be #RRGGBB, got \"\(raw)\"")
+        }
+        return raw.uppercased()
+    }
+
+    /// 1-100 characters of `[A-Za-z0-9.]`.
+    static func iconName(_ raw: String, field: String) throws(RPCError) -> String {
+        let utf8 = raw.utf8
+        guard (1...maxIconLength).contains(utf8.count), utf8.allSatisfy(isIconCharacter) else {
+            throw RPCError.invalidArgument(
+                "\(field) must be 1-\(maxIconLength) characters of A-Z, a-z, 0-9 and \".\", got \"\(raw)\"")
+        }
+        return raw
+    }
+
+    /// The id selecting an existing entity: required, a UUID; returned lower case.
+    static func id(_ raw: String, field: String) throws(RPCError) -> String {
+        guard !raw.isEmpty else { throw RPCError.invalidArgument("\(field) is required") }
+        guard let id = StoreID.normalized(raw) else {
+            throw RPCError.invalidArgument("\(field) must be a UUID, got \"\(raw)\"")
+        }
+        return id
+    }
+
+    /// The id of a new entity: generated when empty, else a UUID returned lower case.
+    static func newID(_ raw: String, field: String) throws(RPCError) -> String {
+        raw.isEmpty ? StoreID.generate() : try id(raw, field: field)
+    }
+
+    /// A valid timestamp (year 1-9999, nanos 0-999999999), as Unix milliseconds.
+    static func milliseconds(_ time: Timestamp, field: String) throws(RPCError) -> Int64 {
+        guard (0...999_999_999).contains(time.nanos) else {
+            throw RPCError.invalidArgument("\(field) has nanos \(time.nanos); must be 0-999999999")
+        }
+        guard (minSeconds...maxSeconds).contains(time.seconds) else {
+            throw RPCError.invalidArgument(
+                "\(field) is outside years 1-9999 (seconds \(time.seconds))")
+        }
+        return time.unixMilliseconds
+    }
+
+    /// A timestamp truncated to the millisecond precision the store keeps.
+    static func storedTime(_ time: Timestamp, field: String) throws(RPCError) -> Timestamp {
+        Timestamp(unixMilliseconds: try milliseconds(time, field: field))
+    }
+
+    /// Calories in 0-100000.
+    static func calories(_ value: Int32, field: String) throws(RPCError) -> Int32 {
+        guard (0...maxCalories).contains(value) else {
+            throw RPCError.invalidArgument("\(field) must be between 0 and \(maxCalories), got \(value)")
+        }
+        return value
+    }
+
+    /// A meal category other than UNSPECIFIED.
+    static func mealCategory(_ value: MealCategory, field: String) throws(RPCError) -> MealCategory {
+        guard value != .unspecified else {
+            throw RPCError.invalidArgument(
+                "\(field) is required: one of BREAKFAST, LUNCH, DINNER, SNACK (not UNSPECIFIED)")
+        }
+        return value
+    }
+
+    private static func isHexDigit(_ char: UInt8) -> Bool {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+             UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    private static func isIconCharacter(_ char: UInt8) -> Bool {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "."): true
+        default: false
+        }
+    }
+}
