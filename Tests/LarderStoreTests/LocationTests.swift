@@ -30,7 +30,64 @@ import Testing
 
         _ = try db.write(Operations.deleteLocation, DeleteLocationRequest(id: created.id))
         let missing = rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: created.id)) }
-        #expect(missing?.code == .notFound)
-        #expect(missing?.message == "location \"\(created.id)\" not found")
+        #expect(missing == RPCError(.notFound, "location \"\(created.id)\" not found"))
+    }
+
+    @Test func emptyMaskReplacesEveryMutableField() throws {
+        let db = try TestDatabase()
+        let created = try db.write(Operations.createLocation,
+                                   CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")))
+        let updated = try db.write(Operations.updateLocation,
+                                   UpdateLocationRequest(location: Location(id: created.id, name: "B", colorHex: "#ffffff")))
+        #expect(updated.name == "B" && updated.colorHex == "#FFFFFF" && updated.createTime == created.createTime)
+        #expect(try db.read(Operations.getLocation, GetLocationRequest(id: created.id)) == updated)
+    }
+
+    @Test(arguments: ["id", "create_time", "update_time", "colour", "location.name"])
+    func unknownOrImmutablePathsAreRejected(path: String) throws {
+        let db = try TestDatabase()
+        let created = try db.write(Operations.createLocation,
+                                   CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")))
+        let error = rpcError {
+            try db.write(Operations.updateLocation, UpdateLocationRequest(
+                location: Location(id: created.id, name: "B", colorHex: "#000000"), updateMask: ["name", .init(path)]))
+        }
+        #expect(error == RPCError(.invalidArgument,
+                                  "update_mask path \"\(path)\" cannot be updated; allowed paths: name, color_hex"))
+        #expect(try db.read(Operations.getLocation, GetLocationRequest(id: created.id)).name == "A")
+    }
+
+    @Test func duplicateNamesAreAlreadyExists() throws {
+        let db = try TestDatabase()
+        _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: "客廳", colorHex: "#000000")))
+        let other = try db.write(Operations.createLocation,
+                                 CreateLocationRequest(location: Location(name: "廚房", colorHex: "#000000")))
+        #expect(rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: " 客廳 ", colorHex: "#111111")))
+        } == RPCError(.alreadyExists, "location name \"客廳\" already exists"))
+        #expect(rpcError {
+            try db.write(Operations.updateLocation, UpdateLocationRequest(
+                location: Location(id: other.id, name: "客廳"), updateMask: ["name"]))
+        } == RPCError(.alreadyExists, "location name \"客廳\" already exists"))
+        #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name).sorted()
+            == ["客廳", "廚房"].sorted())
+    }
+
+    @Test func hostileNamesAreStoredVerbatim() throws {
+        let db = try TestDatabase()
+        let hostile = "'); DROP TABLE locations; --"
+        let created = try db.write(Operations.createLocation,
+                                   CreateLocationRequest(location: Location(name: hostile, colorHex: "#000000")))
+        #expect(created.name == hostile)
+        let list = try db.read(Operations.listLocations, ListLocationsRequest())
+        #expect(list.locations.map(\.name) == [hostile])
+    }
+
+    @Test func listIsSortedByName() throws {
+        let db = try TestDatabase()
+        for name in ["c", "a", "b"] {
+            _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
+        }
+        #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name) == ["a", "b", "c"])
     }
 }

@@ -1,0 +1,100 @@
+import LarderAPI
+import LarderStore
+import LarderWire
+import Testing
+
+@Suite struct MealRecordTests {
+    let db: TestDatabase
+    init() throws { db = try TestDatabase() }
+
+    func create(_ record: MealRecord) throws -> MealRecord {
+        try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: record))
+    }
+
+    @Test func createKeepsMillisecondsAndDefaultsEatenAtToNow() throws {
+        let exact = try create(MealRecord(name: "Oatmeal", calories: 350, category: .breakfast,
+                                          eatenAt: Timestamp(seconds: 1_795_000_000, nanos: 123_456_789)))
+        #expect(exact.eatenAt == Timestamp(seconds: 1_795_000_000, nanos: 123_000_000))
+        #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: exact.id)) == exact)
+
+        let now = try create(MealRecord(name: "Snack", calories: 0, category: .snack))
+        let eatenAt = try #require(now.eatenAt)
+        #expect(eatenAt == now.createTime)
+        #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: now.id)).eatenAt == eatenAt)
+    }
+
+    @Test(arguments: [Int32(0), 1, 99_999, 100_000])
+    func caloriesInRangeAreAccepted(calories: Int32) throws {
+        #expect(try create(MealRecord(name: "M", calories: calories, category: .lunch)).calories == calories)
+    }
+
+    @Test(arguments: [Int32(-1), 100_001, .min, .max])
+    func caloriesOutOfRangeAreRejected(calories: Int32) throws {
+        #expect(rpcError { try create(MealRecord(name: "M", calories: calories, category: .lunch)) }
+            == RPCError(.invalidArgument, "meal_record.calories must be between 0 and 100000, got \(calories)"))
+    }
+
+    @Test func unspecifiedCategoryIsRejected() throws {
+        let error = rpcError { try create(MealRecord(name: "M", calories: 1, category: .unspecified)) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.hasPrefix("meal_record.category is required") == true)
+    }
+
+    static let badTimes: [(Timestamp, String)] = [
+        (Timestamp(seconds: 0, nanos: -1), "nanos"),
+        (Timestamp(seconds: 0, nanos: 1_000_000_000), "nanos"),
+        (Timestamp(seconds: 253_402_300_800), "years 1-9999"),
+        (Timestamp(seconds: -62_135_596_801), "years 1-9999"),
+    ]
+
+    @Test(arguments: badTimes)
+    func invalidTimestampsAreRejected(time: Timestamp, fragment: String) throws {
+        let error = rpcError { try create(MealRecord(name: "M", calories: 1, category: .lunch, eatenAt: time)) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.hasPrefix("meal_record.eaten_at") == true)
+        #expect(error?.message.contains(fragment) == true)
+    }
+
+    @Test func extremeValidTimesRoundTrip() throws {
+        for seconds in [Int64(-62_135_596_800), 253_402_300_799] {
+            let record = try create(MealRecord(name: "M", calories: 1, category: .lunch,
+                                               eatenAt: Timestamp(seconds: seconds, nanos: 999_000_000)))
+            #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: record.id)).eatenAt
+                == Timestamp(seconds: seconds, nanos: 999_000_000))
+        }
+    }
+
+    @Test func updateHonoursTheMask() throws {
+        let meal = try create(MealRecord(name: "Rice", calories: 200, category: .lunch,
+                                         eatenAt: Timestamp(seconds: 1_800_000_000)))
+        let updated = try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+            mealRecord: MealRecord(id: meal.id, name: "ignored", calories: 250, category: .dinner),
+            updateMask: ["calories", "category"]))
+        #expect(updated.name == "Rice" && updated.calories == 250 && updated.category == .dinner)
+        #expect(updated.eatenAt == meal.eatenAt && updated.createTime == meal.createTime)
+        #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: meal.id)) == updated)
+
+        #expect(rpcError {
+            try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+                mealRecord: MealRecord(id: meal.id, name: "X", calories: 1, category: .lunch)))
+        } == RPCError(.invalidArgument, "meal_record.eaten_at is required when the update mask covers it"))
+        #expect(rpcError {
+            try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+                mealRecord: MealRecord(id: meal.id, calories: -5), updateMask: ["calories"]))
+        }?.code == .invalidArgument)
+        #expect(rpcError {
+            try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+                mealRecord: MealRecord(id: meal.id), updateMask: ["create_time"]))
+        } == RPCError(.invalidArgument, "update_mask path \"create_time\" cannot be updated; "
+                      + "allowed paths: name, calories, category, eaten_at"))
+
+        let moved = try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+            mealRecord: MealRecord(id: meal.id, name: "Curry", calories: 700, category: .dinner,
+                                   eatenAt: Timestamp(seconds: 1_800_000_100))))
+        #expect(moved.name == "Curry" && moved.eatenAt == Timestamp(seconds: 1_800_000_100))
+
+        _ = try db.write(Operations.deleteMealRecord, DeleteMealRecordRequest(id: meal.id))
+        #expect(rpcError { try db.read(Operations.getMealRecord, GetMealRecordRequest(id: meal.id)) }?.code
+            == .notFound)
+    }
+}

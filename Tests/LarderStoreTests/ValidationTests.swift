@@ -1,0 +1,141 @@
+import LarderAPI
+import LarderStore
+import LarderWire
+import Testing
+
+/// Field rules, checked through Operations on a real database.
+@Suite struct ValidationTests {
+    static let badNames: [(String, String)] = [
+        ("", "location.name is required"),
+        (" \n\t ", "location.name is required"),
+        (String(repeating: "a", count: 101), "location.name must be at most 100 characters after trimming, got 101"),
+        ("bad\u{0}name", "location.name must not contain control characters"),
+        ("tab\tinside", "location.name must not contain control characters"),
+        ("esc\u{1B}", "location.name must not contain control characters"),
+    ]
+
+    @Test(arguments: badNames)
+    func badLocationNamesAreRejected(name: String, message: String) throws {
+        let db = try TestDatabase()
+        let error = rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
+        }
+        #expect(error == RPCError(.invalidArgument, message))
+        #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
+    @Test func hundredCJKCharactersAreAccepted() throws {
+        let db = try TestDatabase()
+        let name = String(repeating: "櫃", count: 100)
+        let location = try db.write(Operations.createLocation,
+                                    CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
+        #expect(Array(location.name.utf8) == Array(name.utf8))
+        let stored = try db.read(Operations.getLocation, GetLocationRequest(id: location.id))
+        #expect(Array(stored.name.utf8) == Array(name.utf8))
+    }
+
+    @Test(arguments: ["red", "", "#12345", "#1234567", "123456#", "#GG0000", "＃123456", "#12 456"])
+    func badColorsAreRejected(color: String) throws {
+        let db = try TestDatabase()
+        let error = rpcError {
+            try db.write(Operations.createCategoryGroup,
+                         CreateCategoryGroupRequest(categoryGroup: CategoryGroup(name: "G", colorHex: color)))
+        }
+        #expect(error == RPCError(.invalidArgument, "category_group.color_hex must be #RRGGBB, got \"\(color)\""))
+    }
+
+    @Test(arguments: ["", "leaf fill", "leaf-fill", "葉", "leaf/fill", String(repeating: "a", count: 101)])
+    func badIconNamesAreRejected(icon: String) throws {
+        let db = try TestDatabase()
+        let group = try db.write(Operations.createCategoryGroup,
+                                 CreateCategoryGroupRequest(categoryGroup: CategoryGroup(name: "G", colorHex: "#000000")))
+        let error = rpcError {
+            try db.write(Operations.createItemCategory, CreateItemCategoryRequest(
+                itemCategory: ItemCategory(name: "C", iconName: icon, categoryGroupID: group.id)))
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.hasPrefix("item_category.icon_name must be 1-100 characters") == true)
+    }
+
+    @Test func clientIDsAreNormalizedAndDuplicatesRejected() throws {
+        let db = try TestDatabase()
+        let upper = "0F8E6D2C-3B1A-4C5D-9E8F-7A6B5C4D3E2F"
+        let location = try db.write(Operations.createLocation,
+                                    CreateLocationRequest(location: Location(id: upper, name: "A", colorHex: "#000000")))
+        #expect(location.id == upper.lowercased())
+        #expect(try db.read(Operations.getLocation, GetLocationRequest(id: upper)).id == upper.lowercased())
+
+        let duplicate = rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(
+                location: Location(id: upper.lowercased(), name: "B", colorHex: "#000000")))
+        }
+        #expect(duplicate == RPCError(.alreadyExists, "location id \"\(upper.lowercased())\" already exists"))
+    }
+
+    @Test(arguments: ["not-a-uuid", "0f8e6d2c3b1a4c5d9e8f7a6b5c4d3e2f", "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2g",
+                      "'); DROP TABLE locations; --"])
+    func malformedIDsAreInvalid(id: String) throws {
+        let db = try TestDatabase()
+        #expect(rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: id)) }
+            == RPCError(.invalidArgument, "id must be a UUID, got \"\(id)\""))
+        #expect(rpcError { try db.write(Operations.deleteMealRecord, DeleteMealRecordRequest(id: id)) }?.code
+            == .invalidArgument)
+        #expect(rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(location: Location(id: id, name: "A", colorHex: "#000000")))
+        }?.code == .invalidArgument)
+    }
+
+    @Test func emptyIDsAreRequired() throws {
+        let db = try TestDatabase()
+        #expect(rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: "")) }
+            == RPCError(.invalidArgument, "id is required"))
+        #expect(rpcError { try db.read(Operations.getCategoryGroup, GetCategoryGroupRequest(id: "")) }
+            == RPCError(.invalidArgument, "id is required"))
+        #expect(rpcError { try db.read(Operations.getItemCategory, GetItemCategoryRequest(id: "")) }
+            == RPCError(.invalidArgument, "id is required"))
+        #expect(rpcError { try db.read(Operations.getMealRecord, GetMealRecordRequest(id: "")) }
+            == RPCError(.invalidArgument, "id is required"))
+        #expect(rpcError { try db.write(Operations.deleteLocation, DeleteLocationRequest(id: "")) }
+            == RPCError(.invalidArgument, "id is required"))
+        #expect(rpcError {
+            try db.write(Operations.updateLocation, UpdateLocationRequest(location: Location(name: "A", colorHex: "#000000")))
+        } == RPCError(.invalidArgument, "location.id is required"))
+    }
+
+    @Test func missingEntitiesAreNotFound() throws {
+        let db = try TestDatabase()
+        let id = StoreID.generate()
+        #expect(rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: id)) }
+            == RPCError(.notFound, "location \"\(id)\" not found"))
+        #expect(rpcError { try db.read(Operations.getCategoryGroup, GetCategoryGroupRequest(id: id)) }
+            == RPCError(.notFound, "category group \"\(id)\" not found"))
+        #expect(rpcError { try db.read(Operations.getItemCategory, GetItemCategoryRequest(id: id)) }
+            == RPCError(.notFound, "item category \"\(id)\" not found"))
+        #expect(rpcError { try db.read(Operations.getMealRecord, GetMealRecordRequest(id: id)) }
+            == RPCError(.notFound, "meal record \"\(id)\" not found"))
+        #expect(rpcError { try db.write(Operations.deleteLocation, DeleteLocationRequest(id: id)) }?.code == .notFound)
+        #expect(rpcError { try db.write(Operations.deleteCategoryGroup, DeleteCategoryGroupRequest(id: id)) }?.code
+            == .notFound)
+        #expect(rpcError { try db.write(Operations.deleteItemCategory, DeleteItemCategoryRequest(id: id)) }?.code
+            == .notFound)
+        #expect(rpcError { try db.write(Operations.deleteMealRecord, DeleteMealRecordRequest(id: id)) }?.code
+            == .notFound)
+        #expect(rpcError {
+            try db.write(Operations.updateLocation, UpdateLocationRequest(location: Location(id: id, name: "A", colorHex: "#000000")))
+        } == RPCError(.notFound, "location \"\(id)\" not found"))
+        #expect(rpcError {
+            try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+                mealRecord: MealRecord(id: id, name: "A"), updateMask: ["name"]))
+        }?.code == .notFound)
+    }
+
+    @Test func generatedIDsAreLowercaseVersion4() {
+        for _ in 0..<100 {
+            let id = StoreID.generate()
+            #expect(StoreID.normalized(id) == id)
+            let chars = Array(id)
+            #expect(chars[14] == "4")
+            #expect("89ab".contains(chars[19]))
+        }
+    }
+}
