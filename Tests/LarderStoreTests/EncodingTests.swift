@@ -1,0 +1,50 @@
+@testable import LarderStore
+import Testing
+
+/// The small codecs behind page tokens and summary dates.
+@Suite struct EncodingTests {
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 32, 33, 34])
+    func base64URLRoundTrips(count: Int) {
+        let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+        let text = Base64URL.encode(bytes)
+        #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+        #expect(Base64URL.decode(text) == bytes)
+    }
+
+    @Test func base64URLMatchesRFC4648() {
+        #expect(Base64URL.encode(Array("foobar".utf8)) == "Zm9vYmFy")
+        #expect(Base64URL.encode(Array("fooba".utf8)) == "Zm9vYmE")
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+        #expect(Base64URL.decode("Zm9vYg") == Array("foob".utf8))
+        #expect(Base64URL.decode("Zm9vYh") == nil)  // non-canonical trailing bits
+        #expect(Base64URL.decode("Zm9v=") == nil)
+    }
+
+    @Test func pageTokenRoundTripsAndChecksFilters() throws {
+        let hash = PageToken.filterHash(startMilliseconds: 5, endMilliseconds: nil, category: 2)
+        let token = PageToken(cursor: MealRecordCursor(eatenAtMilliseconds: -62_135_596_800_000,
+                                                       id: "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"),
+                              filterHash: hash)
+        let text = token.encoded()
+        #expect(text.count == 44)
+        #expect(try PageToken.decode(text, filterHash: hash) == token)
+        #expect(PageToken.filterHash(startMilliseconds: nil, endMilliseconds: 5, category: 2) != hash)
+        #expect(PageToken.filterHash(startMilliseconds: 5, endMilliseconds: nil, category: 0) != hash)
+        #expect(throws: (any Error).self) { try PageToken.decode(text, filterHash: hash &+ 1) }
+    }
+
+    @Test(arguments: [
+        (Int64(0), "1970-01-01"), (-1, "1969-12-31"), (19_722, "2023-12-31"), (11_016, "2000-02-29"),
+        (-719_162, "0001-01-01"), (2_932_896, "9999-12-31"), (20_786, "2026-11-29"),
+    ])
+    func civilDates(day: Int64, expected: String) {
+        #expect(CivilDate.string(daysSinceEpoch: day) == expected)
+    }
+
+    @Test func uuidParsing() {
+        #expect(StoreID.normalized("0F8E6D2C-3B1A-4C5D-9E8F-7A6B5C4D3E2F") == "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f")
+        #expect(StoreID.normalized("0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2") == nil)
+        #expect(StoreID.normalized("0f8e6d2c+3b1a-4c5d-9e8f-7a6b5c4d3e2f") == nil)
+        #expect(StoreID.normalized("０f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2") == nil)
+    }
+}

@@ -1,0 +1,112 @@
+import Dispatch
+import LarderAPI
+import LarderSQLite
+import LarderStore
+import LarderWire
+import Synchronization
+import Testing
+
+/// The executor: concurrent writes committed together, savepoints, and closing.
+@Suite struct GroupCommitTests {
+    /// Results collected from completions on store threads.
+    final class Results<Value: Sendable>: Sendable {
+        private let values = Mutex<[Int: Result<Value, RPCError>]>([:])
+        let group = DispatchGroup()
+
+        func record(_ index: Int, _ result: Result<Value, RPCError>) {
+            values.withLock { $0[index] = result }
+            group.leave()
+        }
+
+        var all: [Int: Result<Value, RPCError>] { values.withLock { $0 } }
+    }
+
+    @Test func concurrentWritesFailOnlyTheDuplicates() throws {
+        let db = try TestDatabase()
+        let store = db.store
+        // 200 writes: 170 distinct names, then 30 that repeat one of them.
+        let names = (0..<200).map { $0 < 170 ? "room \($0)" : "room \(($0 * 7) % 170)" }
+        let results = Results<Location>()
+        for _ in names { results.group.enter() }
+        DispatchQueue.concurrentPerform(iterations: names.count) { index in
+            let request = CreateLocationRequest(location: Location(name: names[index], colorHex: "#000000"))
+            store.write({ w throws(RPCError) in try Operations.createLocation(request, w) }) {
+                results.record(index, $0)
+            }
+        }
+        results.group.wait()
+
+        let all = results.all
+        #expect(all.count == 200)
+        var successes: [String: Int] = [:]
+        var failures = 0
+        for (index, result) in all {
+            switch result {
+            case .success(let location):
+                #expect(location.name == names[index])
+                successes[location.name, default: 0] += 1
+            case .failure(let error):
+                #expect(error == RPCError(.alreadyExists, "location name \"\(names[index])\" already exists"))
+                failures += 1
+            }
+        }
+        #expect(failures == 30)
+        #expect(successes.count == 170 && successes.values.allSatisfy { $0 == 1 })
+        let stored = try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name)
+        #expect(Set(stored) == Set(names) && stored.count == 170)
+    }
+
+    @Test func aFailedWriteUndoesOnlyItsOwnChanges() throws {
+        let db = try TestDatabase()
+        let error = rpcError {
+            try db.write({ (_: Int, w: any StoreWriter) throws(RPCError) -> Int in
+                _ = try Operations.createLocation(CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")), w)
+                throw RPCError(.aborted, "changed my mind")
+            }, 0)
+        }
+        #expect(error == RPCError(.aborted, "changed my mind"))
+        _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: "B", colorHex: "#000000")))
+        #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name) == ["B"])
+    }
+
+    @Test func closeFinishesQueuedWorkThenRefusesMore() throws {
+        let db = try TestDatabase()
+        let store = db.store
+        let writes = Results<Location>()
+        for index in 0..<300 {
+            writes.group.enter()
+            let request = CreateLocationRequest(location: Location(name: "room \(index)", colorHex: "#000000"))
+            store.write({ w throws(RPCError) in try Operations.createLocation(request, w) }) { writes.record(index, $0) }
+        }
+        let reads = Results<ListLocationsResponse>()
+        for index in 0..<50 {
+            reads.group.enter()
+            store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) }) {
+                reads.record(index, $0)
+            }
+        }
+        store.close()
+        writes.group.wait()
+        reads.group.wait()
+        #expect(writes.all.values.allSatisfy { (try? $0.get()) != nil })
+        #expect(reads.all.values.allSatisfy { (try? $0.get()) != nil })
+
+        let late = Waiter<ListLocationsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) },
+                   completion: late.finish)
+        #expect(rpcError { try late.wait().get() } == RPCError(.unavailable, "the store is closed"))
+        store.close()  // idempotent
+
+        try db.reopen()
+        #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.count == 300)
+    }
+
+    @Test func readsSeeWritesThatCompletedBeforeThem() throws {
+        let db = try TestDatabase()
+        for index in 0..<50 {
+            let created = try db.write(Operations.createMealRecord, CreateMealRecordRequest(
+                mealRecord: MealRecord(name: "m\(index)", calories: 1, category: .snack)))
+            #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: created.id)) == created)
+        }
+    }
+}
