@@ -1,0 +1,97 @@
+"""The Larder wire protocol on asyncio: the same rules as transport.Connection."""
+from __future__ import annotations
+
+import asyncio
+from typing import Mapping, Optional
+
+from google.protobuf.message import DecodeError
+
+from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
+from .status import LarderError, StatusCode
+from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, encode_request
+
+
+class AsyncConnection:
+    """One connection carrying many concurrent calls from one event loop."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, address: str,
+                 max_frame_bytes: int) -> None:
+        self.address = address
+        self._reader, self._writer = reader, writer
+        self._max_frame_bytes = max_frame_bytes
+        self._pending: dict = {}  # call_id -> asyncio.Future[bytes]
+        self._next_id = 1
+        self._closed: Optional[LarderError] = None
+        self._write_lock = asyncio.Lock()
+        self._read_task = asyncio.ensure_future(self._read_loop())
+
+    @classmethod
+    async def connect(cls, host: str, port: int, *, connect_timeout: float = 10.0,
+                      max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> "AsyncConnection":
+        """Opens a connection; raises LarderError(UNAVAILABLE) when it cannot."""
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), connect_timeout)
+        except (OSError, asyncio.TimeoutError) as e:
+            raise LarderError(StatusCode.UNAVAILABLE, f"cannot connect to {host}:{port}: {e!r}") from None
+        return cls(reader, writer, f"{host}:{port}", max_frame_bytes)
+
+    async def call(self, method: str, payload: bytes = b"", *, timeout: Optional[float] = None,
+                   metadata: Optional[Mapping[str, str]] = None) -> bytes:
+        """Sends one call and awaits its reply payload; raises LarderError."""
+        if self._closed is not None:
+            raise LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+        call_id, self._next_id = self._next_id, self._next_id + 1
+        future = asyncio.get_running_loop().create_future()
+        self._pending[call_id] = future
+        try:
+            try:
+                async with self._write_lock:
+                    self._writer.write(encode_request(call_id, method, payload, timeout, metadata))
+                    await self._writer.drain()
+            except OSError as e:
+                await asyncio.wait({self._read_task}, timeout=1.0)  # let the reader tell why
+                self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"sending to {self.address} failed: {e}"))
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"{method}: no reply from {self.address} within {timeout} s") from None
+        finally:
+            self._pending.pop(call_id, None)
+
+    async def close(self) -> None:
+        """Closes the connection; pending calls fail with UNAVAILABLE."""
+        self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
+        await asyncio.wait({self._read_task}, timeout=5.0)
+
+    async def _read_loop(self) -> None:
+        reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
+        try:
+            while True:
+                (size,) = HEADER.unpack(await self._reader.readexactly(HEADER.size))
+                if size > self._max_frame_bytes:
+                    reason = LarderError(StatusCode.RESOURCE_EXHAUSTED,
+                                         f"reply frame of {size} bytes exceeds {self._max_frame_bytes}")
+                    break
+                env = ResponseEnvelope.FromString(await self._reader.readexactly(size))
+                error = LarderError(env.status_code, env.status_message) if env.status_code else None
+                if env.call_id == 0:
+                    reason = error or reason
+                    break
+                future = self._pending.pop(env.call_id, None)
+                if future is not None and not future.done():
+                    future.set_exception(error) if error else future.set_result(env.payload)
+        except asyncio.IncompleteReadError:
+            pass  # EOF
+        except (OSError, DecodeError) as e:
+            reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} lost: {e}")
+        finally:
+            self._fail_all(reason)
+
+    def _fail_all(self, reason: LarderError) -> None:
+        if self._closed is None:
+            self._closed = reason
+            self._writer.close()
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(self._closed)

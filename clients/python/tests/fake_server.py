@@ -1,0 +1,150 @@
+"""A tiny in-process Larder server for transport tests, with scriptable misbehaviour.
+
+Each request runs in its own thread, so a slow call never holds up a fast one.
+Built-in methods (the payload is the argument):
+
+  /test/Echo     reply with the request payload
+  /test/Wait     reply only once /test/Release was called with the same payload
+  /test/Release  release the /test/Wait calls with this payload, then reply
+  /test/Never    never reply
+  /test/Status   reply with status int(payload) and message "status <n>"
+  /test/Kill     send a call_id 0 reply (status int(payload)) and close
+  /test/Close    close the connection without a word
+  /test/Huge     send a frame header claiming int(payload) bytes, then close
+  anything else  UNIMPLEMENTED, unless registered in `handlers`
+"""
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from typing import Callable, Dict, List, Optional
+
+from larder_client._gen.larder.rpc.v1.envelope_pb2 import RequestEnvelope, ResponseEnvelope
+
+HEADER = struct.Struct(">I")
+Handler = Callable[[RequestEnvelope], ResponseEnvelope]
+
+
+def reply(request: RequestEnvelope, payload: bytes = b"", code: int = 0, message: str = "") -> ResponseEnvelope:
+    return ResponseEnvelope(call_id=request.call_id, status_code=code, status_message=message, payload=payload)
+
+
+class FakeServer:
+    """Listens on 127.0.0.1:<ephemeral>; `requests` records every envelope received."""
+
+    def __init__(self) -> None:
+        self.handlers: Dict[str, Handler] = {}
+        self.requests: List[RequestEnvelope] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self._lock = threading.Lock()
+        self._connections: List[socket.socket] = []
+        self._waits: Dict[bytes, threading.Event] = {}
+        self._threads: List[threading.Thread] = []
+        self._stopped = threading.Event()
+        self._spawn(self._accept_loop)
+
+    def _spawn(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _event(self, key: bytes) -> threading.Event:
+        with self._lock:
+            event = self._waits.setdefault(key, threading.Event())
+            if self._stopped.is_set():
+                event.set()
+            return event
+
+    def _accept_loop(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                self._connections.append(conn)
+            self._spawn(self._serve, conn, threading.Lock())
+
+    def _serve(self, conn: socket.socket, write_lock: threading.Lock) -> None:
+        stream = conn.makefile("rb")
+        try:
+            while True:
+                header = stream.read(4)
+                if len(header) < 4:
+                    return
+                request = RequestEnvelope.FromString(stream.read(HEADER.unpack(header)[0]))
+                with self._lock:
+                    self.requests.append(request)
+                self._spawn(self._handle, conn, write_lock, request)
+        except (OSError, ValueError):
+            return
+        finally:
+            stream.close()
+
+    def _handle(self, conn: socket.socket, write_lock: threading.Lock, request: RequestEnvelope) -> None:
+        method, arg = request.method, request.payload
+        response: Optional[ResponseEnvelope]
+        if method in self.handlers:
+            response = self.handlers[method](request)
+        elif method == "/test/Echo":
+            response = reply(request, arg)
+        elif method == "/test/Wait":
+            self._event(arg).wait(30)  # bounded: a broken test cannot hang the run
+            response = reply(request, arg)
+        elif method == "/test/Release":
+            self._event(arg).set()
+            response = reply(request, arg)
+        elif method == "/test/Never":
+            response = None
+        elif method == "/test/Status":
+            response = reply(request, code=int(arg), message=f"status {int(arg)}")
+        elif method == "/test/Kill":
+            response = ResponseEnvelope(call_id=0, status_code=int(arg), status_message="killed by test")
+        elif method == "/test/Huge":
+            self._send_raw(conn, write_lock, HEADER.pack(int(arg)))
+            self._close(conn)
+            return
+        elif method == "/test/Close":
+            self._close(conn)
+            return
+        else:
+            response = reply(request, code=12, message=f"unknown method {method}")
+        if response is not None:
+            body = response.SerializeToString()
+            self._send_raw(conn, write_lock, HEADER.pack(len(body)) + body)
+        if method == "/test/Kill":
+            self._close(conn)
+
+    @staticmethod
+    def _send_raw(conn: socket.socket, write_lock: threading.Lock, data: bytes) -> None:
+        try:
+            with write_lock:
+                conn.sendall(data)
+        except OSError:
+            pass
+
+    @staticmethod
+    def _close(conn: socket.socket) -> None:
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        conn.close()
+
+    def release(self, key: bytes) -> None:
+        self._event(key).set()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped.set()
+            for event in self._waits.values():
+                event.set()
+            connections = list(self._connections)
+        self._close(self._listener)  # shutdown wakes the thread blocked in accept()
+        for conn in connections:
+            self._close(conn)
+        for thread in self._threads:
+            thread.join(5)
