@@ -215,18 +215,8 @@ struct LarderClientTests {
 
     @Test("a port nobody listens on is UNAVAILABLE naming the address")
     func unreachable() throws {
-        // A bound socket that does not listen: connecting to its port is refused.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(bound == 0)
-        let port = try FakeServer.localPort(of: fd)
+        let closed = try ClosedPort()
+        let port = closed.port
         #expect(throws: RPCError(.unavailable, "cannot connect to 127.0.0.1:\(port): Connection refused")) {
             _ = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port))
         }
@@ -251,4 +241,21 @@ extension Result where Failure == RPCError {
     }
 
     var failureCode: StatusCode? { failure?.code }
+}
+
+@Suite("LarderClient with a peer that is not a Larder server")
+struct ForeignPeerTests {
+    @Test("an HTTP reply is RESOURCE_EXHAUSTED that says what the peer sent")
+    func httpPeer() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let call = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        _ = try #require(await iterator.next())
+        server.sendRaw(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
+        let error = try #require(await call.value.failure)
+        #expect(error.code == .resourceExhausted)
+        #expect(error.message.hasSuffix("(it starts with \"HTTP\"; is it a Larder server?)"))
+    }
 }

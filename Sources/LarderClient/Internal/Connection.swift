@@ -112,6 +112,13 @@ final class Connection: Sendable {
         for call in calls { call.continuation.resume(returning: .failure(error)) }
     }
 
+    /// Explains an oversized reply; a printable prefix such as "HTTP" means the peer is not a Larder server.
+    static func oversizedFrameMessage(address: ServerAddress, length: UInt32, limit: Int, prefix: [UInt8]) -> String {
+        let message = "\(address) sent a reply frame of \(length) bytes, above the client's limit of \(limit) bytes"
+        guard prefix.count == 4, prefix.allSatisfy({ (0x20...0x7E).contains($0) }) else { return message }
+        return message + " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\"; is it a Larder server?)"
+    }
+
     // MARK: - Reader thread
 
     private func readLoop() {
@@ -179,8 +186,8 @@ final class Connection: Sendable {
             } catch {
                 switch error {
                 case .frameTooLarge(let length, let limit):
-                    fail(RPCError(.resourceExhausted,
-                        "\(address) sent a reply frame of \(length) bytes, above the client's limit of \(limit) bytes"))
+                    fail(RPCError(.resourceExhausted, Self.oversizedFrameMessage(
+                        address: address, length: length, limit: limit, prefix: decoder.bufferedPrefix)))
                 }
                 return false
             }

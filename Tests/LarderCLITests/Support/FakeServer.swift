@@ -116,6 +116,38 @@ final class FakeServer: Sendable {
     }
 }
 
+/// A port on 127.0.0.1 that is bound but not listening, so connecting to it is refused.
+final class ClosedPort {
+    let port: UInt16
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw FakeServerError.system("socket", errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw FakeServerError.system("bind", errno)
+        }
+        do {
+            port = try FakeServer.localPort(of: fd)
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+}
+
 enum FakeServerError: Error {
     case system(String, Int32)
 }

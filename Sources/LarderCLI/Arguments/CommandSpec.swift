@@ -1,0 +1,63 @@
+/// A `larder` command: its words, arguments, options and the code that runs it.
+/// Usage texts are generated from these specs, so `--help` is always true to the code.
+public struct CommandSpec: Sendable {
+    public typealias Run = @Sendable (ParsedCommand, CommandContext) async throws(CLIError) -> Void
+
+    /// The resource word (`meals`), or nil for a top-level command (`health`).
+    public let resource: String?
+    public let name: String
+    public let summary: String
+    /// Names of the positional arguments, e.g. `["ID"]`.
+    public let positionals: [String]
+    public let options: [OptionSpec]
+    public let examples: [String]
+    public let run: Run
+
+    public init(resource: String?, name: String, summary: String, positionals: [String] = [],
+                options: [OptionSpec] = [], examples: [String] = [], run: @escaping Run) {
+        self.resource = resource
+        self.name = name
+        self.summary = summary
+        self.positionals = positionals
+        self.options = options
+        self.examples = examples
+        self.run = run
+    }
+
+    /// `meals add` or `health`.
+    public var path: String { resource.map { "\($0) \(name)" } ?? name }
+
+    /// `larder meals add`.
+    public var usagePath: String { "larder \(path)" }
+
+    public func option(named name: String) -> OptionSpec? { options.first { $0.name == name } }
+}
+
+/// A resource word (`meals`) and its commands.
+public struct ResourceSpec: Sendable {
+    public let name: String
+    public let summary: String
+    public let commands: [CommandSpec]
+
+    public init(name: String, summary: String, commands: [CommandSpec]) {
+        self.name = name
+        self.summary = summary
+        self.commands = commands
+    }
+
+    public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
+}
+
+/// Every resource and top-level command of `larder`.
+public struct CommandCatalog: Sendable {
+    public let resources: [ResourceSpec]
+    public let commands: [CommandSpec]
+
+    public init(resources: [ResourceSpec], commands: [CommandSpec]) {
+        self.resources = resources
+        self.commands = commands
+    }
+
+    public func resource(named name: String) -> ResourceSpec? { resources.first { $0.name == name } }
+    public func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
+}

@@ -1,0 +1,82 @@
+import LarderAPI
+
+/// `larder groups list|get|add|update|delete`.
+enum GroupCommands {
+    static let resource = ResourceSpec(
+        name: "groups", summary: "Category groups: the big categories such as 食品 (food)",
+        commands: [list, get, add, update, delete])
+
+    static let list = CommandSpec(
+        resource: "groups", name: "list", summary: "List all category groups, sorted by name",
+        examples: ["larder groups list"]
+    ) { _, context throws(CLIError) in
+        let response = try await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
+        context.emit(json: JSONOutput.listCategoryGroups(response)) {
+            HumanOutput.categoryGroups(response.categoryGroups)
+        }
+    }
+
+    static let get = CommandSpec(
+        resource: "groups", name: "get", summary: "Show one category group", positionals: ["ID"],
+        options: [.flag("with-categories", "Also list the group's item categories, sorted by name")],
+        examples: ["larder groups get ID --with-categories"]
+    ) { command, context throws(CLIError) in
+        let withCategories = command.isSet("with-categories")
+        let group = try await context.call(
+            CategoryGroupMethods.getCategoryGroup,
+            GetCategoryGroupRequest(id: command.id, includeItemCategories: withCategories))
+        context.emit(json: JSONOutput.categoryGroup(group)) {
+            HumanOutput.categoryGroup(group, context.localTime, withCategories: withCategories)
+        }
+    }
+
+    static let add = CommandSpec(
+        resource: "groups", name: "add", summary: "Create a category group",
+        options: [
+            OptionSpec("name", value: "NAME", "The name, unique among groups", required: true),
+            OptionSpec("color", value: "#RRGGBB", "The color", required: true),
+            OptionSpec("id", value: "UUID", "Use this id instead of a server-generated one"),
+        ],
+        examples: ["larder groups add --name 園藝 --color '#2E8B57'"]
+    ) { command, context throws(CLIError) in
+        let group = CategoryGroup(id: command.value("id") ?? "", name: command.value("name") ?? "",
+                                  colorHex: command.value("color") ?? "")
+        let created = try await context.call(CategoryGroupMethods.createCategoryGroup,
+                                             CreateCategoryGroupRequest(categoryGroup: group))
+        context.emit(json: JSONOutput.categoryGroup(created)) {
+            HumanOutput.categoryGroup(created, context.localTime, withCategories: false)
+        }
+    }
+
+    static let update = CommandSpec(
+        resource: "groups", name: "update", summary: "Change the given fields of a category group",
+        positionals: ["ID"],
+        options: [
+            OptionSpec("name", value: "NAME", "The new name"),
+            OptionSpec("color", value: "#RRGGBB", "The new color"),
+        ],
+        examples: ["larder groups update ID --name 食物"]
+    ) { command, context throws(CLIError) in
+        let mask = try command.updateMask([("name", "name"), ("color", "color_hex")])
+        let group = CategoryGroup(id: command.id, name: command.value("name") ?? "",
+                                  colorHex: command.value("color") ?? "")
+        let updated = try await context.call(CategoryGroupMethods.updateCategoryGroup,
+                                             UpdateCategoryGroupRequest(categoryGroup: group, updateMask: mask))
+        context.emit(json: JSONOutput.categoryGroup(updated)) {
+            HumanOutput.categoryGroup(updated, context.localTime, withCategories: false)
+        }
+    }
+
+    static let delete = CommandSpec(
+        resource: "groups", name: "delete", summary: "Delete a category group", positionals: ["ID"],
+        options: [.flag("cascade", "Also delete its item categories (otherwise a non-empty group is not deleted)")],
+        examples: ["larder groups delete ID --cascade"]
+    ) { command, context throws(CLIError) in
+        let cascade = command.isSet("cascade")
+        _ = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
+                                   DeleteCategoryGroupRequest(id: command.id, cascade: cascade))
+        context.emit(json: JSONOutput.empty) {
+            "Deleted category group \(command.id)\(cascade ? " and its item categories" : "").\n"
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import LarderAPI
+
+/// `larder health`.
+enum HealthCommand {
+    static let spec = CommandSpec(
+        resource: nil, name: "health",
+        summary: "Check that the server is serving (exit status 1 when it is not)",
+        options: [OptionSpec("service", value: "NAME", "Check one service, e.g. larder.v1.LocationService")],
+        examples: ["larder health", "larder health --service larder.v1.MealRecordService --json"]
+    ) { command, context throws(CLIError) in
+        let response = try await context.call(HealthMethods.check,
+                                              HealthCheckRequest(service: command.value("service") ?? ""))
+        context.emit(json: JSONOutput.health(response)) { response.status.protoName + "\n" }
+        if response.status != .serving { context.exitStatus = ExitCode.notServing }
+    }
+}

@@ -1,0 +1,142 @@
+import LarderAPI
+
+/// `larder meals list|get|add|update|delete|summary`.
+enum MealCommands {
+    static let resource = ResourceSpec(
+        name: "meals", summary: "Meal records and daily calorie summaries",
+        commands: [list, get, add, update, delete, summary])
+
+    /// Pages fetched by `--all` at most (at 1000 meals a page).
+    static let maxPages = 10_000
+
+    static let list = CommandSpec(
+        resource: "meals", name: "list", summary: "List meals, newest first, one page at a time",
+        options: [
+            OptionSpec("since", value: "TIME", "Only meals eaten at or after TIME (RFC 3339, or YYYY-MM-DD = local midnight)"),
+            OptionSpec("until", value: "TIME", "Only meals eaten before TIME"),
+            OptionSpec("category", value: "CATEGORY", "Only this category: \(MealCategoryNames.choices)"),
+            OptionSpec("page-size", value: "N", "Meals per page, 1-1000 (server default 50)"),
+            OptionSpec("page-token", value: "TOKEN", "Continue after the page that returned TOKEN"),
+            .flag("all", "Fetch every page"),
+        ],
+        examples: [
+            "larder meals list --since 2026-11-01 --until 2026-12-01 --category lunch --page-size 100",
+            "larder meals list --all --json",
+        ]
+    ) { command, context throws(CLIError) in
+        var request = ListMealRecordsRequest(
+            pageSize: try command.int32("page-size", in: 1...1000) ?? 0,
+            pageToken: command.value("page-token") ?? "",
+            startTime: try command.timestamp("since", context.localTime),
+            endTime: try command.timestamp("until", context.localTime),
+            category: try command.mealCategory("category") ?? .unspecified)
+        guard !command.isSet("all") || command.value("page-token") == nil else {
+            throw .usage("--all and --page-token cannot be combined", command.spec)
+        }
+        var response = try await context.call(MealRecordMethods.listMealRecords, request)
+        if command.isSet("all") {
+            var meals = response.mealRecords
+            var pages = 1
+            while !response.nextPageToken.isEmpty && pages < maxPages {
+                request.pageToken = response.nextPageToken
+                response = try await context.call(MealRecordMethods.listMealRecords, request)
+                meals += response.mealRecords
+                pages += 1
+            }
+            response = ListMealRecordsResponse(mealRecords: meals, nextPageToken: response.nextPageToken)
+        }
+        context.emit(json: JSONOutput.listMealRecords(response)) {
+            var text = HumanOutput.mealRecords(response.mealRecords, context.localTime)
+            if !response.nextPageToken.isEmpty {
+                text += "\nMore meals: add --page-token \(response.nextPageToken) (or use --all).\n"
+            }
+            return text
+        }
+    }
+
+    static let get = CommandSpec(
+        resource: "meals", name: "get", summary: "Show one meal", positionals: ["ID"],
+        examples: ["larder meals get ID"]
+    ) { command, context throws(CLIError) in
+        let meal = try await context.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: command.id))
+        context.emit(json: JSONOutput.mealRecord(meal)) { HumanOutput.mealRecord(meal, context.localTime) }
+    }
+
+    static let add = CommandSpec(
+        resource: "meals", name: "add", summary: "Record a meal",
+        options: [
+            OptionSpec("name", value: "NAME", "What was eaten", required: true),
+            OptionSpec("calories", value: "N", "Calories, 0-100000", required: true),
+            OptionSpec("category", value: "CATEGORY", MealCategoryNames.choices, required: true),
+            OptionSpec("at", value: "TIME", "When it was eaten, RFC 3339 (default: now)"),
+            OptionSpec("id", value: "UUID", "Use this id instead of a server-generated one"),
+        ],
+        examples: ["larder meals add --name Oatmeal --calories 350 --category breakfast --at 2026-11-30T08:00:00+08:00"]
+    ) { command, context throws(CLIError) in
+        let meal = MealRecord(
+            id: command.value("id") ?? "", name: command.value("name") ?? "",
+            calories: try command.int32("calories", in: 0...100_000) ?? 0,
+            category: try command.mealCategory("category") ?? .unspecified,
+            eatenAt: try command.timestamp("at", context.localTime))
+        let created = try await context.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(mealRecord: meal))
+        context.emit(json: JSONOutput.mealRecord(created)) { HumanOutput.mealRecord(created, context.localTime) }
+    }
+
+    static let update = CommandSpec(
+        resource: "meals", name: "update", summary: "Change the given fields of a meal", positionals: ["ID"],
+        options: [
+            OptionSpec("name", value: "NAME", "The new name"),
+            OptionSpec("calories", value: "N", "The new calories, 0-100000"),
+            OptionSpec("category", value: "CATEGORY", "The new category: \(MealCategoryNames.choices)"),
+            OptionSpec("at", value: "TIME", "The new time it was eaten, RFC 3339"),
+        ],
+        examples: ["larder meals update ID --calories 420 --category lunch"]
+    ) { command, context throws(CLIError) in
+        let mask = try command.updateMask([
+            ("name", "name"), ("calories", "calories"), ("category", "category"), ("at", "eaten_at"),
+        ])
+        let meal = MealRecord(
+            id: command.id, name: command.value("name") ?? "",
+            calories: try command.int32("calories", in: 0...100_000) ?? 0,
+            category: try command.mealCategory("category") ?? .unspecified,
+            eatenAt: try command.timestamp("at", context.localTime))
+        let updated = try await context.call(MealRecordMethods.updateMealRecord,
+                                             UpdateMealRecordRequest(mealRecord: meal, updateMask: mask))
+        context.emit(json: JSONOutput.mealRecord(updated)) { HumanOutput.mealRecord(updated, context.localTime) }
+    }
+
+    static let delete = CommandSpec(
+        resource: "meals", name: "delete", summary: "Delete a meal", positionals: ["ID"],
+        examples: ["larder meals delete ID"]
+    ) { command, context throws(CLIError) in
+        _ = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: command.id))
+        context.emit(json: JSONOutput.empty) { "Deleted meal \(command.id).\n" }
+    }
+
+    static let summary = CommandSpec(
+        resource: "meals", name: "summary",
+        summary: "Total calories and meal counts per local day and per category",
+        options: [
+            OptionSpec("since", value: "TIME", "Start, inclusive (RFC 3339, or YYYY-MM-DD = local midnight)",
+                       required: true),
+            OptionSpec("until", value: "TIME", "End, exclusive", required: true),
+            OptionSpec("utc-offset", value: "±HH:MM", "The offset that defines local days (default: this machine's)"),
+        ],
+        examples: ["larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"]
+    ) { command, context throws(CLIError) in
+        var offset = context.localTime.currentOffset()
+        if let text = command.value("utc-offset") {
+            guard let parsed = UTCOffset(parsing: text) else {
+                throw .usage("--utc-offset must look like +08:00 or -05:30 (at most ±14:00), got \"\(text)\"",
+                             command.spec)
+            }
+            offset = parsed
+        }
+        let request = SummarizeMealRecordsRequest(
+            startTime: try command.timestamp("since", context.localTime),
+            endTime: try command.timestamp("until", context.localTime),
+            utcOffsetMinutes: Int32(offset.minutes))
+        let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
+        context.emit(json: JSONOutput.summary(response)) { HumanOutput.summary(response, offset: offset) }
+    }
+}

@@ -1,0 +1,28 @@
+import LarderWire
+
+/// Exit statuses of `larder`.
+public enum ExitCode {
+    public static let success: Int32 = 0
+    /// The command ran but the answer is "no": `larder health` when the server is not SERVING.
+    public static let notServing: Int32 = 1
+    /// A command-line mistake.
+    public static let usage: Int32 = 2
+    /// Added to the gRPC status code of an error from the server or the connection.
+    public static let statusBase: Int32 = 10
+
+    /// `10 + code` for an RPC error (11 CANCELLED … 14 DEADLINE_EXCEEDED, 15 NOT_FOUND, 24 UNAVAILABLE,
+    /// 26 UNAUTHENTICATED); codes this build does not know map to 1.
+    public static func forStatus(_ code: StatusCode) -> Int32 {
+        guard code != .ok else { return success }
+        guard (1...100).contains(code.rawValue) else { return notServing }
+        return statusBase + code.rawValue
+    }
+
+    /// The exit status for `error`.
+    public static func forError(_ error: CLIError) -> Int32 {
+        switch error {
+        case .usage: usage
+        case .rpc(let rpc): forStatus(rpc.code)
+        }
+    }
+}

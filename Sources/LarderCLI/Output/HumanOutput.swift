@@ -1,0 +1,103 @@
+import LarderAPI
+
+/// The human-readable views of the larder.v1 messages: tables and detail blocks.
+public enum HumanOutput {
+    /// `Name  value` lines, values aligned.
+    public static func detail(_ fields: [(String, String)]) -> String {
+        TableRenderer(columns: [.init(""), .init("")], rows: fields.map { [$0.0, $0.1] }, showsHeader: false).render()
+    }
+
+    static func time(_ timestamp: Timestamp?, _ localTime: LocalTime) -> String {
+        timestamp.map(localTime.format) ?? "-"
+    }
+
+    public static func location(_ location: Location, _ localTime: LocalTime) -> String {
+        detail([
+            ("ID", location.id), ("Name", location.name), ("Color", location.colorHex),
+            ("Created", time(location.createTime, localTime)), ("Updated", time(location.updateTime, localTime)),
+        ])
+    }
+
+    public static func locations(_ locations: [Location]) -> String {
+        if locations.isEmpty { return "No locations.\n" }
+        return TableRenderer(columns: [.init("ID"), .init("NAME"), .init("COLOR")],
+                             rows: locations.map { [$0.id, $0.name, $0.colorHex] }).render()
+    }
+
+    public static func categoryGroup(_ group: CategoryGroup, _ localTime: LocalTime, withCategories: Bool) -> String {
+        var text = detail([
+            ("ID", group.id), ("Name", group.name), ("Color", group.colorHex),
+            ("Created", time(group.createTime, localTime)), ("Updated", time(group.updateTime, localTime)),
+        ])
+        if withCategories {
+            text += group.itemCategories.isEmpty
+                ? "\nNo item categories in this group.\n"
+                : "\nItem categories:\n" + itemCategories(group.itemCategories, groupNames: nil)
+        }
+        return text
+    }
+
+    public static func categoryGroups(_ groups: [CategoryGroup]) -> String {
+        if groups.isEmpty { return "No category groups.\n" }
+        return TableRenderer(columns: [.init("ID"), .init("NAME"), .init("COLOR")],
+                             rows: groups.map { [$0.id, $0.name, $0.colorHex] }).render()
+    }
+
+    public static func itemCategory(_ category: ItemCategory, _ localTime: LocalTime) -> String {
+        detail([
+            ("ID", category.id), ("Name", category.name), ("Icon", category.iconName),
+            ("Group", category.categoryGroupID),
+            ("Created", time(category.createTime, localTime)), ("Updated", time(category.updateTime, localTime)),
+        ])
+    }
+
+    /// A table of categories; with `groupNames`, a GROUP column shows each group's name (or its id if unknown).
+    public static func itemCategories(_ categories: [ItemCategory], groupNames: [String: String]?) -> String {
+        if categories.isEmpty { return "No item categories.\n" }
+        var columns: [TableRenderer.Column] = [.init("ID"), .init("NAME"), .init("ICON")]
+        if groupNames != nil { columns.append(.init("GROUP")) }
+        let rows = categories.map { category in
+            var row = [category.id, category.name, category.iconName]
+            if let groupNames { row.append(groupNames[category.categoryGroupID] ?? category.categoryGroupID) }
+            return row
+        }
+        return TableRenderer(columns: columns, rows: rows).render()
+    }
+
+    public static func mealRecord(_ meal: MealRecord, _ localTime: LocalTime) -> String {
+        detail([
+            ("ID", meal.id), ("Name", meal.name), ("Calories", String(meal.calories)),
+            ("Category", meal.category.shortName), ("Eaten at", time(meal.eatenAt, localTime)),
+            ("Created", time(meal.createTime, localTime)), ("Updated", time(meal.updateTime, localTime)),
+        ])
+    }
+
+    public static func mealRecords(_ meals: [MealRecord], _ localTime: LocalTime) -> String {
+        if meals.isEmpty { return "No meals.\n" }
+        let columns: [TableRenderer.Column] = [
+            .init("ID"), .init("EATEN AT"), .init("CATEGORY"), .init("CALORIES", .right), .init("NAME"),
+        ]
+        let rows = meals.map { meal in
+            [meal.id, time(meal.eatenAt, localTime), meal.category.shortName, String(meal.calories), meal.name]
+        }
+        return TableRenderer(columns: columns, rows: rows).render()
+    }
+
+    /// One row per day, one column per meal category (calories), and a TOTAL row.
+    public static func summary(_ summary: SummarizeMealRecordsResponse, offset: UTCOffset) -> String {
+        if summary.days.isEmpty { return "No meals in this range (days at UTC\(offset)).\n" }
+        let categories = MealCategory.allCases.filter { $0 != .unspecified }
+        var columns: [TableRenderer.Column] = [.init("DATE"), .init("MEALS", .right), .init("CALORIES", .right)]
+        columns += categories.map { .init($0.shortName.uppercased(), .right) }
+        func cells(_ totals: [CategoryTotal]) -> [String] {
+            categories.map { category in
+                totals.first { $0.category == category }.map { String($0.totalCalories) } ?? "-"
+            }
+        }
+        var rows = summary.days.map { day in
+            [day.date, String(day.mealCount), String(day.totalCalories)] + cells(day.categories)
+        }
+        rows.append(["TOTAL", String(summary.mealCount), String(summary.totalCalories)] + cells(summary.categories))
+        return TableRenderer(columns: columns, rows: rows).render() + "Days are local dates at UTC\(offset).\n"
+    }
+}

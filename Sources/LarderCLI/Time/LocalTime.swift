@@ -1,0 +1,43 @@
+import Foundation
+import LarderAPI
+
+/// The user's time zone: how timestamps are shown and how local dates are read.
+public struct LocalTime: Sendable {
+    public let timeZone: TimeZone
+
+    public init(timeZone: TimeZone) { self.timeZone = timeZone }
+
+    /// The zone named by `TZ` in `environment` when it is valid, else the process's current zone.
+    public init(environment: [String: String]) {
+        if let name = environment["TZ"], let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+            self.init(timeZone: zone)
+        } else {
+            self.init(timeZone: .current)
+        }
+    }
+
+    /// The zone's offset from UTC at `timestamp`.
+    public func offset(at timestamp: Timestamp) -> UTCOffset {
+        UTCOffset(seconds: timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(timestamp.seconds))))
+    }
+
+    /// The zone's offset now.
+    public func currentOffset() -> UTCOffset {
+        UTCOffset(seconds: timeZone.secondsFromGMT(for: Date()))
+    }
+
+    /// `timestamp` as RFC 3339 in this zone, e.g. `2026-11-30T08:00:00+08:00`.
+    public func format(_ timestamp: Timestamp) -> String {
+        RFC3339.format(timestamp, offset: offset(at: timestamp), useZ: false)
+    }
+
+    /// Reads an RFC 3339 time, or a date `YYYY-MM-DD` meaning local midnight.
+    public func parse(_ text: String) throws(RFC3339.ParseError) -> Timestamp {
+        guard let date = RFC3339.parseDate(text) else { return try RFC3339.parse(text) }
+        let midnight = Int64(date.daysSinceEpoch) * 86_400
+        // The offset at local midnight: guess with UTC midnight, then correct once across a DST change.
+        let guess = offset(at: Timestamp(seconds: midnight))
+        let corrected = offset(at: Timestamp(seconds: midnight - Int64(guess.minutes * 60)))
+        return Timestamp(seconds: midnight - Int64(corrected.minutes * 60))
+    }
+}

@@ -1,0 +1,86 @@
+import LarderWire
+
+/// The `--help` texts, generated from the command specs.
+public enum Usage {
+    /// `larder --help`.
+    public static func top(_ catalog: CommandCatalog) -> String {
+        var text = """
+            larder: command line client of a Larder server
+
+            Usage: larder [GLOBAL OPTIONS] COMMAND [SUBCOMMAND] [ARGUMENTS] [OPTIONS]
+
+            Commands:
+
+            """
+        var rows = catalog.resources.map { ["  " + $0.name, $0.summary] }
+        rows += catalog.commands.map { ["  " + $0.name, $0.summary] }
+        rows.append(["  bench", "Load-test a server (see 'larder bench --help')"])
+        rows.append(["  help", "Show help: larder help [COMMAND [SUBCOMMAND]]"])
+        text += TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
+        text += "\n" + globalOptions()
+        text += "\n" + exitStatus()
+        text += "\nRun 'larder COMMAND --help' for the subcommands and options of a command.\n"
+        return text
+    }
+
+    /// `larder meals --help`.
+    public static func resource(_ resource: ResourceSpec) -> String {
+        var text = "Usage: larder \(resource.name) SUBCOMMAND [ARGUMENTS] [OPTIONS]\n\n\(resource.summary).\n\nSubcommands:\n"
+        let rows = resource.commands.map { ["  " + $0.name, $0.summary] }
+        text += TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
+        text += "\nRun 'larder \(resource.name) SUBCOMMAND --help' for its options."
+        text += " Global options (see 'larder --help') may appear anywhere.\n"
+        return text
+    }
+
+    /// `larder meals add --help`.
+    public static func command(_ command: CommandSpec) -> String {
+        var text = "Usage: \(synopsis(command))\n\n\(command.summary).\n"
+        if !command.options.isEmpty {
+            text += "\nOptions:\n"
+            let rows = command.options.map { option in
+                ["  " + option.synopsis, option.help + (option.isRequired ? " (required)" : "")]
+            }
+            text += TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
+        }
+        text += "\n" + globalOptions()
+        if !command.examples.isEmpty {
+            text += "\nExamples:\n" + command.examples.map { "  \($0)\n" }.joined()
+        }
+        return text
+    }
+
+    /// `larder meals add --name NAME --calories N [--at TIME]`.
+    public static func synopsis(_ command: CommandSpec) -> String {
+        var words = [command.usagePath] + command.positionals
+        for option in command.options {
+            words.append(option.isRequired ? option.synopsis : "[\(option.synopsis)]")
+        }
+        return words.joined(separator: " ")
+    }
+
+    static func globalOptions() -> String {
+        let rows = GlobalOptions.specs.map { ["  " + $0.synopsis, $0.help] }
+        return "Global options (anywhere on the command line):\n"
+            + TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
+    }
+
+    static func exitStatus() -> String {
+        var text = """
+            Exit status:
+              0   success
+              1   larder health: the server is not SERVING
+              2   usage error (unknown command or option, bad value)
+              10 + gRPC status code for an error from the server or the connection:
+
+            """
+        let codes = StatusCode.allCanonical.filter { $0 != .ok }
+        var rows: [[String]] = []
+        for start in stride(from: 0, to: codes.count, by: 3) {
+            rows.append(codes[start..<min(start + 3, codes.count)].map { "\(ExitCode.forStatus($0)) \($0.name)" })
+        }
+        let table = TableRenderer(columns: [.init(""), .init(""), .init("")], rows: rows, showsHeader: false)
+        for line in table.render().split(separator: "\n") { text += "      \(line)\n" }
+        return text
+    }
+}

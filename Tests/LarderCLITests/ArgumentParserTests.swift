@@ -1,0 +1,143 @@
+import LarderCLI
+import LarderClient
+import Testing
+
+@Suite("ArgumentParser")
+struct ArgumentParserTests {
+    let parser = ArgumentParser(catalog: .larder)
+
+    func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (ParsedCommand, GlobalOptions) {
+        guard case .run(let command, let globals) = try parser.parse(arguments, environment: environment) else {
+            throw ParseTestFailure.notACommand(arguments)
+        }
+        return (command, globals)
+    }
+
+    @Test("flags named after fields and a positional id")
+    func flagsAndPositional() throws {
+        let (add, _) = try command(["meals", "add", "--name", "Oatmeal", "--calories", "350", "--category",
+                                    "breakfast", "--at=2026-11-30T08:00:00+08:00"])
+        #expect(add.spec.path == "meals add")
+        #expect(add.positionals == [])
+        #expect(add.values == ["name": "Oatmeal", "calories": "350", "category": "breakfast",
+                               "at": "2026-11-30T08:00:00+08:00"])
+
+        let (delete, _) = try command(["groups", "delete", "abc", "--cascade"])
+        #expect(delete.spec.path == "groups delete")
+        #expect(delete.positionals == ["abc"])
+        #expect(delete.flags == ["cascade"])
+
+        let (update, _) = try command(["locations", "update", "--color", "#112233", "id-1"])
+        #expect(update.positionals == ["id-1"])
+        #expect(update.values == ["color": "#112233"])
+    }
+
+    @Test("a value that looks like an option is taken as the value; -- ends options")
+    func valuesAndDoubleDash() throws {
+        let (add, _) = try command(["meals", "add", "--name", "--json", "--calories", "-5", "--category", "lunch"])
+        #expect(add.values["name"] == "--json")
+        #expect(add.values["calories"] == "-5")
+        let (get, globals) = try command(["meals", "get", "--", "-odd-id"])
+        #expect(get.positionals == ["-odd-id"])
+        #expect(globals.json == false)
+    }
+
+    @Test("global options anywhere", arguments: [
+        ["--json", "--server", "10.0.0.1:9000", "--timeout", "2.5", "--token", "t", "locations", "get", "ID"],
+        ["locations", "--json", "--server=10.0.0.1:9000", "get", "--timeout", "2.5", "ID", "--token", "t"],
+        ["locations", "get", "ID", "--token=t", "--timeout=2.5", "--server", "10.0.0.1:9000", "--json"],
+    ])
+    func globalsAnywhere(arguments: [String]) throws {
+        let (get, globals) = try command(arguments)
+        #expect(get.spec.path == "locations get")
+        #expect(get.positionals == ["ID"])
+        #expect(get.values.isEmpty)
+        #expect(globals.json)
+        #expect(globals.server == ServerAddress(host: "10.0.0.1", port: 9000))
+        #expect(globals.timeout == .milliseconds(2500))
+        #expect(globals.token == "t")
+    }
+
+    @Test("defaults, environment, and flags over environment")
+    func environment() throws {
+        let (_, defaults) = try command(["health"])
+        #expect(defaults.server == ServerAddress(host: "127.0.0.1", port: 7411))
+        #expect(defaults.timeout == .seconds(10))
+        #expect(defaults.token == nil)
+        #expect(!defaults.json)
+
+        let environment = ["LARDER_SERVER": "[::1]:8000", "LARDER_TOKEN": "from-env"]
+        let (_, fromEnvironment) = try command(["health"], environment: environment)
+        #expect(fromEnvironment.server == ServerAddress(host: "::1", port: 8000))
+        #expect(fromEnvironment.token == "from-env")
+
+        let (_, overridden) = try command(["health", "--server", "h:1", "--token", "flag"], environment: environment)
+        #expect(overridden.server == ServerAddress(host: "h", port: 1))
+        #expect(overridden.token == "flag")
+    }
+
+    @Test("mistakes are usage errors naming the problem", arguments: [
+        (["frob"], "unknown command 'frob'", "larder"),
+        ([], "missing command", "larder"),
+        (["meals"], "missing command for 'larder meals'", "larder meals"),
+        (["meals", "eat"], "unknown command 'eat' for 'larder meals'", "larder meals"),
+        (["meals", "get"], "missing ID", "larder meals get"),
+        (["meals", "get", "a", "b"], "unexpected argument 'b'", "larder meals get"),
+        (["meals", "list", "--bogus"], "unknown option '--bogus' for 'larder meals list'", "larder meals list"),
+        (["--bogus", "meals", "list"], "unknown option '--bogus'", "larder"),
+        (["meals", "add", "--name"], "--name needs a value", "larder meals add"),
+        (["meals", "add", "--name", "a", "--name", "b"], "--name given more than once", "larder meals add"),
+        (["meals", "add", "--name", "a", "--calories", "1"], "missing --category CATEGORY", "larder meals add"),
+        (["groups", "delete", "x", "--cascade=yes"], "--cascade takes no value", "larder groups delete"),
+        (["health", "--timeout", "0"], "--timeout must be a number of seconds", "larder health"),
+        (["health", "--timeout", "soon"], "--timeout must be a number of seconds", "larder health"),
+        (["health", "--server", "nohost"], "--server: server address \"nohost\" has no port", "larder health"),
+        (["health", "--token", ""], "--token must not be empty", "larder health"),
+        (["--", "health"], "missing command before 'health'", "larder"),
+    ])
+    func usageErrors(arguments: [String], message: String, usage: String) {
+        #expect {
+            _ = try parser.parse(arguments)
+        } throws: { error in
+            guard case .usage(let text, let command) = error as? CLIError else { return false }
+            return text.hasPrefix(message) && command == usage
+        }
+    }
+
+    @Test("--help and -h at every level, even after a mistake", arguments: [
+        (["--help"], HelpTopic.top),
+        (["-h"], .top),
+        (["help"], .top),
+        (["meals", "--help"], .resource("meals")),
+        (["help", "meals"], .resource("meals")),
+        (["meals", "add", "-h"], .command("meals add")),
+        (["--help", "meals", "add"], .command("meals add")),
+        (["help", "meals", "add"], .command("meals add")),
+        (["meals", "add", "--bogus", "--help"], .command("meals add")),
+        (["health", "--help"], .command("health")),
+    ])
+    func help(arguments: [String], topic: HelpTopic) throws {
+        guard case .help(let parsed) = try parser.parse(arguments) else {
+            Issue.record("expected help for \(arguments)")
+            return
+        }
+        #expect(parsed == topic)
+    }
+
+    @Test("bench gets the words after it and the global options before it")
+    func bench() throws {
+        let outcome = try parser.parse(["--server", "h:9", "bench", "--connections", "10", "--json"],
+                                       environment: ["LARDER_TOKEN": "tok"])
+        guard case .bench(let arguments, _, let serverText, let token) = outcome else {
+            Issue.record("expected bench, got \(outcome)")
+            return
+        }
+        #expect(arguments == ["--connections", "10", "--json"])
+        #expect(serverText == "h:9")
+        #expect(token == "tok")
+    }
+}
+
+enum ParseTestFailure: Error {
+    case notACommand([String])
+}

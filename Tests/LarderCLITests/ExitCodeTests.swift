@@ -1,0 +1,23 @@
+import LarderCLI
+import LarderWire
+import Testing
+
+@Suite("Exit codes")
+struct ExitCodeTests {
+    @Test("10 + status code for RPC errors", arguments: [
+        (StatusCode.cancelled, Int32(11)), (.invalidArgument, Int32(13)), (.deadlineExceeded, 14), (.notFound, 15),
+        (.alreadyExists, 16), (.failedPrecondition, 19), (.unavailable, 24), (.unauthenticated, 26),
+        (StatusCode(rawValue: 200), 1), (StatusCode(rawValue: -3), 1),
+    ] as [(StatusCode, Int32)])
+    func statusCodes(code: StatusCode, expected: Int32) {
+        #expect(ExitCode.forError(.rpc(RPCError(code, "x"))) == expected)
+    }
+
+    @Test("usage errors exit 2, and every canonical error code gets its own exit code")
+    func distinct() {
+        #expect(ExitCode.forError(.usage("bad", command: "larder")) == 2)
+        let codes = StatusCode.allCanonical.filter { $0 != .ok }.map(ExitCode.forStatus)
+        #expect(Set(codes).count == codes.count)
+        #expect(!codes.contains(ExitCode.usage) && !codes.contains(ExitCode.notServing))
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import LarderAPI
+import LarderCLI
+import LarderClient
+import LarderWire
+import Testing
+
+/// The whole `larder` command against the fake server: what is sent, what is printed, the exit status.
+@Suite("larder command")
+struct LarderCommandTests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static let taipei = LocalTime(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)
+
+    /// Starts `larder arguments…` against `server`, lets `serve` answer, and returns what it printed.
+    func run(_ arguments: [String], server: FakeServer?, environment: [String: String] = [:],
+             serve: (inout AsyncStream<RequestEnvelope>.Iterator) async throws -> Void = { _ in }) async throws -> Run {
+        let stdout = OutputBuffer()
+        let stderr = OutputBuffer()
+        let serverArguments = server.map { ["--server", $0.address.description] } ?? []
+        let task = Task {
+            await LarderCommand.run(arguments: arguments + serverArguments, environment: environment,
+                                    stdout: stdout.sink, stderr: stderr.sink, localTime: Self.taipei)
+        }
+        if let server {
+            var iterator = server.requests.makeAsyncIterator()
+            try await serve(&iterator)
+        }
+        let status = await task.value
+        return Run(status: status, stdout: stdout.text, stderr: stderr.text)
+    }
+
+    @Test("locations list prints a table aligned by display width")
+    func listTable() async throws {
+        let server = try FakeServer()
+        let result = try await run(["locations", "list"], server: server) { requests in
+            let request = try #require(await requests.next())
+            #expect(request.method == "/larder.v1.LocationService/ListLocations")
+            #expect(request.timeoutMilliseconds == 10_000)
+            let reply = ListLocationsResponse(locations: [
+                Location(id: "id-1", name: "客廳", colorHex: "#FF5733"),
+                Location(id: "id-22", name: "Garage", colorHex: "#000000"),
+            ])
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(result.stdout == """
+            ID     NAME    COLOR
+            id-1   客廳    #FF5733
+            id-22  Garage  #000000
+
+            """)
+    }
+
+    @Test("--json prints one JSON document in the proto3 mapping")
+    func json() async throws {
+        let server = try FakeServer()
+        let result = try await run(["meals", "get", "m1", "--json"], server: server) { requests in
+            let request = try #require(await requests.next())
+            #expect(try ProtoCodec.decode(GetMealRecordRequest.self, from: request.payload).id == "m1")
+            let meal = MealRecord(id: "m1", name: "Oatmeal", calories: 350, category: .breakfast,
+                                  eatenAt: Timestamp(seconds: 1_795_996_800))
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(meal)))
+        }
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["id"] as? String == "m1")
+        #expect(object["calories"] as? Int == 350)
+        #expect(object["category"] as? String == "MEAL_CATEGORY_BREAKFAST")
+        #expect(object["eatenAt"] as? String == "2026-11-30T00:00:00Z")
+    }
+
+    @Test("meals add sends the fields; --at is read as RFC 3339 and shown in local time")
+    func mealsAdd() async throws {
+        let server = try FakeServer()
+        let result = try await run(["meals", "add", "--name", "Oatmeal", "--calories", "350", "--category",
+                                    "breakfast", "--at", "2026-11-30T08:00:00+08:00"], server: server) { requests in
+            let request = try #require(await requests.next())
+            let create = try ProtoCodec.decode(CreateMealRecordRequest.self, from: request.payload)
+            #expect(create.mealRecord == MealRecord(name: "Oatmeal", calories: 350, category: .breakfast,
+                                                    eatenAt: Timestamp(seconds: 1_795_996_800)))
+            var created = create.mealRecord
+            created.id = "new-id"
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(created)))
+        }
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("ID        new-id\n"))
+        #expect(result.stdout.contains("Eaten at  2026-11-30T08:00:00+08:00\n"))
+    }
+
+    @Test("update sends only the flags given, as the update mask")
+    func updateMask() async throws {
+        let server = try FakeServer()
+        let result = try await run(["locations", "update", "loc-1", "--color", "#112233"], server: server) { requests in
+            let request = try #require(await requests.next())
+            let update = try ProtoCodec.decode(UpdateLocationRequest.self, from: request.payload)
+            #expect(update.location == Location(id: "loc-1", colorHex: "#112233"))
+            #expect(update.updateMask == FieldMask(paths: ["color_hex"]))
+            let updated = Location(id: "loc-1", name: "客廳", colorHex: "#112233")
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(updated)))
+        }
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("Color    #112233"))
+    }
+
+    @Test("the token is sent as a bearer authorization")
+    func token() async throws {
+        let server = try FakeServer()
+        let result = try await run(["health"], server: server, environment: ["LARDER_TOKEN": "s3cret"]) { requests in
+            let request = try #require(await requests.next())
+            #expect(request.method == "/grpc.health.v1.Health/Check")
+            #expect(request.metadata["authorization"] == "Bearer s3cret")
+            let reply = HealthCheckResponse(status: .serving)
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(result.status == 0)
+        #expect(result.stdout == "SERVING\n")
+    }
+
+    @Test("health exits 1 when the server is not serving")
+    func notServing() async throws {
+        let server = try FakeServer()
+        let result = try await run(["health", "--json"], server: server) { requests in
+            let request = try #require(await requests.next())
+            let reply = HealthCheckResponse(status: .notServing)
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(result.status == 1)
+        #expect(result.stdout == "{\n  \"status\": \"NOT_SERVING\"\n}\n")
+    }
+
+    @Test("a server error prints STATUS: message to stderr and exits 10 + code")
+    func serverError() async throws {
+        let server = try FakeServer()
+        let result = try await run(["locations", "add", "--name", "客廳", "--color", "#FF5733"],
+                                   server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID,
+                                          error: .alreadyExists("location name \"客廳\" already exists")))
+        }
+        #expect(result.status == 16)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "ALREADY_EXISTS: location name \"客廳\" already exists\n")
+    }
+
+    @Test("an unreachable server is UNAVAILABLE with the address, exit 24")
+    func unreachable() async throws {
+        let closed = try ClosedPort()
+        let port = closed.port
+        let result = try await run(["groups", "list", "--server", "127.0.0.1:\(port)"], server: nil)
+        #expect(result.status == 24)
+        #expect(result.stderr.hasPrefix("UNAVAILABLE: cannot connect to 127.0.0.1:\(port): "))
+        #expect(result.stdout == "")
+    }
+
+    @Test("usage errors exit 2 without contacting a server", arguments: [
+        ["meals", "add", "--name", "x", "--calories", "lots", "--category", "lunch"],
+        ["meals", "add", "--name", "x", "--calories", "1", "--category", "brunch"],
+        ["meals", "list", "--since", "yesterday"],
+        ["meals", "list", "--all", "--page-token", "t"],
+        ["meals", "summary", "--since", "2026-11-01", "--until", "2026-12-01", "--utc-offset", "+25:00"],
+        ["locations", "update", "id"],
+        ["locations", "lst"],
+    ])
+    func usageErrors(arguments: [String]) async throws {
+        let result = try await run(arguments + ["--server", "127.0.0.1:1"], server: nil)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("larder: "))
+        #expect(result.stderr.contains("--help' for usage."))
+    }
+
+    @Test("help goes to stdout and exits 0, listing the command's options")
+    func help() async throws {
+        let result = try await run(["categories", "add", "--help"], server: nil)
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix(
+            "Usage: larder categories add --group GROUP_ID --name NAME --icon ICON [--id UUID]\n"))
+        for option in CategoryCommandsOptions.add { #expect(result.stdout.contains(option)) }
+        let top = try await run(["--help"], server: nil)
+        #expect(top.stdout.contains("24 UNAVAILABLE"))
+        #expect(top.stdout.contains("  meals "))
+    }
+
+    @Test("meals list --all follows page tokens; summary sends the UTC offset")
+    func pagesAndSummary() async throws {
+        let server = try FakeServer()
+        let result = try await run(["meals", "list", "--all", "--category", "lunch", "--json"],
+                                   server: server) { requests in
+            for (token, next) in [("", "p2"), ("p2", "")] {
+                let request = try #require(await requests.next())
+                let list = try ProtoCodec.decode(ListMealRecordsRequest.self, from: request.payload)
+                #expect(list.pageToken == token)
+                #expect(list.category == .lunch)
+                let meal = MealRecord(id: "m-\(token)", name: "n", calories: 1, category: .lunch)
+                let reply = ListMealRecordsResponse(mealRecords: [meal], nextPageToken: next)
+                server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+            }
+        }
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let ids = (object["mealRecords"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+        #expect(ids == ["m-", "m-p2"])
+        #expect(object["nextPageToken"] as? String == "")
+
+        let summaryServer = try FakeServer()
+        let summary = try await run(["meals", "summary", "--since", "2026-11-30", "--until", "2026-12-01T00:00:00Z",
+                                     "--utc-offset", "-05:00"], server: summaryServer) { requests in
+            let request = try #require(await requests.next())
+            let summarize = try ProtoCodec.decode(SummarizeMealRecordsRequest.self, from: request.payload)
+            #expect(summarize.utcOffsetMinutes == -300)
+            #expect(summarize.startTime == Timestamp(seconds: 1_795_996_800 - 8 * 3600))  // Taipei midnight
+            #expect(summarize.endTime == Timestamp(seconds: 1_795_996_800 + 86_400))
+            let lunch = CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)
+            let reply = SummarizeMealRecordsResponse(
+                days: [DailySummary(date: "2026-11-30", totalCalories: 700, mealCount: 1, categories: [lunch])],
+                totalCalories: 700, mealCount: 1, categories: [lunch])
+            summaryServer.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(summary.status == 0)
+        #expect(summary.stdout == """
+            DATE        MEALS  CALORIES  BREAKFAST  LUNCH  DINNER  SNACK
+            2026-11-30      1       700          -    700       -      -
+            TOTAL           1       700          -    700       -      -
+            Days are local dates at UTC-05:00.
+
+            """)
+    }
+}
+
+enum CategoryCommandsOptions {
+    static let add = ["--group GROUP_ID", "--name NAME", "--icon ICON", "--id UUID", "--server HOST:PORT",
+                      "--timeout SECONDS", "--json", "--token TOKEN"]
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LarderAPI
+import LarderCLI
+import Testing
+
+@Suite("RFC 3339 and UTC offsets")
+struct RFC3339Tests {
+    @Test("parse with offsets and fractions", arguments: [
+        ("2026-11-30T00:00:00Z", Int64(1_795_996_800), Int32(0)),
+        ("2026-11-30T08:00:00+08:00", 1_795_996_800, 0),
+        ("2026-11-29T19:00:00-05:00", 1_795_996_800, 0),
+        ("2026-11-30t00:00:00z", 1_795_996_800, 0),
+        ("2026-11-30 05:30:00+05:30", 1_795_996_800, 0),
+        ("2026-11-30T00:00:00.5Z", 1_795_996_800, 500_000_000),
+        ("2026-11-30T00:00:00.123456789Z", 1_795_996_800, 123_456_789),
+        ("1969-12-31T23:59:59Z", -1, 0),
+        ("2000-02-29T12:30:15Z", 951_827_415, 0),
+    ])
+    func parse(text: String, seconds: Int64, nanos: Int32) throws {
+        #expect(try RFC3339.parse(text) == Timestamp(seconds: seconds, nanos: nanos))
+    }
+
+    @Test("reject what is not RFC 3339", arguments: [
+        "", "2026-11-30", "2026-11-30T08:00:00", "2026-11-30T08:00Z", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+        "2026-11-31T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T08:60:00Z", "2026-11-30T08:00:60Z",
+        "2026-11-30T08:00:00.Z", "2026-11-30T08:00:00.1234567890Z", "2026-11-30T08:00:00+0800",
+        "2026-11-30T08:00:00+24:00", "2026-11-30T08:00:00Zjunk", "26-11-30T08:00:00Z", "２０２６-11-30T08:00:00Z",
+    ])
+    func reject(text: String) {
+        #expect(throws: RFC3339.ParseError.self) { try RFC3339.parse(text) }
+    }
+
+    @Test("format in UTC and at offsets", arguments: [
+        (Timestamp(seconds: 1_795_996_800), 0, "2026-11-30T00:00:00Z"),
+        (Timestamp(seconds: 1_795_996_800), 480, "2026-11-30T08:00:00+08:00"),
+        (Timestamp(seconds: 1_795_996_800), -300, "2026-11-29T19:00:00-05:00"),
+        (Timestamp(seconds: 1_795_996_800, nanos: 250_000_000), 0, "2026-11-30T00:00:00.250Z"),
+        (Timestamp(seconds: 1_795_996_800, nanos: 1_000), 0, "2026-11-30T00:00:00.000001Z"),
+        (Timestamp(seconds: 1_795_996_800, nanos: 7), 0, "2026-11-30T00:00:00.000000007Z"),
+        (Timestamp(seconds: -1), 0, "1969-12-31T23:59:59Z"),
+        (Timestamp(seconds: 951_827_415), 330, "2000-02-29T18:00:15+05:30"),
+    ])
+    func format(timestamp: Timestamp, offsetMinutes: Int, expected: String) throws {
+        let offset = try #require(UTCOffset(minutes: offsetMinutes))
+        #expect(RFC3339.format(timestamp, offset: offset) == expected)
+        #expect(try RFC3339.parse(expected) == timestamp)
+    }
+
+    @Test("local time: formatting and dates as local midnight, across DST")
+    func localTime() throws {
+        let taipei = LocalTime(timeZone: try #require(TimeZone(identifier: "Asia/Taipei")))
+        #expect(taipei.format(Timestamp(seconds: 1_795_996_800)) == "2026-11-30T08:00:00+08:00")
+        #expect(try taipei.parse("2026-11-30") == Timestamp(seconds: 1_795_996_800 - 8 * 3600))
+        #expect(try taipei.parse("2026-11-30T00:00:00Z") == Timestamp(seconds: 1_795_996_800))
+
+        let newYork = LocalTime(timeZone: try #require(TimeZone(identifier: "America/New_York")))
+        // 2026-03-08 is the day clocks spring forward; midnight is still EST (-05:00).
+        #expect(newYork.format(try newYork.parse("2026-03-08")) == "2026-03-08T00:00:00-05:00")
+        #expect(newYork.format(try newYork.parse("2026-07-01")) == "2026-07-01T00:00:00-04:00")
+        #expect(LocalTime(environment: ["TZ": "Asia/Taipei"]).timeZone.identifier == "Asia/Taipei")
+    }
+
+    @Test("UTC offsets", arguments: [
+        ("+08:00", 480), ("-05:30", -330), ("Z", 0), ("UTC", 0), ("+0800", 480), ("+8", 480), ("-10", -600),
+        ("+14:00", 840),
+    ])
+    func offsets(text: String, minutes: Int) {
+        #expect(UTCOffset(parsing: text)?.minutes == minutes)
+    }
+
+    @Test("bad UTC offsets", arguments: ["08:00", "+15:00", "+08:60", "+8:00", "+08:0", "", "+", "+0a:00", "+08::0"])
+    func badOffsets(text: String) {
+        #expect(UTCOffset(parsing: text) == nil)
+    }
+
+    @Test("offset description")
+    func offsetDescription() {
+        #expect(UTCOffset(minutes: -330)?.description == "-05:30")
+        #expect(UTCOffset(minutes: 0)?.description == "+00:00")
+        #expect(UTCOffset(minutes: 841) == nil)
+    }
+}
