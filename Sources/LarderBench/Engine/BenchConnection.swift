@@ -1,0 +1,66 @@
+/// One TCP connection of a load loop and the calls it has in flight.
+///
+/// Calls occupy slots `0..<depth`; a call id is `sequence << 20 | (slot + 1)`,
+/// so a reply finds its slot without a lookup table. Not thread-safe: owned
+/// by one `LoadLoop`.
+final class BenchConnection {
+    static let slotBits: UInt64 = 20
+    static let slotMask: UInt64 = (1 << slotBits) - 1
+    static let maxDepth = Int(slotMask)
+
+    let fd: Int32
+    let depth: Int
+    var input = ByteBuffer(capacity: 64 * 1024)
+    var output = ByteBuffer(capacity: 16 * 1024)
+    /// Call id in flight per slot; 0 = free.
+    var callIDs: [UInt64]
+    /// Intended send time per slot (the schedule's, for open loop).
+    var intendedTimes: [UInt64]
+    /// Actual send time per slot.
+    var sentTimes: [UInt64]
+    /// Free slots (open loop).
+    var freeSlots: [Int]
+    var inFlight = 0
+    var nextSequence: UInt64 = 1
+    var isOpen = true
+    /// Set when the last write did not take everything (wait for POLLOUT).
+    var wantsWritable = false
+
+    init(fd: Int32, depth: Int) {
+        precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
+        self.fd = fd
+        self.depth = depth
+        callIDs = [UInt64](repeating: 0, count: depth)
+        intendedTimes = [UInt64](repeating: 0, count: depth)
+        sentTimes = [UInt64](repeating: 0, count: depth)
+        freeSlots = Array((0..<depth).reversed())
+    }
+
+    deinit {
+        input.deallocate()
+        output.deallocate()
+        if isOpen { TCPSocket.close(fd) }
+    }
+
+    /// A new call id for `slot`.
+    func makeCallID(slot: Int) -> UInt64 {
+        let id = (nextSequence << Self.slotBits) | UInt64(slot + 1)
+        nextSequence &+= 1
+        if nextSequence >= (1 << (64 - Self.slotBits)) { nextSequence = 1 }
+        return id
+    }
+
+    /// The slot a reply's call id names, if that call is in flight here.
+    func slot(for callID: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: callID & Self.slotMask) - 1
+        guard slot >= 0, slot < depth, callIDs[slot] == callID else { return nil }
+        return slot
+    }
+
+    func closeSocket() {
+        if isOpen {
+            TCPSocket.close(fd)
+            isOpen = false
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import LarderWire
+
+/// What a bench run measured.
+public struct BenchResult: Sendable {
+    /// The options the run used.
+    public var options: BenchOptions
+    /// Seconds of the measurement window.
+    public var seconds: Double
+    /// Latency in µs, from the intended start (corrected for coordinated omission under `--rate`).
+    public var latency: LatencyHistogram
+    /// Latency in µs from the actual send; only for an open-loop (`--rate`) run.
+    public var uncorrectedLatency: LatencyHistogram?
+    /// Measured calls by status (OK included).
+    public var callsByCode: [StatusCode: Int]
+    /// The first status message seen for each failing code.
+    public var firstMessages: [StatusCode: String]
+    /// Calls in flight on connections that failed (counted apart from `calls`).
+    public var lostCalls: Int
+    /// Why connections failed.
+    public var connectionFailures: [String]
+    /// This process's CPU seconds over the measurement window.
+    public var benchCPUSeconds: Double
+    /// The server's CPU seconds over the window, when `--server-pid` was given and readable.
+    public var serverCPUSeconds: Double?
+    /// Seconds between the two CPU readings.
+    public var cpuWindowSeconds: Double
+    /// What was created before the run, e.g. `1000 locations`.
+    public var seeded: [String]
+
+    /// Measured calls, failed ones included.
+    public var calls: Int { callsByCode.values.reduce(0, +) }
+    /// Measured calls that did not end OK.
+    public var errors: Int { callsByCode.filter { $0.key != .ok }.values.reduce(0, +) }
+    /// Calls per second over the window.
+    public var callsPerSecond: Double { seconds > 0 ? Double(calls) / seconds : 0 }
+    /// Bench CPU µs per measured call: the cost of the load generator itself.
+    public var benchCPUMicrosecondsPerCall: Double? {
+        calls > 0 ? benchCPUSeconds * 1e6 / Double(calls) : nil
+    }
+    /// Bench CPU in % of one core.
+    public var benchCPUPercent: Double { cpuWindowSeconds > 0 ? benchCPUSeconds * 100 / cpuWindowSeconds : 0 }
+    /// Server CPU in % of one core.
+    public var serverCPUPercent: Double? {
+        guard let serverCPUSeconds, cpuWindowSeconds > 0 else { return nil }
+        return serverCPUSeconds * 100 / cpuWindowSeconds
+    }
+    /// Server CPU µs per measured call.
+    public var serverCPUMicrosecondsPerCall: Double? {
+        guard let serverCPUSeconds, calls > 0 else { return nil }
+        return serverCPUSeconds * 1e6 / Double(calls)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import LarderWire
+import Synchronization
+
+/// Runs the load loops of one measurement: opens the connections, spreads the
+/// calls in flight over them and the connections over threads, and merges
+/// what every loop measured.
+enum LoadEngine {
+    /// Runs the load described by `options` with `templates`, blocking the calling thread.
+    /// - Throws: UNAVAILABLE when a connection cannot be opened.
+    static func run(_ options: BenchOptions, templates: RequestTemplates, seeded: [String], showProgress: Bool)
+        throws(RPCError) -> BenchResult
+    {
+        let connectionCount = min(options.connections, options.concurrency)
+        var connections: [BenchConnection] = []
+        for index in 0..<connectionCount {
+            let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
+            let fd = try TCPSocket.connect(to: options.server, timeoutSeconds: 5, nonBlocking: true)
+            connections.append(BenchConnection(fd: fd, depth: depth))
+        }
+        let threadCount = min(options.threads, connectionCount)
+        let control = RunControl(
+            start: MonotonicClock.now(), warmupSeconds: options.warmupSeconds,
+            durationSeconds: options.requests == nil ? options.durationSeconds : nil,
+            requests: options.requests, timeLimitSeconds: options.timeLimitSeconds)
+        let progresses = (0..<threadCount).map { _ in LoopProgress() }
+        let progressLine = showProgress
+            ? ProgressLine(loops: progresses, start: control.start, measureStart: control.measureStart) : nil
+        var seedSource = SplitMix64(seed: UInt64(truncatingIfNeeded: control.start) ^ UInt64(getProcessID()))
+        let loops = (0..<threadCount).map { index in
+            let owned = connections.indices.filter { $0 % threadCount == index }.map { connections[$0] }
+            let depth = owned.reduce(0) { $0 + $1.depth }
+            return LoadLoop(
+                index: index, connections: owned, control: control, progress: progresses[index],
+                templates: templates, mix: options.mix,
+                ratePerSecond: options.rate.map { $0 * Double(depth) / Double(options.concurrency) },
+                seed: seedSource.next(), serverPID: options.serverPID, progressLine: index == 0 ? progressLine : nil)
+        }
+        connections.removeAll()
+
+        let results = Mutex<[LoopResult]>([])
+        let finished = DispatchSemaphore(value: 0)
+        for loop in loops.dropFirst() {
+            let thread = Thread {
+                let result = loop.run()
+                results.withLock { $0.append(result) }
+                finished.signal()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        var merged = loops[0].run()
+        for _ in loops.dropFirst() { finished.wait() }
+        progressLine?.finish()
+        for result in results.withLock({ $0 }) { merged.merge(result) }
+        return makeResult(merged, options: options, control: control, seeded: seeded)
+    }
+
+    private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String])
+        -> BenchResult
+    {
+        let windowEnd: UInt64
+        if options.requests != nil {
+            let last = control.lastCompletion.load(ordering: .relaxed)
+            windowEnd = last > 0 ? last : min(merged.endedAt, control.hardEnd)
+        } else {
+            windowEnd = min(merged.endedAt, control.measureEnd)
+        }
+        let seconds = windowEnd > control.measureStart ? Double(windowEnd - control.measureStart) / 1e9 : 0
+        var callsByCode: [StatusCode: Int] = [:]
+        for (code, count) in merged.callsByCode { callsByCode[StatusCode(rawValue: code), default: 0] += count }
+        var firstMessages: [StatusCode: String] = [:]
+        for (code, message) in merged.firstMessages { firstMessages[StatusCode(rawValue: code)] = message }
+        let start = merged.startSample
+        let end = merged.endSample
+        var serverSeconds: Double?
+        if let before = start?.serverSeconds, let after = end?.serverSeconds { serverSeconds = after - before }
+        return BenchResult(
+            options: options, seconds: seconds, latency: merged.latency,
+            uncorrectedLatency: options.rate == nil ? nil : merged.uncorrectedLatency,
+            callsByCode: callsByCode, firstMessages: firstMessages, lostCalls: merged.lostCalls,
+            connectionFailures: merged.connectionFailures,
+            benchCPUSeconds: max(0, (end?.selfSeconds ?? 0) - (start?.selfSeconds ?? 0)),
+            serverCPUSeconds: serverSeconds,
+            cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
+            seeded: seeded)
+    }
+}

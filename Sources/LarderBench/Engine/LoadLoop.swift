@@ -1,0 +1,358 @@
+import CLarderProto
+import CProtobufC
+import LarderWire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One load thread: a poll() loop over the connections it owns.
+///
+/// Each turn it reads everything available on ready connections, decodes
+/// every complete reply (one protobuf-c unpack each), records latencies,
+/// encodes the next calls straight into each connection's output buffer and
+/// sends them with one write per connection. Handed to its thread once.
+final class LoadLoop: @unchecked Sendable {
+    private let index: Int
+    private let connections: [BenchConnection]
+    private let control: RunControl
+    private let progress: LoopProgress
+    private let picker: CallPicker
+    private var random: SplitMix64
+    private let templates: RequestTemplates
+    /// This loop's copies of the template envelopes (only `call_id` changes).
+    private let envelopes: UnsafeMutableBufferPointer<Larder__Rpc__V1__RequestEnvelope>
+    private var schedule: RateSchedule?
+    private let serverPID: Int32?
+    private let showProgress: ProgressLine?
+
+    private var latency = LatencyHistogram()
+    private var uncorrectedLatency = LatencyHistogram()
+    private var codeCounts = [Int](repeating: 0, count: 17)
+    private var otherCodes: [Int32: Int] = [:]
+    private var firstMessages: [Int32: String] = [:]
+    private var lostCalls = 0
+    private var connectionFailures: [String] = []
+    private var totalCalls = 0
+    private var totalErrors = 0
+    private var stopping = false
+    private var startSample: CPUSample?
+    private var endSample: CPUSample?
+    private var pollFDs: [pollfd]
+    private var roundRobin = 0
+
+    private static let maxFrameSize = Frame.defaultMaxSize
+    private static let readChunk = 64 * 1024
+
+    init(index: Int, connections: [BenchConnection], control: RunControl, progress: LoopProgress,
+         templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, seed: UInt64,
+         serverPID: Int32?, progressLine: ProgressLine?) {
+        self.index = index
+        self.connections = connections
+        self.control = control
+        self.progress = progress
+        self.templates = templates
+        picker = CallPicker(mix: mix, ranges: templates.ranges)
+        random = SplitMix64(seed: seed)
+        envelopes = .allocate(capacity: templates.envelopes.count)
+        _ = envelopes.initialize(from: templates.envelopes)
+        if let ratePerSecond {
+            // Loops interleave: loop i starts i intervals in.
+            var schedule = RateSchedule(ratePerSecond: ratePerSecond, start: control.start)
+            for _ in 0..<index { schedule.advance() }
+            self.schedule = schedule
+        }
+        self.serverPID = serverPID
+        showProgress = progressLine
+        pollFDs = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+    }
+
+    deinit {
+        envelopes.deallocate()
+    }
+
+    /// Runs until the run's end, then closes the connections.
+    func run() -> LoopResult {
+        var now = MonotonicClock.now()
+        if schedule == nil {
+            for connection in connections {
+                for slot in 0..<connection.depth { issue(on: connection, slot: slot, intended: now, now: now) }
+            }
+            for connection in connections { flush(connection) }
+        }
+        while true {
+            now = MonotonicClock.now()
+            if now >= control.end || control.stop.load(ordering: .relaxed) || stopping { break }
+            if index == 0 && startSample == nil && now >= control.measureStart {
+                startSample = CPUSample.take(serverPID: serverPID)
+            }
+            if schedule != nil {
+                issueScheduled(now: now)
+                for connection in connections where !connection.output.isEmpty && !connection.wantsWritable {
+                    flush(connection)
+                }
+            }
+            if !waitForEvents(now: now) { break }
+            for position in pollFDs.indices where pollFDs[position].revents != 0 {
+                let connection = connections[position]
+                let events = Int32(pollFDs[position].revents)
+                if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 { readReplies(connection) }
+                if events & Int32(POLLOUT) != 0 && connection.isOpen { flush(connection) }
+            }
+            for connection in connections where !connection.output.isEmpty && !connection.wantsWritable && connection.isOpen {
+                flush(connection)
+            }
+            progress.calls.store(totalCalls, ordering: .relaxed)
+            progress.errors.store(totalErrors, ordering: .relaxed)
+            showProgress?.tick(now: now)
+            if !connections.contains(where: \.isOpen) {
+                control.stop.store(true, ordering: .relaxed)
+                break
+            }
+        }
+        let endedAt = MonotonicClock.now()
+        if index == 0 {
+            if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
+            endSample = CPUSample.take(serverPID: serverPID)
+        }
+        for connection in connections { connection.closeSocket() }
+        return makeResult(endedAt: endedAt)
+    }
+
+    // MARK: - Waiting
+
+    /// Polls until a connection is ready or something is due; false on a poll failure.
+    private func waitForEvents(now: UInt64) -> Bool {
+        var wake = min(control.end, now + 50_000_000)
+        if index == 0 && startSample == nil { wake = min(wake, max(control.measureStart, now)) }
+        if let schedule, connections.contains(where: { $0.isOpen && !$0.freeSlots.isEmpty }) {
+            wake = min(wake, max(schedule.nextTime, now))
+        }
+        for position in pollFDs.indices {
+            let connection = connections[position]
+            pollFDs[position].fd = connection.isOpen ? connection.fd : -1
+            pollFDs[position].events = Int16(connection.wantsWritable ? (POLLIN | POLLOUT) : POLLIN)
+            pollFDs[position].revents = 0
+        }
+        let remaining = wake > now ? wake - now : 0
+        // poll() counts in milliseconds: sleep whole ms in poll, the sub-ms rest in short naps.
+        let timeout = Int32(remaining / 1_000_000)
+        while true {
+            let ready = poll(&pollFDs, nfds_t(pollFDs.count), timeout)
+            if ready >= 0 {
+                if ready == 0 && timeout == 0 && remaining > 0 {
+                    var nap = timespec(tv_sec: 0, tv_nsec: Int(min(remaining, 50_000)))
+                    nanosleep(&nap, nil)
+                }
+                return true
+            }
+            if errno == EINTR { continue }
+            connectionFailures.append("poll failed: \(TCPSocket.errnoText(errno))")
+            return false
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Encodes one call on `slot` into the connection's output buffer.
+    private func issue(on connection: BenchConnection, slot: Int, intended: UInt64, now: UInt64) {
+        let template = picker.pick(&random)
+        let callID = connection.makeCallID(slot: slot)
+        let envelope = envelopes.baseAddress! + template
+        envelope.pointee.call_id = callID
+        let message = UnsafeRawPointer(envelope).assumingMemoryBound(to: ProtobufCMessage.self)
+        let size = protobuf_c_message_get_packed_size(message)
+        connection.output.reserve(Frame.headerSize + size)
+        let out = (connection.output.base + connection.output.end).assumingMemoryBound(to: UInt8.self)
+        let length = UInt32(truncatingIfNeeded: size)
+        out[0] = UInt8(truncatingIfNeeded: length >> 24)
+        out[1] = UInt8(truncatingIfNeeded: length >> 16)
+        out[2] = UInt8(truncatingIfNeeded: length >> 8)
+        out[3] = UInt8(truncatingIfNeeded: length)
+        let packed = protobuf_c_message_pack(message, out + Frame.headerSize)
+        connection.output.end += Frame.headerSize + packed
+        connection.callIDs[slot] = callID
+        connection.intendedTimes[slot] = intended
+        connection.sentTimes[slot] = now
+        connection.inFlight += 1
+    }
+
+    /// Open loop: sends every call whose intended time has come, while slots are free.
+    private func issueScheduled(now: UInt64) {
+        guard var schedule else { return }
+        defer { self.schedule = schedule }
+        let count = connections.count
+        while schedule.nextTime <= now {
+            var chosen: BenchConnection?
+            for step in 0..<count {
+                let candidate = connections[(roundRobin + step) % count]
+                if candidate.isOpen && !candidate.freeSlots.isEmpty {
+                    chosen = candidate
+                    roundRobin = (roundRobin + step + 1) % count
+                    break
+                }
+            }
+            guard let connection = chosen, let slot = connection.freeSlots.popLast() else { return }
+            issue(on: connection, slot: slot, intended: schedule.nextTime, now: now)
+            schedule.advance()
+        }
+    }
+
+    /// Writes as much output as the socket takes.
+    private func flush(_ connection: BenchConnection) {
+        while !connection.output.isEmpty {
+            let pending = connection.output.pendingCount
+            switch TCPSocket.write(connection.fd, from: connection.output.base + connection.output.start, count: pending) {
+            case .bytes(let written):
+                connection.output.consume(written)
+                if written < pending {
+                    connection.wantsWritable = true
+                    return
+                }
+            case .wouldBlock:
+                connection.wantsWritable = true
+                return
+            case .closed:
+                fail(connection, code: .unavailable, message: "server closed the connection")
+                return
+            case .failed(let code):
+                fail(connection, code: .unavailable, message: "write failed: \(TCPSocket.errnoText(code))")
+                return
+            }
+        }
+        connection.wantsWritable = false
+    }
+
+    // MARK: - Receiving
+
+    /// Reads everything available and handles every complete reply.
+    private func readReplies(_ connection: BenchConnection) {
+        while connection.isOpen {
+            connection.input.reserve(Self.readChunk)
+            let space = connection.input.freeCount
+            switch TCPSocket.read(connection.fd, into: connection.input.base + connection.input.end, count: space) {
+            case .bytes(let count):
+                connection.input.end += count
+                handleFrames(connection, now: MonotonicClock.now())
+                if count < space { return }
+            case .wouldBlock:
+                return
+            case .closed:
+                fail(connection, code: .unavailable, message: "server closed the connection")
+                return
+            case .failed(let code):
+                fail(connection, code: .unavailable, message: "read failed: \(TCPSocket.errnoText(code))")
+                return
+            }
+        }
+    }
+
+    private func handleFrames(_ connection: BenchConnection, now: UInt64) {
+        while connection.isOpen && connection.input.pendingCount >= Frame.headerSize {
+            let head = (connection.input.base + connection.input.start).assumingMemoryBound(to: UInt8.self)
+            let length = Int(UInt32(head[0]) << 24 | UInt32(head[1]) << 16 | UInt32(head[2]) << 8 | UInt32(head[3]))
+            guard length <= Self.maxFrameSize else {
+                fail(connection, code: .internal, message: "server sent a frame of \(length) bytes (limit \(Self.maxFrameSize))")
+                return
+            }
+            guard connection.input.pendingCount >= Frame.headerSize + length else {
+                connection.input.reserve(Frame.headerSize + length - connection.input.pendingCount)
+                return
+            }
+            handleReply(connection, body: head + Frame.headerSize, length: length, now: now)
+            connection.input.consume(Frame.headerSize + length)
+        }
+    }
+
+    private func handleReply(_ connection: BenchConnection, body: UnsafePointer<UInt8>, length: Int, now: UInt64) {
+        let descriptor = larder__rpc__v1__response_envelope__descriptor_ptr()
+        guard let message = protobuf_c_message_unpack(descriptor, nil, length, body) else {
+            fail(connection, code: .internal, message: "server sent a reply that is not a ResponseEnvelope")
+            return
+        }
+        defer { protobuf_c_message_free_unpacked(message, nil) }
+        let envelope = UnsafeRawPointer(message).assumingMemoryBound(to: Larder__Rpc__V1__ResponseEnvelope.self)
+        let callID = envelope.pointee.call_id
+        let code = envelope.pointee.status_code
+        if code != 0 && firstMessages[code] == nil {
+            firstMessages[code] = envelope.pointee.status_message.map { String(cString: $0) } ?? ""
+        }
+        if callID == 0 {
+            let text = envelope.pointee.status_message.map { String(cString: $0) } ?? ""
+            fail(connection, code: StatusCode(rawValue: code), message: "connection error from server: \(text)")
+            return
+        }
+        guard let slot = connection.slot(for: callID) else {
+            fail(connection, code: .internal, message: "server replied to call id \(callID), which is not in flight")
+            return
+        }
+        complete(connection, slot: slot, code: code, now: now)
+    }
+
+    /// Records a finished call and, in a closed loop, sends the next one on its slot.
+    private func complete(_ connection: BenchConnection, slot: Int, code: Int32, now: UInt64) {
+        let intended = connection.intendedTimes[slot]
+        let sent = connection.sentTimes[slot]
+        connection.callIDs[slot] = 0
+        connection.inFlight -= 1
+        totalCalls += 1
+        if code != 0 { totalErrors += 1 }
+        if now >= control.measureStart && now < control.measureEnd && !stopping {
+            var measure = true
+            if let requests = control.requests {
+                let count = control.measured.wrappingAdd(1, ordering: .relaxed).newValue
+                if count >= requests {
+                    measure = count == requests
+                    if measure { control.lastCompletion.store(now, ordering: .relaxed) }
+                    control.stop.store(true, ordering: .relaxed)
+                    stopping = true
+                }
+            }
+            if measure {
+                latency.record(RateSchedule.correctedLatency(intended: intended, completed: now))
+                if schedule != nil {
+                    uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
+                }
+                if code >= 0 && code < 17 { codeCounts[Int(code)] += 1 } else { otherCodes[code, default: 0] += 1 }
+            }
+        }
+        if schedule == nil && !stopping && now < control.end {
+            issue(on: connection, slot: slot, intended: now, now: now)
+        } else {
+            connection.freeSlots.append(slot)
+        }
+    }
+
+    /// Closes a broken connection and counts its calls in flight as lost.
+    private func fail(_ connection: BenchConnection, code: StatusCode, message: String) {
+        guard connection.isOpen else { return }
+        lostCalls += connection.inFlight
+        totalErrors += connection.inFlight
+        for slot in 0..<connection.depth where connection.callIDs[slot] != 0 {
+            connection.callIDs[slot] = 0
+            connection.freeSlots.append(slot)
+        }
+        connection.inFlight = 0
+        connection.output.consume(connection.output.pendingCount)
+        connection.wantsWritable = false
+        connection.closeSocket()
+        connectionFailures.append("\(code.name): \(message)")
+    }
+
+    private func makeResult(endedAt: UInt64) -> LoopResult {
+        var result = LoopResult()
+        result.latency = latency
+        result.uncorrectedLatency = uncorrectedLatency
+        for (code, count) in codeCounts.enumerated() where count > 0 { result.callsByCode[Int32(code)] = count }
+        for (code, count) in otherCodes { result.callsByCode[code, default: 0] += count }
+        result.firstMessages = firstMessages
+        result.lostCalls = lostCalls
+        result.connectionFailures = connectionFailures
+        result.totalCalls = totalCalls
+        result.endedAt = endedAt
+        result.startSample = startSample
+        result.endSample = endSample
+        return result
+    }
+}

@@ -1,0 +1,36 @@
+/// What one load loop measured.
+struct LoopResult: Sendable {
+    /// Latency from the intended start (equal to the actual start in a closed loop).
+    var latency = LatencyHistogram()
+    /// Latency from the actual send; only filled in an open-loop run.
+    var uncorrectedLatency = LatencyHistogram()
+    /// Measured calls by status code number (OK included).
+    var callsByCode: [Int32: Int] = [:]
+    /// The first status message seen per failing code.
+    var firstMessages: [Int32: String] = [:]
+    /// Calls lost with a failed connection (not in the histogram).
+    var lostCalls = 0
+    /// Why connections failed, once per connection.
+    var connectionFailures: [String] = []
+    /// Calls sent and completed over the whole run, warm-up included.
+    var totalCalls = 0
+    /// When the loop stopped.
+    var endedAt: UInt64 = 0
+    /// CPU readings at the start and end of the measurement window (loop 0 only).
+    var startSample: CPUSample?
+    var endSample: CPUSample?
+
+    /// Adds `other`'s counts (the samples stay).
+    mutating func merge(_ other: LoopResult) {
+        latency.merge(other.latency)
+        uncorrectedLatency.merge(other.uncorrectedLatency)
+        for (code, count) in other.callsByCode { callsByCode[code, default: 0] += count }
+        for (code, message) in other.firstMessages where firstMessages[code] == nil { firstMessages[code] = message }
+        lostCalls += other.lostCalls
+        connectionFailures += other.connectionFailures
+        totalCalls += other.totalCalls
+        endedAt = max(endedAt, other.endedAt)
+        if startSample == nil { startSample = other.startSample }
+        if endSample == nil { endSample = other.endSample }
+    }
+}

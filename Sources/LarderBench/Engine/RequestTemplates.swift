@@ -1,0 +1,88 @@
+import CLarderProto
+import CProtobufC
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Precomputed request envelopes: for each template, a protobuf-c
+/// `RequestEnvelope` whose method, payload and metadata point at memory this
+/// object owns. A loop copies the envelopes once, then per call only sets
+/// `call_id` and packs; no allocation per call.
+final class RequestTemplates: @unchecked Sendable {
+    // Immutable after init; the C memory is freed in deinit.
+    private var allocations: [UnsafeMutableRawPointer] = []
+    private(set) var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
+    /// Which templates belong to which workload.
+    let ranges: [Workload: Range<Int>]
+
+    /// - Parameters:
+    ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
+    ///   - metadata: call metadata sent with every call (e.g. authorization).
+    init(payloads: [(workload: Workload, method: String, payloads: [[UInt8]])], metadata: [(String, String)]) {
+        var ranges: [Workload: Range<Int>] = [:]
+        var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
+        let entries = Self.metadataEntries(metadata, allocations: &allocations)
+        for group in payloads {
+            let method = Self.copy(string: group.method, allocations: &allocations)
+            let start = envelopes.count
+            for payload in group.payloads {
+                var envelope = Larder__Rpc__V1__RequestEnvelope()
+                larder__rpc__v1__request_envelope__init(&envelope)
+                envelope.method = method
+                envelope.payload = Self.copy(bytes: payload, allocations: &allocations)
+                envelope.n_metadata = metadata.count
+                envelope.metadata = entries
+                envelopes.append(envelope)
+            }
+            ranges[group.workload] = start..<envelopes.count
+        }
+        self.envelopes = envelopes
+        self.ranges = ranges
+    }
+
+    deinit {
+        for pointer in allocations { free(pointer) }
+    }
+
+    private static func copy(string: String, allocations: inout [UnsafeMutableRawPointer])
+        -> UnsafeMutablePointer<CChar>
+    {
+        guard let copy = string.withCString({ strdup($0) }) else { fatalError("out of memory") }
+        allocations.append(UnsafeMutableRawPointer(copy))
+        return copy
+    }
+
+    private static func copy(bytes: [UInt8], allocations: inout [UnsafeMutableRawPointer]) -> ProtobufCBinaryData {
+        guard !bytes.isEmpty else { return ProtobufCBinaryData(len: 0, data: nil) }
+        guard let pointer = malloc(bytes.count) else { fatalError("out of memory") }
+        allocations.append(pointer)
+        bytes.withUnsafeBytes { raw in
+            if let base = raw.baseAddress { pointer.copyMemory(from: base, byteCount: raw.count) }
+        }
+        return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
+    }
+
+    private static func metadataEntries(_ metadata: [(String, String)], allocations: inout [UnsafeMutableRawPointer])
+        -> UnsafeMutablePointer<UnsafeMutablePointer<Larder__Rpc__V1__RequestEnvelope__MetadataEntry>?>?
+    {
+        guard !metadata.isEmpty else { return nil }
+        typealias Entry = Larder__Rpc__V1__RequestEnvelope__MetadataEntry
+        guard let array = calloc(metadata.count, MemoryLayout<UnsafeMutablePointer<Entry>?>.stride) else {
+            fatalError("out of memory")
+        }
+        allocations.append(array)
+        let pointers = array.bindMemory(to: UnsafeMutablePointer<Entry>?.self, capacity: metadata.count)
+        for (index, (key, value)) in metadata.enumerated() {
+            guard let raw = calloc(1, MemoryLayout<Entry>.stride) else { fatalError("out of memory") }
+            allocations.append(raw)
+            let entry = raw.bindMemory(to: Entry.self, capacity: 1)
+            larder__rpc__v1__request_envelope__metadata_entry__init(entry)
+            entry.pointee.key = copy(string: key.lowercased(), allocations: &allocations)
+            entry.pointee.value = copy(string: value, allocations: &allocations)
+            pointers[index] = entry
+        }
+        return pointers
+    }
+}

@@ -1,0 +1,42 @@
+import Synchronization
+
+/// The clock marks of a run and the state its loop threads share.
+final class RunControl: Sendable {
+    /// Monotonic nanoseconds when traffic starts.
+    let start: UInt64
+    /// Calls completing at or after this are measured.
+    let measureStart: UInt64
+    /// Calls completing at or after this are not measured; `UInt64.max` for a run by count.
+    let measureEnd: UInt64
+    /// No loop runs past this (the hard time cap).
+    let hardEnd: UInt64
+    /// Measured calls wanted, for a run by count.
+    let requests: Int?
+    /// Set to end the run early (count reached, or every connection lost).
+    let stop = Atomic<Bool>(false)
+    /// Calls measured so far, in a run by count.
+    let measured = Atomic<Int>(0)
+    /// When the last wanted call completed, in a run by count.
+    let lastCompletion = Atomic<UInt64>(0)
+
+    init(start: UInt64, warmupSeconds: Double, durationSeconds: Double?, requests: Int?, timeLimitSeconds: Double) {
+        self.start = start
+        measureStart = start + MonotonicClock.nanoseconds(warmupSeconds)
+        hardEnd = start + MonotonicClock.nanoseconds(timeLimitSeconds)
+        if requests == nil, let durationSeconds {
+            measureEnd = min(measureStart + MonotonicClock.nanoseconds(durationSeconds), hardEnd)
+        } else {
+            measureEnd = UInt64.max
+        }
+        self.requests = requests
+    }
+
+    /// The time no loop goes past.
+    var end: UInt64 { min(measureEnd, hardEnd) }
+}
+
+/// Counters a loop publishes once per turn for the progress line.
+final class LoopProgress: Sendable {
+    let calls = Atomic<Int>(0)
+    let errors = Atomic<Int>(0)
+}

@@ -1,0 +1,110 @@
+import LarderAPI
+import LarderWire
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain blocking client for creating the data a run needs: sends calls in
+/// pipelined batches over one connection and returns the replies in order.
+final class SeedClient {
+    private let fd: Int32
+    private let address: BenchAddress
+    private let metadata: [String: String]
+    private var decoder = FrameDecoder()
+    private var nextCallID: UInt64 = 1
+    private let deadline: UInt64
+
+    /// Connects; every call must finish within `timeoutSeconds` of now.
+    init(address: BenchAddress, metadata: [String: String], timeoutSeconds: Double) throws(RPCError) {
+        fd = try TCPSocket.connect(to: address, timeoutSeconds: 5, nonBlocking: false)
+        self.address = address
+        self.metadata = metadata
+        deadline = MonotonicClock.now() + MonotonicClock.nanoseconds(timeoutSeconds)
+        var timeout = timeval(tv_sec: Int(max(1, timeoutSeconds)), tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { TCPSocket.close(fd) }
+
+    /// Calls `method` once per request, `batch` calls in flight at a time.
+    /// - Returns: the decoded responses, in request order.
+    /// - Throws: the first failed call's error, naming the method.
+    func callAll<Request, Response>(_ method: RPCMethod<Request, Response>, _ requests: [Request], batch: Int = 100)
+        throws(RPCError) -> [Response]
+    {
+        var responses: [Response] = []
+        responses.reserveCapacity(requests.count)
+        var offset = 0
+        while offset < requests.count {
+            guard MonotonicClock.now() < deadline else {
+                throw .deadlineExceeded("creating data with \(method.path) took too long (\(offset) of \(requests.count) done)")
+            }
+            let chunk = requests[offset..<min(offset + batch, requests.count)]
+            var output: [UInt8] = []
+            var ids: [UInt64: Int] = [:]
+            for (position, request) in chunk.enumerated() {
+                let envelope = RequestEnvelope(callID: nextCallID, method: method.path,
+                                               payload: ProtoCodec.encode(request), metadata: metadata)
+                ids[nextCallID] = position
+                nextCallID += 1
+                Frame.append(ProtoCodec.encode(envelope), to: &output)
+            }
+            try send(output)
+            var replies = [Response?](repeating: nil, count: chunk.count)
+            var received = 0
+            while received < chunk.count {
+                let envelope = try ProtoCodec.decode(ResponseEnvelope.self, from: try nextFrame())
+                if let error = envelope.error {
+                    throw RPCError(error.code, "\(method.path) failed while creating data: \(error.message)")
+                }
+                guard let position = ids[envelope.callID], replies[position] == nil else {
+                    throw .internalError("server replied to unknown call id \(envelope.callID)")
+                }
+                replies[position] = try ProtoCodec.decode(Response.self, from: envelope.payload)
+                received += 1
+            }
+            responses += replies.compactMap { $0 }
+            offset += chunk.count
+        }
+        return responses
+    }
+
+    private func send(_ bytes: [UInt8]) throws(RPCError) {
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                TCPSocket.write(fd, from: raw.baseAddress! + offset, count: raw.count - offset)
+            }
+            switch result {
+            case .bytes(let count): offset += count
+            case .wouldBlock, .closed: throw .unavailable("connection to \(address) closed while creating data")
+            case .failed(let code): throw .unavailable("write to \(address) failed: \(TCPSocket.errnoText(code))")
+            }
+        }
+    }
+
+    private func nextFrame() throws(RPCError) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            do {
+                if let frame = try decoder.next() { return frame }
+            } catch {
+                throw .internalError("server sent an oversized frame while creating data")
+            }
+            guard MonotonicClock.now() < deadline else { throw .deadlineExceeded("server did not reply in time") }
+            let result = chunk.withUnsafeMutableBytes { raw in TCPSocket.read(fd, into: raw.baseAddress!, count: raw.count) }
+            switch result {
+            case .bytes(let count): chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            case .wouldBlock: continue
+            case .closed: throw .unavailable("\(address) closed the connection while creating data")
+            case .failed(let code): throw .unavailable("read from \(address) failed: \(TCPSocket.errnoText(code))")
+            }
+        }
+    }
+}
+
+extension RPCError {
+    static func deadlineExceeded(_ message: String) -> RPCError { RPCError(.deadlineExceeded, message) }
+}

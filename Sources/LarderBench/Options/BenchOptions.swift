@@ -1,0 +1,40 @@
+/// Everything a bench run needs to know, parsed from the command line.
+public struct BenchOptions: Sendable, Equatable {
+    public var server = BenchAddress.defaultAddress
+    public var workload = Workload.ping
+    /// The weights for `.mix`; a single workload otherwise.
+    public var mix = WorkloadMix(single: .ping)
+    /// TCP connections (never more than `concurrency`).
+    public var connections = 4
+    /// Calls in flight in total, spread over the connections.
+    public var concurrency = 64
+    /// Event-loop threads, each owning some of the connections.
+    public var threads = 1
+    /// Measured seconds, when `requests` is nil.
+    public var durationSeconds = 10.0
+    /// Measured calls; when set the run ends after this many (or at `timeLimitSeconds`).
+    public var requests: Int?
+    /// Seconds of traffic before measuring starts.
+    public var warmupSeconds = 1.0
+    /// Open loop: calls per second on a constant schedule; nil = closed loop.
+    public var rate: Double?
+    /// Hard cap on warm-up + measurement, whatever else is asked.
+    public var timeLimitSeconds = 60.0
+    /// Print one JSON document instead of the text report.
+    public var json = false
+    /// Write the percentile spectrum to this file.
+    public var histogramOutputPath: String?
+    /// Sent as `authorization: Bearer TOKEN` metadata.
+    public var token: String?
+    /// Report this process's CPU use over the measurement window.
+    public var serverPID: Int32?
+    /// Locations created before a `get` run.
+    public var seedLocations = 1000
+    /// Meal records created before a `list` run.
+    public var seedMeals = 500
+
+    public init() {}
+
+    /// The workloads whose calls this run makes.
+    public var activeWorkloads: [Workload] { mix.workloads }
+}

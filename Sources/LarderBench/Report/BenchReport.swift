@@ -1,0 +1,123 @@
+import Foundation
+import LarderWire
+
+/// Renders a `BenchResult` as a text report or one JSON document.
+public enum BenchReport {
+    /// The percentiles every report lists, with their JSON key suffixes.
+    static let percentiles: [(value: Double, key: String, label: String)] = [
+        (50, "p50", "p50"), (90, "p90", "p90"), (99, "p99", "p99"), (99.9, "p999", "p99.9"),
+        (99.99, "p9999", "p99.99"),
+    ]
+
+    /// A human report: counts, rate, latency percentiles, CPU use and a histogram chart.
+    public static func text(_ result: BenchResult) -> String {
+        let options = result.options
+        var lines: [String] = []
+        let load = options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
+            ?? "\(options.concurrency) in flight"
+        lines.append("larder bench: \(workloadText(options)) against \(options.server), \(options.connections) "
+            + "connection\(options.connections == 1 ? "" : "s"), \(load), \(options.threads) thread"
+            + "\(options.threads == 1 ? "" : "s")")
+        lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
+            + (result.seeded.isEmpty ? "" : " (created \(result.seeded.joined(separator: ", ")))"))
+        lines.append("  calls        \(Format.grouped(result.calls)), \(Format.grouped(result.errors)) errors")
+        lines.append("  calls/s      \(Format.fixed(result.callsPerSecond, digits: 1))")
+        lines.append("  latency      " + latencyText(result.latency))
+        if let uncorrected = result.uncorrectedLatency {
+            lines.append("  (from send)  " + latencyText(uncorrected))
+            lines.append("               latency above is from each call's intended start (coordinated omission corrected)")
+        }
+        var cpu = "  bench CPU    "
+        if let perCall = result.benchCPUMicrosecondsPerCall {
+            cpu += "\(Format.fixed(perCall, digits: 2)) µs/call, "
+        }
+        lines.append(cpu + "\(Format.fixed(result.benchCPUPercent, digits: 1))% of a core")
+        if let serverPercent = result.serverCPUPercent {
+            var server = "  server CPU   \(Format.fixed(serverPercent, digits: 1))% of a core"
+            if let perCall = result.serverCPUMicrosecondsPerCall { server += ", \(Format.fixed(perCall, digits: 2)) µs/call" }
+            lines.append(server)
+        }
+        for (code, count) in result.callsByCode.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where code != .ok {
+            let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \($0))" } ?? ""
+            lines.append("  error        \(code.name) × \(Format.grouped(count))\(message)")
+        }
+        if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
+        for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
+        let chart = HistogramChart(result.latency).render()
+        if !chart.isEmpty {
+            lines.append("")
+            lines.append("  latency histogram")
+            lines += chart
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One JSON document with every number of the report; keys are listed in `--help`.
+    public static func json(_ result: BenchResult) -> String {
+        let options = result.options
+        var mix: [String: Any] = [:]
+        for (workload, weight) in options.mix.weights { mix[workload.rawValue] = weight }
+        var errors: [String: Any] = [:]
+        for (code, count) in result.callsByCode where code != .ok { errors[code.name] = count }
+        var messages: [String: Any] = [:]
+        for (code, message) in result.firstMessages { messages[code.name] = message }
+        let document: [String: Any] = [
+            "workload": options.workload.rawValue,
+            "mix": mix,
+            "server": options.server.description,
+            "connections": options.connections,
+            "concurrency": options.concurrency,
+            "threads": options.threads,
+            "rate": options.rate.map { $0 as Any } ?? NSNull(),
+            "warmup_s": options.warmupSeconds,
+            "seconds": result.seconds,
+            "seeded": result.seeded,
+            "calls": result.calls,
+            "ok": result.callsByCode[.ok] ?? 0,
+            "errors": result.errors,
+            "errors_by_code": errors,
+            "first_error_messages": messages,
+            "lost_calls": result.lostCalls,
+            "connection_failures": result.connectionFailures,
+            "calls_per_s": result.callsPerSecond,
+            "latency_us": latencyJSON(result.latency),
+            "latency_uncorrected_us": result.uncorrectedLatency.map { latencyJSON($0) as Any } ?? NSNull(),
+            "histogram": HistogramChart(result.latency).rows.map {
+                ["from_us": $0.lower, "to_us": $0.upper, "count": $0.count] as [String: Any]
+            },
+            "bench_cpu_us_per_call": result.benchCPUMicrosecondsPerCall.map { $0 as Any } ?? NSNull(),
+            "bench_cpu_pct": result.benchCPUPercent,
+            "server_cpu_pct": result.serverCPUPercent.map { $0 as Any } ?? NSNull(),
+            "server_cpu_us_per_call": result.serverCPUMicrosecondsPerCall.map { $0 as Any } ?? NSNull(),
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]),
+              let text = String(data: data, encoding: .utf8)
+        else { return "{}\n" }
+        return text + "\n"
+    }
+
+    static func latencyJSON(_ histogram: LatencyHistogram) -> [String: Any] {
+        var values: [String: Any] = [
+            "count": histogram.totalCount,
+            "min": histogram.min,
+            "mean": histogram.mean,
+            "max": histogram.max,
+            "stddev": histogram.standardDeviation,
+        ]
+        for percentile in percentiles { values[percentile.key] = histogram.value(atPercentile: percentile.value) }
+        return values
+    }
+
+    private static func latencyText(_ histogram: LatencyHistogram) -> String {
+        var parts = ["mean \(Format.latency(histogram.mean))"]
+        for percentile in percentiles {
+            parts.append("\(percentile.label) \(Format.latency(Double(histogram.value(atPercentile: percentile.value))))")
+        }
+        parts.append("max \(Format.latency(Double(histogram.max)))")
+        return parts.joined(separator: "  ")
+    }
+
+    private static func workloadText(_ options: BenchOptions) -> String {
+        options.workload == .mix ? "mix \(options.mix.description)" : options.workload.rawValue
+    }
+}
