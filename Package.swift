@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
-                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI"],
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "larder-server", "larder"],
                     swiftSettings: settings),
     ]
 )

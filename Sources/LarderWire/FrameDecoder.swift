@@ -56,6 +56,27 @@ public struct FrameDecoder: Sendable {
         return body
     }
 
+    /// Calls `body` with the next complete frame body, in place (no copy), and
+    /// consumes it; returns nil without calling `body` when more bytes are needed.
+    public mutating func withNextFrame<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        guard let length = nextLength else { return nil }
+        guard Int(length) <= maxFrameSize else {
+            throw Failure.frameTooLarge(length: length, limit: maxFrameSize)
+        }
+        let bodyStart = start + Frame.headerSize
+        let end = bodyStart + Int(length)
+        guard buffer.count >= end else { return nil }
+        start = end
+        let result = try buffer.withUnsafeBytes { raw in
+            try body(UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]))
+        }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return result
+    }
+
     private mutating func compactIfNeeded() {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)

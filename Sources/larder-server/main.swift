@@ -1,1 +1,7 @@
-print("todo")
+import LarderServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(ServerMain.run(arguments: Array(CommandLine.arguments.dropFirst()),
+                    environment: ProcessInfoEnvironment.current))

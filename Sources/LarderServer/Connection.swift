@@ -1,0 +1,110 @@
+import LarderReactor
+import LarderWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection, owned by the server's event loop thread.
+///
+/// Holds the bytes read but not yet framed, the replies not yet written, and
+/// the count of calls in flight; the `Server` decides what frames mean.
+final class Connection: EventHandler {
+    enum State {
+        /// Reading calls and writing replies.
+        case open
+        /// A connection-level error was queued: write it, then close.
+        case closing(since: UInt64)
+    }
+
+    let id: UInt64
+    let fd: Int32
+    let peer: SocketAddress
+    unowned let server: Server
+    var decoder: FrameDecoder
+    var state = State.open
+    /// Calls read from this connection whose replies have not come back yet.
+    var callsInFlight = 0
+    /// Replies waiting to be written, from `outputOffset` on.
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var interest: IOEvents = .readable
+    /// Monotonic time of the last byte read or reply written.
+    var lastActivity: UInt64
+    /// Monotonic time when the first byte of a still-incomplete frame arrived.
+    var partialFrameSince: UInt64?
+    /// True while reading is paused because too many reply bytes are buffered.
+    private(set) var readPaused = false
+
+    init(id: UInt64, fd: Int32, peer: SocketAddress, server: Server, maxFrameBytes: Int) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+        self.server = server
+        self.decoder = FrameDecoder(maxFrameSize: maxFrameBytes)
+        self.lastActivity = MonotonicClock.nanoseconds()
+    }
+
+    var bufferedOutputBytes: Int { output.count - outputOffset }
+
+    var isClosing: Bool {
+        if case .closing = state { return true }
+        return false
+    }
+
+    func handle(_ events: IOEvents) {
+        if events.contains(.writable) { flush() }
+        if events.contains(.readable) || events.contains(.hangup) { server.connectionReadable(self) }
+    }
+
+    /// Queues framed reply bytes; written by the next `flush()`.
+    func enqueue(_ bytes: [UInt8]) {
+        if output.isEmpty {
+            output = bytes
+        } else {
+            output.append(contentsOf: bytes)
+        }
+    }
+
+    /// Writes what the socket takes now; watches for writability if some is left.
+    func flush() {
+        while outputOffset < output.count {
+            let outcome: SocketIO.Outcome
+            do {
+                outcome = try output.withUnsafeBytes { raw throws(SystemError) in
+                    try SocketIO.write(fd, UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
+                }
+            } catch {
+                server.close(self, reason: "write failed: \(error)")
+                return
+            }
+            guard case .transferred(let count) = outcome else { break }
+            outputOffset += count
+            lastActivity = MonotonicClock.nanoseconds()
+        }
+        if outputOffset == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+            outputOffset = 0
+            if case .closing = state {
+                shutdown(fd, Int32(SHUT_WR))
+            }
+        }
+        updateInterest()
+    }
+
+    /// Stops or resumes reading according to the output backlog.
+    func updateInterest() {
+        let limit = server.configuration.maxBufferedOutputBytes
+        if !readPaused && bufferedOutputBytes > limit {
+            readPaused = true
+        } else if readPaused && bufferedOutputBytes <= limit / 2 {
+            readPaused = false
+        }
+        var wanted: IOEvents = []
+        if !readPaused { wanted.insert(.readable) }
+        if bufferedOutputBytes > 0 { wanted.insert(.writable) }
+        if wanted != interest {
+            interest = wanted
+            try? server.loop.modify(fd, for: wanted)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import LarderAPI
+import Synchronization
+
+/// The server's serving status for the health service: SERVING until shutdown begins.
+final class HealthStatus: Sendable {
+    private let serving = Atomic<Bool>(true)
+    private let serviceNames: Set<String>
+
+    init(serviceNames: [String]) {
+        self.serviceNames = Set(serviceNames)
+    }
+
+    /// Marks the server NOT_SERVING (draining).
+    func markNotServing() { serving.store(false, ordering: .relaxed) }
+
+    var isServing: Bool { serving.load(ordering: .relaxed) }
+
+    /// gRPC health semantics: "" is the whole server, a known service shares
+    /// the server's status, any other name is SERVICE_UNKNOWN.
+    func check(_ request: HealthCheckRequest) -> HealthCheckResponse {
+        guard request.service.isEmpty || serviceNames.contains(request.service) else {
+            return HealthCheckResponse(status: .serviceUnknown)
+        }
+        return HealthCheckResponse(status: isServing ? .serving : .notServing)
+    }
+}

@@ -1,0 +1,113 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Structured log lines in logfmt on stderr, one line per event:
+/// `ts=2026-11-30T08:00:00.123Z level=info event=listening address=127.0.0.1:7411`.
+public struct Logger: Sendable {
+    /// Severity, in increasing order.
+    public enum Level: Int, Comparable, Sendable, CaseIterable {
+        case debug, info, warn, error
+
+        public var name: String { ["debug", "info", "warn", "error"][rawValue] }
+
+        public init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    public let minimumLevel: Level
+    private let fd: Int32
+
+    /// A logger writing to `fd` (stderr by default) every event at `minimumLevel` or above.
+    public init(minimumLevel: Level = .info, fd: Int32 = 2) {
+        self.minimumLevel = minimumLevel
+        self.fd = fd
+    }
+
+    /// True when events at `level` are written.
+    public func enabled(_ level: Level) -> Bool { level >= minimumLevel }
+
+    public func debug(_ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible> = [:]) {
+        log(.debug, event, fields)
+    }
+
+    public func info(_ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible> = [:]) {
+        log(.info, event, fields)
+    }
+
+    public func warn(_ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible> = [:]) {
+        log(.warn, event, fields)
+    }
+
+    public func error(_ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible> = [:]) {
+        log(.error, event, fields)
+    }
+
+    /// Writes one line with a single write(2), so lines from threads never interleave.
+    public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible>) {
+        guard enabled(level) else { return }
+        var line = "ts=\(Self.timestamp()) level=\(level.name) event=\(Self.quoted(event))"
+        for (key, value) in fields {
+            line += " \(key)=\(Self.quoted(value.description))"
+        }
+        line += "\n"
+        Self.writeRaw(line, fd: fd)
+    }
+
+    /// Writes `text` to `fd` completely (retrying short writes), with no formatting.
+    public static func writeRaw(_ text: String, fd: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { break }
+            offset += written
+        }
+    }
+
+    /// A logfmt value: bare when safe, else double-quoted with escapes.
+    static func quoted(_ value: String) -> String {
+        let needsQuotes = value.isEmpty || value.unicodeScalars.contains { scalar in
+            scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
+        }
+        guard needsQuotes else { return value }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// Now as RFC 3339 UTC with milliseconds.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
+            + "\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+    }
+}

@@ -1,0 +1,92 @@
+import LarderAPI
+import LarderStore
+import LarderWire
+
+/// Maps full method names to handlers, built from the generated service descriptors.
+///
+/// Handlers are registered with typed `RPCMethod`s (which check their Swift
+/// types against the descriptor's input and output), and `validate(serving:)`
+/// refuses to start a server for which some method of a served service has no
+/// handler, so proto/ and the server cannot drift apart.
+struct Router: Sendable {
+    private(set) var handlers: [String: MethodHandler] = [:]
+    private let store: any Store
+
+    init(store: any Store) {
+        self.store = store
+    }
+
+    /// The handler for a full method name.
+    func handler(for path: String) -> MethodHandler? { handlers[path] }
+
+    /// Fails when a method of `services` has no handler, or a handler serves no listed method.
+    func validate(serving services: [ServiceDescriptor]) throws(RPCError) {
+        var expected = Set<String>()
+        for service in services {
+            for method in service.methods {
+                expected.insert(method.path)
+                if handlers[method.path] == nil {
+                    throw RPCError.internalError("no handler for \(method.path), declared in proto/")
+                }
+            }
+        }
+        if let stray = handlers.keys.first(where: { !expected.contains($0) }) {
+            throw RPCError.internalError("handler for \(stray), which no served service declares")
+        }
+    }
+
+    /// A method answered on the event loop itself: no database, microseconds.
+    mutating func inline<Request, Response>(
+        _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
+        _ operation: @escaping @Sendable (Request, CallContext) throws(RPCError) -> Response
+    ) {
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic) { payload, context, respond in
+            respond(Result { () throws(RPCError) -> [UInt8] in
+                let request = try ProtoCodec.decode(Request.self, from: payload)
+                return ProtoCodec.encode(try operation(request, context))
+            })
+        }
+    }
+
+    /// A method that reads: runs on a reader connection.
+    mutating func read<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Response
+    ) {
+        let store = self.store
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false) { payload, context, respond in
+            let request: Request
+            do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            store.read({ reader throws(RPCError) in
+                try context.checkDeadline()
+                let encoded = ProtoCodec.encode(try operation(request, reader))
+                try context.checkDeadline()
+                return encoded
+            }, completion: respond)
+        }
+    }
+
+    /// A method that writes: runs on the writer, group-committed; the reply
+    /// goes out only after the transaction holding it has committed.
+    mutating func write<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
+    ) {
+        let store = self.store
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false) { payload, context, respond in
+            let request: Request
+            do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            store.write({ writer throws(RPCError) in
+                // A queued call whose deadline already passed is not executed.
+                try context.checkDeadline()
+                return ProtoCodec.encode(try operation(request, writer))
+            }, completion: { result in
+                if case .success = result, MonotonicClock.nanoseconds() >= context.deadline ?? .max {
+                    respond(.failure(RPCError(.deadlineExceeded, "deadline of \(context.method) exceeded")))
+                } else {
+                    respond(result)
+                }
+            })
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import LarderReactor
+import LarderWire
+
+/// Parses `larder-server` flags and their environment variables into a configuration.
+///
+/// Every flag `--some-flag` can also be set with `LARDER_SOME_FLAG`; a flag on
+/// the command line wins over the environment.
+public enum ServerCommandLine {
+    /// What the command line asked for.
+    public enum Action: Sendable {
+        case serve(ServerConfiguration)
+        case help
+        case version
+    }
+
+    /// One flag: its name, value placeholder (nil for a switch), help text and how it applies.
+    struct Option: Sendable {
+        let name: String
+        let value: String?
+        let help: String
+        let apply: @Sendable (inout ServerConfiguration, String) throws(UsageError) -> Void
+
+        var environmentName: String {
+            "LARDER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+        }
+    }
+
+    /// A command-line mistake, printed with a pointer to --help.
+    public struct UsageError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static let options: [Option] = [
+        Option(name: "listen", value: "HOST:PORT",
+               help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port)") { config, value throws(UsageError) in
+            guard let address = SocketAddress(parsing: value) else { throw UsageError("--listen: expected HOST:PORT, got \"\(value)\"") }
+            config.listen = address
+        },
+        Option(name: "db", value: "PATH", help: "SQLite database file, created when missing (default ./larder.sqlite)") { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--db: expected a path") }
+            config.databasePath = value
+        },
+        Option(name: "durability", value: "full|normal",
+               help: "full: fsync every commit before replying OK (default); normal: sync the WAL at checkpoints") { config, value throws(UsageError) in
+            guard let durability = ServerConfiguration.Durability(rawValue: value) else {
+                throw UsageError("--durability: expected full or normal, got \"\(value)\"")
+            }
+            config.durability = durability
+        },
+        Option(name: "no-seed", value: nil, help: "do not fill a new database with the default groups, categories and locations") { config, value throws(UsageError) in
+            config.seed = !(try parseSwitch(value, flag: "no-seed"))
+        },
+        Option(name: "readers", value: "N", help: "reader connections (threads) for read calls (default 2)") { config, value throws(UsageError) in
+            config.readerCount = try parseInt(value, flag: "readers", range: 1...64)
+        },
+        Option(name: "max-frame-bytes", value: "N", help: "largest frame a client may send (default 4194304)") { config, value throws(UsageError) in
+            config.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: 64...(1 << 30))
+        },
+        Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused (default 10000)") { config, value throws(UsageError) in
+            config.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)
+        },
+        Option(name: "max-calls-per-connection", value: "N",
+               help: "calls in flight per connection; extra calls get RESOURCE_EXHAUSTED (default 1024)") { config, value throws(UsageError) in
+            config.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
+        },
+        Option(name: "max-output-bytes", value: "N",
+               help: "reply bytes buffered per connection before the server stops reading from it (default 8388608)") { config, value throws(UsageError) in
+            config.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
+        },
+        Option(name: "idle-timeout", value: "SECONDS",
+               help: "close connections silent this long with no call in flight; 0 = never (default 300)") { config, value throws(UsageError) in
+            config.idleTimeoutSeconds = try parseInt(value, flag: "idle-timeout", range: 0...86_400)
+        },
+        Option(name: "frame-timeout", value: "SECONDS",
+               help: "time a client may take to finish a frame it started (default 10)") { config, value throws(UsageError) in
+            config.frameTimeoutSeconds = try parseInt(value, flag: "frame-timeout", range: 1...3_600)
+        },
+        Option(name: "drain-timeout", value: "SECONDS",
+               help: "on SIGTERM/SIGINT, time to finish calls in flight before exiting (default 10)") { config, value throws(UsageError) in
+            config.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
+        },
+        Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
+            guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
+            config.logLevel = level
+        },
+        Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
+            config.accessLog = try parseSwitch(value, flag: "access-log")
+        },
+    ]
+
+    /// Parses `arguments` (without the program name) over `environment`.
+    public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Action {
+        var configuration = ServerConfiguration()
+        for option in options {
+            if let value = environment[option.environmentName] { try option.apply(&configuration, value) }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" { return .help }
+            if argument == "--version" { return .version }
+            guard argument.hasPrefix("--") else { throw UsageError("unexpected argument \"\(argument)\"") }
+            var name = String(argument.dropFirst(2))
+            var value: String?
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = options.first(where: { $0.name == name }) else {
+                throw UsageError("unknown flag --\(name)")
+            }
+            if option.value == nil {
+                try option.apply(&configuration, value ?? "true")
+                continue
+            }
+            if value == nil {
+                guard index < arguments.count else { throw UsageError("--\(name) needs a value (\(option.value ?? ""))") }
+                value = arguments[index]
+                index += 1
+            }
+            try option.apply(&configuration, value ?? "")
+        }
+        return .serve(configuration)
+    }
+
+    /// The `--help` text, generated from the same table the parser uses.
+    public static var helpText: String {
+        var text = """
+        larder-server — the Larder RPC server (length-prefixed protobuf over TCP, SQLite storage)
+
+        USAGE: larder-server [--listen HOST:PORT] [--db PATH] [options]
+
+        OPTIONS (each also settable through the environment variable shown):
+
+        """
+        for option in options {
+            let flag = "--\(option.name)" + (option.value.map { " \($0)" } ?? "")
+            text += "  \(flag)\n      \(option.help)\n      env: \(option.environmentName)\n"
+        }
+        text += """
+          --help, -h
+              show this help
+          --version
+              show the version
+
+        SIGNALS: SIGTERM or SIGINT drain gracefully (health turns NOT_SERVING, new calls get
+        UNAVAILABLE, calls in flight finish, the database is checkpointed and closed), exit 0.
+
+        """
+        return text
+    }
+
+    static func parseInt(_ value: String, flag: String, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw UsageError("--\(flag): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(value)\"")
+        }
+        return number
+    }
+
+    static func parseSwitch(_ value: String, flag: String) throws(UsageError) -> Bool {
+        switch value.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off", "": return false
+        default: throw UsageError("--\(flag): expected true or false, got \"\(value)\"")
+        }
+    }
+}

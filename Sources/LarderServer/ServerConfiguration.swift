@@ -1,0 +1,44 @@
+import LarderReactor
+import LarderWire
+
+/// Everything `larder-server` can be told, with the defaults.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on; loopback by default.
+    public var listen = SocketAddress(host: "127.0.0.1", port: 7411)
+    /// SQLite file path (created when missing).
+    public var databasePath = "./larder.sqlite"
+    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints.
+    public var durability = Durability.full
+    /// Fill a new database with the default groups, categories and locations.
+    public var seed = true
+    /// Reader connections (threads) for read calls.
+    public var readerCount = 2
+    /// Largest frame a peer may send.
+    public var maxFrameBytes = Frame.defaultMaxSize
+    /// Open connections beyond which new ones are refused.
+    public var maxConnections = 10_000
+    /// Calls in flight on one connection beyond which extra calls get RESOURCE_EXHAUSTED.
+    public var maxCallsPerConnection = 1024
+    /// Bytes of replies buffered for one connection beyond which the server stops reading from it.
+    public var maxBufferedOutputBytes = 8 * 1024 * 1024
+    /// Seconds a connection may stay silent with no call in flight before it is closed; 0 = never.
+    public var idleTimeoutSeconds = 300
+    /// Seconds a peer may take to finish a frame it has started.
+    public var frameTimeoutSeconds = 10
+    /// Seconds to finish calls in flight on shutdown.
+    public var drainTimeoutSeconds = 10
+    /// Minimum level of log lines.
+    public var logLevel = Logger.Level.info
+    /// Log every call (method, status, duration) at info level.
+    public var accessLog = false
+
+    public init() {}
+
+    /// How hard a commit tries to reach the disk before the OK goes out.
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `PRAGMA synchronous=FULL`: fsync on every commit.
+        case full
+        /// `PRAGMA synchronous=NORMAL`: WAL synced at checkpoints; an OS crash may lose the last commits.
+        case normal
+    }
+}

@@ -1,0 +1,58 @@
+import Dispatch
+import LarderSQLite
+import LarderStore
+import LarderWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `larder-server` program: parse flags, open the store, serve until a signal.
+public enum ServerMain {
+    public static let version = "0.1.0"
+
+    /// Runs the server; returns the process exit code.
+    public static func run(arguments: [String], environment: [String: String]) -> Int32 {
+        let configuration: ServerConfiguration
+        do {
+            switch try ServerCommandLine.parse(arguments, environment: environment) {
+            case .help:
+                Logger.writeRaw(ServerCommandLine.helpText, fd: 1)
+                return 0
+            case .version:
+                Logger.writeRaw("larder-server \(version)\n", fd: 1)
+                return 0
+            case .serve(let parsed):
+                configuration = parsed
+            }
+        } catch {
+            Logger.writeRaw("larder-server: \(error.description)\nRun larder-server --help for usage.\n", fd: 2)
+            return 2
+        }
+        let logger = Logger(minimumLevel: configuration.logLevel)
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
+                durability: configuration.durability == .full ? .full : .normal,
+                seed: configuration.seed, readerCount: configuration.readerCount))
+        } catch {
+            logger.error("database_open_failed", ["db": configuration.databasePath, "error": error.description])
+            return 1
+        }
+        logger.info("database_opened", ["db": configuration.databasePath, "durability": configuration.durability.rawValue])
+        let server: Server
+        do {
+            server = try Server(configuration: configuration, store: store, logger: logger)
+        } catch {
+            logger.error("start_failed", ["error": error.description])
+            store.close()
+            return 1
+        }
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { signal in
+            logger.info("signal", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"])
+            server.shutdown()
+        }
+        server.run()
+        signals.cancel()
+        return 0
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+@Suite("Server lifecycle")
+struct LifecycleEndToEndTests {
+    @Test func dataSurvivesRestartAndDefaultsAreNotReseeded() async throws {
+        let server = try ServerProcess()
+        var client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        let kitchen = try #require(try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            .locations.first { $0.name == "廚房" })
+        _ = try await client.call(LocationMethods.deleteLocation, DeleteLocationRequest(id: kitchen.id))
+        let meal = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
+            mealRecord: MealRecord(name: "拉麵", calories: 700, category: .dinner)))
+        client.close()
+        #expect(server.stop() == 0, "SIGTERM exits 0")
+        #expect(server.stderr.contains("event=stopped"))
+
+        try server.start()
+        client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close(); server.stop() }
+        let names = try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name)
+        #expect(Set(names) == ["客廳", "臥室", "浴室"], "a deleted default stays deleted")
+        #expect(try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id)) == meal)
+    }
+
+    @Test func sigtermFinishesCallsInFlightAndRefusesNewConnections() async throws {
+        let server = try ServerProcess()
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close() }
+        let writes = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<100 {
+                    group.addTask {
+                        do {
+                            return try await client.call(LocationMethods.createLocation, CreateLocationRequest(
+                                location: Location(name: "S\(index)", colorHex: "#123456"))).name
+                        } catch let error as RPCError where error.code == .unavailable {
+                            return ""
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { if !$1.isEmpty { $0.append($1) } }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let status = server.stop()
+        let acknowledged = try await writes.value
+        #expect(status == 0)
+        #expect(server.stderr.contains("event=draining"))
+        // Every acknowledged write is in the database after the restart.
+        try server.start()
+        defer { server.stop() }
+        let again = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { again.close() }
+        let stored = Set(try await again.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name))
+        #expect(Set(acknowledged).isSubset(of: stored))
+    }
+
+    @Test func unreachableServerIsUnavailable() async throws {
+        let server = try ServerProcess()
+        let port = server.port
+        server.stop()
+        do {
+            _ = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port))
+            Issue.record("connecting to a stopped server must fail")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("127.0.0.1:\(port)"))
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import LarderWire
+
+/// A plain blocking TCP socket for speaking raw bytes to the server: garbage,
+/// truncated frames, hand-built envelopes.
+final class RawConnection {
+    let fd: Int32
+    private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024)
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else { close(fd); throw RPCError.unavailable("connect failed: errno \(errno)") }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    /// Sends one framed request envelope.
+    func send(_ envelope: RequestEnvelope) { send(Frame.encode(envelope)) }
+
+    /// The next reply, or nil at end of stream / timeout.
+    func receive() -> ResponseEnvelope? {
+        while true {
+            if let body = try? decoder.next() {
+                return try? ProtoCodec.decode(ResponseEnvelope.self, from: body)
+            }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return nil }
+            decoder.append(Array(buffer[0..<count]))
+        }
+    }
+
+    /// True when the server closed the connection (reads hit end of stream) within the receive timeout.
+    func isClosedByServer() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// A real `larder-server` process on an ephemeral loopback port with a
+/// temporary database, for end-to-end tests.
+final class ServerProcess: @unchecked Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case binaryNotFound(String)
+        case didNotStart(String)
+        var description: String {
+            switch self {
+            case .binaryNotFound(let path): return "larder-server not found at \(path); run swift build first"
+            case .didNotStart(let log): return "larder-server did not start:\n\(log)"
+            }
+        }
+    }
+
+    let directory: URL
+    let databasePath: String
+    private(set) var port: UInt16 = 0
+    private var process: Process?
+    private let log = Mutex<String>("")
+    private let extraArguments: [String]
+
+    var address: String { "127.0.0.1:\(port)" }
+
+    /// Everything the server wrote to stderr so far.
+    var stderr: String { log.withLock { $0 } }
+
+    /// Starts a server on a fresh temp database (or `databasePath` to reuse one).
+    init(arguments: [String] = [], databasePath: String? = nil) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.databasePath = databasePath ?? directory.appendingPathComponent("larder.sqlite").path
+        self.extraArguments = arguments
+        try start()
+    }
+
+    /// The directory holding the test binaries, where SwiftPM also puts larder-server and larder.
+    static var binDirectory: URL {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = executable.deletingLastPathComponent()
+        while directory.path != "/" {
+            if FileManager.default.fileExists(atPath: directory.appendingPathComponent("larder-server").path) {
+                return directory
+            }
+            directory = directory.deletingLastPathComponent()
+        }
+        return executable.deletingLastPathComponent()
+    }
+
+    static func binary(_ name: String) throws -> URL {
+        let url = binDirectory.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw Failure.binaryNotFound(url.path) }
+        return url
+    }
+
+    /// (Re)starts the server on the same database, on a new ephemeral port.
+    func start() throws {
+        let process = Process()
+        process.executableURL = try Self.binary("larder-server")
+        process.arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = FileHandle.nullDevice
+        log.withLock { $0 = "" }
+        let started = DispatchSemaphore(value: 0)
+        let portFound = Mutex<UInt16?>(nil)
+        pipe.fileHandleForReading.readabilityHandler = { [log] handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                started.signal()
+                return
+            }
+            let text = log.withLock { text -> String in
+                text += String(decoding: data, as: UTF8.self)
+                return text
+            }
+            if portFound.withLock({ $0 }) == nil, let port = Self.listeningPort(in: text) {
+                portFound.withLock { $0 = port }
+                started.signal()
+            }
+        }
+        try process.run()
+        self.process = process
+        _ = started.wait(timeout: .now() + 20)
+        guard let port = portFound.withLock({ $0 }) else {
+            process.terminate()
+            throw Failure.didNotStart(stderr)
+        }
+        self.port = port
+    }
+
+    static func listeningPort(in log: String) -> UInt16? {
+        for line in log.split(separator: "\n") where line.contains("event=listening") {
+            guard let range = line.range(of: "address=127.0.0.1:") else { continue }
+            let digits = line[range.upperBound...].prefix { $0.isNumber }
+            return UInt16(digits)
+        }
+        return nil
+    }
+
+    /// Sends SIGTERM and waits for exit; returns the exit status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
+        process.terminate()
+        return waitForExit(process)
+    }
+
+    /// Sends SIGKILL and waits.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        _ = waitForExit(process)
+    }
+
+    var processIdentifier: Int32 { process?.processIdentifier ?? 0 }
+
+    private func waitForExit(_ process: Process) -> Int32 {
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
