@@ -136,19 +136,15 @@ final class LoadLoop: @unchecked Sendable {
             pollFDs[position].revents = 0
         }
         let remaining = wake > now ? wake - now : 0
-        // poll() counts in milliseconds: sleep whole ms in poll, the sub-ms rest in short naps.
-        let timeout = Int32(remaining / 1_000_000)
+        // poll() counts whole milliseconds; a shorter wait goes through select()'s microseconds.
+        let precise = remaining > 0 && remaining < 1_000_000 && PreciseWait.supports(pollFDs)
         while true {
-            let ready = poll(&pollFDs, nfds_t(pollFDs.count), timeout)
-            if ready >= 0 {
-                if ready == 0 && timeout == 0 && remaining > 0 {
-                    var nap = timespec(tv_sec: 0, tv_nsec: Int(min(remaining, 50_000)))
-                    nanosleep(&nap, nil)
-                }
-                return true
-            }
+            let ready = precise
+                ? PreciseWait.wait(&pollFDs, microseconds: Int(max(1, remaining / 1000)))
+                : poll(&pollFDs, nfds_t(pollFDs.count), Int32(remaining / 1_000_000))
+            if ready >= 0 { return true }
             if errno == EINTR { continue }
-            connectionFailures.append("poll failed: \(TCPSocket.errnoText(errno))")
+            connectionFailures.append("waiting for sockets failed: \(TCPSocket.errnoText(errno))")
             return false
         }
     }
