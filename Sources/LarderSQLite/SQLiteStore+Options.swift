@@ -22,15 +22,26 @@ extension SQLiteStore {
         public var readOnly: Bool
         /// The most writes committed together in one transaction.
         public var maxWriteBatch: Int
+        /// The page cache of each connection, in KiB.
+        public var cacheKilobytes: Int
+        /// How much of the file each connection maps into memory for reading (0 = none).
+        public var mmapBytes: Int
+        /// WAL size, in pages, after which a background checkpoint runs.
+        public var checkpointPages: Int32
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
-                    busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512) {
+                    busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
+                    cacheKilobytes: Int = 32 * 1024, mmapBytes: Int = 256 * 1024 * 1024,
+                    checkpointPages: Int32 = 4000) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.readOnly = readOnly
             self.maxWriteBatch = maxWriteBatch
+            self.cacheKilobytes = cacheKilobytes
+            self.mmapBytes = mmapBytes
+            self.checkpointPages = checkpointPages
         }
     }
 }

@@ -12,7 +12,26 @@ import Testing
         ("bad\u{0}name", "location.name must not contain control characters"),
         ("tab\tinside", "location.name must not contain control characters"),
         ("esc\u{1B}", "location.name must not contain control characters"),
+        ("del\u{7F}", "location.name must not contain control characters"),
+        ("\u{1F}lead", "location.name must not contain control characters"),
+        ("c1\u{85}inside", "location.name must not contain control characters"),
+        ("\u{3000}\u{3000}", "location.name is required"),
     ]
+
+    static let trimmedNames: [(String, String)] = [
+        ("plain", "plain"), (" padded ", "padded"), ("\r\nlines\n", "lines"), ("\u{3000}客廳\u{3000}", "客廳"),
+        ("\u{85}next line", "next line"), ("a b", "a b"), ("e\u{301}", "e\u{301}"),
+    ]
+
+    @Test(arguments: trimmedNames)
+    func namesAreTrimmed(raw: String, stored: String) throws {
+        let db = try TestDatabase()
+        let location = try db.write(Operations.createLocation,
+                                    CreateLocationRequest(location: Location(name: raw, colorHex: "#000000")))
+        #expect(Array(location.name.utf8) == Array(stored.utf8))
+        #expect(Array(try db.read(Operations.getLocation, GetLocationRequest(id: location.id)).name.utf8)
+            == Array(stored.utf8))
+    }
 
     @Test(arguments: badNames)
     func badLocationNamesAreRejected(name: String, message: String) throws {

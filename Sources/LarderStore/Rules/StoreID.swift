@@ -1,16 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Entity ids: lowercase UUID strings.
 public enum StoreID {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A new random (version 4) UUID in lower case.
     public static func generate() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
         var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64(index)))
-            bytes[index + 8] = UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64(index)))
+        bytes.withUnsafeMutableBytes { buffer in
+            // The kernel's CSPRNG through glibc's buffered generator: no syscall per id.
+            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
         }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
@@ -20,13 +23,28 @@ public enum StoreID {
     /// The canonical lower-case form of `text` when it is a UUID
     /// (8-4-4-4-12 hex digits, any case), else nil.
     public static func normalized(_ text: String) -> String? {
-        guard let bytes = parse(text) else { return nil }
-        return format(bytes)
+        var text = text
+        var hasUpper = false
+        let valid = text.withUTF8 { utf8 -> Bool in
+            guard utf8.count == 36 else { return false }
+            for offset in 0..<36 {
+                let char = utf8[offset]
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard char == UInt8(ascii: "-") else { return false }
+                } else {
+                    guard hexValue(char) != nil else { return false }
+                    if char >= UInt8(ascii: "A") && char <= UInt8(ascii: "F") { hasUpper = true }
+                }
+            }
+            return true
+        }
+        guard valid else { return nil }
+        return hasUpper ? text.lowercased() : text
     }
 
     /// The 16 bytes of a UUID string, or nil when it is not one.
     static func parse(_ text: String) -> [UInt8]? {
-        let utf8 = text.utf8
+        let utf8 = Array(text.utf8)
         guard utf8.count == 36 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(16)

@@ -13,6 +13,19 @@ enum Validation {
 
     /// A name trimmed of whitespace and newlines: 1-100 characters, no control characters.
     static func name(_ raw: String, field: String) throws(RPCError) -> String {
+        if let ascii = asciiName(raw) {
+            switch ascii {
+            case .valid(let count):
+                guard count <= maxNameLength else {
+                    throw RPCError.invalidArgument(
+                        "\(field) must be at most \(maxNameLength) characters after trimming, got \(count)")
+                }
+                return raw
+            case .empty: throw RPCError.invalidArgument("\(field) is required")
+            case .control: throw RPCError.invalidArgument("\(field) must not contain control characters")
+            case .needsTrim: break
+            }
+        }
         let scalars = raw.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else {
@@ -28,6 +41,26 @@ enum Validation {
                 "\(field) must be at most \(maxNameLength) characters after trimming, got \(count)")
         }
         return trimmed
+    }
+
+    private enum ASCIIName {
+        case valid(count: Int), empty, control, needsTrim
+    }
+
+    /// The quick verdict on a printable-ASCII name without surrounding spaces;
+    /// nil when it holds other characters and needs the full Unicode rules.
+    private static func asciiName(_ raw: String) -> ASCIIName? {
+        var raw = raw
+        return raw.withUTF8 { utf8 -> ASCIIName? in
+            guard let first = utf8.first, let last = utf8.last else { return .empty }
+            var control = false
+            for byte in utf8 {
+                if byte >= 0x80 { return nil }
+                if byte < 0x20 || byte == 0x7F { control = true }
+            }
+            if first == 0x20 || last == 0x20 || first < 0x20 || last < 0x20 { return .needsTrim }
+            return control ? .control : .valid(count: utf8.count)
+        }
     }
 
     /// `#RRGGBB` in any case, returned upper case.
