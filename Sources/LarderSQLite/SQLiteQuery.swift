@@ -16,9 +16,10 @@ enum SQLiteQuery: Int, CaseIterable {
     private static let itemCategoryColumns = "id, name, icon_name, category_group_id, create_time_ms, update_time_ms"
     private static let mealColumns = "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms"
     private static let mealOrder = " ORDER BY eaten_at_ms DESC, id DESC LIMIT ?3"
-    /// Rows strictly after the cursor (?4, ?5) in (eaten_at_ms desc, id desc) order,
-    /// written so the index range on eaten_at_ms still applies.
-    private static let afterCursor = " AND eaten_at_ms <= ?4 AND (eaten_at_ms < ?4 OR id < ?5)"
+    /// Rows strictly after the cursor (?4, ?5) in (eaten_at_ms desc, id desc) order.
+    /// The caller also lowers the exclusive bound ?2 to at most ?4 + 1, so the index
+    /// range itself starts at the cursor (one upper bound, not two for SQLite to pick from).
+    private static let afterCursor = " AND (eaten_at_ms < ?4 OR id < ?5)"
 
     var sql: String {
         switch self {

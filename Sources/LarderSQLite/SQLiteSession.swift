@@ -192,11 +192,14 @@ extension SQLiteSession {
         }
         return try all(statement, bind: { s throws(SQLiteError) in
             try s.bind(query.startMilliseconds, at: 1)
-            try s.bind(query.endMilliseconds, at: 2)
             try s.bind(Int64(query.limit), at: 3)
             if let after = query.after {
+                let (bound, overflow) = after.eatenAtMilliseconds.addingReportingOverflow(1)
+                try s.bind(overflow ? query.endMilliseconds : min(query.endMilliseconds, bound), at: 2)
                 try s.bind(after.eatenAtMilliseconds, at: 4)
                 try s.bind(after.id, at: 5)
+            } else {
+                try s.bind(query.endMilliseconds, at: 2)
             }
             if let category = query.category { try s.bind(Int64(category.rawValue), at: 6) }
         }, Self.meal)

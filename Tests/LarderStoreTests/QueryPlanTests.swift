@@ -1,0 +1,33 @@
+import CSQLite
+@testable import LarderSQLite
+import Testing
+
+/// Every query the SQLite backend runs is served by an index: no full-table
+/// scans for lookups, pages or summaries, and no sorting in a temporary B-tree.
+@Suite struct QueryPlanTests {
+    static let selects = SQLiteQuery.allCases.filter { $0.sql.hasPrefix("SELECT") }
+    /// Whole-table listings may walk an index from start to end.
+    static let fullListings: Set<SQLiteQuery> = [.locations, .groups, .itemCategories]
+
+    @Test(arguments: selects)
+    func queryUsesAnIndex(query: SQLiteQuery) throws {
+        let db = try TestDatabase()
+        let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READONLY)
+        let statement = try connection.prepare("EXPLAIN QUERY PLAN " + query.sql)
+        var plan: [String] = []
+        while try statement.step() { plan.append(statement.string(at: 3)) }
+        // The summary groups by a computed local day: a small temporary B-tree of
+        // (day, category) groups, never a sort of the rows themselves.
+        if query == .mealSummary {
+            #expect(plan.contains("USE TEMP B-TREE FOR GROUP BY"), "\(plan)")
+            plan.removeAll { $0 == "USE TEMP B-TREE FOR GROUP BY" }
+        }
+        #expect(!plan.isEmpty)
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(query) sorts: \(plan)")
+        if Self.fullListings.contains(query) {
+            #expect(plan.allSatisfy { $0.contains("INDEX") }, "\(query): \(plan)")
+        } else {
+            #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "\(query) scans: \(plan)")
+        }
+    }
+}
