@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${LARDER_VENV:-.venv}
 
+scripts/install-deps.sh
+
 echo "== generated code matches proto/" >&2
 scripts/gen-proto.sh --check
 clients/python/scripts/generate.sh --check

@@ -16,7 +16,7 @@ struct LifecycleEndToEndTests {
             mealRecord: MealRecord(name: "拉麵", calories: 700, category: .dinner)))
         client.close()
         #expect(server.stop() == 0, "SIGTERM exits 0")
-        #expect(server.stderr.contains("event=stopped"))
+        #expect(server.waitForLog("event=stopped"))
 
         try server.start()
         client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
@@ -49,7 +49,7 @@ struct LifecycleEndToEndTests {
         let status = server.stop()
         let acknowledged = try await writes.value
         #expect(status == 0)
-        #expect(server.stderr.contains("event=draining"))
+        #expect(server.waitForLog("event=draining"))
         // Every acknowledged write is in the database after the restart.
         try server.start()
         defer { server.stop() }

@@ -50,7 +50,7 @@ struct LocationEndToEndTests {
     }
 
     @Test func noSeedStartsEmpty() async throws {
-        try await withServer(arguments: ["--no-seed"]) { _, client in
+        try await withServer(arguments: ["--no-seed"]) { _, client async throws in
             #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
             #expect(try await client.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
                 .categoryGroups.isEmpty)

@@ -19,13 +19,23 @@ final class ServerProcess: @unchecked Sendable {
     let databasePath: String
     private(set) var port: UInt16 = 0
     private var process: Process?
-    private let log = Mutex<String>("")
+    private let log = Locked<String>("")
     private let extraArguments: [String]
 
     var address: String { "127.0.0.1:\(port)" }
 
     /// Everything the server wrote to stderr so far.
     var stderr: String { log.withLock { $0 } }
+
+    /// True once the server's stderr contains `text` (waits up to `seconds`).
+    func waitForLog(_ text: String, seconds: Double = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(10_000)
+        }
+        return stderr.contains(text)
+    }
 
     /// Starts a server on a fresh temp database (or `databasePath` to reuse one).
     init(arguments: [String] = [], databasePath: String? = nil) throws {
@@ -65,8 +75,8 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         log.withLock { $0 = "" }
         let started = DispatchSemaphore(value: 0)
-        let portFound = Mutex<UInt16?>(nil)
-        pipe.fileHandleForReading.readabilityHandler = { [log] handle in
+        let portFound = Locked<UInt16?>(nil)
+        pipe.fileHandleForReading.readabilityHandler = { [log, portFound] handle in
             let data = handle.availableData
             if data.isEmpty {
                 handle.readabilityHandler = nil
@@ -132,4 +142,11 @@ final class ServerProcess: @unchecked Sendable {
         }
         try? FileManager.default.removeItem(at: directory)
     }
+}
+
+/// A value behind a mutex, shareable between threads by reference.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout sending Value) -> sending R) -> sending R { mutex.withLock(body) }
 }
