@@ -24,8 +24,12 @@ public enum ServerMain {
             case .serve(let parsed):
                 configuration = parsed
             }
-        } catch {
+            try configuration.validate()
+        } catch let error as ServerCommandLine.UsageError {
             Logger.writeRaw("larder-server: \(error.description)\nRun larder-server --help for usage.\n", fd: 2)
+            return 2
+        } catch {
+            Logger.writeRaw("larder-server: \(error)\n", fd: 2)
             return 2
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
