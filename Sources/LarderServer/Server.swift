@@ -59,14 +59,24 @@ public final class Server: @unchecked Sendable {
     /// The address actually bound (the real port when 0 was asked for).
     public var address: SocketAddress { listener.address }
 
-    /// Serves until `shutdown()` has drained the calls in flight, then closes the store.
-    public func run() {
+    /// Serves until `shutdown()` (or SIGINT/SIGTERM, when `handleSignals`) has
+    /// drained the calls in flight, then closes the store.
+    ///
+    /// With `handleSignals`, the caller must have blocked the signals with
+    /// `SignalSource.block` before starting any thread.
+    public func run(handleSignals: Bool = true) {
+        let signals: SignalSource?
         do {
             try loop.register(listener.fd, for: .readable, handler: ListenerHandler(server: self))
+            signals = handleSignals ? try SignalSource(signals: [SIGINT, SIGTERM], loop: loop) { [self] number in
+                logger.info("signal", ["signal": number == SIGINT ? "SIGINT" : "SIGTERM"])
+                beginDrain()
+            } : nil
         } catch {
             logger.error("listen_failed", ["error": error])
             return
         }
+        defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         for connection in Array(connections.values) { close(connection, reason: "server stopped") }
