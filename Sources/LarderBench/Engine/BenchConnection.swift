@@ -23,8 +23,10 @@ final class BenchConnection {
     var inFlight = 0
     var nextSequence: UInt64 = 1
     var isOpen = true
-    /// Set when the last write did not take everything (wait for POLLOUT).
+    /// Set when the last write did not take everything (wait until writable).
     var wantsWritable = false
+    /// Index among its loop's connections.
+    var position = 0
 
     init(fd: Int32, depth: Int) {
         precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
