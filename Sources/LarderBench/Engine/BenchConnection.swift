@@ -18,6 +18,8 @@ final class BenchConnection {
     var intendedTimes: [UInt64]
     /// Actual send time per slot.
     var sentTimes: [UInt64]
+    /// Workload group per slot (an index into the loop's picker).
+    var groups: [UInt8]
     /// Free slots (open loop).
     var freeSlots: [Int]
     var inFlight = 0
@@ -35,6 +37,7 @@ final class BenchConnection {
         callIDs = [UInt64](repeating: 0, count: depth)
         intendedTimes = [UInt64](repeating: 0, count: depth)
         sentTimes = [UInt64](repeating: 0, count: depth)
+        groups = [UInt8](repeating: 0, count: depth)
         freeSlots = Array((0..<depth).reversed())
     }
 

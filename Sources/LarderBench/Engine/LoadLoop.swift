@@ -29,6 +29,8 @@ final class LoadLoop: @unchecked Sendable {
 
     private var latency = LatencyHistogram()
     private var uncorrectedLatency = LatencyHistogram()
+    /// Per workload of a mix (empty for a single workload).
+    private var groupStats: [WorkloadStats]
     private var codeCounts = [Int](repeating: 0, count: 17)
     private var otherCodes: [Int32: Int] = [:]
     private var firstMessages: [Int32: String] = [:]
@@ -54,6 +56,7 @@ final class LoadLoop: @unchecked Sendable {
         self.progress = progress
         self.templates = templates
         picker = CallPicker(mix: mix, ranges: templates.ranges)
+        groupStats = picker.workloads.count > 1 ? picker.workloads.map { _ in WorkloadStats() } : []
         random = SplitMix64(seed: seed)
         envelopes = .allocate(capacity: templates.envelopes.count)
         _ = envelopes.initialize(from: templates.envelopes)
@@ -138,7 +141,7 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Encodes one call on `slot` into the connection's output buffer.
     private func issue(on connection: BenchConnection, slot: Int, intended: UInt64, now: UInt64) {
-        let template = picker.pick(&random)
+        let (template, group) = picker.pick(&random)
         let callID = connection.makeCallID(slot: slot)
         let envelope = envelopes.baseAddress! + template
         envelope.pointee.call_id = callID
@@ -156,6 +159,7 @@ final class LoadLoop: @unchecked Sendable {
         connection.callIDs[slot] = callID
         connection.intendedTimes[slot] = intended
         connection.sentTimes[slot] = now
+        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
         connection.inFlight += 1
     }
 
@@ -296,7 +300,13 @@ final class LoadLoop: @unchecked Sendable {
                 }
             }
             if measure {
-                latency.record(RateSchedule.correctedLatency(intended: intended, completed: now))
+                let corrected = RateSchedule.correctedLatency(intended: intended, completed: now)
+                latency.record(corrected)
+                if !groupStats.isEmpty {
+                    let group = Int(connection.groups[slot])
+                    groupStats[group].latency.record(corrected)
+                    if code != 0 { groupStats[group].errors += 1 }
+                }
                 if schedule != nil {
                     uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
                 }
@@ -334,6 +344,7 @@ final class LoadLoop: @unchecked Sendable {
         for (code, count) in codeCounts.enumerated() where count > 0 { result.callsByCode[Int32(code)] = count }
         for (code, count) in otherCodes { result.callsByCode[code, default: 0] += count }
         result.firstMessages = firstMessages
+        for (group, stats) in groupStats.enumerated() { result.byWorkload[picker.workloads[group]] = stats }
         result.lostCalls = lostCalls
         result.connectionFailures = connectionFailures
         result.totalCalls = totalCalls
