@@ -70,7 +70,8 @@ let package = Package(
         .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
-                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "larder-server", "larder"],
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderSQLite",
+                                   "larder-server", "larder"],
                     swiftSettings: settings),
     ]
 )
