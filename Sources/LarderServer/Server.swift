@@ -163,10 +163,12 @@ public final class Server: @unchecked Sendable {
     }
 
     private func processFrames(of connection: Connection) {
+        var completedFrame = false
         while !connection.isClosing && !connection.readPaused {
             do {
                 let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
                 if handled == nil { break }
+                completedFrame = true
                 // Replies answered on the loop (errors, health) count against the output cap too.
                 if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
             } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
@@ -177,8 +179,10 @@ public final class Server: @unchecked Sendable {
                 return
             }
         }
-        connection.partialFrameSince = connection.decoder.bufferedByteCount > 0
-            ? (connection.partialFrameSince ?? MonotonicClock.nanoseconds()) : nil
+        // A frame completed, so what is left began arriving just now: a peer that pipelines
+        // without pause (every read ending mid-frame) is not a slow one.
+        connection.partialFrameSince = connection.decoder.bufferedByteCount == 0 ? nil
+            : completedFrame ? MonotonicClock.nanoseconds() : (connection.partialFrameSince ?? MonotonicClock.nanoseconds())
     }
 
     private func rejectOversizedFrame(on connection: Connection, length: UInt32, limit: Int) {
