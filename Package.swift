@@ -26,6 +26,9 @@ let package = Package(
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
+        // The proto3 JSON mapping for every message, driven by the protobuf-c descriptors.
+        .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
         .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
         // The SQLite storage backend.
@@ -49,6 +52,8 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
+                    swiftSettings: settings),
         .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),

@@ -73,6 +73,10 @@ public final class CArena {
         return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// `byteCount` zeroed bytes owned by the arena, for code that lays out C
+    /// structs from their descriptors (the generic JSON converter).
+    public func zeroedBytes(_ byteCount: Int) -> UnsafeMutableRawPointer { allocate(byteCount) }
+
     private func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
         guard let pointer = calloc(1, max(byteCount, 1)) else { fatalError("out of memory") }
         allocations.append(pointer)
