@@ -79,6 +79,7 @@ final class Connection: EventHandler {
             }
             guard case .transferred(let count) = outcome else { break }
             outputOffset += count
+            server.metrics.bytesSent &+= UInt64(count)
             lastActivity = MonotonicClock.nanoseconds()
         }
         if outputOffset == output.count {

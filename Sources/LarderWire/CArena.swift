@@ -65,6 +65,14 @@ public final class CArena {
         return array
     }
 
+    /// A C array holding `values` (a repeated numeric field); nil when empty.
+    public func values<T: BitwiseCopyable>(_ values: [T]) -> UnsafeMutablePointer<T>? {
+        if values.isEmpty { return nil }
+        let array = allocate(MemoryLayout<T>.stride * values.count).bindMemory(to: T.self, capacity: values.count)
+        for (index, value) in values.enumerated() { array[index] = value }
+        return array
+    }
+
     /// A copy of `bytes` as protobuf-c binary data.
     public func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
         if bytes.isEmpty { return ProtobufCBinaryData(len: 0, data: nil) }
