@@ -46,7 +46,8 @@ let package = Package(
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
-        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire"],
+        .target(name: "LarderCLI",
+                dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
                 swiftSettings: settings),
         .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
