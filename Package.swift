@@ -61,7 +61,8 @@ let package = Package(
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
-                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "larder-server", "larder"],
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
+                                   "larder-server", "larder"],
                     swiftSettings: settings),
     ]
 )

@@ -276,7 +276,8 @@ public final class Server: @unchecked Sendable {
 
     /// Why a call may not start now, if it may not.
     private func admissionError(for envelope: RequestEnvelope, on connection: Connection) -> RPCError? {
-        if drainDeadline != nil {
+        // Health checks still run while draining, so connected clients see NOT_SERVING.
+        if drainDeadline != nil && envelope.method != HealthMethods.check.path {
             return RPCError.unavailable("server is shutting down")
         }
         if connection.callsInFlight >= configuration.maxCallsPerConnection {
