@@ -150,7 +150,7 @@ public final class Server: @unchecked Sendable {
                 continue
             }
             connections[connection.id] = connection
-            metrics.connectionsAccepted &+= 1
+            metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
         }
     }
@@ -186,7 +186,7 @@ public final class Server: @unchecked Sendable {
                 return
             case .transferred(let count):
                 connection.lastActivity = MonotonicClock.nanoseconds()
-                metrics.bytesReceived &+= UInt64(count)
+                metrics.received(count)
                 if connection.isClosing { continue }  // discard what a failed peer still sends
                 readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 processFrames(of: connection)
