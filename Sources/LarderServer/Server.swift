@@ -254,6 +254,8 @@ public final class Server: @unchecked Sendable {
             let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
                 ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
                 : "invalid bearer token")
+            logger.warn("unauthenticated", ["conn": connection.id, "call": envelope.callID, "peer": connection.peer,
+                                            "method": envelope.method, "reason": error.message])
             connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
             finishedEarly(context, code: error.code)
             return
@@ -268,6 +270,10 @@ public final class Server: @unchecked Sendable {
         callsInFlight += 1
         let methodIndex = handler.metricsIndex
         handler.invoke(envelope.payload, context) { [self] result in
+            if case .failure(let error) = result, error.code == .internal {
+                logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
+                                             "method": context.method, "status": error.code.name, "error": error.message])
+            }
             reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
                   finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
                                          receivedAt: context.receivedAt))
@@ -291,15 +297,17 @@ public final class Server: @unchecked Sendable {
     private func finishedEarly(_ context: CallContext, code: StatusCode) {
         let index = metrics.index(of: context.method)
         finished(FinishedCall(callID: context.callID, methodIndex: index, code: code, receivedAt: context.receivedAt),
-                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: context.method)
     }
 
-    /// Counts a finished call in the metrics and writes its access-log line.
-    private func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64) {
+    /// Counts a finished call in the metrics and writes its access-log line (with
+    /// `method` as the client sent it, when given: unknown names are counted as `unknown`).
+    private func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64, method: String? = nil) {
         let nanoseconds = now &- call.receivedAt
         metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
         guard configuration.accessLog else { return }
-        logger.info("call", ["conn": connectionID, "call": call.callID, "method": metrics.methodPaths[call.methodIndex],
+        logger.info("call", ["conn": connectionID, "call": call.callID,
+                             "method": method ?? metrics.methodPaths[call.methodIndex],
                              "status": call.code.name, "duration_us": nanoseconds / 1000])
     }
 

@@ -90,7 +90,7 @@ public enum ServerCommandLine {
             config.authTokenFile = value
         },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without --auth-token-file") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.insecure = try parseSwitch(value, flag: "insecure")
         },
         Option(name: "metrics-listen", value: "HOST:PORT",

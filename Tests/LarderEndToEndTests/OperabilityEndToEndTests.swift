@@ -171,6 +171,28 @@ struct OperabilityEndToEndTests {
         }
     }
 
+    @Test func logLinesAreLogfmtWithTimeLevelEventAndConnectionAndCallIDs() async throws {
+        try await withServer(arguments: ["--access-log"]) { server, client in
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            await expectStatus(.notFound) {
+                try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"))
+            }
+            await expectStatus(.unimplemented) { try await client.callRaw(path: "/larder.v1.Nope/Nothing", payload: []) }
+            #expect(server.waitForLog("status=UNIMPLEMENTED"))
+            let lines = server.stderr.split(separator: "\n").map(String.init)
+            let shape = #/^ts=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z level=(debug|info|warn|error) event=[a-z_]+( |$)/#
+            for line in lines { #expect(line.contains(shape), "\(line)") }
+            let calls = lines.filter { $0.contains(" event=call ") }
+            #expect(calls.count == 3)
+            #expect(calls.first?.contains(
+                "level=info event=call conn=1 call=1 method=/larder.v1.LocationService/ListLocations status=OK duration_us=") == true)
+            #expect(calls.dropFirst().first?.contains(
+                "event=call conn=1 call=2 method=/larder.v1.LocationService/GetLocation status=NOT_FOUND duration_us=") == true)
+            #expect(calls.last?.contains("event=call conn=1 call=3 method=/larder.v1.Nope/Nothing status=UNIMPLEMENTED") == true)
+            #expect(lines.contains { $0.contains("level=debug event=connection_opened conn=1 peer=127.0.0.1:") })
+        }
+    }
+
     /// A write held up by a lock on the database keeps the server draining after
     /// SIGTERM; meanwhile health on an open connection says NOT_SERVING and other
     /// calls get UNAVAILABLE. Releasing the lock lets the write finish and the server exit 0.
