@@ -10,7 +10,7 @@ scripts/install-deps.sh
 
 echo "== generated code matches proto/" >&2
 scripts/gen-proto.sh --check
-clients/python/scripts/generate.sh --check
+PYTHON="$PWD/$VENV/bin/python" clients/python/scripts/generate.sh --check
 
 echo "== swift build (warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors
