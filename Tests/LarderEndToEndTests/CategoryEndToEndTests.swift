@@ -65,6 +65,27 @@ struct CategoryEndToEndTests {
                 updateMask: ["category_group_id", "name"]))
             #expect(moved.categoryGroupID == other.id && moved.name == "Crisps" && moved.iconName == chips.iconName)
 
+            let fetched = try await client.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: moved.id))
+            #expect(fetched == moved)
+
+            let recolored = try await client.call(CategoryGroupMethods.updateCategoryGroup, UpdateCategoryGroupRequest(
+                categoryGroup: CategoryGroup(id: snacks.id, colorHex: "#abcdef"), updateMask: ["color_hex"]))
+            #expect(recolored.colorHex == "#ABCDEF" && recolored.name == "零食櫃")
+            await expectStatus(.alreadyExists) {
+                try await client.call(CategoryGroupMethods.updateCategoryGroup, UpdateCategoryGroupRequest(
+                    categoryGroup: CategoryGroup(id: snacks.id, name: "食品"), updateMask: ["name"]))
+            }
+            await expectStatus(.failedPrecondition) {
+                try await client.call(ItemCategoryMethods.updateItemCategory, UpdateItemCategoryRequest(
+                    itemCategory: ItemCategory(id: moved.id, categoryGroupID: "00000000-0000-4000-8000-000000000000"),
+                    updateMask: ["category_group_id"]))
+            }
+            let lone = try await client.call(ItemCategoryMethods.createItemCategory, CreateItemCategoryRequest(
+                itemCategory: ItemCategory(name: "Lone", iconName: "star", categoryGroupID: snacks.id)))
+            _ = try await client.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: lone.id))
+            await expectStatus(.notFound) {
+                try await client.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: lone.id))
+            }
             await expectStatus(.failedPrecondition) {
                 try await client.call(CategoryGroupMethods.deleteCategoryGroup, DeleteCategoryGroupRequest(id: other.id))
             }
@@ -72,6 +93,9 @@ struct CategoryEndToEndTests {
                                       DeleteCategoryGroupRequest(id: other.id, cascade: true))
             await expectStatus(.notFound) {
                 try await client.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: chips.id))
+            }
+            await expectStatus(.notFound) {
+                try await client.call(CategoryGroupMethods.getCategoryGroup, GetCategoryGroupRequest(id: other.id))
             }
             _ = try await client.call(CategoryGroupMethods.deleteCategoryGroup, DeleteCategoryGroupRequest(id: snacks.id))
             await expectStatus(.alreadyExists) {
