@@ -26,6 +26,9 @@ let package = Package(
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
+        // The proto3 JSON mapping for every message, driven by the protobuf-c descriptors.
+        .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
         .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
         // The SQLite storage backend.
@@ -46,19 +49,23 @@ let package = Package(
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
-        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire"],
+        .target(name: "LarderCLI",
+                dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
                 swiftSettings: settings),
         .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
+                    swiftSettings: settings),
         .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
-                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "larder-server", "larder"],
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
+                                   "larder-server", "larder"],
                     swiftSettings: settings),
     ]
 )

@@ -79,6 +79,7 @@ final class Connection: EventHandler {
             }
             guard case .transferred(let count) = outcome else { break }
             outputOffset += count
+            server.metrics.sent(count)
             lastActivity = MonotonicClock.nanoseconds()
         }
         if outputOffset == output.count {

@@ -9,5 +9,7 @@ struct MethodHandler: Sendable {
     let method: MethodDescriptor
     /// True for handlers that need no token even when auth is on (health).
     let isPublic: Bool
+    /// The method's slot in `MetricsRecorder`, set once the router is complete.
+    var metricsIndex = 0
     let invoke: @Sendable (_ payload: [UInt8], _ context: CallContext, _ respond: @escaping Respond) -> Void
 }

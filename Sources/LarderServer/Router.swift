@@ -35,6 +35,11 @@ struct Router: Sendable {
         }
     }
 
+    /// Tags every handler with its method's slot in the metrics (`MetricsRecorder.index(of:)`).
+    mutating func assignMetricsIndices(_ index: (String) -> Int) {
+        for path in Array(handlers.keys) { handlers[path]?.metricsIndex = index(path) }
+    }
+
     /// A method answered on the event loop itself: no database, microseconds.
     mutating func inline<Request, Response>(
         _ method: RPCMethod<Request, Response>, isPublic: Bool = false,

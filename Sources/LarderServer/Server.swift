@@ -2,6 +2,7 @@ import LarderAPI
 import LarderReactor
 import LarderStore
 import LarderWire
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -24,6 +25,9 @@ public final class Server: @unchecked Sendable {
     private let health: HealthStatus
     private let listener: TCPListener
     private let token: BearerToken?
+    /// Calls, latencies, connections and bytes; touched only on the loop thread.
+    let metrics: MetricsRecorder
+    private let metricsHTTP: MetricsHTTPServer?
     private var listening = true
     private var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 1
@@ -36,6 +40,15 @@ public final class Server: @unchecked Sendable {
     private struct PendingReply {
         let connectionID: UInt64
         let bytes: [UInt8]
+        let finished: FinishedCall
+    }
+
+    /// What the metrics and the access log need of a call whose reply is queued.
+    private struct FinishedCall {
+        let callID: UInt64
+        let methodIndex: Int
+        let code: StatusCode
+        let receivedAt: UInt64
     }
 
     /// Binds the listening socket; `run()` starts serving.
@@ -45,7 +58,9 @@ public final class Server: @unchecked Sendable {
         self.logger = logger
         let health = HealthStatus(serviceNames: LarderServices.served.map(\.name))
         self.health = health
-        self.router = try LarderServices.router(store: store, health: health)
+        let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)
+        self.metrics = metrics
+        self.router = try LarderServices.router(store: store, health: health, metrics: metrics)
         self.token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
         try configuration.validate()
         do {
@@ -54,6 +69,19 @@ public final class Server: @unchecked Sendable {
         } catch {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
+        if let metricsAddress = configuration.metricsListen {
+            let loop = self.loop
+            do {
+                metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
+                    Self.snapshot(of: metrics, on: loop).map(PrometheusText.render)
+                }
+            } catch {
+                throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")
+            }
+        } else {
+            metricsHTTP = nil
+        }
+        metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
     }
 
     /// The address actually bound (the real port when 0 was asked for).
@@ -78,6 +106,11 @@ public final class Server: @unchecked Sendable {
         }
         defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
+        if let metricsHTTP {
+            metricsHTTP.start()
+            logger.info("metrics_listening", ["address": metricsHTTP.address])
+        }
+        defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         for connection in Array(connections.values) { close(connection, reason: "server stopped") }
         store.close()
@@ -117,6 +150,7 @@ public final class Server: @unchecked Sendable {
                 continue
             }
             connections[connection.id] = connection
+            metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
         }
     }
@@ -152,6 +186,7 @@ public final class Server: @unchecked Sendable {
                 return
             case .transferred(let count):
                 connection.lastActivity = MonotonicClock.nanoseconds()
+                metrics.received(count)
                 if connection.isClosing { continue }  // discard what a failed peer still sends
                 readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 processFrames(of: connection)
@@ -211,7 +246,7 @@ public final class Server: @unchecked Sendable {
             receivedAt: now)
         if let error = admissionError(for: envelope, on: connection) {
             connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
+            finishedEarly(context, code: error.code)
             return
         }
         let handler = router.handler(for: envelope.method)
@@ -219,27 +254,36 @@ public final class Server: @unchecked Sendable {
             let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
                 ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
                 : "invalid bearer token")
+            logger.warn("unauthenticated", ["conn": connection.id, "call": envelope.callID, "peer": connection.peer,
+                                            "method": envelope.method, "reason": error.message])
             connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
+            finishedEarly(context, code: error.code)
             return
         }
         guard let handler else {
             let error = RPCError(.unimplemented, "unknown method \"\(envelope.method)\"")
             connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
+            finishedEarly(context, code: error.code)
             return
         }
         connection.callsInFlight += 1
         callsInFlight += 1
+        let methodIndex = handler.metricsIndex
         handler.invoke(envelope.payload, context) { [self] result in
-            reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID)
-            accessLog(context, code: result.statusCode)
+            if case .failure(let error) = result, error.code == .internal {
+                logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
+                                             "method": context.method, "status": error.code.name, "error": error.message])
+            }
+            reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
+                  finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                                         receivedAt: context.receivedAt))
         }
     }
 
     /// Why a call may not start now, if it may not.
     private func admissionError(for envelope: RequestEnvelope, on connection: Connection) -> RPCError? {
-        if drainDeadline != nil {
+        // Health checks still run while draining, so connected clients see NOT_SERVING.
+        if drainDeadline != nil && envelope.method != HealthMethods.check.path {
             return RPCError.unavailable("server is shutting down")
         }
         if connection.callsInFlight >= configuration.maxCallsPerConnection {
@@ -249,19 +293,44 @@ public final class Server: @unchecked Sendable {
         return nil
     }
 
-    private func accessLog(_ context: CallContext, code: StatusCode) {
+    /// Counts (and access-logs) a call answered on the loop without reaching its handler.
+    private func finishedEarly(_ context: CallContext, code: StatusCode) {
+        let index = metrics.index(of: context.method)
+        finished(FinishedCall(callID: context.callID, methodIndex: index, code: code, receivedAt: context.receivedAt),
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: context.method)
+    }
+
+    /// Counts a finished call in the metrics and writes its access-log line (with
+    /// `method` as the client sent it, when given: unknown names are counted as `unknown`).
+    private func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64, method: String? = nil) {
+        let nanoseconds = now &- call.receivedAt
+        metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
         guard configuration.accessLog else { return }
-        let micros = (MonotonicClock.nanoseconds() - context.receivedAt) / 1000
-        logger.info("call", ["conn": context.connectionID, "call": context.callID, "method": context.method,
-                             "status": code.name, "duration_us": micros])
+        logger.info("call", ["conn": connectionID, "call": call.callID,
+                             "method": method ?? metrics.methodPaths[call.methodIndex],
+                             "status": call.code.name, "duration_us": nanoseconds / 1000])
+    }
+
+    /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
+    /// nil when the loop does not answer within 2 seconds.
+    private static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
+        let result = Mutex<Metrics?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            let snapshot = metrics.snapshot()
+            result.withLock { $0 = snapshot }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 2) == .success else { return nil }
+        return result.withLock { $0 }
     }
 
     // MARK: - Writing replies
 
     /// Queues a framed reply from any thread; the loop writes it on its next turn.
-    private func reply(_ bytes: [UInt8], to connectionID: UInt64) {
+    private func reply(_ bytes: [UInt8], to connectionID: UInt64, finished: FinishedCall) {
         let wasEmpty = replies.withLock { pending in
-            pending.append(PendingReply(connectionID: connectionID, bytes: bytes))
+            pending.append(PendingReply(connectionID: connectionID, bytes: bytes, finished: finished))
             return pending.count == 1
         }
         if wasEmpty { loop.execute { [self] in deliverReplies() } }
@@ -272,8 +341,10 @@ public final class Server: @unchecked Sendable {
         var batch: [PendingReply] = []
         replies.withLock { swap(&batch, &$0) }
         var touched: [Connection] = []
+        let now = MonotonicClock.nanoseconds()
         for reply in batch {
             callsInFlight -= 1
+            finished(reply.finished, connectionID: reply.connectionID, now: now)
             guard let connection = connections[reply.connectionID] else { continue }
             connection.callsInFlight -= 1
             if connection.bufferedOutputBytes == 0 { touched.append(connection) }

@@ -90,8 +90,15 @@ public enum ServerCommandLine {
             config.authTokenFile = value
         },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without --auth-token-file") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.insecure = try parseSwitch(value, flag: "insecure")
+        },
+        Option(name: "metrics-listen", value: "HOST:PORT",
+               help: "serve Prometheus metrics over plain HTTP at GET /metrics on this address (default: off)") { config, value throws(UsageError) in
+            guard let address = SocketAddress(parsing: value) else {
+                throw UsageError("--metrics-listen: expected HOST:PORT, got \"\(value)\"")
+            }
+            config.metricsListen = address
         },
         Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
             config.accessLog = try parseSwitch(value, flag: "access-log")

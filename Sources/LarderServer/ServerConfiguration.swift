@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var authTokenFile: String?
     /// Allow listening on a non-loopback address without a token.
     public var insecure = false
+    /// Where to serve Prometheus metrics over HTTP (`GET /metrics`); nil = nowhere.
+    public var metricsListen: SocketAddress?
 
     public init() {}
 
@@ -44,6 +46,11 @@ public struct ServerConfiguration: Sendable {
         if authTokenFile == nil && !listen.isLoopback && !insecure {
             throw RPCError.failedPrecondition(
                 "refusing to listen on non-loopback address \(listen) without --auth-token-file; "
+                    + "pass --insecure to do it anyway")
+        }
+        if let metricsListen, !metricsListen.isLoopback && !insecure {
+            throw RPCError.failedPrecondition(
+                "refusing to serve metrics (no auth) on non-loopback address \(metricsListen); "
                     + "pass --insecure to do it anyway")
         }
     }
