@@ -1,3 +1,4 @@
+import LarderBench
 import LarderWire
 
 /// The `larder` command line, as a library: parse, run, print, exit status.
@@ -23,11 +24,13 @@ public enum LarderCommand {
         case .help(let topic):
             stdout.write(catalog.usage(topic))
             return ExitCode.success
-        case .bench(let benchArguments, _, let serverText, let token):
+        case .bench(let benchArguments, let globals, let serverText, let token):
+            // Global options given before `bench` reach it as the defaults it already reads.
             var benchEnvironment = environment
             if let serverText { benchEnvironment["LARDER_SERVER"] = serverText }
             if let token { benchEnvironment["LARDER_TOKEN"] = token }
-            return await runBench(arguments: benchArguments, environment: benchEnvironment, stderr: stderr)
+            let arguments = (globals.json && !benchArguments.contains("--json") ? ["--json"] : []) + benchArguments
+            return await BenchCommand.run(arguments: arguments, environment: benchEnvironment)
         case .run(let command, let globals):
             let context = CommandContext(globals: globals, localTime: localTime ?? LocalTime(environment: environment),
                                          stdout: stdout)
@@ -49,13 +52,5 @@ public enum LarderCommand {
             stderr.write("\(rpc.description)\n")
         }
         return ExitCode.forError(error)
-    }
-
-    /// `larder bench …`.
-    static func runBench(arguments: [String], environment: [String: String], stderr: OutputSink) async -> Int32 {
-        // TODO(bench): module LarderBench does not provide BenchCommand yet. When it does, replace this with
-        //   return await LarderBench.BenchCommand.run(arguments: arguments, environment: environment)
-        stderr.write("bench: not built yet\n")
-        return 1
     }
 }

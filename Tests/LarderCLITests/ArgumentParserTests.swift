@@ -135,6 +135,12 @@ struct ArgumentParserTests {
         #expect(arguments == ["--connections", "10", "--json"])
         #expect(serverText == "h:9")
         #expect(token == "tok")
+
+        guard case .bench(let helpArguments, _, _, _) = try parser.parse(["-h", "bench"]) else {
+            Issue.record("expected bench")
+            return
+        }
+        #expect(helpArguments == ["--help"])
     }
 }
 

@@ -41,6 +41,7 @@ public enum BenchArguments {
                 options.json = true
                 continue
             }
+            guard valueFlags.contains(name) else { throw .invalidArgument("unknown flag --\(name), see --help") }
             let value: String
             if let inlineValue {
                 value = inlineValue
@@ -107,6 +108,12 @@ public enum BenchArguments {
         }
         return .run(options)
     }
+
+    /// The flags that take a value.
+    private static let valueFlags: Set<String> = [
+        "server", "workload", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
+        "rate", "time-limit", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
+    ]
 
     private static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws(RPCError) -> Int {
         guard let value = Int(text), range.contains(value) else {

@@ -54,6 +54,8 @@ public struct ArgumentParser: Sendable {
         var positionals: [String] = []
         var values: [String: String] = [:]
         var flags: Set<String> = []
+        /// `--help` or `-h` seen so far.
+        var helpSeen = false
 
         var topic: HelpTopic {
             if let command { return .command(command.path) }
@@ -108,6 +110,7 @@ public struct ArgumentParser: Sendable {
             }
             switch name {
             case "--help", "-h":
+                state.helpSeen = true
                 continue
             case "--json":
                 if inlineValue != nil { throw usage("--json takes no value") }
@@ -161,7 +164,7 @@ public struct ArgumentParser: Sendable {
         switch word {
         case "bench":
             try applyServerAndToken(&state)
-            return .bench(arguments: rest, globals: state.globals, serverText: state.serverText?.text,
+            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + rest, globals: state.globals, serverText: state.serverText?.text,
                           token: state.token)
         case "help":
             return .help(helpTopic(rest))

@@ -1,0 +1,135 @@
+import LarderWire
+import Testing
+@testable import LarderBench
+
+@Suite("BenchArguments")
+struct BenchArgumentsTests {
+    static func options(_ arguments: [String], environment: [String: String] = [:]) throws -> BenchOptions {
+        guard case .run(let options) = try BenchArguments.parse(arguments, environment: environment) else {
+            throw RPCError(.internal, "expected a run")
+        }
+        return options
+    }
+
+    @Test(arguments: [("10s", 10.0), ("500ms", 0.5), ("2m", 120), ("1.5s", 1.5), ("250us", 0.000_25), ("1h", 3600),
+                      ("7", 7), ("0s", 0)])
+    func durations(text: String, seconds: Double) throws {
+        #expect(try DurationText.seconds(text, flag: "--duration") == seconds)
+    }
+
+    @Test(arguments: ["", "ten", "-1s", "5x", "1.2.3s", "s", "1 s"])
+    func badDurationsNameTheFlagAndTheText(text: String) {
+        #expect {
+            try DurationText.seconds(text, flag: "--warmup")
+        } throws: { error in
+            let error = error as? RPCError
+            return error?.code == .invalidArgument && error?.message.contains("--warmup") == true
+                && error?.message.contains("\"\(text)\"") == true
+        }
+    }
+
+    @Test func defaults() throws {
+        let options = try Self.options([])
+        #expect(options.server == BenchAddress(host: "127.0.0.1", port: 7411))
+        #expect(options.workload == .ping)
+        #expect(options.concurrency == 64)
+        #expect(options.connections == 4)
+        #expect(options.durationSeconds == 10)
+        #expect(options.warmupSeconds == 1)
+        #expect(options.requests == nil && options.rate == nil)
+        #expect(options.timeLimitSeconds == 16)
+    }
+
+    @Test func everyFlag() throws {
+        let options = try Self.options([
+            "--server", "10.0.0.2:9000", "--workload=get", "--connections", "2", "--concurrency", "16",
+            "--threads", "2", "--duration", "2m", "--warmup", "500ms", "--rate", "2500", "--json",
+            "--hist-out", "/tmp/h.txt", "--token", "secret", "--server-pid", "42",
+        ])
+        #expect(options.server == BenchAddress(host: "10.0.0.2", port: 9000))
+        #expect(options.workload == .get)
+        #expect(options.mix == WorkloadMix(single: .get))
+        #expect(options.connections == 2 && options.concurrency == 16 && options.threads == 2)
+        #expect(options.durationSeconds == 120 && options.warmupSeconds == 0.5)
+        #expect(options.rate == 2500)
+        #expect(options.json)
+        #expect(options.histogramOutputPath == "/tmp/h.txt")
+        #expect(options.token == "secret")
+        #expect(options.serverPID == 42)
+    }
+
+    @Test func connectionsDefaultToMinOfConcurrencyAndFourAndNeverExceedIt() throws {
+        #expect(try Self.options(["--concurrency", "1"]).connections == 1)
+        #expect(try Self.options(["--concurrency", "3"]).connections == 3)
+        #expect(try Self.options(["--concurrency", "100"]).connections == 4)
+        #expect(try Self.options(["--concurrency", "2", "--connections", "8"]).connections == 2)
+        #expect(try Self.options(["--concurrency", "2", "--connections", "2", "--threads", "5"]).threads == 2)
+    }
+
+    @Test func environmentSetsServerAndTokenAndFlagsWin() throws {
+        let environment = ["LARDER_SERVER": "127.0.0.1:9999", "LARDER_TOKEN": "t0"]
+        let fromEnvironment = try Self.options([], environment: environment)
+        #expect(fromEnvironment.server.port == 9999)
+        #expect(fromEnvironment.token == "t0")
+        let fromFlag = try Self.options(["--server", "[::1]:7000"], environment: environment)
+        #expect(fromFlag.server == BenchAddress(host: "::1", port: 7000))
+    }
+
+    @Test func requestsRunHasAOneMinuteCapUnlessGiven() throws {
+        let options = try Self.options(["--requests", "500"])
+        #expect(options.requests == 500)
+        #expect(options.timeLimitSeconds == 60)
+        #expect(try Self.options(["--requests", "5", "--time-limit", "3s"]).timeLimitSeconds == 3)
+    }
+
+    @Test func mixWeights() throws {
+        let options = try Self.options(["--workload", "mix", "--mix", "get=80,create=15,list=5"])
+        #expect(options.mix.description == "get=80,create=15,list=5")
+        #expect(options.mix.totalWeight == 100)
+        #expect(try Self.options(["--workload", "mix"]).mix == .standard)
+        let zeroDropped = try WorkloadMix(parsing: "ping=0,list=3")
+        #expect(zeroDropped.workloads == [.list])
+    }
+
+    @Test(arguments: [
+        ("get=80,create", "no '='"), ("get=x", "weight of get"), ("fetch=1", "unknown workload \"fetch\""),
+        ("mix=1", "unknown workload \"mix\""), ("get=1,get=2", "names get twice"), ("get=0", "at least one positive"),
+        ("get=-1", "weight of get"),
+    ])
+    func badMixes(text: String, fragment: String) {
+        #expect {
+            try WorkloadMix(parsing: text)
+        } throws: { error in
+            (error as? RPCError)?.message.contains(fragment) == true
+        }
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "unknown flag --bogus"),
+        (["--concurrency"], "--concurrency needs a value"),
+        (["--concurrency", "0"], "--concurrency must be an integer from 1"),
+        (["--workload", "delete"], "--workload must be one of"),
+        (["--duration", "5s", "--requests", "10"], "either --duration or --requests"),
+        (["--mix", "get=1"], "--mix needs --workload mix"),
+        (["--rate", "-5"], "--rate must be calls per second"),
+        (["--server", "localhost"], "has no port"),
+        (["--server", "127.0.0.1:70000"], "invalid port"),
+        (["--duration", "0s"], "--duration must be more than 0"),
+        (["get"], "unexpected argument \"get\""),
+        (["--json=yes"], "--json takes no value"),
+    ])
+    func badArguments(arguments: [String], fragment: String) {
+        #expect {
+            try BenchArguments.parse(arguments)
+        } throws: { error in
+            let error = error as? RPCError
+            return error?.code == .invalidArgument && error?.message.contains(fragment) == true
+        }
+    }
+
+    @Test func helpWins() throws {
+        #expect(try BenchArguments.parse(["--concurrency", "8", "--help"]) == .help)
+        #expect(try BenchArguments.parse(["-h"]) == .help)
+        #expect(BenchHelp.text.contains("bench_cpu_us_per_call"))
+    }
+}

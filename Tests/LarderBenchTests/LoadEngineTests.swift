@@ -1,0 +1,104 @@
+import LarderAPI
+import LarderWire
+import Testing
+@testable import LarderBench
+
+@Suite("Load engine against a fake server")
+struct LoadEngineTests {
+    static func options(port: UInt16, _ extra: [String]) throws -> BenchOptions {
+        let arguments = ["--server", "127.0.0.1:\(port)", "--warmup", "0s"] + extra
+        guard case .run(let options) = try BenchArguments.parse(arguments) else {
+            throw RPCError(.internal, "expected a run")
+        }
+        return options
+    }
+
+    @Test func closedLoopPingsCountEveryCall() async throws {
+        let server = try PingServer()
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--requests", "300", "--concurrency", "8", "--connections", "2", "--time-limit", "20s",
+        ])
+        let result = try await BenchRunner.run(options)
+        #expect(result.calls == 300)
+        #expect(result.errors == 0)
+        #expect(result.lostCalls == 0)
+        #expect(result.connectionFailures.isEmpty)
+        #expect(result.latency.totalCount == 300)
+        #expect(result.uncorrectedLatency == nil)
+        #expect(result.seconds > 0)
+        let seen = server.requestsByMethod
+        #expect(seen.keys.sorted() == [HealthMethods.check.path])
+        // Calls already in flight when the 300th completed also reached the server.
+        #expect((300...(300 + 8)).contains(seen[HealthMethods.check.path] ?? 0))
+    }
+
+    @Test func openLoopReportsCorrectedAndUncorrectedLatency() async throws {
+        let server = try PingServer()
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--requests", "200", "--rate", "2000", "--concurrency", "4", "--time-limit", "20s",
+        ])
+        let result = try await BenchRunner.run(options)
+        #expect(result.calls == 200)
+        #expect(result.errors == 0)
+        let uncorrected = try #require(result.uncorrectedLatency)
+        #expect(uncorrected.totalCount == 200)
+        // Measured from the intended start, a call can only look slower than from its send.
+        #expect(result.latency.max >= uncorrected.max)
+        #expect(result.latency.mean >= uncorrected.mean)
+        // 200 calls at 2000/s are spread over about 0.1 s.
+        #expect(result.seconds >= 0.09)
+    }
+
+    @Test func failedCallsAreCountedByStatusCode() async throws {
+        let server = try PingServer { request in
+            ResponseEnvelope(callID: request.callID, error: .notFound("no such thing"))
+        }
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--requests", "50", "--concurrency", "2", "--connections", "1", "--time-limit", "20s",
+        ])
+        let result = try await BenchRunner.run(options)
+        #expect(result.calls == 50)
+        #expect(result.callsByCode == [.notFound: 50])
+        #expect(result.firstMessages[.notFound] == "no such thing")
+    }
+
+    @Test func tokenTravelsAsAuthorizationMetadata() async throws {
+        let server = try PingServer { request in
+            request.metadata["authorization"] == "Bearer s3cret"
+                ? ResponseEnvelope(callID: request.callID)
+                : ResponseEnvelope(callID: request.callID, error: RPCError(.unauthenticated, "missing token"))
+        }
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--requests", "20", "--concurrency", "1", "--token", "s3cret", "--time-limit", "20s",
+        ])
+        let result = try await BenchRunner.run(options)
+        #expect(result.callsByCode == [.ok: 20])
+    }
+
+    @Test func durationRunStopsAtItsEnd() async throws {
+        let server = try PingServer()
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, ["--duration", "300ms", "--concurrency", "2"])
+        let result = try await BenchRunner.run(options)
+        #expect(result.seconds == 0.3)
+        #expect(result.calls > 0)
+        #expect(result.errors == 0)
+    }
+
+    @Test func refusedConnectionIsUnavailable() async throws {
+        let server = try PingServer()
+        let port = server.port
+        server.stop()
+        _ = consume server   // closes the listening socket
+        let options = try Self.options(port: port, ["--requests", "5"])
+        await #expect {
+            try await BenchRunner.run(options)
+        } throws: { error in
+            (error as? RPCError)?.code == .unavailable
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import CSQLite
+import Foundation
+import LarderAPI
+@testable import LarderSQLite
+import LarderStore
+import LarderWire
+import Testing
+
+/// Schema versions in PRAGMA user_version, migrated in order on open.
+@Suite struct MigrationTests {
+    func userVersion(_ path: String) throws -> Int64 {
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
+        let statement = try connection.prepare("PRAGMA user_version")
+        return try statement.step() ? statement.int64(at: 0) : -1
+    }
+
+    @Test func aVersionOneDatabaseIsMigratedKeepingItsRows() throws {
+        let db = try TestDatabase()
+        db.store.close()
+        let path = db.directory.appendingPathComponent("v1.sqlite").path
+        do {
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute(SQLiteSchema.migrations[0])
+            try connection.execute("""
+                INSERT INTO meal_records VALUES ('0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f', 'old', 10, 1, 0, 0, 0);
+                PRAGMA user_version=1;
+                """)
+        }
+        let store = try SQLiteStore.open(path: path, options: .init(seed: true))
+        let waiter = Waiter<MealRecord>()
+        store.read({ r throws(RPCError) in
+            try Operations.getMealRecord(GetMealRecordRequest(id: "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"), r)
+        }, completion: waiter.finish)
+        #expect(try waiter.wait().get().name == "old")
+        let groups = Waiter<ListCategoryGroupsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listCategoryGroups(ListCategoryGroupsRequest(), r) },
+                   completion: groups.finish)
+        #expect(try groups.wait().get().categoryGroups.isEmpty, "an existing database must not be seeded")
+        store.close()
+        #expect(try userVersion(path) == Int64(SQLiteSchema.latestVersion))
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let db = try TestDatabase()
+        db.store.close()
+        do {
+            let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
+            try connection.execute("PRAGMA user_version=99")
+        }
+        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
+    }
+}
