@@ -1,5 +1,6 @@
 #pragma once
 // Linux-only calls Glibc's Swift module does not expose.
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -9,3 +10,14 @@
 #include <netinet/tcp.h>
 
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+#include <signal.h>
+#include <sys/signalfd.h>
+
+// Blocks `signals` in the calling thread (threads created later inherit it), so
+// they stay pending for a signalfd instead of running a handler.
+static inline int cepoll_block_signals(const int *signals, int count, sigset_t *set) {
+    sigemptyset(set);
+    for (int i = 0; i < count; i++) sigaddset(set, signals[i]);
+    return pthread_sigmask(SIG_BLOCK, set, NULL);
+}

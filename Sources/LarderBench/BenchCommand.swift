@@ -22,7 +22,7 @@ public enum BenchCommand {
         }
         let result: BenchResult
         do throws(RPCError) {
-            result = try await BenchRunner.run(options, showProgress: StandardError.isTerminal) { notice in
+            result = try await BenchRunner.run(options, showProgress: StandardError.isInteractive) { notice in
                 StandardError.write("larder bench: \(notice)\n")
             }
         } catch {

@@ -36,7 +36,7 @@ enum BenchHelp {
       --seed-locations N, --seed-meals N   data created before get and list runs
 
     The bench's own CPU per call (getrusage) is always reported: it should stay well below the server's.
-    A progress line is drawn on stderr when it is a terminal.
+    A progress line is drawn on stderr when stdout and stderr are both terminals.
 
     JSON keys (latencies in microseconds, CPU % of one core):
       workload, mix {name: weight}, server, connections, concurrency, threads, rate (null = closed loop),

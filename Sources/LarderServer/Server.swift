@@ -23,6 +23,7 @@ public final class Server: @unchecked Sendable {
     private let router: Router
     private let health: HealthStatus
     private let listener: TCPListener
+    private let token: BearerToken?
     private var listening = true
     private var connections: [UInt64: Connection] = [:]
     private var nextConnectionID: UInt64 = 1
@@ -45,6 +46,8 @@ public final class Server: @unchecked Sendable {
         let health = HealthStatus(serviceNames: LarderServices.served.map(\.name))
         self.health = health
         self.router = try LarderServices.router(store: store, health: health)
+        self.token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
+        try configuration.validate()
         do {
             self.loop = try EventLoop()
             self.listener = try TCPListener(address: configuration.listen)
@@ -56,14 +59,24 @@ public final class Server: @unchecked Sendable {
     /// The address actually bound (the real port when 0 was asked for).
     public var address: SocketAddress { listener.address }
 
-    /// Serves until `shutdown()` has drained the calls in flight, then closes the store.
-    public func run() {
+    /// Serves until `shutdown()` (or SIGINT/SIGTERM, when `handleSignals`) has
+    /// drained the calls in flight, then closes the store.
+    ///
+    /// With `handleSignals`, the caller must have blocked the signals with
+    /// `SignalSource.block` before starting any thread.
+    public func run(handleSignals: Bool = true) {
+        let signals: SignalSource?
         do {
             try loop.register(listener.fd, for: .readable, handler: ListenerHandler(server: self))
+            signals = handleSignals ? try SignalSource(signals: [SIGINT, SIGTERM], loop: loop) { [self] number in
+                logger.info("signal", ["signal": number == SIGINT ? "SIGINT" : "SIGTERM"])
+                beginDrain()
+            } : nil
         } catch {
             logger.error("listen_failed", ["error": error])
             return
         }
+        defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         for connection in Array(connections.values) { close(connection, reason: "server stopped") }
@@ -154,6 +167,8 @@ public final class Server: @unchecked Sendable {
             do {
                 let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
                 if handled == nil { break }
+                // Replies answered on the loop (errors, health) count against the output cap too.
+                if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
             } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
                 rejectOversizedFrame(on: connection, length: length, limit: limit)
                 return
@@ -199,7 +214,16 @@ public final class Server: @unchecked Sendable {
             accessLog(context, code: error.code)
             return
         }
-        guard let handler = router.handler(for: envelope.method) else {
+        let handler = router.handler(for: envelope.method)
+        if let token, handler?.isPublic != true, !token.accepts(envelope.metadata["authorization"]) {
+            let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
+                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
+                : "invalid bearer token")
+            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            accessLog(context, code: error.code)
+            return
+        }
+        guard let handler else {
             let error = RPCError(.unimplemented, "unknown method \"\(envelope.method)\"")
             connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
             accessLog(context, code: error.code)
@@ -291,7 +315,10 @@ public final class Server: @unchecked Sendable {
             case .closing(let since):
                 if now - since > 2_000_000_000 { close(connection, reason: "closed after error") }
             case .open:
-                if let since = connection.partialFrameSince, now - since > frameLimit {
+                if connection.readPaused {
+                    // The server chose not to read; the peer is not slow.
+                    connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
+                } else if let since = connection.partialFrameSince, now - since > frameLimit {
                     logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
                     fail(connection, RPCError(.deadlineExceeded,
                                               "frame not completed within \(configuration.frameTimeoutSeconds) s"))

@@ -87,6 +87,15 @@ public enum ServerCommandLine {
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
             config.logLevel = level
         },
+        Option(name: "auth-token-file", value: "PATH",
+               help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content") { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--auth-token-file: expected a path") }
+            config.authTokenFile = value
+        },
+        Option(name: "insecure", value: nil,
+               help: "allow --listen on a non-loopback address without --auth-token-file") { config, value throws(UsageError) in
+            config.insecure = try parseSwitch(value, flag: "insecure")
+        },
         Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
             config.accessLog = try parseSwitch(value, flag: "access-log")
         },

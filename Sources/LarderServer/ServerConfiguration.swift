@@ -33,11 +33,25 @@ public struct ServerConfiguration: Sendable {
     public var logLevel = Logger.Level.info
     /// Log every call (method, status, duration) at info level.
     public var accessLog = false
+    /// File holding the bearer token every call but health must carry; nil = no auth.
+    public var authTokenFile: String?
+    /// Allow listening on a non-loopback address without a token.
+    public var insecure = false
 
     public init() {}
 
     /// The database for logs: the SQLite path, or the PostgreSQL URL without its password.
     public var databaseDescription: String { PostgresURL.redacted(databasePath) }
+
+    /// Rejects combinations that are unsafe: a non-loopback address with no
+    /// token, unless `insecure` says the operator means it.
+    public func validate() throws(RPCError) {
+        if authTokenFile == nil && !listen.isLoopback && !insecure {
+            throw RPCError.failedPrecondition(
+                "refusing to listen on non-loopback address \(listen) without --auth-token-file; "
+                    + "pass --insecure to do it anyway")
+        }
+    }
 
     /// How hard a commit tries to reach the disk before the OK goes out.
     public enum Durability: String, Sendable, CaseIterable {

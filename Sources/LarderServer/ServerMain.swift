@@ -1,5 +1,5 @@
-import Dispatch
 import LarderPostgres
+import LarderReactor
 import LarderSQLite
 import LarderStore
 import LarderWire
@@ -25,11 +25,23 @@ public enum ServerMain {
             case .serve(let parsed):
                 configuration = parsed
             }
-        } catch {
+            try configuration.validate()
+        } catch let error as ServerCommandLine.UsageError {
             Logger.writeRaw("larder-server: \(error.description)\nRun larder-server --help for usage.\n", fd: 2)
+            return 2
+        } catch {
+            Logger.writeRaw("larder-server: \(error)\n", fd: 2)
             return 2
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
+        // Before any thread starts: SIGINT/SIGTERM then stay pending until the
+        // event loop reads them, whenever they arrive.
+        do {
+            try SignalSource.block([SIGINT, SIGTERM])
+        } catch {
+            logger.error("signal_setup_failed", ["error": error])
+            return 1
+        }
         let store: any Store
         let database = configuration.databaseDescription
         do {
@@ -47,12 +59,7 @@ public enum ServerMain {
             store.close()
             return 1
         }
-        let signals = SignalWatcher(signals: [SIGINT, SIGTERM]) { signal in
-            logger.info("signal", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM"])
-            server.shutdown()
-        }
         server.run()
-        signals.cancel()
         return 0
     }
 

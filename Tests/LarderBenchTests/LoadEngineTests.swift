@@ -90,15 +90,12 @@ struct LoadEngineTests {
     }
 
     @Test func refusedConnectionIsUnavailable() async throws {
-        let server = try PingServer()
-        let port = server.port
-        server.stop()
-        _ = consume server   // closes the listening socket
-        let options = try Self.options(port: port, ["--requests", "5"])
+        let options = try Self.options(port: try PingServer.unusedPort(), ["--requests", "5"])
         await #expect {
             try await BenchRunner.run(options)
         } throws: { error in
-            (error as? RPCError)?.code == .unavailable
+            let error = error as? RPCError
+            return error?.code == .unavailable && error?.message.contains("cannot connect to 127.0.0.1:") == true
         }
     }
 }

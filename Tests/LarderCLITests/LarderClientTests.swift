@@ -84,6 +84,40 @@ struct LarderClientTests {
         #expect(try await fast.value.get() == [9, 9])
     }
 
+    @Test("calls with and without deadlines on one connection: only the unanswered timed ones expire")
+    func mixedDeadlines() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let count = 20
+        var calls: [Task<Result<[UInt8], RPCError>, Never>] = []
+        for index in 0..<count {
+            // Even calls time out (50-240 ms) and are never answered; odd calls have no deadline.
+            let timeout: Duration? = index % 2 == 0 ? .milliseconds(50 + 10 * index) : nil
+            let payload: [UInt8] = [UInt8(index)]
+            calls.append(Task {
+                await outcome { () async throws(RPCError) in
+                    try await client.callRaw(path: "/test.Svc/Call", payload: payload, timeout: timeout)
+                }
+            })
+        }
+        var received: [RequestEnvelope] = []
+        while received.count < count, let request = await iterator.next() { received.append(request) }
+        for request in received where request.timeoutMilliseconds == 0 {
+            server.reply(ResponseEnvelope(callID: request.callID, payload: request.payload))
+        }
+        for (index, call) in calls.enumerated() {
+            let result = await call.value
+            if index % 2 == 0 {
+                #expect(result.failureCode == .deadlineExceeded)
+            } else {
+                #expect(try result.get() == [UInt8(index)])
+            }
+        }
+        #expect(client.pendingCallCount == 0)
+    }
+
     @Test("the server closing the connection fails every pending call with UNAVAILABLE")
     func serverCloses() async throws {
         let server = try FakeServer()

@@ -3,7 +3,7 @@ import LarderWire
 
 /// A plain blocking TCP socket for speaking raw bytes to the server: garbage,
 /// truncated frames, hand-built envelopes.
-final class RawConnection {
+final class RawConnection: @unchecked Sendable {  // receive() from one task, send() from another at most
     let fd: Int32
     private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024)
 
@@ -30,6 +30,21 @@ final class RawConnection {
             if sent <= 0 { return }
             offset += sent
         }
+    }
+
+    /// Sends as much of `bytes` as the server takes within `seconds`, without
+    /// blocking; returns the number of bytes sent.
+    func sendWithoutBlocking(_ bytes: [UInt8], seconds: Double) -> Int {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(fd, F_SETFL, flags) }
+        var offset = 0
+        let deadline = Date().addingTimeInterval(seconds)
+        while offset < bytes.count && Date() < deadline {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent > 0 { offset += sent } else { usleep(5_000) }
+        }
+        return offset
     }
 
     /// Sends one framed request envelope.

@@ -37,6 +37,9 @@ enum RequestCatalog {
                 }
                 let started = MonotonicClock.now()
                 let locations = try client().callAll(LocationMethods.createLocation, requests)
+                guard locations.allSatisfy({ !$0.id.isEmpty }) else {
+                    throw .internalError("CreateLocation returned a location without an id; cannot run get")
+                }
                 notify("created \(locations.count) locations in \(elapsed(since: started))")
                 prepared.seeded.append("\(locations.count) locations")
                 prepared.groups.append((.get, LocationMethods.getLocation.path,

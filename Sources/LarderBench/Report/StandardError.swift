@@ -18,8 +18,9 @@ enum StandardError {
         }
     }
 
-    /// Whether the standard error is a terminal.
-    static var isTerminal: Bool { isatty(2) == 1 }
+    /// Whether both the standard output and the standard error are terminals:
+    /// the progress line stays silent when either is redirected.
+    static var isInteractive: Bool { isatty(1) == 1 && isatty(2) == 1 }
 
     private static func systemWrite(_ fd: Int32, _ pointer: UnsafeRawPointer, _ count: Int) -> Int {
         #if canImport(Glibc)

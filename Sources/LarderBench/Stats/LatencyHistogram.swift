@@ -158,3 +158,10 @@ public struct LatencyHistogram: Sendable, Equatable {
         lowestEquivalentValue(value) + sizeOfEquivalentRange(value) / 2
     }
 }
+
+extension LatencyHistogram: CustomStringConvertible {
+    /// `count 300, min 12µs, p50 40µs, p99 90µs, max 120µs`.
+    public var description: String {
+        "count \(totalCount), min \(min)µs, p50 \(value(atPercentile: 50))µs, p99 \(value(atPercentile: 99))µs, max \(max)µs"
+    }
+}

@@ -86,7 +86,7 @@ public enum JSONOutput {
     }
 
     /// `google.protobuf.Empty`: `{}`.
-    public static let empty = JSONValue.object([])
+    public static var empty: JSONValue { .object([]) }
 
     /// int64 and uint64 are JSON strings in the proto3 mapping.
     static func int64(_ value: Int64) -> JSONValue { .string(String(value)) }

@@ -164,7 +164,7 @@ final class Connection: Sendable {
         let (expired, timeout) = state.withLock { calls -> ([PendingCalls.Call], Int32?) in
             if calls.failure != nil { return ([], nil) }
             let expired = calls.takeExpired(now: now)
-            let nearest = calls.nearestDeadline
+            let nearest = calls.nearestDeadline()
             calls.readerWakeDeadline = nearest
             return (expired, nearest.map { Socket.milliseconds(now.duration(to: $0)) } ?? -1)
         }

@@ -15,6 +15,7 @@ struct PendingCalls {
 
     private var nextCallID: UInt64 = 1
     private var calls: [UInt64: Call] = [:]
+    private var deadlines = DeadlineHeap()
     /// Set once: why the connection no longer takes calls.
     private(set) var failure: RPCError?
     /// The deadline the reader thread's poll() currently waits for; nil = no timeout.
@@ -29,9 +30,23 @@ struct PendingCalls {
         return id
     }
 
-    mutating func insert(_ call: Call, id: UInt64) { calls[id] = call }
+    mutating func insert(_ call: Call, id: UInt64) {
+        calls[id] = call
+        if let deadline = call.deadline { deadlines.insert(.init(deadline: deadline, callID: id)) }
+    }
 
-    mutating func remove(_ id: UInt64) -> Call? { calls.removeValue(forKey: id) }
+    mutating func remove(_ id: UInt64) -> Call? {
+        let call = calls.removeValue(forKey: id)
+        // Entries of completed calls leave the heap when they reach its top; one call that waits
+        // long could let them pile up behind it, so rebuild when most entries are stale.
+        if deadlines.count > 4 * calls.count + 1024 {
+            deadlines.removeAll()
+            for (id, call) in calls {
+                if let deadline = call.deadline { deadlines.insert(.init(deadline: deadline, callID: id)) }
+            }
+        }
+        return call
+    }
 
     /// Marks the connection failed and takes every pending call; nil if it had already failed.
     mutating func fail(_ error: RPCError) -> [Call]? {
@@ -39,27 +54,26 @@ struct PendingCalls {
         failure = error
         let all = Array(calls.values)
         calls.removeAll()
+        deadlines.removeAll()
         return all
     }
 
     /// Removes and returns the calls whose deadline is at or before `now`.
     mutating func takeExpired(now: ContinuousClock.Instant) -> [Call] {
         var expired: [Call] = []
-        for (id, call) in calls {
-            if let deadline = call.deadline, deadline <= now {
-                expired.append(call)
-                calls[id] = nil
-            }
+        while let top = deadlines.top, top.deadline <= now {
+            deadlines.popTop()
+            if let call = calls.removeValue(forKey: top.callID) { expired.append(call) }
         }
         return expired
     }
 
-    /// The earliest deadline among pending calls.
-    var nearestDeadline: ContinuousClock.Instant? {
-        var nearest: ContinuousClock.Instant?
-        for call in calls.values {
-            if let deadline = call.deadline, nearest.map({ deadline < $0 }) ?? true { nearest = deadline }
+    /// The earliest deadline among pending calls (drops heap entries of calls already completed).
+    mutating func nearestDeadline() -> ContinuousClock.Instant? {
+        while let top = deadlines.top {
+            if calls[top.callID] != nil { return top.deadline }
+            deadlines.popTop()
         }
-        return nearest
+        return nil
     }
 }

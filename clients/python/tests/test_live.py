@@ -456,3 +456,20 @@ def test_data_survives_a_restart(start_server, tmp_path):
         names = {l.name for l in client.list_locations().locations}
         assert client.get_location(id=created.id) == created
     assert names == {"地下室", "廚房", "臥室", "浴室"}  # the defaults are not seeded again
+
+
+def test_a_call_pending_at_sigterm_is_answered_or_unavailable(server):
+    with server.client() as client:
+        # A call first: the server installs its signal handlers only after logging event=listening.
+        assert client.check().status == HealthCheckResponse.SERVING
+        server.signal(signal.SIGSTOP)
+        pending = client.list_locations.future()  # sits in the socket until the server runs again
+        server.signal(signal.SIGTERM)
+        server.signal(signal.SIGCONT)
+        try:
+            assert len(pending.result(30).locations) == 4  # finished while draining
+        except LarderError as e:
+            assert e.code is StatusCode.UNAVAILABLE, str(e)  # or refused as the server shuts down
+        assert server.wait(30) == 0
+        with raises_status(StatusCode.UNAVAILABLE):
+            client.check()

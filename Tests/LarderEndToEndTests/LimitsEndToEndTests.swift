@@ -1,0 +1,149 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+@Suite("Limits, hostile peers and auth")
+struct LimitsEndToEndTests {
+    static func listRequest(_ callID: UInt64) -> RequestEnvelope {
+        RequestEnvelope(callID: callID, method: LocationMethods.listLocations.path,
+                        payload: ProtoCodec.encode(ListLocationsRequest()))
+    }
+
+    static func residentKilobytes(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    @Test func connectionsBeyondTheLimitAreRefusedAndOthersKeepWorking() async throws {
+        let server = try ServerProcess(arguments: ["--max-connections", "2"])
+        defer { server.stop() }
+        let first = try RawConnection(port: server.port)
+        let second = try RawConnection(port: server.port)
+        first.send(Self.listRequest(1))
+        #expect(first.receive()?.statusCode == .ok)
+        let third = try RawConnection(port: server.port)
+        let refusal = try #require(third.receive())
+        #expect(refusal.callID == 0 && refusal.statusCode == .resourceExhausted)
+        #expect(third.isClosedByServer())
+        second.send(Self.listRequest(2))
+        #expect(second.receive()?.statusCode == .ok)
+    }
+
+    @Test func callsBeyondThePerConnectionLimitGetResourceExhausted() async throws {
+        let server = try ServerProcess(arguments: ["--max-calls-per-connection", "4"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        var bytes: [UInt8] = []
+        for id in 1...60 { Frame.append(ProtoCodec.encode(Self.listRequest(UInt64(id))), to: &bytes) }
+        raw.send(bytes)
+        var codes: [UInt64: StatusCode] = [:]
+        for _ in 1...60 {
+            guard let reply = raw.receive() else { break }
+            codes[reply.callID] = reply.statusCode
+        }
+        #expect(codes.count == 60, "every call is answered")
+        #expect(codes.values.contains(.ok))
+        #expect(codes.values.contains(.resourceExhausted))
+        #expect(codes.values.allSatisfy { $0 == .ok || $0 == .resourceExhausted })
+    }
+
+    @Test func aSlowlorisPeerIsCutOffAfterTheFrameTimeout() async throws {
+        let server = try ServerProcess(arguments: ["--frame-timeout", "1"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        raw.send([0x00, 0x00, 0x00])  // an unfinished length prefix
+        let started = Date()
+        let reply = try #require(raw.receive())
+        #expect(reply.callID == 0 && reply.statusCode == .deadlineExceeded)
+        #expect(raw.isClosedByServer())
+        #expect(Date().timeIntervalSince(started) < 8)
+    }
+
+    @Test func anIdleConnectionIsClosed() async throws {
+        let server = try ServerProcess(arguments: ["--idle-timeout", "1"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        let reply = try #require(raw.receive())
+        #expect(reply.callID == 0 && reply.statusCode == .unavailable)
+        #expect(raw.isClosedByServer())
+    }
+
+    @Test func aClientThatNeverReadsDoesNotGrowServerMemory() async throws {
+        let server = try ServerProcess(arguments: ["--max-output-bytes", "65536"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        // 150,000 pipelined calls: unbounded, their replies would need over 30 MB of server memory,
+        // more than the kernel's socket buffers can hide.
+        var bytes: [UInt8] = []
+        let count = 150_000
+        for id in 1...count { Frame.append(ProtoCodec.encode(Self.listRequest(UInt64(id))), to: &bytes) }
+        let sent = raw.sendWithoutBlocking(bytes, seconds: 3)
+        #expect(sent < bytes.count, "the server stopped reading, so the client could not send everything")
+        let rss = Self.residentKilobytes(pid: server.processIdentifier)
+        #expect(rss > 0 && rss < 100_000, "server RSS \(rss) KiB stays bounded")
+        // Reading the replies lets the server go on; every call is answered, OK or over the in-flight limit.
+        let reader = Task.detached { () -> (Int, Int) in
+            var answered = 0, ok = 0
+            while answered < count, let reply = raw.receive() {
+                answered += 1
+                if reply.statusCode == .ok { ok += 1 } else { #expect(reply.statusCode == .resourceExhausted) }
+            }
+            return (answered, ok)
+        }
+        raw.send(Array(bytes[sent...]))
+        let (answered, ok) = await reader.value
+        #expect(answered == count)
+        #expect(ok > 0)
+    }
+
+    @Test func bearerTokenIsRequiredExceptForHealth() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token").path
+        try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--auth-token-file", tokenFile])
+        defer { server.stop() }
+        let address = ServerAddress(host: "127.0.0.1", port: server.port)
+
+        let anonymous = try LarderClient(server: address)
+        defer { anonymous.close() }
+        #expect(try await anonymous.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        await expectStatus(.unauthenticated) {
+            try await anonymous.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+        await expectStatus(.unauthenticated) {
+            try await anonymous.callRaw(path: "/larder.v1.LocationService/Teleport", payload: [])
+        }
+
+        var wrongOptions = ClientOptions()
+        wrongOptions.setBearerToken("s3cret-tokeX")
+        let wrong = try LarderClient(server: address, options: wrongOptions)
+        defer { wrong.close() }
+        await expectStatus(.unauthenticated) {
+            try await wrong.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+
+        var options = ClientOptions()
+        options.setBearerToken("s3cret-token")
+        let authorized = try LarderClient(server: address, options: options)
+        defer { authorized.close() }
+        #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+    }
+
+    @Test func refusesANonLoopbackAddressWithoutTokenOrInsecure() throws {
+        let process = Process()
+        process.executableURL = try ServerProcess.binary("larder-server")
+        process.arguments = ["--listen", "0.0.0.0:0", "--db", "/tmp/larder-never-\(UUID().uuidString).sqlite"]
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus != 0)
+        #expect(log.contains("--insecure"))
+    }
+}
