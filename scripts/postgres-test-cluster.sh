@@ -101,6 +101,9 @@ stop() {
 
 BIN=$(bin_dir)
 pick_owner
+DIR=$(realpath -m "$DIR")
+# The owner may not be able to read the caller's directory; run from one it can.
+cd /
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
