@@ -45,7 +45,10 @@ let package = Package(
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
-        .target(name: "LarderBench", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .target(name: "LarderBench",
+                dependencies: ["LarderWire", "LarderAPI", "CLarderProto", "CProtobufC",
+                               .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
+                swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
         .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire"],
                 swiftSettings: settings),

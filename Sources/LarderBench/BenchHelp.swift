@@ -41,7 +41,8 @@ enum BenchHelp {
     JSON keys (latencies in microseconds, CPU % of one core):
       workload, mix {name: weight}, server, connections, concurrency, threads, rate (null = closed loop),
       warmup_s, seconds (measurement window), seeded [text], calls, ok, errors, errors_by_code {CODE_NAME: n},
-      first_error_messages {CODE_NAME: text}, lost_calls, connection_failures [text], calls_per_s,
+      first_error_messages {CODE_NAME: text}, lost_calls,
+      by_workload {name: {calls, errors, latency_us}} (a mix only, else {}), connection_failures [text], calls_per_s,
       latency_us {count, min, mean, stddev, p50, p90, p99, p999, p9999, max},
       latency_uncorrected_us (same keys, or null without --rate), histogram [{from_us, to_us, count}],
       bench_cpu_us_per_call, bench_cpu_pct, server_cpu_pct (or null), server_cpu_us_per_call (or null)

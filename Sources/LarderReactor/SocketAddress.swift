@@ -69,12 +69,12 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
             let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee } }
             var addr = address.sin6_addr
             inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count))
-            self.init(host: String(cString: buffer), port: UInt16(bigEndian: address.sin6_port))
+            self.init(host: buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, port: UInt16(bigEndian: address.sin6_port))
         } else {
             let address = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee } }
             var addr = address.sin_addr
             inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count))
-            self.init(host: String(cString: buffer), port: UInt16(bigEndian: address.sin_port))
+            self.init(host: buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, port: UInt16(bigEndian: address.sin_port))
         }
     }
 }

@@ -7,19 +7,27 @@ import Darwin
 
 /// Owns the C memory of a protobuf-c message built from Swift values.
 ///
-/// Strings, structs and arrays allocated here live until the arena is
-/// released; use it only through `CArena.with`, which frees everything on
-/// return, so no C pointer escapes the scope that packs the message.
+/// A bump allocator: structs, strings and arrays are carved out of a few
+/// zeroed chunks, and everything is freed at once when the arena goes away.
+/// Use it only through `CArena.with`, so no C pointer escapes the scope that
+/// packs the message. Building a 50-record list costs two mallocs instead of
+/// several hundred.
 public final class CArena {
-    private var allocations: [UnsafeMutableRawPointer] = []
+    @usableFromInline var chunks: [UnsafeMutableRawPointer] = []
+    @usableFromInline var cursor: UnsafeMutableRawPointer?
+    @usableFromInline var remaining = 0
 
-    private init() {}
+    @usableFromInline static let chunkSize = 8 * 1024
+    @usableFromInline static let alignment = 16
+
+    @usableFromInline init() {}
 
     deinit {
-        for pointer in allocations { free(pointer) }
+        for chunk in chunks { free(chunk) }
     }
 
     /// Runs `body` with a fresh arena and frees all its memory afterwards.
+    @inlinable
     public static func with<R>(_ body: (CArena) throws -> R) rethrows -> R {
         let arena = CArena()
         return try withExtendedLifetime(arena) { try body(arena) }
@@ -27,15 +35,20 @@ public final class CArena {
 
     /// A NUL-terminated copy of `string`; nil (which protobuf-c packs as
     /// the empty string) when it is empty.
+    @inlinable
     public func string(_ string: String) -> UnsafeMutablePointer<CChar>? {
         if string.isEmpty { return nil }
-        let copy = string.withCString { strdup($0) }
-        guard let copy else { fatalError("out of memory") }
-        allocations.append(UnsafeMutableRawPointer(copy))
-        return copy
+        var string = string
+        return string.withUTF8 { utf8 in
+            let pointer = allocate(utf8.count + 1)
+            pointer.copyMemory(from: utf8.baseAddress!, byteCount: utf8.count)
+            pointer.storeBytes(of: 0, toByteOffset: utf8.count, as: UInt8.self)
+            return pointer.assumingMemoryBound(to: CChar.self)
+        }
     }
 
     /// A zeroed C struct of type `T`, initialised by `initializer` (a generated `*__init`).
+    @inlinable
     public func message<T>(_ type: T.Type, _ initializer: (UnsafeMutablePointer<T>) -> Void)
         -> UnsafeMutablePointer<T>
     {
@@ -46,26 +59,37 @@ public final class CArena {
 
     /// A typed C array of pointers to the structs built from `items`, for a
     /// repeated message field.
+    @inlinable
     public func pointers<T, C>(_ items: [T], _ build: (T) -> UnsafeMutablePointer<C>)
         -> UnsafeMutablePointer<UnsafeMutablePointer<C>?>?
     {
         if items.isEmpty { return nil }
         let array = allocate(MemoryLayout<UnsafeMutablePointer<C>?>.stride * items.count)
             .bindMemory(to: UnsafeMutablePointer<C>?.self, capacity: items.count)
-        for (index, item) in items.enumerated() { array[index] = build(item) }
+        var index = 0
+        for item in items {
+            array[index] = build(item)
+            index += 1
+        }
         return array
     }
 
     /// A C array of NUL-terminated copies of `strings`.
+    @inlinable
     public func stringArray(_ strings: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
         if strings.isEmpty { return nil }
         let array = allocate(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * strings.count)
             .bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: strings.count)
-        for (index, string) in strings.enumerated() { array[index] = self.string(string) }
+        var index = 0
+        for string in strings {
+            array[index] = self.string(string) ?? allocate(1).assumingMemoryBound(to: CChar.self)
+            index += 1
+        }
         return array
     }
 
     /// A copy of `bytes` as protobuf-c binary data.
+    @inlinable
     public func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
         if bytes.isEmpty { return ProtobufCBinaryData(len: 0, data: nil) }
         let pointer = allocate(bytes.count)
@@ -73,9 +97,23 @@ public final class CArena {
         return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
 
-    private func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
-        guard let pointer = calloc(1, max(byteCount, 1)) else { fatalError("out of memory") }
-        allocations.append(pointer)
+    /// `byteCount` zeroed bytes, 16-byte aligned, alive as long as the arena.
+    @inlinable
+    func allocate(_ byteCount: Int) -> UnsafeMutableRawPointer {
+        let size = (max(byteCount, 1) + Self.alignment - 1) & ~(Self.alignment - 1)
+        if size > remaining { addChunk(atLeast: size) }
+        guard let pointer = cursor else { fatalError("out of memory") }
+        cursor = pointer + size
+        remaining -= size
         return pointer
+    }
+
+    @usableFromInline
+    func addChunk(atLeast size: Int) {
+        let chunkSize = max(size, Self.chunkSize)
+        guard let chunk = calloc(1, chunkSize) else { fatalError("out of memory") }
+        chunks.append(chunk)
+        cursor = chunk
+        remaining = chunkSize
     }
 }

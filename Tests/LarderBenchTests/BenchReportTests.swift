@@ -12,8 +12,12 @@ struct BenchReportTests {
         options.rate = rate
         var latency = LatencyHistogram()
         for value in UInt64(100)...1099 { latency.record(value) }
+        var getStats = WorkloadStats()
+        getStats.latency.record(250, count: 4)
+        getStats.errors = 1
         return BenchResult(
             options: options, seconds: 2, latency: latency, uncorrectedLatency: rate == nil ? nil : latency,
+            byWorkload: [.get: getStats, .create: WorkloadStats()],
             callsByCode: [.ok: 990, .notFound: 10], firstMessages: [.notFound: "location \"x\" not found"],
             lostCalls: 0, connectionFailures: [], benchCPUSeconds: 0.004, serverCPUSeconds: serverCPU,
             cpuWindowSeconds: 2, seeded: ["1000 locations"])
@@ -53,6 +57,12 @@ struct BenchReportTests {
         #expect(latency["count"] as? Int == 1000)
         let p50 = try #require(latency["p50"] as? Int)
         #expect(p50 >= 599 && p50 <= 600)
+        let byWorkload = try #require(json["by_workload"] as? [String: [String: Any]])
+        #expect(byWorkload.keys.sorted() == ["create", "get"])
+        #expect(byWorkload["get"]?["calls"] as? Int == 4)
+        #expect(byWorkload["get"]?["errors"] as? Int == 1)
+        #expect((byWorkload["get"]?["latency_us"] as? [String: Any])?["p50"] as? Int == 250)
+        #expect(byWorkload["create"]?["calls"] as? Int == 0)
         let histogram = try #require(json["histogram"] as? [[String: Int]])
         #expect(histogram.map { $0["count"] ?? 0 }.reduce(0, +) == 1000)
         #expect(histogram.first?["from_us"] == 100)
@@ -73,6 +83,7 @@ struct BenchReportTests {
         #expect(text.contains("calls        1,000, 10 errors"))
         #expect(text.contains("error        NOT_FOUND × 10 (first: location \"x\" not found)"))
         #expect(text.contains("(from send)"))
+        #expect(text.contains("  get          4 calls, 1 errors, p50 250µs, p99 250µs, max 250µs"))
         #expect(text.contains("bench CPU    4.00 µs/call"))
         #expect(text.contains("server CPU   50.0% of a core"))
         let bars = text.split(separator: "\n").filter { $0.contains("│") }

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderWire
+import Synchronization
 import Testing
 @testable import LarderBench
 
@@ -87,6 +88,48 @@ struct LoadEngineTests {
         #expect(result.seconds == 0.3)
         #expect(result.calls > 0)
         #expect(result.errors == 0)
+    }
+
+    @Test func mixSeedsDataAndReportsEachWorkload() async throws {
+        let server = try PingServer { request in
+            switch request.method {
+            case LocationMethods.createLocation.path:
+                let created = (try? ProtoCodec.decode(CreateLocationRequest.self, from: request.payload))?.location
+                let id = String(request.callID, radix: 16)
+                let location = Location(id: "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - id.count) + id,
+                                        name: created?.name ?? "", colorHex: created?.colorHex ?? "")
+                return ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(location))
+            case LocationMethods.getLocation.path:
+                let id = (try? ProtoCodec.decode(GetLocationRequest.self, from: request.payload))?.id ?? ""
+                return id.hasPrefix("00000000-0000-4000-8000-")
+                    ? ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(Location(id: id)))
+                    : ResponseEnvelope(callID: request.callID, error: .notFound("location \"\(id)\" not found"))
+            case MealRecordMethods.createMealRecord.path:
+                let meal = (try? ProtoCodec.decode(CreateMealRecordRequest.self, from: request.payload))?.mealRecord
+                return ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(meal ?? MealRecord()))
+            default:
+                return ResponseEnvelope(callID: request.callID)
+            }
+        }
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--workload", "mix", "--mix", "get=50,create=30,list=20", "--requests", "400", "--concurrency", "4",
+            "--seed-locations", "20", "--seed-meals", "10", "--time-limit", "20s",
+        ])
+        let notices = Mutex<[String]>([])
+        let result = try await BenchRunner.run(options) { notice in notices.withLock { $0.append(notice) } }
+        #expect(result.callsByCode == [.ok: 400])
+        #expect(result.seeded == ["20 locations", "10 meal records"])
+        #expect(notices.withLock { $0 }.contains { $0.hasPrefix("creating 20 locations for get") })
+        let workloads = result.byWorkload.keys.map(\.rawValue).sorted()
+        #expect(workloads == ["create", "get", "list"])
+        #expect(result.byWorkload.values.map(\.calls).reduce(0, +) == 400)
+        #expect(result.byWorkload.values.allSatisfy { $0.calls > 0 && $0.errors == 0 })
+        let seen = server.requestsByMethod
+        // 20 + 10 seeding calls, then the mix.
+        #expect((seen[LocationMethods.createLocation.path] ?? 0) == 20)
+        #expect((seen[MealRecordMethods.createMealRecord.path] ?? 0) >= 10)
+        #expect((seen[MealRecordMethods.listMealRecords.path] ?? 0) > 0)
     }
 
     @Test func refusedConnectionIsUnavailable() async throws {

@@ -18,13 +18,17 @@ final class BenchConnection {
     var intendedTimes: [UInt64]
     /// Actual send time per slot.
     var sentTimes: [UInt64]
+    /// Workload group per slot (an index into the loop's picker).
+    var groups: [UInt8]
     /// Free slots (open loop).
     var freeSlots: [Int]
     var inFlight = 0
     var nextSequence: UInt64 = 1
     var isOpen = true
-    /// Set when the last write did not take everything (wait for POLLOUT).
+    /// Set when the last write did not take everything (wait until writable).
     var wantsWritable = false
+    /// Index among its loop's connections.
+    var position = 0
 
     init(fd: Int32, depth: Int) {
         precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
@@ -33,6 +37,7 @@ final class BenchConnection {
         callIDs = [UInt64](repeating: 0, count: depth)
         intendedTimes = [UInt64](repeating: 0, count: depth)
         sentTimes = [UInt64](repeating: 0, count: depth)
+        groups = [UInt8](repeating: 0, count: depth)
         freeSlots = Array((0..<depth).reversed())
     }
 

@@ -10,6 +10,8 @@ public struct BenchResult: Sendable {
     public var latency: LatencyHistogram
     /// Latency in µs from the actual send; only for an open-loop (`--rate`) run.
     public var uncorrectedLatency: LatencyHistogram?
+    /// Latency and errors per workload; only for a mix of several.
+    public var byWorkload: [Workload: WorkloadStats]
     /// Measured calls by status (OK included).
     public var callsByCode: [StatusCode: Int]
     /// The first status message seen for each failing code.

@@ -3,7 +3,8 @@
 struct CallPicker: Sendable {
     private let cumulativeWeights: [Int]
     private let ranges: [Range<Int>]
-    private let workloads: [Workload]
+    /// The workloads picked from, in group order.
+    let workloads: [Workload]
     private let totalWeight: Int
 
     init(mix: WorkloadMix, ranges: [Workload: Range<Int>]) {
@@ -25,14 +26,15 @@ struct CallPicker: Sendable {
         totalWeight = sum
     }
 
-    /// The index of a template to send.
-    func pick(_ random: inout SplitMix64) -> Int {
+    /// A template to send and the index of its workload in `workloads`.
+    func pick(_ random: inout SplitMix64) -> (template: Int, group: Int) {
         var group = 0
         if ranges.count > 1 {
             let ticket = random.below(totalWeight)
             while ticket >= cumulativeWeights[group] { group += 1 }
         }
         let range = ranges[group]
-        return range.count == 1 ? range.lowerBound : range.lowerBound + random.below(range.count)
+        let template = range.count == 1 ? range.lowerBound : range.lowerBound + random.below(range.count)
+        return (template, group)
     }
 }

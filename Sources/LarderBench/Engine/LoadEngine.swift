@@ -77,7 +77,7 @@ enum LoadEngine {
         if let before = start?.serverSeconds, let after = end?.serverSeconds { serverSeconds = after - before }
         return BenchResult(
             options: options, seconds: seconds, latency: merged.latency,
-            uncorrectedLatency: options.rate == nil ? nil : merged.uncorrectedLatency,
+            uncorrectedLatency: options.rate == nil ? nil : merged.uncorrectedLatency, byWorkload: merged.byWorkload,
             callsByCode: callsByCode, firstMessages: firstMessages, lostCalls: merged.lostCalls,
             connectionFailures: merged.connectionFailures,
             benchCPUSeconds: max(0, (end?.selfSeconds ?? 0) - (start?.selfSeconds ?? 0)),

@@ -7,7 +7,7 @@ import Glibc
 import Darwin
 #endif
 
-/// One load thread: a poll() loop over the connections it owns.
+/// One load thread: an event loop (epoll on Linux, poll elsewhere) over the connections it owns.
 ///
 /// Each turn it reads everything available on ready connections, decodes
 /// every complete reply (one protobuf-c unpack each), records latencies,
@@ -29,6 +29,8 @@ final class LoadLoop: @unchecked Sendable {
 
     private var latency = LatencyHistogram()
     private var uncorrectedLatency = LatencyHistogram()
+    /// Per workload of a mix (empty for a single workload).
+    private var groupStats: [WorkloadStats]
     private var codeCounts = [Int](repeating: 0, count: 17)
     private var otherCodes: [Int32: Int] = [:]
     private var firstMessages: [Int32: String] = [:]
@@ -39,7 +41,7 @@ final class LoadLoop: @unchecked Sendable {
     private var stopping = false
     private var startSample: CPUSample?
     private var endSample: CPUSample?
-    private var pollFDs: [pollfd]
+    private let waiter: SocketWaiter
     private var roundRobin = 0
 
     private static let maxFrameSize = Frame.defaultMaxSize
@@ -54,6 +56,7 @@ final class LoadLoop: @unchecked Sendable {
         self.progress = progress
         self.templates = templates
         picker = CallPicker(mix: mix, ranges: templates.ranges)
+        groupStats = picker.workloads.count > 1 ? picker.workloads.map { _ in WorkloadStats() } : []
         random = SplitMix64(seed: seed)
         envelopes = .allocate(capacity: templates.envelopes.count)
         _ = envelopes.initialize(from: templates.envelopes)
@@ -65,7 +68,8 @@ final class LoadLoop: @unchecked Sendable {
         }
         self.serverPID = serverPID
         showProgress = progressLine
-        pollFDs = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        for (position, connection) in connections.enumerated() { connection.position = position }
+        waiter = SocketWaiter(fds: connections.map(\.fd))
     }
 
     deinit {
@@ -94,11 +98,10 @@ final class LoadLoop: @unchecked Sendable {
                 }
             }
             if !waitForEvents(now: now) { break }
-            for position in pollFDs.indices where pollFDs[position].revents != 0 {
-                let connection = connections[position]
-                let events = Int32(pollFDs[position].revents)
-                if events & Int32(POLLIN | POLLHUP | POLLERR) != 0 { readReplies(connection) }
-                if events & Int32(POLLOUT) != 0 && connection.isOpen { flush(connection) }
+            for ready in waiter.ready {
+                let connection = connections[ready.index]
+                if ready.readable { readReplies(connection) }
+                if ready.writable && connection.isOpen { flush(connection) }
             }
             for connection in connections where !connection.output.isEmpty && !connection.wantsWritable && connection.isOpen {
                 flush(connection)
@@ -122,38 +125,23 @@ final class LoadLoop: @unchecked Sendable {
 
     // MARK: - Waiting
 
-    /// Polls until a connection is ready or something is due; false on a poll failure.
+    /// Waits until a connection is ready or something is due; false when waiting fails.
     private func waitForEvents(now: UInt64) -> Bool {
         var wake = min(control.end, now + 50_000_000)
         if index == 0 && startSample == nil { wake = min(wake, max(control.measureStart, now)) }
         if let schedule, connections.contains(where: { $0.isOpen && !$0.freeSlots.isEmpty }) {
             wake = min(wake, max(schedule.nextTime, now))
         }
-        for position in pollFDs.indices {
-            let connection = connections[position]
-            pollFDs[position].fd = connection.isOpen ? connection.fd : -1
-            pollFDs[position].events = Int16(connection.wantsWritable ? (POLLIN | POLLOUT) : POLLIN)
-            pollFDs[position].revents = 0
-        }
-        let remaining = wake > now ? wake - now : 0
-        // poll() counts whole milliseconds; a shorter wait goes through select()'s microseconds.
-        let precise = remaining > 0 && remaining < 1_000_000 && PreciseWait.supports(pollFDs)
-        while true {
-            let ready = precise
-                ? PreciseWait.wait(&pollFDs, microseconds: Int(max(1, remaining / 1000)))
-                : poll(&pollFDs, nfds_t(pollFDs.count), Int32(remaining / 1_000_000))
-            if ready >= 0 { return true }
-            if errno == EINTR { continue }
-            connectionFailures.append("waiting for sockets failed: \(TCPSocket.errnoText(errno))")
-            return false
-        }
+        if waiter.wait(nanoseconds: wake > now ? wake - now : 0) { return true }
+        connectionFailures.append("waiting for sockets failed: \(TCPSocket.errnoText(errno))")
+        return false
     }
 
     // MARK: - Sending
 
     /// Encodes one call on `slot` into the connection's output buffer.
     private func issue(on connection: BenchConnection, slot: Int, intended: UInt64, now: UInt64) {
-        let template = picker.pick(&random)
+        let (template, group) = picker.pick(&random)
         let callID = connection.makeCallID(slot: slot)
         let envelope = envelopes.baseAddress! + template
         envelope.pointee.call_id = callID
@@ -171,6 +159,7 @@ final class LoadLoop: @unchecked Sendable {
         connection.callIDs[slot] = callID
         connection.intendedTimes[slot] = intended
         connection.sentTimes[slot] = now
+        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
         connection.inFlight += 1
     }
 
@@ -203,11 +192,11 @@ final class LoadLoop: @unchecked Sendable {
             case .bytes(let written):
                 connection.output.consume(written)
                 if written < pending {
-                    connection.wantsWritable = true
+                    setWantsWritable(connection, true)
                     return
                 }
             case .wouldBlock:
-                connection.wantsWritable = true
+                setWantsWritable(connection, true)
                 return
             case .closed:
                 fail(connection, code: .unavailable, message: "server closed the connection")
@@ -217,7 +206,12 @@ final class LoadLoop: @unchecked Sendable {
                 return
             }
         }
-        connection.wantsWritable = false
+        setWantsWritable(connection, false)
+    }
+
+    private func setWantsWritable(_ connection: BenchConnection, _ wanted: Bool) {
+        connection.wantsWritable = wanted
+        waiter.setWantsWritable(connection.position, wanted)
     }
 
     // MARK: - Receiving
@@ -306,7 +300,13 @@ final class LoadLoop: @unchecked Sendable {
                 }
             }
             if measure {
-                latency.record(RateSchedule.correctedLatency(intended: intended, completed: now))
+                let corrected = RateSchedule.correctedLatency(intended: intended, completed: now)
+                latency.record(corrected)
+                if !groupStats.isEmpty {
+                    let group = Int(connection.groups[slot])
+                    groupStats[group].latency.record(corrected)
+                    if code != 0 { groupStats[group].errors += 1 }
+                }
                 if schedule != nil {
                     uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
                 }
@@ -332,6 +332,7 @@ final class LoadLoop: @unchecked Sendable {
         connection.inFlight = 0
         connection.output.consume(connection.output.pendingCount)
         connection.wantsWritable = false
+        waiter.remove(connection.position)
         connection.closeSocket()
         connectionFailures.append("\(code.name): \(message)")
     }
@@ -343,6 +344,7 @@ final class LoadLoop: @unchecked Sendable {
         for (code, count) in codeCounts.enumerated() where count > 0 { result.callsByCode[Int32(code)] = count }
         for (code, count) in otherCodes { result.callsByCode[code, default: 0] += count }
         result.firstMessages = firstMessages
+        for (group, stats) in groupStats.enumerated() { result.byWorkload[picker.workloads[group]] = stats }
         result.lostCalls = lostCalls
         result.connectionFailures = connectionFailures
         result.totalCalls = totalCalls

@@ -8,6 +8,8 @@ struct LoopResult: Sendable {
     var callsByCode: [Int32: Int] = [:]
     /// The first status message seen per failing code.
     var firstMessages: [Int32: String] = [:]
+    /// Latency and errors per workload, for a mix.
+    var byWorkload: [Workload: WorkloadStats] = [:]
     /// Calls lost with a failed connection (not in the histogram).
     var lostCalls = 0
     /// Why connections failed, once per connection.
@@ -26,6 +28,7 @@ struct LoopResult: Sendable {
         uncorrectedLatency.merge(other.uncorrectedLatency)
         for (code, count) in other.callsByCode { callsByCode[code, default: 0] += count }
         for (code, message) in other.firstMessages where firstMessages[code] == nil { firstMessages[code] = message }
+        for (workload, stats) in other.byWorkload { byWorkload[workload, default: WorkloadStats()].merge(stats) }
         lostCalls += other.lostCalls
         connectionFailures += other.connectionFailures
         totalCalls += other.totalCalls

@@ -27,6 +27,11 @@ public enum BenchReport {
             lines.append("  (from send)  " + latencyText(uncorrected))
             lines.append("               latency above is from each call's intended start (coordinated omission corrected)")
         }
+        for (workload, stats) in sortedWorkloads(result) {
+            lines.append("  " + Format.padRight(workload.rawValue, 13) + "\(Format.grouped(stats.calls)) calls, "
+                + "\(Format.grouped(stats.errors)) errors, p50 \(Format.latency(Double(stats.latency.value(atPercentile: 50)))), "
+                + "p99 \(Format.latency(Double(stats.latency.value(atPercentile: 99)))), max \(Format.latency(Double(stats.latency.max)))")
+        }
         var cpu = "  bench CPU    "
         if let perCall = result.benchCPUMicrosecondsPerCall {
             cpu += "\(Format.fixed(perCall, digits: 2)) µs/call, "
@@ -78,6 +83,10 @@ public enum BenchReport {
             "errors_by_code": errors,
             "first_error_messages": messages,
             "lost_calls": result.lostCalls,
+            "by_workload": Dictionary(uniqueKeysWithValues: sortedWorkloads(result).map { workload, stats in
+                (workload.rawValue, ["calls": stats.calls, "errors": stats.errors,
+                                     "latency_us": latencyJSON(stats.latency)] as [String: Any])
+            }),
             "connection_failures": result.connectionFailures,
             "calls_per_s": result.callsPerSecond,
             "latency_us": latencyJSON(result.latency),
@@ -115,6 +124,10 @@ public enum BenchReport {
         }
         parts.append("max \(Format.latency(Double(histogram.max)))")
         return parts.joined(separator: "  ")
+    }
+
+    private static func sortedWorkloads(_ result: BenchResult) -> [(Workload, WorkloadStats)] {
+        result.options.mix.workloads.compactMap { workload in result.byWorkload[workload].map { (workload, $0) } }
     }
 
     private static func workloadText(_ options: BenchOptions) -> String {
