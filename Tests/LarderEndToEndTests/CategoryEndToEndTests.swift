@@ -17,8 +17,9 @@ struct CategoryEndToEndTests {
         "文具": ["文具": "pencil"], "寵物": [:],
     ]
 
-    @Test func defaultGroupsAndCategoriesAreSeeded() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func defaultGroupsAndCategoriesAreSeeded(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let groups = try await client.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
             #expect(Dictionary(uniqueKeysWithValues: groups.categoryGroups.map { ($0.name, $0.colorHex) }) == Self.seededGroups)
             for group in groups.categoryGroups {
@@ -34,8 +35,9 @@ struct CategoryEndToEndTests {
         }
     }
 
-    @Test func categoryLifecycleAcrossGroups() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func categoryLifecycleAcrossGroups(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let snacks = try await client.call(CategoryGroupMethods.createCategoryGroup, CreateCategoryGroupRequest(
                 categoryGroup: CategoryGroup(name: "零食櫃", colorHex: "#112233")))
             let other = try await client.call(CategoryGroupMethods.createCategoryGroup, CreateCategoryGroupRequest(
