@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c",
                        providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
 
@@ -34,12 +35,15 @@ let package = Package(
         // The SQLite storage backend.
         .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
                 swiftSettings: settings),
+        // The PostgreSQL storage backend (libpq), for many server replicas on one database.
+        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CLibPQ"],
+                swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
         .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
-                               "CLarderProto", "CProtobufC"],
+                               "LarderPostgres", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
@@ -58,13 +62,15 @@ let package = Package(
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
-        .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
+        .testTarget(name: "LarderStoreTests",
+                    dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
+                                   "LarderPostgres",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

@@ -1,3 +1,4 @@
+import LarderPostgres
 import LarderReactor
 import LarderWire
 
@@ -5,9 +6,10 @@ import LarderWire
 public struct ServerConfiguration: Sendable {
     /// Address to listen on; loopback by default.
     public var listen = SocketAddress(host: "127.0.0.1", port: 7411)
-    /// SQLite file path (created when missing).
+    /// SQLite file path (created when missing), or a `postgres://` / `postgresql://` URL.
     public var databasePath = "./larder.sqlite"
-    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints.
+    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints
+    /// (SQLite) or `synchronous_commit=off` (PostgreSQL).
     public var durability = Durability.full
     /// Fill a new database with the default groups, categories and locations.
     public var seed = true
@@ -40,6 +42,9 @@ public struct ServerConfiguration: Sendable {
 
     public init() {}
 
+    /// The database for logs: the SQLite path, or the PostgreSQL URL without its password.
+    public var databaseDescription: String { PostgresURL.redacted(databasePath) }
+
     /// Rejects combinations that are unsafe: a non-loopback address with no
     /// token, unless `insecure` says the operator means it.
     public func validate() throws(RPCError) {
@@ -60,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         /// `PRAGMA synchronous=FULL`: fsync on every commit.
         case full
         /// `PRAGMA synchronous=NORMAL`: WAL synced at checkpoints; an OS crash may lose the last commits.
+        /// On PostgreSQL, `synchronous_commit=off`: a database-server crash may lose the last commits.
         case normal
     }
 }
