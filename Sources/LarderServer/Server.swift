@@ -266,17 +266,36 @@ public final class Server: @unchecked Sendable {
             finishedEarly(context, code: error.code)
             return
         }
-        connection.callsInFlight += 1
-        callsInFlight += 1
         let methodIndex = handler.metricsIndex
-        handler.invoke(envelope.payload, context) { [self] result in
-            if case .failure(let error) = result, error.code == .internal {
-                logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
-                                             "method": context.method, "status": error.code.name, "error": error.message])
+        switch handler.execution {
+        case .inline(let answer):
+            // Already on the loop: straight into the connection's output, no hand-off.
+            // Counted in flight while it runs, so a metrics snapshot includes itself.
+            callsInFlight += 1
+            let result = answer(envelope.payload, context)
+            callsInFlight -= 1
+            logIfInternal(result, context)
+            connection.appendReply(callID: context.callID, result: result)
+            finished(FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                                  receivedAt: context.receivedAt),
+                     connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+        case .deferred(let start):
+            connection.callsInFlight += 1
+            callsInFlight += 1
+            start(envelope.payload, context) { [self] result in
+                logIfInternal(result, context)
+                reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
+                      finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                                             receivedAt: context.receivedAt))
             }
-            reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
-                  finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
-                                         receivedAt: context.receivedAt))
+        }
+    }
+
+    /// INTERNAL means a bug or a database failure: worth an error line with the call's ids.
+    private func logIfInternal(_ result: Result<[UInt8], RPCError>, _ context: CallContext) {
+        if case .failure(let error) = result, error.code == .internal {
+            logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
+                                         "method": context.method, "status": error.code.name, "error": error.message])
         }
     }
 
