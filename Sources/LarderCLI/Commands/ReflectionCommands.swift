@@ -1,5 +1,4 @@
 import LarderAPI
-import LarderJSON
 import LarderWire
 
 /// `larder methods` and `larder describe NAME`, from the server's reflection service.
@@ -17,7 +16,7 @@ enum ReflectionCommands {
                 throw .rpc(RPCError.notFound("the server serves no service \"\(name)\" (see 'larder methods')"))
             }
         }
-        try emit(response, context) { ProtoSource.methodTable(response.services) }
+        try context.emit(response) { ProtoSource.methodTable(response.services) }
     }
 
     static let describe = CommandSpec(
@@ -31,31 +30,17 @@ enum ReflectionCommands {
         while name.hasPrefix(".") || name.hasPrefix("/") { name = name.dropFirst() }
         let services = try await context.call(ReflectionMethods.listServices, ListServicesRequest()).services
         if let service = services.first(where: { $0.name == name }) {
-            try emit(ListServicesResponse(services: [service]), context) { ProtoSource.service(service) }
+            try context.emit(ListServicesResponse(services: [service])) { ProtoSource.service(service) }
             return
         }
         for service in services {
             for method in service.methods where name == "\(service.name).\(method.name)" || name == "\(service.name)/\(method.name)" {
                 let only = ServiceInfo(name: service.name, methods: [method])
-                try emit(ListServicesResponse(services: [only]), context) { ProtoSource.method(method, of: service) }
+                try context.emit(ListServicesResponse(services: [only])) { ProtoSource.method(method, of: service) }
                 return
             }
         }
         let response = try await context.call(ReflectionMethods.describeType, DescribeTypeRequest(name: String(name)))
-        try emit(response, context) { ProtoSource.type(response) }
-    }
-
-    /// Prints `message` as proto3 JSON with `--json`, else the text `human` builds.
-    static func emit<M: ProtoMessage>(_ message: M, _ context: CommandContext, human: () -> String) throws(CLIError) {
-        guard context.globals.json else {
-            context.write(human())
-            return
-        }
-        do {
-            context.write(try ProtoJSON.json(fromBinary: ProtoCodec.encode(message), type: MessageDescriptor(M.descriptor))
-                .rendered())
-        } catch {
-            throw .rpc(error)
-        }
+        try context.emit(response) { ProtoSource.type(response) }
     }
 }

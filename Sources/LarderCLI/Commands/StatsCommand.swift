@@ -1,6 +1,4 @@
 import LarderAPI
-import LarderJSON
-import LarderWire
 
 /// `larder stats`: the server's metrics (Admin/GetMetrics).
 enum StatsCommand {
@@ -10,6 +8,6 @@ enum StatsCommand {
         examples: ["larder stats", "larder stats --json"]
     ) { _, context throws(CLIError) in
         let metrics = try await context.call(AdminMethods.getMetrics, GetMetricsRequest())
-        try ReflectionCommands.emit(metrics, context) { StatsOutput.render(metrics, context.localTime) }
+        try context.emit(metrics) { StatsOutput.render(metrics, context.localTime) }
     }
 }
