@@ -45,7 +45,8 @@ struct JSONOutputTests {
 
     /// What LarderJSON prints for `message` from its protobuf bytes, with default values.
     static func protoJSON(_ message: some ProtoMessage) throws -> String {
-        try ProtoJSON.json(fromBinary: ProtoCodec.encode(message), type: MessageDescriptor(type(of: message).descriptor),
+        try ProtoJSON.json(fromBinary: ProtoCodec.encode(message),
+                           type: MessageDescriptor(type(of: message).descriptor),
                            options: ProtoJSON.Options(emitDefaults: true)).rendered()
     }
 
@@ -79,7 +80,8 @@ struct JSONOutputTests {
     func mapping() async throws {
         let meal = MealRecord(id: "m1", name: "飯糰", calories: 0, category: .snack,
                               eatenAt: Timestamp(seconds: 1_795_996_800, nanos: 500_000_000))
-        let mealJSON = try JSONParser.parse(try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal).stdout)
+        let mealRun = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal)
+        let mealJSON = try JSONParser.parse(mealRun.stdout)
         #expect(mealJSON["category"] == .string("MEAL_CATEGORY_SNACK"))
         #expect(mealJSON["eatenAt"] == .string("2026-11-30T00:00:00.500Z"))
         #expect(mealJSON["calories"] == .number("0"))
@@ -114,8 +116,9 @@ struct JSONOutputTests {
     @Test("meals list --all prints the pages merged into one ListMealRecordsResponse")
     func mergedPages() async throws {
         let pages = [
-            ListMealRecordsResponse(mealRecords: [MealRecord(id: "a", calories: 1, category: .lunch, eatenAt: Self.noon)],
-                                    nextPageToken: "p2"),
+            ListMealRecordsResponse(
+                mealRecords: [MealRecord(id: "a", calories: 1, category: .lunch, eatenAt: Self.noon)],
+                nextPageToken: "p2"),
             ListMealRecordsResponse(mealRecords: [MealRecord(id: "b"), MealRecord(id: "c", name: "湯")],
                                     nextPageToken: ""),
         ]

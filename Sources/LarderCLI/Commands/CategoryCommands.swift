@@ -72,7 +72,8 @@ enum CategoryCommands {
         resource: "categories", name: "delete", summary: "Delete an item category", positionals: ["ID"],
         examples: ["larder categories delete ID"]
     ) { command, context throws(CLIError) in
-        let reply = try await context.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: command.id))
+        let reply = try await context.call(ItemCategoryMethods.deleteItemCategory,
+                                           DeleteItemCategoryRequest(id: command.id))
         try context.emit(reply) { "Deleted item category \(command.id).\n" }
     }
 }
