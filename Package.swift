@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c",
                        providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
 
@@ -26,17 +27,23 @@ let package = Package(
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
+        // The proto3 JSON mapping for every message, driven by the protobuf-c descriptors.
+        .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
         .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
         // The SQLite storage backend.
         .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
+                swiftSettings: settings),
+        // The PostgreSQL storage backend (libpq), for many server replicas on one database.
+        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CLibPQ"],
                 swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
         .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
-                               "CLarderProto", "CProtobufC"],
+                               "LarderPostgres", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
@@ -46,7 +53,8 @@ let package = Package(
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
-        .target(name: "LarderCLI", dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire"],
+        .target(name: "LarderCLI",
+                dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
                 swiftSettings: settings),
         .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
@@ -62,7 +70,10 @@ let package = Package(
                           path: "Fuzz/Sources/larder-fuzz-payload", swiftSettings: settings),
 
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
-        .testTarget(name: "LarderStoreTests", dependencies: ["LarderStore", "LarderSQLite", "LarderAPI"],
+        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
+                    swiftSettings: settings),
+        .testTarget(name: "LarderStoreTests",
+                    dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
@@ -70,7 +81,8 @@ let package = Package(
         .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
-                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderSQLite",
+                    dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
+                                   "LarderPostgres", "LarderSQLite",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

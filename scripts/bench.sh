@@ -12,7 +12,8 @@
 #   - ping: `larder bench` against larder-server, then against wire-limit.
 # Writes a Markdown report (calls/s, p50/p99, ratios, CPU per call of both load
 # generators, the issue's targets) to OUT, raw JSON lines to OUT's .jsonl twin,
-# and stops only the servers it started, by PID. A full run takes about 3-4 min.
+# keeps the block between <!-- scale:begin --> and <!-- scale:end --> (written by
+# scripts/scale.sh), and stops only the servers it started, by PID. A full run takes about 3-4 min.
 #
 # These are benchmarks, not tests: nothing here fails on a slow number.
 #
@@ -202,7 +203,8 @@ def norm(r):
     if r["kind"] == "anchor":
         calls = r["requests"]
         cpu = r["client_cpu_pct"] / 100 * r["seconds"] * 1e6 / calls if calls else float("nan")
-        return dict(rps=r["rps"], p50=r["p50_us"], p99=r["p99_us"], cpu=cpu, srv=r["server_cpu_pct"], err=r["errors"])
+        return dict(rps=r["rps"], p50=r["p50_us"], p99=r["p99_us"], cpu=cpu, srv=r["server_cpu_pct"], err=r["errors"],
+                    others=r.get("others_cpu_pct"))
     lat = r["latency_us"]
     return dict(rps=r["calls_per_s"], p50=lat["p50"], p99=lat["p99"], cpu=r["bench_cpu_us_per_call"] or float("nan"),
                 srv=r["server_cpu_pct"], err=r["errors"] + r["lost_calls"])
@@ -219,8 +221,10 @@ out.append("Each server pinned to CPU $SERVER_CPU (\`taskset\`), each load gener
            "Larder runs with \`--durability normal\` unless marked *full*; the reference uses synchronous=NORMAL. "
            "Load average before/after: $LOAD_BEFORE / $LOAD_AFTER (a busy machine skews every number).\n")
 out.append("## Reference vs Larder\n")
-out.append("| workload | conc | ref calls/s | Larder calls/s | ratio | ref p50 µs | Larder p50 µs | ref p99 µs | Larder p99 µs | p99 ratio | ref server CPU % | Larder server CPU % | errors ref/Larder |")
-out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+out.append("Noise: *others CPU %* is the CPU that every other process on the machine used during the reference run "
+           "(from the reference's own \`load\`; 100 = one core). Above ~10 the numbers of that row are not trustworthy.\n")
+out.append("| workload | conc | ref calls/s | Larder calls/s | ratio | ref p50 µs | Larder p50 µs | ref p99 µs | Larder p99 µs | p99 ratio | ref server CPU % | Larder server CPU % | errors ref/Larder | others CPU % |")
+out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 workloads = [w for w in "$WORKLOADS".split()]
 concs = [int(c) for c in "$CONCURRENCIES".split()]
 for wl in workloads:
@@ -228,12 +232,12 @@ for wl in workloads:
         a, l = norm(find("anchor", wl, c)), norm(find("larder", wl, c))
         if a is None or l is None: continue
         out.append(f"| {wl} | {c} | {f0(a['rps'])} | {f0(l['rps'])} | {ratio(l['rps'], a['rps'])} | {f0(a['p50'])} | {f0(l['p50'])} "
-                   f"| {f0(a['p99'])} | {f0(l['p99'])} | {ratio(l['p99'], a['p99'])} | {f1(a['srv'])} | {f1(l['srv'])} | {a['err']}/{l['err']} |")
+                   f"| {f0(a['p99'])} | {f0(l['p99'])} | {ratio(l['p99'], a['p99'])} | {f1(a['srv'])} | {f1(l['srv'])} | {a['err']}/{l['err']} | {f0(a['others'])} |")
         if wl == "create":
             fl = norm(find("larder-full", wl, c))
             if fl:
                 out.append(f"| create *full* | {c} | {f0(a['rps'])} | {f0(fl['rps'])} | {ratio(fl['rps'], a['rps'])} | {f0(a['p50'])} | {f0(fl['p50'])} "
-                           f"| {f0(a['p99'])} | {f0(fl['p99'])} | {ratio(fl['p99'], a['p99'])} | {f1(a['srv'])} | {f1(fl['srv'])} | {a['err']}/{fl['err']} |")
+                           f"| {f0(a['p99'])} | {f0(fl['p99'])} | {ratio(fl['p99'], a['p99'])} | {f1(a['srv'])} | {f1(fl['srv'])} | {a['err']}/{fl['err']} | {f0(a['others'])} |")
 out.append("")
 out.append("## Ping: Larder vs the wire-limit C server\n")
 out.append("| conc | wire-limit calls/s | Larder calls/s | Larder / wire-limit | wire-limit p50 µs | Larder p50 µs | wire-limit p99 µs | Larder p99 µs | bench CPU µs/call (wire-limit / Larder runs) |")
@@ -280,7 +284,14 @@ for wl in workloads:
         if a and l: check(f"bench CPU per call ≤ ½ reference load, {wl} at {c} ({l['cpu']:.2f} vs {a['cpu']:.2f} µs)", l["cpu"] <= a["cpu"] / 2)
 out.append("")
 out.append("Raw JSON lines: \`" + "${OUT%.md}.jsonl".split("/")[-1] + "\` (\`kind\` = anchor, larder, larder-full or wire-limit).")
-open(sys.argv[2], "w").write("\n".join(out) + "\n")
+# Keep the section scripts/scale.sh writes between its markers.
+import os
+kept = ""
+if os.path.exists(sys.argv[2]):
+    old = open(sys.argv[2]).read()
+    b, e = old.find("<!-- scale:begin -->"), old.find("<!-- scale:end -->")
+    if 0 <= b < e: kept = "\n" + old[b:e + len("<!-- scale:end -->")] + "\n"
+open(sys.argv[2], "w").write("\n".join(out) + "\n" + kept)
 PY
 log "wrote $OUT"
 cat "$OUT"

@@ -20,6 +20,8 @@ PROTOS=(
   larder/v1/location.proto
   larder/v1/meal_record.proto
   grpc/health/v1/health.proto
+  larder/reflection/v1/reflection.proto
+  larder/admin/v1/admin.proto
 )
 WKT=(google/protobuf/timestamp.proto google/protobuf/field_mask.proto google/protobuf/empty.proto)
 
@@ -54,6 +56,21 @@ umbrella() {
         sym=${sym%;}
         echo "static inline const $kind *_Nonnull ${sym}_ptr(void) { return &$sym; }"
       done
+  # Every descriptor of one kind in one array, so code can iterate all compiled types.
+  local name
+  for kind in Message Enum Service; do
+    name=$(echo "$kind" | tr '[:upper:]' '[:lower:]')
+    echo
+    echo "/// Every ProtobufC${kind}Descriptor compiled into this module; *count receives their number."
+    echo "static inline const ProtobufC${kind}Descriptor *_Nonnull const *_Nonnull larder_proto_all_${name}_descriptors(unsigned long *_Nonnull count) {"
+    echo "  static const ProtobufC${kind}Descriptor *const all[] = {"
+    grep -h "^extern const ProtobufC${kind}Descriptor" "$inc"/*.pb-c.h | sort -k4 \
+      | while read -r _ _ _ sym; do echo "    &${sym%;},"; done
+    echo "  };"
+    echo "  *count = sizeof all / sizeof all[0];"
+    echo "  return all;"
+    echo "}"
+  done
 }
 
 if [[ "${1:-}" == "--check" ]]; then

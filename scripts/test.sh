@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test: generated code in sync with proto/, a build with
 # warnings as errors, the Swift suite (unit + end-to-end against the real
-# server), and the Python client's tests against the real server.
+# server, on SQLite and on a throwaway PostgreSQL cluster), and the Python
+# client's tests against the real server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${LARDER_VENV:-.venv}
@@ -10,12 +11,21 @@ scripts/install-deps.sh
 
 echo "== generated code matches proto/" >&2
 scripts/gen-proto.sh --check
-clients/python/scripts/generate.sh --check
+PYTHON="$PWD/$VENV/bin/python" clients/python/scripts/generate.sh --check
 
 echo "== swift build (warnings are errors)" >&2
 swift build --build-tests -Xswiftc -warnings-as-errors
 
-echo "== swift test" >&2
+# The store and end-to-end tests also run on PostgreSQL: a throwaway cluster on
+# 127.0.0.1:55432 unless LARDER_TEST_POSTGRES_URL already names a server.
+if [[ -z "${LARDER_TEST_POSTGRES_URL:-}" ]]; then
+  echo "== PostgreSQL test cluster" >&2
+  trap 'scripts/postgres-test-cluster.sh stop' EXIT
+  LARDER_TEST_POSTGRES_URL=$(scripts/postgres-test-cluster.sh start)
+fi
+export LARDER_TEST_POSTGRES_URL
+
+echo "== swift test (SQLite, and PostgreSQL at $LARDER_TEST_POSTGRES_URL)" >&2
 swift test --skip-build
 
 echo "== python client tests" >&2

@@ -52,7 +52,7 @@ public enum Usage {
 
     /// `larder meals add --name NAME --calories N [--at TIME]`.
     public static func synopsis(_ command: CommandSpec) -> String {
-        var words = [command.usagePath] + command.positionals
+        var words = [command.usagePath] + command.positionals + command.optionalPositionals.map { "[\($0)]" }
         for option in command.options {
             words.append(option.isRequired ? option.synopsis : "[\(option.synopsis)]")
         }

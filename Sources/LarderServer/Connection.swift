@@ -65,6 +65,16 @@ final class Connection: EventHandler {
         }
     }
 
+    /// Frames a reply straight into the output buffer; written by the next `flush()`.
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) {
+        switch result {
+        case .success(let payload):
+            ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)
+        case .failure(let error):
+            ResponseFrame.append(callID: callID, code: error.code, message: error.message, payload: [], to: &output)
+        }
+    }
+
     /// Writes what the socket takes now; watches for writability if some is left.
     func flush() {
         while outputOffset < output.count {
@@ -79,6 +89,7 @@ final class Connection: EventHandler {
             }
             guard case .transferred(let count) = outcome else { break }
             outputOffset += count
+            server.metrics.sent(count)
             lastActivity = MonotonicClock.nanoseconds()
         }
         if outputOffset == output.count {

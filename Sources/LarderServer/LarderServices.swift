@@ -4,14 +4,19 @@ import LarderWire
 
 /// The services `larder-server` serves, and which code runs each method.
 enum LarderServices {
-    /// Every served service: the four larder.v1 services and grpc.health.v1.Health.
+    /// Every served service: the four larder.v1 services, grpc.health.v1.Health,
+    /// larder.reflection.v1.ServerReflection and larder.admin.v1.Admin.
     static let served: [ServiceDescriptor] = [
         CategoryGroupMethods.service, ItemCategoryMethods.service, LocationMethods.service,
-        MealRecordMethods.service, HealthMethods.service,
+        MealRecordMethods.service, HealthMethods.service, ReflectionMethods.service, AdminMethods.service,
     ]
 
-    /// A router with a handler for every method of `served`.
-    static func router(store: any Store, health: HealthStatus) throws(RPCError) -> Router {
+    /// Every full method name of `served`, in declaration order.
+    static var methodPaths: [String] { served.flatMap { $0.methods.map(\.path) } }
+
+    /// A router with a handler for every method of `served`, each tagged with
+    /// its index in `metrics`.
+    static func router(store: any Store, health: HealthStatus, metrics: MetricsRecorder) throws(RPCError) -> Router {
         var router = Router(store: store)
 
         router.write(CategoryGroupMethods.createCategoryGroup, Operations.createCategoryGroup)
@@ -41,7 +46,16 @@ enum LarderServices {
 
         router.inline(HealthMethods.check, isPublic: true) { request, _ in health.check(request) }
 
+        // Touch no database: answered on the loop. Not public: with auth on they need the token.
+        let reflection = ReflectionService(services: served)
+        router.inline(ReflectionMethods.listServices) { _, _ in reflection.listServices() }
+        router.inline(ReflectionMethods.describeType) { request, _ throws(RPCError) in
+            try reflection.describeType(request.name)
+        }
+        router.inline(AdminMethods.getMetrics) { _, _ in metrics.snapshot() }
+
         try router.validate(serving: served)
+        router.assignMetricsIndices(metrics.index(of:))
         return router
     }
 }

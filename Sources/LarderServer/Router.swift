@@ -35,17 +35,22 @@ struct Router: Sendable {
         }
     }
 
+    /// Tags every handler with its method's slot in the metrics (`MetricsRecorder.index(of:)`).
+    mutating func assignMetricsIndices(_ index: (String) -> Int) {
+        for path in Array(handlers.keys) { handlers[path]?.metricsIndex = index(path) }
+    }
+
     /// A method answered on the event loop itself: no database, microseconds.
     mutating func inline<Request, Response>(
         _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
         _ operation: @escaping @Sendable (Request, CallContext) throws(RPCError) -> Response
     ) {
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic) { payload, context, respond in
-            respond(Result { () throws(RPCError) -> [UInt8] in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic, execution: .inline { payload, context in
+            Result { () throws(RPCError) -> [UInt8] in
                 let request = try ProtoCodec.decode(Request.self, from: payload)
                 return ProtoCodec.encode(try operation(request, context))
-            })
-        }
+            }
+        })
     }
 
     /// A method that reads: runs on a reader connection.
@@ -54,7 +59,7 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false) { payload, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, context, respond in
             let request: Request
             do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.read({ reader throws(RPCError) in
@@ -63,7 +68,7 @@ struct Router: Sendable {
                 try context.checkDeadline()
                 return encoded
             }, completion: respond)
-        }
+        })
     }
 
     /// A method that writes: runs on the writer, group-committed; the reply
@@ -73,7 +78,7 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false) { payload, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, context, respond in
             let request: Request
             do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.write({ writer throws(RPCError) in
@@ -87,6 +92,6 @@ struct Router: Sendable {
                     respond(result)
                 }
             })
-        }
+        })
     }
 }

@@ -2,6 +2,7 @@ import LarderAPI
 import LarderReactor
 import LarderStore
 import LarderWire
+import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,23 +20,35 @@ public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let loop: EventLoop
     let logger: Logger
-    private let store: any Store
-    private let router: Router
-    private let health: HealthStatus
-    private let listener: TCPListener
-    private let token: BearerToken?
-    private var listening = true
-    private var connections: [UInt64: Connection] = [:]
-    private var nextConnectionID: UInt64 = 1
-    private var callsInFlight = 0
-    private var drainDeadline: UInt64?
-    private var stopped = false
-    private let replies = Mutex<[PendingReply]>([])
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    let store: any Store
+    let router: Router
+    let health: HealthStatus
+    let listener: TCPListener
+    let token: BearerToken?
+    /// Calls, latencies, connections and bytes; touched only on the loop thread.
+    let metrics: MetricsRecorder
+    let metricsHTTP: MetricsHTTPServer?
+    var listening = true
+    var connections: [UInt64: Connection] = [:]
+    var nextConnectionID: UInt64 = 1
+    var callsInFlight = 0
+    var drainDeadline: UInt64?
+    var stopped = false
+    let replies = Mutex<[PendingReply]>([])
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    private struct PendingReply {
+    struct PendingReply {
         let connectionID: UInt64
         let bytes: [UInt8]
+        let finished: FinishedCall
+    }
+
+    /// What the metrics and the access log need of a call whose reply is queued.
+    struct FinishedCall {
+        let callID: UInt64
+        let methodIndex: Int
+        let code: StatusCode
+        let receivedAt: UInt64
     }
 
     /// Binds the listening socket; `run()` starts serving.
@@ -45,7 +58,9 @@ public final class Server: @unchecked Sendable {
         self.logger = logger
         let health = HealthStatus(serviceNames: LarderServices.served.map(\.name))
         self.health = health
-        self.router = try LarderServices.router(store: store, health: health)
+        let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)
+        self.metrics = metrics
+        self.router = try LarderServices.router(store: store, health: health, metrics: metrics)
         self.token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
         try configuration.validate()
         do {
@@ -54,6 +69,19 @@ public final class Server: @unchecked Sendable {
         } catch {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
+        if let metricsAddress = configuration.metricsListen {
+            let loop = self.loop
+            do {
+                metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
+                    Self.snapshot(of: metrics, on: loop).map(PrometheusText.render)
+                }
+            } catch {
+                throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")
+            }
+        } else {
+            metricsHTTP = nil
+        }
+        metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
     }
 
     /// The address actually bound (the real port when 0 was asked for).
@@ -78,6 +106,11 @@ public final class Server: @unchecked Sendable {
         }
         defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
+        if let metricsHTTP {
+            metricsHTTP.start()
+            logger.info("metrics_listening", ["address": metricsHTTP.address])
+        }
+        defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         for connection in Array(connections.values) { close(connection, reason: "server stopped") }
         store.close()
@@ -90,278 +123,8 @@ public final class Server: @unchecked Sendable {
     public func shutdown() {
         loop.execute { [self] in beginDrain() }
     }
-
-    // MARK: - Accepting
-
-    fileprivate func acceptConnections() {
-        while listening {
-            let accepted: (fd: Int32, peer: SocketAddress)?
-            do {
-                accepted = try listener.accept()
-            } catch {
-                logger.warn("accept_failed", ["error": error])
-                return
-            }
-            guard let (fd, peer) = accepted else { return }
-            if connections.count >= configuration.maxConnections {
-                refuse(fd: fd, peer: peer)
-                continue
-            }
-            let connection = Connection(id: nextConnectionID, fd: fd, peer: peer, server: self,
-                                        maxFrameBytes: configuration.maxFrameBytes)
-            nextConnectionID += 1
-            do {
-                try loop.register(fd, for: .readable, handler: connection)
-            } catch {
-                SocketIO.close(fd)
-                continue
-            }
-            connections[connection.id] = connection
-            logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
-        }
-    }
-
-    /// Answers a connection over the limit with a connection-level error and closes it.
-    private func refuse(fd: Int32, peer: SocketAddress) {
-        logger.warn("connection_refused", ["peer": peer, "reason": "max connections (\(configuration.maxConnections)) reached"])
-        let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(
-            .resourceExhausted, "server has reached its maximum of \(configuration.maxConnections) connections")))
-        _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
-        SocketIO.close(fd)
-    }
-
-    // MARK: - Reading calls
-
-    func connectionReadable(_ connection: Connection) {
-        // Bounded: a peer that keeps sending cannot starve the others.
-        for _ in 0..<8 {
-            let outcome: SocketIO.Outcome
-            do {
-                outcome = try readBuffer.withUnsafeMutableBytes { raw throws(SystemError) in
-                    try SocketIO.read(connection.fd, into: raw)
-                }
-            } catch {
-                close(connection, reason: "read failed: \(error)")
-                return
-            }
-            switch outcome {
-            case .endOfStream:
-                close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
-                return
-            case .wouldBlock:
-                return
-            case .transferred(let count):
-                connection.lastActivity = MonotonicClock.nanoseconds()
-                if connection.isClosing { continue }  // discard what a failed peer still sends
-                readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                processFrames(of: connection)
-                connection.flush()
-                if connection.readPaused || connection.isClosing { return }
-                if count < readBuffer.count { return }
-            }
-        }
-    }
-
-    private func processFrames(of connection: Connection) {
-        var completedFrame = false
-        while !connection.isClosing && !connection.readPaused {
-            do {
-                let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
-                if handled == nil { break }
-                completedFrame = true
-                // Replies answered on the loop (errors, health) count against the output cap too.
-                if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
-            } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
-                rejectOversizedFrame(on: connection, length: length, limit: limit)
-                return
-            } catch {
-                fail(connection, RPCError.internalError("unexpected framing error"))
-                return
-            }
-        }
-        // A frame completed, so what is left began arriving just now: a peer that pipelines
-        // without pause (every read ending mid-frame) is not a slow one.
-        connection.partialFrameSince = connection.decoder.bufferedByteCount == 0 ? nil
-            : completedFrame ? MonotonicClock.nanoseconds() : (connection.partialFrameSince ?? MonotonicClock.nanoseconds())
-    }
-
-    private func rejectOversizedFrame(on connection: Connection, length: UInt32, limit: Int) {
-        let peerKind = PeerSniffer.describe(prefix: connection.decoder.bufferedPrefix)
-        let message = peerKind.map { "not a Larder peer (\($0)): frame length \(length) exceeds the maximum of \(limit) bytes" }
-            ?? "frame length \(length) exceeds the maximum of \(limit) bytes"
-        logger.warn("frame_rejected", ["conn": connection.id, "peer": connection.peer, "reason": message])
-        fail(connection, RPCError(.resourceExhausted, message))
-    }
-
-    /// Decodes one request envelope and starts its call.
-    private func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
-        let envelope: RequestEnvelope
-        do {
-            envelope = try ProtoCodec.decode(RequestEnvelope.self, from: body)
-        } catch {
-            logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "reason": error.message])
-            fail(connection, RPCError.invalidArgument("malformed request envelope: \(error.message)"))
-            return
-        }
-        guard envelope.callID != 0 else {
-            fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
-            return
-        }
-        let now = MonotonicClock.nanoseconds()
-        let context = CallContext(
-            connectionID: connection.id, callID: envelope.callID, method: envelope.method,
-            metadata: envelope.metadata,
-            deadline: envelope.timeoutMilliseconds > 0 ? now + UInt64(envelope.timeoutMilliseconds) * 1_000_000 : nil,
-            receivedAt: now)
-        if let error = admissionError(for: envelope, on: connection) {
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
-            return
-        }
-        let handler = router.handler(for: envelope.method)
-        if let token, handler?.isPublic != true, !token.accepts(envelope.metadata["authorization"]) {
-            let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
-                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
-                : "invalid bearer token")
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
-            return
-        }
-        guard let handler else {
-            let error = RPCError(.unimplemented, "unknown method \"\(envelope.method)\"")
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
-            accessLog(context, code: error.code)
-            return
-        }
-        connection.callsInFlight += 1
-        callsInFlight += 1
-        handler.invoke(envelope.payload, context) { [self] result in
-            reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID)
-            accessLog(context, code: result.statusCode)
-        }
-    }
-
-    /// Why a call may not start now, if it may not.
-    private func admissionError(for envelope: RequestEnvelope, on connection: Connection) -> RPCError? {
-        if drainDeadline != nil {
-            return RPCError.unavailable("server is shutting down")
-        }
-        if connection.callsInFlight >= configuration.maxCallsPerConnection {
-            return RPCError(.resourceExhausted,
-                            "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
-        }
-        return nil
-    }
-
-    private func accessLog(_ context: CallContext, code: StatusCode) {
-        guard configuration.accessLog else { return }
-        let micros = (MonotonicClock.nanoseconds() - context.receivedAt) / 1000
-        logger.info("call", ["conn": context.connectionID, "call": context.callID, "method": context.method,
-                             "status": code.name, "duration_us": micros])
-    }
-
-    // MARK: - Writing replies
-
-    /// Queues a framed reply from any thread; the loop writes it on its next turn.
-    private func reply(_ bytes: [UInt8], to connectionID: UInt64) {
-        let wasEmpty = replies.withLock { pending in
-            pending.append(PendingReply(connectionID: connectionID, bytes: bytes))
-            return pending.count == 1
-        }
-        if wasEmpty { loop.execute { [self] in deliverReplies() } }
-    }
-
-    /// Moves queued replies to their connections and writes each connection once.
-    private func deliverReplies() {
-        var batch: [PendingReply] = []
-        replies.withLock { swap(&batch, &$0) }
-        var touched: [Connection] = []
-        for reply in batch {
-            callsInFlight -= 1
-            guard let connection = connections[reply.connectionID] else { continue }
-            connection.callsInFlight -= 1
-            if connection.bufferedOutputBytes == 0 { touched.append(connection) }
-            connection.enqueue(reply.bytes)
-        }
-        for connection in touched where connections[connection.id] != nil {
-            connection.flush()
-            // Reading may have paused on a full output buffer or the in-flight limit.
-            if !connection.readPaused && connection.decoder.bufferedByteCount > 0 { processFrames(of: connection) }
-        }
-        finishDrainIfDone()
-    }
-
-    // MARK: - Closing
-
-    /// Sends a connection-level error (call id 0), then closes once it is written.
-    func fail(_ connection: Connection, _ error: RPCError) {
-        guard !connection.isClosing else { return }
-        connection.enqueue(ResponseFrame.encode(callID: 0, result: .failure(error)))
-        connection.state = .closing(since: MonotonicClock.nanoseconds())
-        connection.flush()
-    }
-
-    func close(_ connection: Connection, reason: String) {
-        guard connections.removeValue(forKey: connection.id) != nil else { return }
-        loop.unregister(connection.fd)
-        SocketIO.close(connection.fd)
-        logger.debug("connection_closed", ["conn": connection.id, "peer": connection.peer, "reason": reason])
-    }
-
-    // MARK: - Timers and shutdown
-
-    private func tick() {
-        let now = MonotonicClock.nanoseconds()
-        let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
-        let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
-        for connection in Array(connections.values) {
-            switch connection.state {
-            case .closing(let since):
-                if now - since > 2_000_000_000 { close(connection, reason: "closed after error") }
-            case .open:
-                if connection.readPaused {
-                    // The server chose not to read; the peer is not slow.
-                    connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
-                } else if let since = connection.partialFrameSince, now - since > frameLimit {
-                    logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    fail(connection, RPCError(.deadlineExceeded,
-                                              "frame not completed within \(configuration.frameTimeoutSeconds) s"))
-                } else if idleLimit > 0, connection.callsInFlight == 0, connection.bufferedOutputBytes == 0,
-                          now - connection.lastActivity > idleLimit {
-                    logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
-                    fail(connection, RPCError.unavailable("connection idle for \(configuration.idleTimeoutSeconds) s"))
-                }
-            }
-        }
-        if let deadline = drainDeadline, now >= deadline {
-            logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
-            stopLoop()
-        }
-    }
-
-    private func beginDrain() {
-        guard drainDeadline == nil else { return }
-        health.markNotServing()
-        drainDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
-        listening = false
-        loop.unregister(listener.fd)
-        listener.close()
-        logger.info("draining", ["calls_in_flight": callsInFlight, "connections": connections.count])
-        finishDrainIfDone()
-    }
-
-    private func finishDrainIfDone() {
-        guard drainDeadline != nil, callsInFlight == 0 else { return }
-        let unwritten = connections.values.contains { $0.bufferedOutputBytes > 0 }
-        if !unwritten { stopLoop() }
-    }
-
-    private func stopLoop() {
-        guard !stopped else { return }
-        stopped = true
-        loop.stop()
-    }
 }
+
 
 /// Accepts connections when the listening socket is readable.
 private final class ListenerHandler: EventHandler {

@@ -37,12 +37,15 @@ public enum ServerCommandLine {
             guard let address = SocketAddress(parsing: value) else { throw UsageError("--listen: expected HOST:PORT, got \"\(value)\"") }
             config.listen = address
         },
-        Option(name: "db", value: "PATH", help: "SQLite database file, created when missing (default ./larder.sqlite)") { config, value throws(UsageError) in
+        Option(name: "db", value: "PATH|URL",
+               help: "SQLite database file, created when missing (default ./larder.sqlite), or a PostgreSQL URL "
+                   + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE that several servers may share") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--db: expected a path") }
             config.databasePath = value
         },
         Option(name: "durability", value: "full|normal",
-               help: "full: fsync every commit before replying OK (default); normal: sync the WAL at checkpoints") { config, value throws(UsageError) in
+               help: "full: fsync every commit before replying OK (default); normal: sync the WAL at checkpoints "
+                   + "(PostgreSQL: synchronous_commit=off)") { config, value throws(UsageError) in
             guard let durability = ServerConfiguration.Durability(rawValue: value) else {
                 throw UsageError("--durability: expected full or normal, got \"\(value)\"")
             }
@@ -90,8 +93,15 @@ public enum ServerCommandLine {
             config.authTokenFile = value
         },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without --auth-token-file") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.insecure = try parseSwitch(value, flag: "insecure")
+        },
+        Option(name: "metrics-listen", value: "HOST:PORT",
+               help: "serve Prometheus metrics over plain HTTP at GET /metrics on this address (default: off)") { config, value throws(UsageError) in
+            guard let address = SocketAddress(parsing: value) else {
+                throw UsageError("--metrics-listen: expected HOST:PORT, got \"\(value)\"")
+            }
+            config.metricsListen = address
         },
         Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
             config.accessLog = try parseSwitch(value, flag: "access-log")
@@ -137,9 +147,9 @@ public enum ServerCommandLine {
     /// The `--help` text, generated from the same table the parser uses.
     public static var helpText: String {
         var text = """
-        larder-server — the Larder RPC server (length-prefixed protobuf over TCP, SQLite storage)
+        larder-server — the Larder RPC server (length-prefixed protobuf over TCP, SQLite or PostgreSQL storage)
 
-        USAGE: larder-server [--listen HOST:PORT] [--db PATH] [options]
+        USAGE: larder-server [--listen HOST:PORT] [--db PATH|URL] [options]
 
         OPTIONS (each also settable through the environment variable shown):
 

@@ -1,3 +1,4 @@
+import LarderPostgres
 import LarderReactor
 import LarderWire
 
@@ -5,9 +6,10 @@ import LarderWire
 public struct ServerConfiguration: Sendable {
     /// Address to listen on; loopback by default.
     public var listen = SocketAddress(host: "127.0.0.1", port: 7411)
-    /// SQLite file path (created when missing).
+    /// SQLite file path (created when missing), or a `postgres://` / `postgresql://` URL.
     public var databasePath = "./larder.sqlite"
-    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints.
+    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints
+    /// (SQLite) or `synchronous_commit=off` (PostgreSQL).
     public var durability = Durability.full
     /// Fill a new database with the default groups, categories and locations.
     public var seed = true
@@ -35,8 +37,13 @@ public struct ServerConfiguration: Sendable {
     public var authTokenFile: String?
     /// Allow listening on a non-loopback address without a token.
     public var insecure = false
+    /// Where to serve Prometheus metrics over HTTP (`GET /metrics`); nil = nowhere.
+    public var metricsListen: SocketAddress?
 
     public init() {}
+
+    /// The database for logs: the SQLite path, or the PostgreSQL URL without its password.
+    public var databaseDescription: String { PostgresURL.redacted(databasePath) }
 
     /// Rejects combinations that are unsafe: a non-loopback address with no
     /// token, unless `insecure` says the operator means it.
@@ -46,6 +53,11 @@ public struct ServerConfiguration: Sendable {
                 "refusing to listen on non-loopback address \(listen) without --auth-token-file; "
                     + "pass --insecure to do it anyway")
         }
+        if let metricsListen, !metricsListen.isLoopback && !insecure {
+            throw RPCError.failedPrecondition(
+                "refusing to serve metrics (no auth) on non-loopback address \(metricsListen); "
+                    + "pass --insecure to do it anyway")
+        }
     }
 
     /// How hard a commit tries to reach the disk before the OK goes out.
@@ -53,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         /// `PRAGMA synchronous=FULL`: fsync on every commit.
         case full
         /// `PRAGMA synchronous=NORMAL`: WAL synced at checkpoints; an OS crash may lose the last commits.
+        /// On PostgreSQL, `synchronous_commit=off`: a database-server crash may lose the last commits.
         case normal
     }
 }

@@ -1,3 +1,4 @@
+import LarderPostgres
 import LarderReactor
 import LarderSQLite
 import LarderStore
@@ -41,16 +42,15 @@ public enum ServerMain {
             logger.error("signal_setup_failed", ["error": error])
             return 1
         }
-        let store: SQLiteStore
+        let store: any Store
+        let database = configuration.databaseDescription
         do {
-            store = try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
-                durability: configuration.durability == .full ? .full : .normal,
-                seed: configuration.seed, readerCount: configuration.readerCount))
+            store = try openStore(configuration)
         } catch {
-            logger.error("database_open_failed", ["db": configuration.databasePath, "error": error.description])
+            logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
         }
-        logger.info("database_opened", ["db": configuration.databasePath, "durability": configuration.durability.rawValue])
+        logger.info("database_opened", ["db": database, "durability": configuration.durability.rawValue])
         let server: Server
         do {
             server = try Server(configuration: configuration, store: store, logger: logger)
@@ -61,5 +61,17 @@ public enum ServerMain {
         }
         server.run()
         return 0
+    }
+
+    /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
+    static func openStore(_ configuration: ServerConfiguration) throws(RPCError) -> any Store {
+        if PostgresURL.isPostgres(configuration.databasePath) {
+            return try PostgresStore.open(url: configuration.databasePath, options: PostgresStore.Options(
+                durability: configuration.durability == .full ? .full : .normal,
+                seed: configuration.seed, readerCount: configuration.readerCount))
+        }
+        return try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
+            durability: configuration.durability == .full ? .full : .normal,
+            seed: configuration.seed, readerCount: configuration.readerCount))
     }
 }

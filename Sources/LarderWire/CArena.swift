@@ -88,6 +88,14 @@ public final class CArena {
         return array
     }
 
+    /// A C array holding `values` (a repeated numeric field); nil when empty.
+    public func values<T: BitwiseCopyable>(_ values: [T]) -> UnsafeMutablePointer<T>? {
+        if values.isEmpty { return nil }
+        let array = allocate(MemoryLayout<T>.stride * values.count).bindMemory(to: T.self, capacity: values.count)
+        for (index, value) in values.enumerated() { array[index] = value }
+        return array
+    }
+
     /// A copy of `bytes` as protobuf-c binary data.
     @inlinable
     public func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
@@ -96,6 +104,10 @@ public final class CArena {
         bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         return ProtobufCBinaryData(len: bytes.count, data: pointer.assumingMemoryBound(to: UInt8.self))
     }
+
+    /// `byteCount` zeroed bytes owned by the arena, for code that lays out C
+    /// structs from their descriptors (the generic JSON converter).
+    public func zeroedBytes(_ byteCount: Int) -> UnsafeMutableRawPointer { allocate(byteCount) }
 
     /// `byteCount` zeroed bytes, 16-byte aligned, alive as long as the arena.
     @inlinable

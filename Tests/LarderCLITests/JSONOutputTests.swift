@@ -1,62 +1,145 @@
 import Foundation
 import LarderAPI
 import LarderCLI
+import LarderJSON
+import LarderWire
 import Testing
 
+/// `--json` output: the reply message through LarderJSON, every scalar and repeated field printed.
 @Suite("JSON output")
 struct JSONOutputTests {
-    @Test("a meal record uses lowerCamelCase names, enum names and RFC 3339 UTC")
-    func mealRecord() {
+    /// A command and the reply the fake server gives it.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let arguments: [String]
+        let reply: any ProtoMessage
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let noon = Timestamp(seconds: 1_795_996_800 + 12 * 3600)
+
+    static let cases: [Case] = [
+        Case(arguments: ["locations", "get", "l1"],
+             reply: Location(id: "l1", name: "客廳", colorHex: "#FF5733", createTime: Timestamp(seconds: 0),
+                             updateTime: Timestamp(seconds: 1_795_996_800, nanos: 120_000_000))),
+        Case(arguments: ["locations", "list"],
+             reply: ListLocationsResponse(locations: [Location(id: "l1", name: "玄關", colorHex: "#AABBCC"),
+                                                      Location(id: "l2")])),
+        Case(arguments: ["meals", "get", "m1"],
+             reply: MealRecord(id: "m1", name: "拉麵", calories: 700, category: .dinner, eatenAt: noon,
+                               createTime: noon, updateTime: Timestamp(seconds: 1_795_996_800 + 12 * 3600, nanos: 1))),
+        Case(arguments: ["meals", "get", "m2"], reply: MealRecord(id: "m2")),
+        Case(arguments: ["groups", "get", "g1", "--with-categories"],
+             reply: CategoryGroup(id: "g1", name: "食品", colorHex: "#34C759",
+                                  itemCategories: [ItemCategory(id: "c1", name: "蔬果", iconName: "leaf.fill",
+                                                                categoryGroupID: "g1")])),
+        Case(arguments: ["categories", "list"],
+             reply: ListItemCategoriesResponse(itemCategories: [ItemCategory(id: "c1", categoryGroupID: "g1")])),
+        Case(arguments: ["meals", "summary", "--since", "2026-11-30", "--until", "2026-12-01"],
+             reply: SummarizeMealRecordsResponse(
+                days: [DailySummary(date: "2026-11-30", totalCalories: 5_000_000_000, mealCount: 2,
+                                    categories: [CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)])],
+                totalCalories: 5_000_000_000, mealCount: 2)),
+        Case(arguments: ["locations", "delete", "l1"], reply: Empty()),
+        Case(arguments: ["health"], reply: HealthCheckResponse(status: .notServing)),
+    ]
+
+    /// What LarderJSON prints for `message` from its protobuf bytes, with default values.
+    static func protoJSON(_ message: some ProtoMessage) throws -> String {
+        try ProtoJSON.json(fromBinary: ProtoCodec.encode(message),
+                           type: MessageDescriptor(type(of: message).descriptor),
+                           options: ProtoJSON.Options(emitDefaults: true)).rendered()
+    }
+
+    @Test("--json prints exactly ProtoJSON's rendering of the reply, defaults included", arguments: cases)
+    func sameAsProtoJSON(_ test: Case) async throws {
+        let result = try await CLIRunner.run(test.arguments + ["--json"], replying: test.reply)
+        #expect(result.stderr == "")
+        #expect(result.stdout == (try Self.protoJSON(test.reply)))
+    }
+
+    @Test("default values are printed: zeros, empty strings and lists, the UNSPECIFIED enum; unset timestamps are not")
+    func defaults() async throws {
+        let meal = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: MealRecord(id: "m1"))
+        #expect(meal.stdout == """
+            {
+              "id": "m1",
+              "name": "",
+              "calories": 0,
+              "category": "MEAL_CATEGORY_UNSPECIFIED"
+            }
+
+            """)
+        let group = try await CLIRunner.run(["groups", "get", "g1", "--json"],
+                                            replying: CategoryGroup(id: "g1", name: "食品", colorHex: "#34C759"))
+        let json = try JSONParser.parse(group.stdout)
+        #expect(json["itemCategories"] == .array([]))
+        #expect(json["createTime"] == nil)
+    }
+
+    @Test("int64 totals are strings, int32 counts numbers, enums names, timestamps RFC 3339 UTC")
+    func mapping() async throws {
         let meal = MealRecord(id: "m1", name: "飯糰", calories: 0, category: .snack,
                               eatenAt: Timestamp(seconds: 1_795_996_800, nanos: 500_000_000))
-        let json = JSONOutput.mealRecord(meal)
-        #expect(json == .object([
-            .init("id", .string("m1")), .init("name", .string("飯糰")), .init("calories", .integer(0)),
-            .init("category", .string("MEAL_CATEGORY_SNACK")), .init("eatenAt", .string("2026-11-30T00:00:00.500Z")),
-        ]))
-    }
+        let mealRun = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal)
+        let mealJSON = try JSONParser.parse(mealRun.stdout)
+        #expect(mealJSON["category"] == .string("MEAL_CATEGORY_SNACK"))
+        #expect(mealJSON["eatenAt"] == .string("2026-11-30T00:00:00.500Z"))
+        #expect(mealJSON["calories"] == .number("0"))
 
-    @Test("int64 totals are strings, int32 counts are numbers")
-    func summary() throws {
-        let response = SummarizeMealRecordsResponse(
-            days: [DailySummary(date: "2026-11-30", totalCalories: 5_000_000_000, mealCount: 2,
-                                categories: [CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)])],
+        let summary = SummarizeMealRecordsResponse(
+            days: [DailySummary(date: "2026-11-30", totalCalories: 5_000_000_000, mealCount: 2)],
             totalCalories: 5_000_000_000, mealCount: 2,
             categories: [CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)])
-        let json = JSONOutput.summary(response)
+        let json = try JSONParser.parse(try await CLIRunner.run(
+            ["meals", "summary", "--since", "2026-11-30", "--until", "2026-12-01", "--json"], replying: summary).stdout)
         #expect(json["totalCalories"] == .string("5000000000"))
-        #expect(json["mealCount"] == .integer(2))
-        guard case .array(let days) = json["days"], let day = days.first else {
-            Issue.record("no days in \(json)")
-            return
-        }
-        #expect(day["date"] == .string("2026-11-30"))
-        guard case .array(let categories) = day["categories"], let lunch = categories.first else {
-            Issue.record("no categories in \(day)")
-            return
-        }
-        #expect(lunch == .object([.init("category", .string("MEAL_CATEGORY_LUNCH")),
-                                  .init("totalCalories", .string("700")), .init("mealCount", .integer(1))]))
+        #expect(json["mealCount"] == .number("2"))
+        #expect(json["days"]?.arrayValue?.first?["categories"] == .array([]))
+        #expect(json["categories"] == .array([.object([.init("category", .string("MEAL_CATEGORY_LUNCH")),
+                                                       .init("totalCalories", .string("700")),
+                                                       .init("mealCount", .number("1"))])]))
     }
 
-    @Test("rendered JSON parses back, with escapes and CJK text intact")
-    func rendering() throws {
+    @Test("rendered JSON parses back with Foundation, escapes and CJK text intact")
+    func rendering() async throws {
         let group = CategoryGroup(id: "g1", name: "食品 \"quoted\"\n\\ \u{1}", colorHex: "#34C759",
-                                  createTime: Timestamp(seconds: 0),
-                                  itemCategories: [ItemCategory(id: "c1", name: "蔬果", iconName: "leaf.fill",
-                                                                categoryGroupID: "g1")])
-        let text = JSONOutput.categoryGroup(group).rendered()
+                                  createTime: Timestamp(seconds: 0))
+        let text = try await CLIRunner.run(["groups", "get", "g1", "--json"], replying: group).stdout
         #expect(text.hasSuffix("}\n"))
         #expect(text.contains("\\u0001"))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(parsed["name"] as? String == group.name)
-        #expect(parsed["colorHex"] as? String == "#34C759")
         #expect(parsed["createTime"] as? String == "1970-01-01T00:00:00Z")
         #expect(parsed["updateTime"] == nil)
-        let categories = try #require(parsed["itemCategories"] as? [[String: Any]])
-        #expect(categories.first?["categoryGroupId"] as? String == "g1")
-        #expect(categories.first?["iconName"] as? String == "leaf.fill")
-        #expect(JSONOutput.empty.rendered() == "{}\n")
-        #expect(JSONOutput.listLocations(ListLocationsResponse(locations: [])).rendered() == "{\n  \"locations\": []\n}\n")
+    }
+
+    @Test("meals list --all prints the pages merged into one ListMealRecordsResponse")
+    func mergedPages() async throws {
+        let pages = [
+            ListMealRecordsResponse(
+                mealRecords: [MealRecord(id: "a", calories: 1, category: .lunch, eatenAt: Self.noon)],
+                nextPageToken: "p2"),
+            ListMealRecordsResponse(mealRecords: [MealRecord(id: "b"), MealRecord(id: "c", name: "湯")],
+                                    nextPageToken: ""),
+        ]
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["meals", "list", "--all", "--json"], server: server) { requests in
+            for page in pages {
+                let request = try #require(await requests.next())
+                server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(page)))
+            }
+        }
+        #expect(result.status == 0)
+        let merged = ListMealRecordsResponse(mealRecords: pages.flatMap(\.mealRecords), nextPageToken: "")
+        #expect(result.stdout == (try Self.protoJSON(merged)))
+    }
+
+    @Test("a reply with no JSON form (a timestamp after 9999) is INTERNAL, nothing on stdout")
+    func unrepresentable() async throws {
+        let meal = MealRecord(id: "m1", eatenAt: Timestamp(seconds: RFC3339Timestamp.maxSeconds + 1))
+        let result = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal)
+        #expect(result.status == ExitCode.forStatus(.internal))
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("INTERNAL: larder.v1.MealRecord does not convert to JSON: eatenAt: timestamp "))
     }
 }

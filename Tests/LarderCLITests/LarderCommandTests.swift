@@ -8,30 +8,9 @@ import Testing
 /// The whole `larder` command against the fake server: what is sent, what is printed, the exit status.
 @Suite("larder command")
 struct LarderCommandTests {
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static let taipei = LocalTime(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)
-
-    /// Starts `larder arguments…` against `server`, lets `serve` answer, and returns what it printed.
     func run(_ arguments: [String], server: FakeServer?, environment: [String: String] = [:],
-             serve: (inout AsyncStream<RequestEnvelope>.Iterator) async throws -> Void = { _ in }) async throws -> Run {
-        let stdout = OutputBuffer()
-        let stderr = OutputBuffer()
-        let serverArguments = server.map { ["--server", $0.address.description] } ?? []
-        let task = Task {
-            await LarderCommand.run(arguments: arguments + serverArguments, environment: environment,
-                                    stdout: stdout.sink, stderr: stderr.sink, localTime: Self.taipei)
-        }
-        if let server {
-            var iterator = server.requests.makeAsyncIterator()
-            try await serve(&iterator)
-        }
-        let status = await task.value
-        return Run(status: status, stdout: stdout.text, stderr: stderr.text)
+             serve: (inout AsyncStream<RequestEnvelope>.Iterator) async throws -> Void = { _ in }) async throws -> CLIRun {
+        try await CLIRunner.run(arguments, server: server, environment: environment, serve: serve)
     }
 
     @Test("locations list prints a table aligned by display width")

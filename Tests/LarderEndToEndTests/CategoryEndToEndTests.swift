@@ -17,8 +17,9 @@ struct CategoryEndToEndTests {
         "文具": ["文具": "pencil"], "寵物": [:],
     ]
 
-    @Test func defaultGroupsAndCategoriesAreSeeded() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func defaultGroupsAndCategoriesAreSeeded(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let groups = try await client.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
             #expect(Dictionary(uniqueKeysWithValues: groups.categoryGroups.map { ($0.name, $0.colorHex) }) == Self.seededGroups)
             for group in groups.categoryGroups {
@@ -34,8 +35,9 @@ struct CategoryEndToEndTests {
         }
     }
 
-    @Test func categoryLifecycleAcrossGroups() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func categoryLifecycleAcrossGroups(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let snacks = try await client.call(CategoryGroupMethods.createCategoryGroup, CreateCategoryGroupRequest(
                 categoryGroup: CategoryGroup(name: "零食櫃", colorHex: "#112233")))
             let other = try await client.call(CategoryGroupMethods.createCategoryGroup, CreateCategoryGroupRequest(
@@ -65,6 +67,27 @@ struct CategoryEndToEndTests {
                 updateMask: ["category_group_id", "name"]))
             #expect(moved.categoryGroupID == other.id && moved.name == "Crisps" && moved.iconName == chips.iconName)
 
+            let fetched = try await client.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: moved.id))
+            #expect(fetched == moved)
+
+            let recolored = try await client.call(CategoryGroupMethods.updateCategoryGroup, UpdateCategoryGroupRequest(
+                categoryGroup: CategoryGroup(id: snacks.id, colorHex: "#abcdef"), updateMask: ["color_hex"]))
+            #expect(recolored.colorHex == "#ABCDEF" && recolored.name == "零食櫃")
+            await expectStatus(.alreadyExists) {
+                try await client.call(CategoryGroupMethods.updateCategoryGroup, UpdateCategoryGroupRequest(
+                    categoryGroup: CategoryGroup(id: snacks.id, name: "食品"), updateMask: ["name"]))
+            }
+            await expectStatus(.failedPrecondition) {
+                try await client.call(ItemCategoryMethods.updateItemCategory, UpdateItemCategoryRequest(
+                    itemCategory: ItemCategory(id: moved.id, categoryGroupID: "00000000-0000-4000-8000-000000000000"),
+                    updateMask: ["category_group_id"]))
+            }
+            let lone = try await client.call(ItemCategoryMethods.createItemCategory, CreateItemCategoryRequest(
+                itemCategory: ItemCategory(name: "Lone", iconName: "star", categoryGroupID: snacks.id)))
+            _ = try await client.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: lone.id))
+            await expectStatus(.notFound) {
+                try await client.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: lone.id))
+            }
             await expectStatus(.failedPrecondition) {
                 try await client.call(CategoryGroupMethods.deleteCategoryGroup, DeleteCategoryGroupRequest(id: other.id))
             }
@@ -72,6 +95,9 @@ struct CategoryEndToEndTests {
                                       DeleteCategoryGroupRequest(id: other.id, cascade: true))
             await expectStatus(.notFound) {
                 try await client.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: chips.id))
+            }
+            await expectStatus(.notFound) {
+                try await client.call(CategoryGroupMethods.getCategoryGroup, GetCategoryGroupRequest(id: other.id))
             }
             _ = try await client.call(CategoryGroupMethods.deleteCategoryGroup, DeleteCategoryGroupRequest(id: snacks.id))
             await expectStatus(.alreadyExists) {

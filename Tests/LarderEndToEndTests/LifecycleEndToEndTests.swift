@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Server lifecycle")
 struct LifecycleEndToEndTests {
-    @Test func dataSurvivesRestartAndDefaultsAreNotReseeded() async throws {
-        let server = try ServerProcess()
+    @Test(arguments: Backend.all)
+    func dataSurvivesRestartAndDefaultsAreNotReseeded(backend: Backend) async throws {
+        let server = try ServerProcess(backend: backend)
         var client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         let kitchen = try #require(try await client.call(LocationMethods.listLocations, ListLocationsRequest())
             .locations.first { $0.name == "廚房" })
@@ -26,8 +27,9 @@ struct LifecycleEndToEndTests {
         #expect(try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id)) == meal)
     }
 
-    @Test func sigtermFinishesCallsInFlightAndRefusesNewConnections() async throws {
-        let server = try ServerProcess()
+    @Test(arguments: Backend.all)
+    func sigtermFinishesCallsInFlightAndRefusesNewConnections(backend: Backend) async throws {
+        let server = try ServerProcess(backend: backend)
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         defer { client.close() }
         let writes = Task {

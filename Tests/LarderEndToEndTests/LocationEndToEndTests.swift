@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Locations over TCP")
 struct LocationEndToEndTests {
-    @Test func createGetUpdateListDelete() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func createGetUpdateListDelete(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let created = try await client.call(LocationMethods.createLocation,
                                                 CreateLocationRequest(location: Location(name: "  玄關 ", colorHex: "#aabbcc")))
             #expect(isLowercaseUUIDv4(created.id))
@@ -41,24 +42,27 @@ struct LocationEndToEndTests {
         }
     }
 
-    @Test func defaultLocationsAreSeeded() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func defaultLocationsAreSeeded(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let list = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
             let pairs = Dictionary(uniqueKeysWithValues: list.locations.map { ($0.name, $0.colorHex) })
             #expect(pairs == ["客廳": "#FF5733", "廚房": "#33B5FF", "臥室": "#28A745", "浴室": "#FFC107"])
         }
     }
 
-    @Test func noSeedStartsEmpty() async throws {
-        try await withServer(arguments: ["--no-seed"]) { _, client async throws in
+    @Test(arguments: Backend.all)
+    func noSeedStartsEmpty(backend: Backend) async throws {
+        try await withServer(backend, arguments: ["--no-seed"]) { _, client async throws in
             #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
             #expect(try await client.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
                 .categoryGroups.isEmpty)
         }
     }
 
-    @Test func validationAndUniquenessErrors() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func validationAndUniquenessErrors(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let duplicate = await expectStatus(.alreadyExists) {
                 try await client.call(LocationMethods.createLocation,
                                       CreateLocationRequest(location: Location(name: "客廳", colorHex: "#123456")))
@@ -92,8 +96,9 @@ struct LocationEndToEndTests {
         }
     }
 
-    @Test func clientSuppliedIDAndHostileName() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func clientSuppliedIDAndHostileName(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let id = "3F2504E0-4F89-41D3-9A0C-0305E82C3301"
             let hostile = "'); DROP TABLE locations; --"
             let created = try await client.call(LocationMethods.createLocation, CreateLocationRequest(

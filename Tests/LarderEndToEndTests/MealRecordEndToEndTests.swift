@@ -8,8 +8,9 @@ struct MealRecordEndToEndTests {
     /// 2026-11-30T00:00:00Z
     static let day0: Int64 = 1_795_996_800
 
-    @Test func crudAndValidation() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func crudAndValidation(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let meal = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
                 mealRecord: MealRecord(name: "Oatmeal", calories: 350, category: .breakfast,
                                        eatenAt: Timestamp(seconds: Self.day0 + 8 * 3600))))
@@ -39,8 +40,9 @@ struct MealRecordEndToEndTests {
         }
     }
 
-    @Test func keysetPaginationNewestFirstWithFilters() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func keysetPaginationNewestFirstWithFilters(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             // 30 meals, one per hour; every third is lunch.
             var created: [MealRecord] = []
             for hour in 0..<30 {
@@ -82,8 +84,9 @@ struct MealRecordEndToEndTests {
         }
     }
 
-    @Test func summaryPerLocalDayAndCategory() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func summaryPerLocalDayAndCategory(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             // 23:30Z on day 0 is 07:30 on day 1 at +08:00.
             let meals: [(Int64, Int32, MealCategory)] = [
                 (Self.day0 + 1 * 3600, 300, .breakfast),   // day 0 09:00 +08

@@ -10,8 +10,9 @@ struct ProtocolEndToEndTests {
         RequestEnvelope(callID: callID, method: method, payload: payload)
     }
 
-    @Test func manyCallsInFlightOnOneConnection() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func manyCallsInFlightOnOneConnection(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<200 {
                     group.addTask {
@@ -120,8 +121,9 @@ struct ProtocolEndToEndTests {
         }
     }
 
-    @Test func deadlineAlreadyPassedIsNotExecuted() async throws {
-        try await withServer { _, client in
+    @Test(arguments: Backend.all)
+    func deadlineAlreadyPassedIsNotExecuted(backend: Backend) async throws {
+        try await withServer(backend) { _, client in
             // 1 ms cannot cover a fsync'd create queued behind 50 others; the ones that expire must not be stored.
             let outcomes = await withTaskGroup(of: (String, StatusCode).self) { group in
                 for index in 0..<50 {

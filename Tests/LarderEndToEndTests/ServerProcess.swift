@@ -38,11 +38,25 @@ final class ServerProcess: @unchecked Sendable {
         return stderr.contains(text)
     }
 
-    /// Starts a server on a fresh temp database (or `databasePath` to reuse one).
-    init(arguments: [String] = [], databasePath: String? = nil) throws {
+    /// The PostgreSQL database this server owns (dropped after the server is gone).
+    private let postgres: PostgresTestDatabase?
+
+    /// Starts a server on a fresh database of `backend` (a temp SQLite file, or a
+    /// PostgreSQL database of its own), or on `databasePath` (a file or URL) to share one.
+    init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        self.databasePath = databasePath ?? directory.appendingPathComponent("larder.sqlite").path
+        if let databasePath {
+            postgres = nil
+            self.databasePath = databasePath
+        } else if backend == .postgres {
+            let database = try PostgresTestDatabase()
+            postgres = database
+            self.databasePath = database.url
+        } else {
+            postgres = nil
+            self.databasePath = directory.appendingPathComponent("larder.sqlite").path
+        }
         self.extraArguments = arguments
         try start()
     }

@@ -4,9 +4,10 @@ import LarderClient
 import LarderWire
 import Testing
 
-/// Starts a server, connects a client, runs `body`, then stops both.
-func withServer<R>(arguments: [String] = [], _ body: (ServerProcess, LarderClient) async throws -> R) async throws -> R {
-    let server = try ServerProcess(arguments: arguments)
+/// Starts a server on a fresh database of `backend`, connects a client, runs `body`, then stops both.
+func withServer<R>(_ backend: Backend = .sqlite, arguments: [String] = [],
+                   _ body: (ServerProcess, LarderClient) async throws -> R) async throws -> R {
+    let server = try ServerProcess(backend: backend, arguments: arguments)
     let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
                                   options: ClientOptions(defaultTimeout: .seconds(20)))
     defer {

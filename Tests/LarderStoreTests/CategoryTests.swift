@@ -4,13 +4,16 @@ import LarderWire
 import Testing
 
 /// Category groups and their item categories (the many-to-one relation).
+///
+/// Each test runs on a fresh database of every backend in `Backend.all`: the
+/// static `@Test` opens the fixture and calls the instance method of the same name.
 @Suite struct CategoryTests {
     let db: TestDatabase
     let food: CategoryGroup
     let tools: CategoryGroup
 
-    init() throws {
-        db = try TestDatabase()
+    init(_ backend: Backend) throws {
+        db = try TestDatabase(backend)
         food = try db.write(Operations.createCategoryGroup,
                             CreateCategoryGroupRequest(categoryGroup: CategoryGroup(name: "Food", colorHex: "#34c759")))
         tools = try db.write(Operations.createCategoryGroup,
@@ -23,7 +26,12 @@ import Testing
             itemCategory: ItemCategory(name: name, iconName: icon, categoryGroupID: group.id)))
     }
 
-    @Test func groupCRUD() throws {
+    @Test(arguments: Backend.all)
+    static func groupCRUD(backend: Backend) throws {
+        try Self(backend).groupCRUD()
+    }
+
+    func groupCRUD() throws {
         #expect(food.colorHex == "#34C759")
         #expect(try db.read(Operations.getCategoryGroup, GetCategoryGroupRequest(id: food.id)) == food)
         #expect(try db.read(Operations.listCategoryGroups, ListCategoryGroupsRequest()).categoryGroups == [food, tools])
@@ -44,7 +52,12 @@ import Testing
         }?.code == .invalidArgument)
     }
 
-    @Test func getWithItemCategoriesSortsByName() throws {
+    @Test(arguments: Backend.all)
+    static func getWithItemCategoriesSortsByName(backend: Backend) throws {
+        try Self(backend).getWithItemCategoriesSortsByName()
+    }
+
+    func getWithItemCategoriesSortsByName() throws {
         let veg = try addCategory("蔬果", to: food)
         let drinks = try addCategory("Drinks", to: food, icon: "cup.and.saucer.fill")
         try addCategory("Hammer", to: tools)
@@ -60,14 +73,24 @@ import Testing
         #expect(try db.read(Operations.getItemCategory, GetItemCategoryRequest(id: veg.id)) == veg)
     }
 
-    @Test func itemCategoryNamesAreUniqueWithinAGroupOnly() throws {
+    @Test(arguments: Backend.all)
+    static func itemCategoryNamesAreUniqueWithinAGroupOnly(backend: Backend) throws {
+        try Self(backend).itemCategoryNamesAreUniqueWithinAGroupOnly()
+    }
+
+    func itemCategoryNamesAreUniqueWithinAGroupOnly() throws {
         try addCategory("Misc", to: food)
         try addCategory("Misc", to: tools)
         #expect(rpcError { try addCategory("Misc", to: food) }
             == RPCError(.alreadyExists, "item category name \"Misc\" already exists in category group \"\(food.id)\""))
     }
 
-    @Test func itemCategoryNeedsAnExistingGroup() throws {
+    @Test(arguments: Backend.all)
+    static func itemCategoryNeedsAnExistingGroup(backend: Backend) throws {
+        try Self(backend).itemCategoryNeedsAnExistingGroup()
+    }
+
+    func itemCategoryNeedsAnExistingGroup() throws {
         let missing = StoreID.generate()
         let error = rpcError {
             try db.write(Operations.createItemCategory, CreateItemCategoryRequest(
@@ -80,7 +103,12 @@ import Testing
         } == RPCError(.invalidArgument, "item_category.category_group_id is required"))
     }
 
-    @Test func itemCategoryMovesBetweenGroups() throws {
+    @Test(arguments: Backend.all)
+    static func itemCategoryMovesBetweenGroups(backend: Backend) throws {
+        try Self(backend).itemCategoryMovesBetweenGroups()
+    }
+
+    func itemCategoryMovesBetweenGroups() throws {
         let saw = try addCategory("Saw", to: food)
         let moved = try db.write(Operations.updateItemCategory, UpdateItemCategoryRequest(
             itemCategory: ItemCategory(id: saw.id, categoryGroupID: tools.id), updateMask: ["category_group_id"]))
@@ -101,7 +129,12 @@ import Testing
         #expect(try db.read(Operations.getItemCategory, GetItemCategoryRequest(id: saw.id)) == all)
     }
 
-    @Test func deletingAGroupWithCategoriesNeedsCascade() throws {
+    @Test(arguments: Backend.all)
+    static func deletingAGroupWithCategoriesNeedsCascade(backend: Backend) throws {
+        try Self(backend).deletingAGroupWithCategoriesNeedsCascade()
+    }
+
+    func deletingAGroupWithCategoriesNeedsCascade() throws {
         let veg = try addCategory("Veg", to: food)
         let fruit = try addCategory("Fruit", to: food)
         let hammer = try addCategory("Hammer", to: tools)

@@ -33,14 +33,6 @@ import Testing
         #expect(throws: (any Error).self) { try PageToken.decode(text, filterHash: hash &+ 1) }
     }
 
-    @Test(arguments: [
-        (Int64(0), "1970-01-01"), (-1, "1969-12-31"), (19_722, "2023-12-31"), (11_016, "2000-02-29"),
-        (-719_162, "0001-01-01"), (2_932_896, "9999-12-31"), (20_786, "2026-11-29"),
-    ])
-    func civilDates(day: Int64, expected: String) {
-        #expect(CivilDate.string(daysSinceEpoch: day) == expected)
-    }
-
     @Test func uuidParsing() {
         #expect(StoreID.normalized("0F8E6D2C-3B1A-4C5D-9E8F-7A6B5C4D3E2F") == "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f")
         #expect(StoreID.normalized("0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2") == nil)

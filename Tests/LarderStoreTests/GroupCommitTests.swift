@@ -21,8 +21,9 @@ import Testing
         var all: [Int: Result<Value, RPCError>] { values.withLock { $0 } }
     }
 
-    @Test func concurrentWritesFailOnlyTheDuplicates() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func concurrentWritesFailOnlyTheDuplicates(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let store = db.store
         // 200 writes: 170 distinct names, then 30 that repeat one of them.
         let names = (0..<200).map { $0 < 170 ? "room \($0)" : "room \(($0 * 7) % 170)" }
@@ -56,8 +57,9 @@ import Testing
         #expect(Set(stored) == Set(names) && stored.count == 170)
     }
 
-    @Test func aFailedWriteUndoesOnlyItsOwnChanges() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func aFailedWriteUndoesOnlyItsOwnChanges(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let error = rpcError {
             try db.write({ (_: Int, w: any StoreWriter) throws(RPCError) -> Int in
                 _ = try Operations.createLocation(CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")), w)
@@ -69,8 +71,9 @@ import Testing
         #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name) == ["B"])
     }
 
-    @Test func closeFinishesQueuedWorkThenRefusesMore() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func closeFinishesQueuedWorkThenRefusesMore(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let store = db.store
         let writes = Results<Location>()
         for index in 0..<300 {
@@ -101,8 +104,9 @@ import Testing
         #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.count == 300)
     }
 
-    @Test func readsSeeWritesThatCompletedBeforeThem() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func readsSeeWritesThatCompletedBeforeThem(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         for index in 0..<50 {
             let created = try db.write(Operations.createMealRecord, CreateMealRecordRequest(
                 mealRecord: MealRecord(name: "m\(index)", calories: 1, category: .snack)))

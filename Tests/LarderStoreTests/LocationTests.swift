@@ -4,8 +4,9 @@ import LarderWire
 import Testing
 
 @Suite struct LocationTests {
-    @Test func createGetListUpdateDelete() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func createGetListUpdateDelete(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let created = try db.write(Operations.createLocation,
                                    CreateLocationRequest(location: Location(name: "  玄關\n", colorHex: "#aabbcc")))
         #expect(created.name == "玄關")
@@ -33,8 +34,9 @@ import Testing
         #expect(missing == RPCError(.notFound, "location \"\(created.id)\" not found"))
     }
 
-    @Test func emptyMaskReplacesEveryMutableField() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func emptyMaskReplacesEveryMutableField(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let created = try db.write(Operations.createLocation,
                                    CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")))
         let updated = try db.write(Operations.updateLocation,
@@ -43,9 +45,9 @@ import Testing
         #expect(try db.read(Operations.getLocation, GetLocationRequest(id: created.id)) == updated)
     }
 
-    @Test(arguments: ["id", "create_time", "update_time", "colour", "location.name"])
-    func unknownOrImmutablePathsAreRejected(path: String) throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all, ["id", "create_time", "update_time", "colour", "location.name"])
+    func unknownOrImmutablePathsAreRejected(backend: Backend, path: String) throws {
+        let db = try TestDatabase(backend)
         let created = try db.write(Operations.createLocation,
                                    CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")))
         let error = rpcError {
@@ -57,8 +59,9 @@ import Testing
         #expect(try db.read(Operations.getLocation, GetLocationRequest(id: created.id)).name == "A")
     }
 
-    @Test func duplicateNamesAreAlreadyExists() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func duplicateNamesAreAlreadyExists(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: "客廳", colorHex: "#000000")))
         let other = try db.write(Operations.createLocation,
                                  CreateLocationRequest(location: Location(name: "廚房", colorHex: "#000000")))
@@ -73,8 +76,9 @@ import Testing
             == ["客廳", "廚房"].sorted())
     }
 
-    @Test func hostileNamesAreStoredVerbatim() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func hostileNamesAreStoredVerbatim(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let hostile = "'); DROP TABLE locations; --"
         let created = try db.write(Operations.createLocation,
                                    CreateLocationRequest(location: Location(name: hostile, colorHex: "#000000")))
@@ -83,8 +87,9 @@ import Testing
         #expect(list.locations.map(\.name) == [hostile])
     }
 
-    @Test func listIsSortedByName() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func listIsSortedByName(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         for name in ["c", "a", "b"] {
             _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
         }

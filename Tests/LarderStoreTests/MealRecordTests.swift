@@ -3,15 +3,22 @@ import LarderStore
 import LarderWire
 import Testing
 
+/// Each test runs on a fresh database of every backend in `Backend.all`: the
+/// static `@Test` opens the fixture and calls the instance method of the same name.
 @Suite struct MealRecordTests {
     let db: TestDatabase
-    init() throws { db = try TestDatabase() }
+    init(_ backend: Backend) throws { db = try TestDatabase(backend) }
 
     func create(_ record: MealRecord) throws -> MealRecord {
         try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: record))
     }
 
-    @Test func createKeepsMillisecondsAndDefaultsEatenAtToNow() throws {
+    @Test(arguments: Backend.all)
+    static func createKeepsMillisecondsAndDefaultsEatenAtToNow(backend: Backend) throws {
+        try Self(backend).createKeepsMillisecondsAndDefaultsEatenAtToNow()
+    }
+
+    func createKeepsMillisecondsAndDefaultsEatenAtToNow() throws {
         let exact = try create(MealRecord(name: "Oatmeal", calories: 350, category: .breakfast,
                                           eatenAt: Timestamp(seconds: 1_795_000_000, nanos: 123_456_789)))
         #expect(exact.eatenAt == Timestamp(seconds: 1_795_000_000, nanos: 123_000_000))
@@ -23,18 +30,31 @@ import Testing
         #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: now.id)).eatenAt == eatenAt)
     }
 
-    @Test(arguments: [Int32(0), 1, 99_999, 100_000])
+    @Test(arguments: Backend.all, [Int32(0), 1, 99_999, 100_000])
+    static func caloriesInRangeAreAccepted(backend: Backend, calories: Int32) throws {
+        try Self(backend).caloriesInRangeAreAccepted(calories: calories)
+    }
+
     func caloriesInRangeAreAccepted(calories: Int32) throws {
         #expect(try create(MealRecord(name: "M", calories: calories, category: .lunch)).calories == calories)
     }
 
     @Test(arguments: [Int32(-1), 100_001, .min, .max])
+    static func caloriesOutOfRangeAreRejected(calories: Int32) throws {
+        try Self(.sqlite).caloriesOutOfRangeAreRejected(calories: calories)
+    }
+
     func caloriesOutOfRangeAreRejected(calories: Int32) throws {
         #expect(rpcError { try create(MealRecord(name: "M", calories: calories, category: .lunch)) }
             == RPCError(.invalidArgument, "meal_record.calories must be between 0 and 100000, got \(calories)"))
     }
 
-    @Test func unspecifiedCategoryIsRejected() throws {
+    @Test
+    static func unspecifiedCategoryIsRejected() throws {
+        try Self(.sqlite).unspecifiedCategoryIsRejected()
+    }
+
+    func unspecifiedCategoryIsRejected() throws {
         let error = rpcError { try create(MealRecord(name: "M", calories: 1, category: .unspecified)) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.hasPrefix("meal_record.category is required") == true)
@@ -48,6 +68,10 @@ import Testing
     ]
 
     @Test(arguments: badTimes)
+    static func invalidTimestampsAreRejected(time: Timestamp, fragment: String) throws {
+        try Self(.sqlite).invalidTimestampsAreRejected(time: time, fragment: fragment)
+    }
+
     func invalidTimestampsAreRejected(time: Timestamp, fragment: String) throws {
         let error = rpcError { try create(MealRecord(name: "M", calories: 1, category: .lunch, eatenAt: time)) }
         #expect(error?.code == .invalidArgument)
@@ -55,7 +79,12 @@ import Testing
         #expect(error?.message.contains(fragment) == true)
     }
 
-    @Test func extremeValidTimesRoundTrip() throws {
+    @Test(arguments: Backend.all)
+    static func extremeValidTimesRoundTrip(backend: Backend) throws {
+        try Self(backend).extremeValidTimesRoundTrip()
+    }
+
+    func extremeValidTimesRoundTrip() throws {
         for seconds in [Int64(-62_135_596_800), 253_402_300_799] {
             let record = try create(MealRecord(name: "M", calories: 1, category: .lunch,
                                                eatenAt: Timestamp(seconds: seconds, nanos: 999_000_000)))
@@ -64,7 +93,12 @@ import Testing
         }
     }
 
-    @Test func updateHonoursTheMask() throws {
+    @Test(arguments: Backend.all)
+    static func updateHonoursTheMask(backend: Backend) throws {
+        try Self(backend).updateHonoursTheMask()
+    }
+
+    func updateHonoursTheMask() throws {
         let meal = try create(MealRecord(name: "Rice", calories: 200, category: .lunch,
                                          eatenAt: Timestamp(seconds: 1_800_000_000)))
         let updated = try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(

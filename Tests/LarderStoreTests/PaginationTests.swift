@@ -4,11 +4,14 @@ import LarderWire
 import Testing
 
 /// ListMealRecords: order, filters, page sizes and keyset page tokens.
+///
+/// Each test runs on a fresh database of every backend in `Backend.all`: the
+/// static `@Test` opens the fixture and calls the instance method of the same name.
 @Suite struct PaginationTests {
     let db: TestDatabase
     static let base: Int64 = 1_800_000_000
 
-    init() throws { db = try TestDatabase() }
+    init(_ backend: Backend) throws { db = try TestDatabase(backend) }
 
     /// Inserts meals in one write; meal `i` is eaten at base + (i / 3) minutes, so ids break ties.
     func insertMeals(_ range: Range<Int>, offsetSeconds: Int64 = 0) throws -> [MealRecord] {
@@ -29,7 +32,12 @@ import Testing
         return ta != tb ? ta > tb : a.id > b.id
     }
 
-    @Test func walkingPagesWhileOthersInsertNeitherSkipsNorRepeats() throws {
+    @Test(arguments: Backend.all)
+    static func walkingPagesWhileOthersInsertNeitherSkipsNorRepeats(backend: Backend) throws {
+        try Self(backend).walkingPagesWhileOthersInsertNeitherSkipsNorRepeats()
+    }
+
+    func walkingPagesWhileOthersInsertNeitherSkipsNorRepeats() throws {
         let original = try insertMeals(0..<250)
         var seen: [MealRecord] = []
         var token = ""
@@ -56,7 +64,12 @@ import Testing
         #expect(pages == 7)
     }
 
-    @Test func pageSizesDefaultAndAreCapped() throws {
+    @Test(arguments: Backend.all)
+    static func pageSizesDefaultAndAreCapped(backend: Backend) throws {
+        try Self(backend).pageSizesDefaultAndAreCapped()
+    }
+
+    func pageSizesDefaultAndAreCapped() throws {
         _ = try insertMeals(0..<1005)
         let first = try db.read(Operations.listMealRecords, ListMealRecordsRequest())
         #expect(first.mealRecords.count == 50)
@@ -71,7 +84,12 @@ import Testing
             == RPCError(.invalidArgument, "page_size must not be negative, got -1"))
     }
 
-    @Test func filtersSelectRangeAndCategory() throws {
+    @Test(arguments: Backend.all)
+    static func filtersSelectRangeAndCategory(backend: Backend) throws {
+        try Self(backend).filtersSelectRangeAndCategory()
+    }
+
+    func filtersSelectRangeAndCategory() throws {
         let meals = try insertMeals(0..<40)
         let start = Timestamp(seconds: Self.base + 3 * 60)   // meals 9...
         let end = Timestamp(seconds: Self.base + 10 * 60)    // ...up to 29
@@ -92,7 +110,12 @@ import Testing
         #expect(collected == expected)
     }
 
-    @Test func tokensAreBoundToTheirFilters() throws {
+    @Test
+    static func tokensAreBoundToTheirFilters() throws {
+        try Self(.sqlite).tokensAreBoundToTheirFilters()
+    }
+
+    func tokensAreBoundToTheirFilters() throws {
         _ = try insertMeals(0..<10)
         let first = try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: 2, category: .lunch))
         let token = first.nextPageToken
@@ -115,13 +138,22 @@ import Testing
     }
 
     @Test(arguments: ["garbage", "AAAA", "!!!!", String(repeating: "A", count: 44), "a"])
+    static func garbageTokensAreInvalid(token: String) throws {
+        try Self(.sqlite).garbageTokensAreInvalid(token: token)
+    }
+
     func garbageTokensAreInvalid(token: String) throws {
         let error = rpcError { try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageToken: token)) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.hasPrefix("page_token") == true)
     }
 
-    @Test func rangeMustNotBeEmpty() throws {
+    @Test
+    static func rangeMustNotBeEmpty() throws {
+        try Self(.sqlite).rangeMustNotBeEmpty()
+    }
+
+    func rangeMustNotBeEmpty() throws {
         let time = Timestamp(seconds: Self.base)
         #expect(rpcError {
             try db.read(Operations.listMealRecords, ListMealRecordsRequest(startTime: time, endTime: time))

@@ -5,6 +5,9 @@ import LarderWire
 import Testing
 
 /// SummarizeMealRecords: local days at a client offset, categories, totals, and its argument rules.
+///
+/// Each test runs on a fresh database of every backend in `Backend.all`: the
+/// static `@Test` opens the fixture and calls the instance method of the same name.
 @Suite struct SummaryTests {
     let db: TestDatabase
 
@@ -13,8 +16,8 @@ import Testing
         return Timestamp(seconds: seconds)
     }
 
-    init() throws {
-        db = try TestDatabase()
+    init(_ backend: Backend) throws {
+        db = try TestDatabase(backend)
         let meals: [(String, Int32, MealCategory)] = [
             ("2026-11-29T00:00:00Z", 50, .dinner),      // +08: 11-29 08:00   -05: 11-28 19:00
             ("2026-11-29T15:59:59Z", 100, .snack),      // +08: 11-29 23:59   -05: 11-29 10:59
@@ -44,7 +47,12 @@ import Testing
         CategoryTotal(category: .snack, totalCalories: 100, mealCount: 1),
     ]
 
-    @Test func plusEightHours() throws {
+    @Test(arguments: Backend.all)
+    static func plusEightHours(backend: Backend) throws {
+        try Self(backend).plusEightHours()
+    }
+
+    func plusEightHours() throws {
         let summary = try summarize(offset: 480)
         #expect(summary.days == [
             DailySummary(date: "2026-11-29", totalCalories: 150, mealCount: 2, categories: [
@@ -62,7 +70,12 @@ import Testing
         #expect(summary.mealCount == 6)
     }
 
-    @Test func minusFiveHours() throws {
+    @Test(arguments: Backend.all)
+    static func minusFiveHours(backend: Backend) throws {
+        try Self(backend).minusFiveHours()
+    }
+
+    func minusFiveHours() throws {
         let summary = try summarize(offset: -300)
         #expect(summary.days == [
             DailySummary(date: "2026-11-28", totalCalories: 50, mealCount: 1, categories: [
@@ -82,13 +95,23 @@ import Testing
         #expect(summary.mealCount == 6)
     }
 
-    @Test func emptyRangeHasNoDays() throws {
+    @Test(arguments: Backend.all)
+    static func emptyRangeHasNoDays(backend: Backend) throws {
+        try Self(backend).emptyRangeHasNoDays()
+    }
+
+    func emptyRangeHasNoDays() throws {
         let summary = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
             startTime: Self.time("2020-01-01T00:00:00Z"), endTime: Self.time("2020-01-02T00:00:00Z")))
         #expect(summary == SummarizeMealRecordsResponse())
     }
 
-    @Test func datesBeforeTheEpochAreFloored() throws {
+    @Test(arguments: Backend.all)
+    static func datesBeforeTheEpochAreFloored(backend: Backend) throws {
+        try Self(backend).datesBeforeTheEpochAreFloored()
+    }
+
+    func datesBeforeTheEpochAreFloored() throws {
         _ = try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: MealRecord(
             name: "old", calories: 1, category: .lunch, eatenAt: Self.time("1969-12-31T23:30:00Z"))))
         let summary = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
@@ -113,6 +136,10 @@ import Testing
     ]
 
     @Test(arguments: badRequests)
+    static func badArgumentsAreRejected(request: SummarizeMealRecordsRequest, message: String) throws {
+        try Self(.sqlite).badArgumentsAreRejected(request: request, message: message)
+    }
+
     func badArgumentsAreRejected(request: SummarizeMealRecordsRequest, message: String) throws {
         #expect(rpcError { try db.read(Operations.summarizeMealRecords, request) }
             == RPCError(.invalidArgument, message))

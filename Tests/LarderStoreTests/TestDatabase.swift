@@ -1,28 +1,57 @@
 import Dispatch
 import Foundation
 import LarderAPI
+import LarderPostgres
 import LarderSQLite
 import LarderStore
 import LarderWire
 
-/// A temporary directory holding one SQLite database for one test; removed on deinit.
+/// A fresh database of one backend for one test: a SQLite file in a temporary
+/// directory, or a PostgreSQL database of its own (see `PostgresTestDatabase`).
+/// Removed on deinit.
 final class TestDatabase {
+    let backend: Backend
     let directory: URL
+    /// The SQLite file, or the PostgreSQL URL.
     let path: String
-    private(set) var store: SQLiteStore
+    private let durability: SQLiteStore.Options.Durability
+    private let postgres: PostgresTestDatabase?
+    private(set) var store: any Store
 
-    init(seed: Bool = false, durability: SQLiteStore.Options.Durability = .normal) throws {
+    init(_ backend: Backend = .sqlite, seed: Bool = false,
+         durability: SQLiteStore.Options.Durability = .normal) throws {
+        self.backend = backend
+        self.durability = durability
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("larder-store-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        path = directory.appendingPathComponent("test.sqlite").path
-        store = try SQLiteStore.open(path: path, options: .init(durability: durability, seed: seed))
+        switch backend {
+        case .sqlite:
+            postgres = nil
+            path = directory.appendingPathComponent("test.sqlite").path
+        case .postgres:
+            let database = try PostgresTestDatabase()
+            postgres = database
+            path = database.url
+        }
+        store = try Self.open(backend, path: path, seed: seed, durability: durability)
     }
 
-    /// Closes and opens the same file again.
+    private static func open(_ backend: Backend, path: String, seed: Bool,
+                             durability: SQLiteStore.Options.Durability) throws(RPCError) -> any Store {
+        switch backend {
+        case .sqlite:
+            return try SQLiteStore.open(path: path, options: .init(durability: durability, seed: seed))
+        case .postgres:
+            return try PostgresStore.open(url: path, options: .init(durability: durability == .full ? .full : .normal,
+                                                                    seed: seed))
+        }
+    }
+
+    /// Closes and opens the same database again.
     func reopen(seed: Bool = true) throws {
         store.close()
-        store = try SQLiteStore.open(path: path, options: .init(durability: .normal, seed: seed))
+        store = try Self.open(backend, path: path, seed: seed, durability: .normal)
     }
 
     deinit {

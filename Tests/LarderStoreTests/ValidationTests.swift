@@ -43,8 +43,9 @@ import Testing
         #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.isEmpty)
     }
 
-    @Test func hundredCJKCharactersAreAccepted() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func hundredCJKCharactersAreAccepted(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let name = String(repeating: "櫃", count: 100)
         let location = try db.write(Operations.createLocation,
                                     CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
@@ -76,8 +77,9 @@ import Testing
         #expect(error?.message.hasPrefix("item_category.icon_name must be 1-100 characters") == true)
     }
 
-    @Test func clientIDsAreNormalizedAndDuplicatesRejected() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func clientIDsAreNormalizedAndDuplicatesRejected(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let upper = "0F8E6D2C-3B1A-4C5D-9E8F-7A6B5C4D3E2F"
         let location = try db.write(Operations.createLocation,
                                     CreateLocationRequest(location: Location(id: upper, name: "A", colorHex: "#000000")))
@@ -121,8 +123,9 @@ import Testing
         } == RPCError(.invalidArgument, "location.id is required"))
     }
 
-    @Test func missingEntitiesAreNotFound() throws {
-        let db = try TestDatabase()
+    @Test(arguments: Backend.all)
+    func missingEntitiesAreNotFound(backend: Backend) throws {
+        let db = try TestDatabase(backend)
         let id = StoreID.generate()
         #expect(rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: id)) }
             == RPCError(.notFound, "location \"\(id)\" not found"))

@@ -29,6 +29,9 @@ struct MethodTableTests {
         (MealRecordMethods.deleteMealRecord.path, "/larder.v1.MealRecordService/DeleteMealRecord"),
         (MealRecordMethods.summarizeMealRecords.path, "/larder.v1.MealRecordService/SummarizeMealRecords"),
         (HealthMethods.check.path, "/grpc.health.v1.Health/Check"),
+        (ReflectionMethods.listServices.path, "/larder.reflection.v1.ServerReflection/ListServices"),
+        (ReflectionMethods.describeType.path, "/larder.reflection.v1.ServerReflection/DescribeType"),
+        (AdminMethods.getMetrics.path, "/larder.admin.v1.Admin/GetMetrics"),
     ]
 
     @Test("every table entry constructs with the path from proto/", arguments: table)
@@ -42,11 +45,12 @@ struct MethodTableTests {
         #expect(described.sorted() == Self.table.map(\.0).sorted())
     }
 
-    @Test("APIServices lists the four larder.v1 services and health")
+    @Test("APIServices lists the four larder.v1 services, health, reflection and admin")
     func services() {
         #expect(APIServices.all.map(\.name) == [
             "larder.v1.LocationService", "larder.v1.CategoryGroupService", "larder.v1.ItemCategoryService",
-            "larder.v1.MealRecordService", "grpc.health.v1.Health",
+            "larder.v1.MealRecordService", "grpc.health.v1.Health", "larder.reflection.v1.ServerReflection",
+            "larder.admin.v1.Admin",
         ])
     }
 

@@ -4,6 +4,8 @@
 #include "google_protobuf_field_mask.pb-c.h"
 #include "google_protobuf_timestamp.pb-c.h"
 #include "grpc_health_v1_health.pb-c.h"
+#include "larder_admin_v1_admin.pb-c.h"
+#include "larder_reflection_v1_reflection.pb-c.h"
 #include "larder_rpc_v1_envelope.pb-c.h"
 #include "larder_v1_category_group.pb-c.h"
 #include "larder_v1_common.pb-c.h"
@@ -12,6 +14,8 @@
 #include "larder_v1_meal_record.pb-c.h"
 
 static inline const ProtobufCEnumDescriptor *_Nonnull grpc__health__v1__health_check_response__serving_status__descriptor_ptr(void) { return &grpc__health__v1__health_check_response__serving_status__descriptor; }
+static inline const ProtobufCEnumDescriptor *_Nonnull larder__reflection__v1__field_info__label__descriptor_ptr(void) { return &larder__reflection__v1__field_info__label__descriptor; }
+static inline const ProtobufCEnumDescriptor *_Nonnull larder__reflection__v1__field_info__type__descriptor_ptr(void) { return &larder__reflection__v1__field_info__type__descriptor; }
 static inline const ProtobufCEnumDescriptor *_Nonnull larder__v1__meal_category__descriptor_ptr(void) { return &larder__v1__meal_category__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull google__protobuf__empty__descriptor_ptr(void) { return &google__protobuf__empty__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull google__protobuf__field_mask__descriptor_ptr(void) { return &google__protobuf__field_mask__descriptor; }
@@ -19,6 +23,22 @@ static inline const ProtobufCMessageDescriptor *_Nonnull google__protobuf__times
 static inline const ProtobufCServiceDescriptor *_Nonnull grpc__health__v1__health__descriptor_ptr(void) { return &grpc__health__v1__health__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__health_check_request__descriptor_ptr(void) { return &grpc__health__v1__health_check_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__health_check_response__descriptor_ptr(void) { return &grpc__health__v1__health_check_response__descriptor; }
+static inline const ProtobufCServiceDescriptor *_Nonnull larder__admin__v1__admin__descriptor_ptr(void) { return &larder__admin__v1__admin__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__get_metrics_request__descriptor_ptr(void) { return &larder__admin__v1__get_metrics_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__method_metrics__calls_by_code_entry__descriptor_ptr(void) { return &larder__admin__v1__method_metrics__calls_by_code_entry__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__method_metrics__descriptor_ptr(void) { return &larder__admin__v1__method_metrics__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__metrics__descriptor_ptr(void) { return &larder__admin__v1__metrics__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__describe_type_request__descriptor_ptr(void) { return &larder__reflection__v1__describe_type_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__describe_type_response__descriptor_ptr(void) { return &larder__reflection__v1__describe_type_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__enum_type__descriptor_ptr(void) { return &larder__reflection__v1__enum_type__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__enum_value_info__descriptor_ptr(void) { return &larder__reflection__v1__enum_value_info__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__field_info__descriptor_ptr(void) { return &larder__reflection__v1__field_info__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__list_services_request__descriptor_ptr(void) { return &larder__reflection__v1__list_services_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__list_services_response__descriptor_ptr(void) { return &larder__reflection__v1__list_services_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__message_type__descriptor_ptr(void) { return &larder__reflection__v1__message_type__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__method_info__descriptor_ptr(void) { return &larder__reflection__v1__method_info__descriptor; }
+static inline const ProtobufCServiceDescriptor *_Nonnull larder__reflection__v1__server_reflection__descriptor_ptr(void) { return &larder__reflection__v1__server_reflection__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__service_info__descriptor_ptr(void) { return &larder__reflection__v1__service_info__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__request_envelope__descriptor_ptr(void) { return &larder__rpc__v1__request_envelope__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__request_envelope__metadata_entry__descriptor_ptr(void) { return &larder__rpc__v1__request_envelope__metadata_entry__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__response_envelope__descriptor_ptr(void) { return &larder__rpc__v1__response_envelope__descriptor; }
@@ -58,3 +78,92 @@ static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__update_cate
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__update_item_category_request__descriptor_ptr(void) { return &larder__v1__update_item_category_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__update_location_request__descriptor_ptr(void) { return &larder__v1__update_location_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__update_meal_record_request__descriptor_ptr(void) { return &larder__v1__update_meal_record_request__descriptor; }
+
+/// Every ProtobufCMessageDescriptor compiled into this module; *count receives their number.
+static inline const ProtobufCMessageDescriptor *_Nonnull const *_Nonnull larder_proto_all_message_descriptors(unsigned long *_Nonnull count) {
+  static const ProtobufCMessageDescriptor *const all[] = {
+    &google__protobuf__empty__descriptor,
+    &google__protobuf__field_mask__descriptor,
+    &google__protobuf__timestamp__descriptor,
+    &grpc__health__v1__health_check_request__descriptor,
+    &grpc__health__v1__health_check_response__descriptor,
+    &larder__admin__v1__get_metrics_request__descriptor,
+    &larder__admin__v1__method_metrics__calls_by_code_entry__descriptor,
+    &larder__admin__v1__method_metrics__descriptor,
+    &larder__admin__v1__metrics__descriptor,
+    &larder__reflection__v1__describe_type_request__descriptor,
+    &larder__reflection__v1__describe_type_response__descriptor,
+    &larder__reflection__v1__enum_type__descriptor,
+    &larder__reflection__v1__enum_value_info__descriptor,
+    &larder__reflection__v1__field_info__descriptor,
+    &larder__reflection__v1__list_services_request__descriptor,
+    &larder__reflection__v1__list_services_response__descriptor,
+    &larder__reflection__v1__message_type__descriptor,
+    &larder__reflection__v1__method_info__descriptor,
+    &larder__reflection__v1__service_info__descriptor,
+    &larder__rpc__v1__request_envelope__descriptor,
+    &larder__rpc__v1__request_envelope__metadata_entry__descriptor,
+    &larder__rpc__v1__response_envelope__descriptor,
+    &larder__v1__category_group__descriptor,
+    &larder__v1__category_total__descriptor,
+    &larder__v1__create_category_group_request__descriptor,
+    &larder__v1__create_item_category_request__descriptor,
+    &larder__v1__create_location_request__descriptor,
+    &larder__v1__create_meal_record_request__descriptor,
+    &larder__v1__daily_summary__descriptor,
+    &larder__v1__delete_category_group_request__descriptor,
+    &larder__v1__delete_item_category_request__descriptor,
+    &larder__v1__delete_location_request__descriptor,
+    &larder__v1__delete_meal_record_request__descriptor,
+    &larder__v1__get_category_group_request__descriptor,
+    &larder__v1__get_item_category_request__descriptor,
+    &larder__v1__get_location_request__descriptor,
+    &larder__v1__get_meal_record_request__descriptor,
+    &larder__v1__item_category__descriptor,
+    &larder__v1__list_category_groups_request__descriptor,
+    &larder__v1__list_category_groups_response__descriptor,
+    &larder__v1__list_item_categories_request__descriptor,
+    &larder__v1__list_item_categories_response__descriptor,
+    &larder__v1__list_locations_request__descriptor,
+    &larder__v1__list_locations_response__descriptor,
+    &larder__v1__list_meal_records_request__descriptor,
+    &larder__v1__list_meal_records_response__descriptor,
+    &larder__v1__location__descriptor,
+    &larder__v1__meal_record__descriptor,
+    &larder__v1__summarize_meal_records_request__descriptor,
+    &larder__v1__summarize_meal_records_response__descriptor,
+    &larder__v1__update_category_group_request__descriptor,
+    &larder__v1__update_item_category_request__descriptor,
+    &larder__v1__update_location_request__descriptor,
+    &larder__v1__update_meal_record_request__descriptor,
+  };
+  *count = sizeof all / sizeof all[0];
+  return all;
+}
+
+/// Every ProtobufCEnumDescriptor compiled into this module; *count receives their number.
+static inline const ProtobufCEnumDescriptor *_Nonnull const *_Nonnull larder_proto_all_enum_descriptors(unsigned long *_Nonnull count) {
+  static const ProtobufCEnumDescriptor *const all[] = {
+    &grpc__health__v1__health_check_response__serving_status__descriptor,
+    &larder__reflection__v1__field_info__label__descriptor,
+    &larder__reflection__v1__field_info__type__descriptor,
+    &larder__v1__meal_category__descriptor,
+  };
+  *count = sizeof all / sizeof all[0];
+  return all;
+}
+
+/// Every ProtobufCServiceDescriptor compiled into this module; *count receives their number.
+static inline const ProtobufCServiceDescriptor *_Nonnull const *_Nonnull larder_proto_all_service_descriptors(unsigned long *_Nonnull count) {
+  static const ProtobufCServiceDescriptor *const all[] = {
+    &grpc__health__v1__health__descriptor,
+    &larder__admin__v1__admin__descriptor,
+    &larder__reflection__v1__server_reflection__descriptor,
+    &larder__v1__category_group_service__descriptor,
+    &larder__v1__item_category_service__descriptor,
+    &larder__v1__location_service__descriptor,
+    &larder__v1__meal_record_service__descriptor,
+  };
+  *count = sizeof all / sizeof all[0];
+  return all;
+}

@@ -214,8 +214,9 @@ public struct ArgumentParser: Sendable {
             let missing = command.positionals[state.positionals.count...].joined(separator: " ")
             throw .usage("missing \(missing)", command)
         }
-        if state.positionals.count > command.positionals.count {
-            throw .usage("unexpected argument '\(state.positionals[command.positionals.count])'", command)
+        let allowed = command.positionals.count + command.optionalPositionals.count
+        if state.positionals.count > allowed {
+            throw .usage("unexpected argument '\(state.positionals[allowed])'", command)
         }
         for option in command.options where option.isRequired {
             guard state.values[option.name] != nil else { throw .usage("missing \(option.synopsis)", command) }

@@ -9,16 +9,20 @@ public struct CommandSpec: Sendable {
     public let summary: String
     /// Names of the positional arguments, e.g. `["ID"]`.
     public let positionals: [String]
+    /// Names of positional arguments that may follow them or be left out, e.g. `["JSON"]`.
+    public let optionalPositionals: [String]
     public let options: [OptionSpec]
     public let examples: [String]
     public let run: Run
 
     public init(resource: String?, name: String, summary: String, positionals: [String] = [],
-                options: [OptionSpec] = [], examples: [String] = [], run: @escaping Run) {
+                optionalPositionals: [String] = [], options: [OptionSpec] = [], examples: [String] = [],
+                run: @escaping Run) {
         self.resource = resource
         self.name = name
         self.summary = summary
         self.positionals = positionals
+        self.optionalPositionals = optionalPositionals
         self.options = options
         self.examples = examples
         self.run = run

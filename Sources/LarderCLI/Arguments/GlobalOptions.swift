@@ -6,7 +6,7 @@ public struct GlobalOptions: Equatable, Sendable {
     public var server: ServerAddress = .defaultAddress
     /// `--timeout SECONDS`: connect timeout and per-call deadline.
     public var timeout: Duration = .seconds(10)
-    /// `--json`: one JSON document on stdout instead of tables.
+    /// `--json`: the reply as one proto3 JSON document on stdout (defaults included) instead of tables.
     public var json = false
     /// `--token TOKEN`, else `LARDER_TOKEN`: sent as `authorization: Bearer TOKEN`.
     public var token: String?
@@ -17,7 +17,7 @@ public struct GlobalOptions: Equatable, Sendable {
     static let specs: [OptionSpec] = [
         OptionSpec("server", value: "HOST:PORT", "Server address (default 127.0.0.1:7411; env LARDER_SERVER)"),
         OptionSpec("timeout", value: "SECONDS", "Connect timeout and per-call deadline (default 10)"),
-        .flag("json", "Print one JSON document (proto3 JSON mapping) instead of tables"),
+        .flag("json", "Print one JSON document (proto3 JSON mapping, default values included) instead of tables"),
         OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN)"),
         .flag("help", "Show help for larder, a resource or a command (also -h)"),
     ]

@@ -14,14 +14,13 @@ enum CategoryCommands {
         let response = try await context.call(
             ItemCategoryMethods.listItemCategories,
             ListItemCategoriesRequest(categoryGroupID: command.value("group") ?? ""))
-        if context.globals.json {
-            context.write(JSONOutput.listItemCategories(response).rendered())
-            return
+        // The table shows group names rather than ids; it falls back to the ids if the groups cannot be listed.
+        var names: [String: String] = [:]
+        if !context.globals.json,
+           let groups = try? await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest()) {
+            names = Dictionary(groups.categoryGroups.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         }
-        // Show group names rather than ids; fall back to the ids if the groups cannot be listed.
-        let groups = try? await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
-        let names = Dictionary(groups?.categoryGroups.map { ($0.id, $0.name) } ?? [], uniquingKeysWith: { a, _ in a })
-        context.write(HumanOutput.itemCategories(response.itemCategories, groupNames: names))
+        try context.emit(response) { HumanOutput.itemCategories(response.itemCategories, groupNames: names) }
     }
 
     static let get = CommandSpec(
@@ -29,7 +28,7 @@ enum CategoryCommands {
         examples: ["larder categories get ID"]
     ) { command, context throws(CLIError) in
         let category = try await context.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: command.id))
-        context.emit(json: JSONOutput.itemCategory(category)) { HumanOutput.itemCategory(category, context.localTime) }
+        try context.emit(category) { HumanOutput.itemCategory(category, context.localTime) }
     }
 
     static let add = CommandSpec(
@@ -47,7 +46,7 @@ enum CategoryCommands {
                                     categoryGroupID: command.value("group") ?? "")
         let created = try await context.call(ItemCategoryMethods.createItemCategory,
                                              CreateItemCategoryRequest(itemCategory: category))
-        context.emit(json: JSONOutput.itemCategory(created)) { HumanOutput.itemCategory(created, context.localTime) }
+        try context.emit(created) { HumanOutput.itemCategory(created, context.localTime) }
     }
 
     static let update = CommandSpec(
@@ -66,14 +65,15 @@ enum CategoryCommands {
                                     categoryGroupID: command.value("group") ?? "")
         let updated = try await context.call(ItemCategoryMethods.updateItemCategory,
                                              UpdateItemCategoryRequest(itemCategory: category, updateMask: mask))
-        context.emit(json: JSONOutput.itemCategory(updated)) { HumanOutput.itemCategory(updated, context.localTime) }
+        try context.emit(updated) { HumanOutput.itemCategory(updated, context.localTime) }
     }
 
     static let delete = CommandSpec(
         resource: "categories", name: "delete", summary: "Delete an item category", positionals: ["ID"],
         examples: ["larder categories delete ID"]
     ) { command, context throws(CLIError) in
-        _ = try await context.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: command.id))
-        context.emit(json: JSONOutput.empty) { "Deleted item category \(command.id).\n" }
+        let reply = try await context.call(ItemCategoryMethods.deleteItemCategory,
+                                           DeleteItemCategoryRequest(id: command.id))
+        try context.emit(reply) { "Deleted item category \(command.id).\n" }
     }
 }

@@ -3,7 +3,8 @@ extension CommandCatalog {
     public static let larder = CommandCatalog(
         resources: [GroupCommands.resource, CategoryCommands.resource, LocationCommands.resource,
                     MealCommands.resource],
-        commands: [HealthCommand.spec])
+        commands: [HealthCommand.spec, ReflectionCommands.methods, ReflectionCommands.describe, CallCommand.spec,
+                   StatsCommand.spec])
 
     /// The usage text of `topic`.
     func usage(_ topic: HelpTopic) -> String {

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderClient
+import LarderJSON
 import LarderWire
 
 /// What a running command needs: the global options, a lazily opened
@@ -52,8 +53,22 @@ public final class CommandContext {
         stdout.write(text)
     }
 
-    /// Prints `json` with `--json`, else the text `human` builds.
-    func emit(json: JSONValue, human: () -> String) {
-        stdout.write(globals.json ? json.rendered() : human())
+    /// How `--json` prints messages: the proto3 JSON mapping with every scalar and
+    /// repeated field, even at its default (`"calories": 0`, `"itemCategories": []`);
+    /// unset message fields (timestamps) are left out.
+    static var jsonOptions: ProtoJSON.Options { ProtoJSON.Options(emitDefaults: true) }
+
+    /// Prints `message` as one proto3 JSON document with `--json`, else the text `human` builds.
+    /// - Throws: `.rpc(INTERNAL)` when the message has no JSON form (a Timestamp outside years 1-9999).
+    func emit<M: ProtoMessage>(_ message: M, human: () -> String) throws(CLIError) {
+        guard globals.json else {
+            stdout.write(human())
+            return
+        }
+        do throws(RPCError) {
+            stdout.write(try ProtoJSON.json(of: message, options: Self.jsonOptions).rendered())
+        } catch {
+            throw .rpc(RPCError(.internal, "\(M.protoName) does not convert to JSON: \(error.message)"))
+        }
     }
 }

@@ -11,7 +11,7 @@ enum GroupCommands {
         examples: ["larder groups list"]
     ) { _, context throws(CLIError) in
         let response = try await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
-        context.emit(json: JSONOutput.listCategoryGroups(response)) {
+        try context.emit(response) {
             HumanOutput.categoryGroups(response.categoryGroups)
         }
     }
@@ -25,7 +25,7 @@ enum GroupCommands {
         let group = try await context.call(
             CategoryGroupMethods.getCategoryGroup,
             GetCategoryGroupRequest(id: command.id, includeItemCategories: withCategories))
-        context.emit(json: JSONOutput.categoryGroup(group)) {
+        try context.emit(group) {
             HumanOutput.categoryGroup(group, context.localTime, withCategories: withCategories)
         }
     }
@@ -43,7 +43,7 @@ enum GroupCommands {
                                   colorHex: command.value("color") ?? "")
         let created = try await context.call(CategoryGroupMethods.createCategoryGroup,
                                              CreateCategoryGroupRequest(categoryGroup: group))
-        context.emit(json: JSONOutput.categoryGroup(created)) {
+        try context.emit(created) {
             HumanOutput.categoryGroup(created, context.localTime, withCategories: false)
         }
     }
@@ -62,7 +62,7 @@ enum GroupCommands {
                                   colorHex: command.value("color") ?? "")
         let updated = try await context.call(CategoryGroupMethods.updateCategoryGroup,
                                              UpdateCategoryGroupRequest(categoryGroup: group, updateMask: mask))
-        context.emit(json: JSONOutput.categoryGroup(updated)) {
+        try context.emit(updated) {
             HumanOutput.categoryGroup(updated, context.localTime, withCategories: false)
         }
     }
@@ -73,9 +73,9 @@ enum GroupCommands {
         examples: ["larder groups delete ID --cascade"]
     ) { command, context throws(CLIError) in
         let cascade = command.isSet("cascade")
-        _ = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
-                                   DeleteCategoryGroupRequest(id: command.id, cascade: cascade))
-        context.emit(json: JSONOutput.empty) {
+        let reply = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
+                                           DeleteCategoryGroupRequest(id: command.id, cascade: cascade))
+        try context.emit(reply) {
             "Deleted category group \(command.id)\(cascade ? " and its item categories" : "").\n"
         }
     }

@@ -10,7 +10,7 @@ enum HealthCommand {
     ) { command, context throws(CLIError) in
         let response = try await context.call(HealthMethods.check,
                                               HealthCheckRequest(service: command.value("service") ?? ""))
-        context.emit(json: JSONOutput.health(response)) { response.status.protoName + "\n" }
+        try context.emit(response) { response.status.protoName + "\n" }
         if response.status != .serving { context.exitStatus = ExitCode.notServing }
     }
 }

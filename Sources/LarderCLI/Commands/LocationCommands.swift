@@ -11,7 +11,7 @@ enum LocationCommands {
         examples: ["larder locations list", "larder locations list --json"]
     ) { _, context throws(CLIError) in
         let response = try await context.call(LocationMethods.listLocations, ListLocationsRequest())
-        context.emit(json: JSONOutput.listLocations(response)) { HumanOutput.locations(response.locations) }
+        try context.emit(response) { HumanOutput.locations(response.locations) }
     }
 
     static let get = CommandSpec(
@@ -19,7 +19,7 @@ enum LocationCommands {
         examples: ["larder locations get 6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"]
     ) { command, context throws(CLIError) in
         let location = try await context.call(LocationMethods.getLocation, GetLocationRequest(id: command.id))
-        context.emit(json: JSONOutput.location(location)) { HumanOutput.location(location, context.localTime) }
+        try context.emit(location) { HumanOutput.location(location, context.localTime) }
     }
 
     static let add = CommandSpec(
@@ -34,7 +34,7 @@ enum LocationCommands {
         let location = Location(id: command.value("id") ?? "", name: command.value("name") ?? "",
                                 colorHex: command.value("color") ?? "")
         let created = try await context.call(LocationMethods.createLocation, CreateLocationRequest(location: location))
-        context.emit(json: JSONOutput.location(created)) { HumanOutput.location(created, context.localTime) }
+        try context.emit(created) { HumanOutput.location(created, context.localTime) }
     }
 
     static let update = CommandSpec(
@@ -51,14 +51,14 @@ enum LocationCommands {
                                 colorHex: command.value("color") ?? "")
         let updated = try await context.call(LocationMethods.updateLocation,
                                              UpdateLocationRequest(location: location, updateMask: mask))
-        context.emit(json: JSONOutput.location(updated)) { HumanOutput.location(updated, context.localTime) }
+        try context.emit(updated) { HumanOutput.location(updated, context.localTime) }
     }
 
     static let delete = CommandSpec(
         resource: "locations", name: "delete", summary: "Delete a location", positionals: ["ID"],
         examples: ["larder locations delete ID"]
     ) { command, context throws(CLIError) in
-        _ = try await context.call(LocationMethods.deleteLocation, DeleteLocationRequest(id: command.id))
-        context.emit(json: JSONOutput.empty) { "Deleted location \(command.id).\n" }
+        let reply = try await context.call(LocationMethods.deleteLocation, DeleteLocationRequest(id: command.id))
+        try context.emit(reply) { "Deleted location \(command.id).\n" }
     }
 }

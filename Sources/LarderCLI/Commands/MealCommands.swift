@@ -45,7 +45,7 @@ enum MealCommands {
             }
             response = ListMealRecordsResponse(mealRecords: meals, nextPageToken: response.nextPageToken)
         }
-        context.emit(json: JSONOutput.listMealRecords(response)) {
+        try context.emit(response) {
             var text = HumanOutput.mealRecords(response.mealRecords, context.localTime)
             if !response.nextPageToken.isEmpty {
                 text += "\nMore meals: add --page-token \(response.nextPageToken) (or use --all).\n"
@@ -59,7 +59,7 @@ enum MealCommands {
         examples: ["larder meals get ID"]
     ) { command, context throws(CLIError) in
         let meal = try await context.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: command.id))
-        context.emit(json: JSONOutput.mealRecord(meal)) { HumanOutput.mealRecord(meal, context.localTime) }
+        try context.emit(meal) { HumanOutput.mealRecord(meal, context.localTime) }
     }
 
     static let add = CommandSpec(
@@ -79,7 +79,7 @@ enum MealCommands {
             category: try command.mealCategory("category") ?? .unspecified,
             eatenAt: try command.timestamp("at", context.localTime))
         let created = try await context.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(mealRecord: meal))
-        context.emit(json: JSONOutput.mealRecord(created)) { HumanOutput.mealRecord(created, context.localTime) }
+        try context.emit(created) { HumanOutput.mealRecord(created, context.localTime) }
     }
 
     static let update = CommandSpec(
@@ -102,15 +102,15 @@ enum MealCommands {
             eatenAt: try command.timestamp("at", context.localTime))
         let updated = try await context.call(MealRecordMethods.updateMealRecord,
                                              UpdateMealRecordRequest(mealRecord: meal, updateMask: mask))
-        context.emit(json: JSONOutput.mealRecord(updated)) { HumanOutput.mealRecord(updated, context.localTime) }
+        try context.emit(updated) { HumanOutput.mealRecord(updated, context.localTime) }
     }
 
     static let delete = CommandSpec(
         resource: "meals", name: "delete", summary: "Delete a meal", positionals: ["ID"],
         examples: ["larder meals delete ID"]
     ) { command, context throws(CLIError) in
-        _ = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: command.id))
-        context.emit(json: JSONOutput.empty) { "Deleted meal \(command.id).\n" }
+        let reply = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: command.id))
+        try context.emit(reply) { "Deleted meal \(command.id).\n" }
     }
 
     static let summary = CommandSpec(
@@ -137,6 +137,6 @@ enum MealCommands {
             endTime: try command.timestamp("until", context.localTime),
             utcOffsetMinutes: Int32(offset.minutes))
         let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
-        context.emit(json: JSONOutput.summary(response)) { HumanOutput.summary(response, offset: offset) }
+        try context.emit(response) { HumanOutput.summary(response, offset: offset) }
     }
 }

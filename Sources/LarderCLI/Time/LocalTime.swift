@@ -1,5 +1,6 @@
 import Foundation
 import LarderAPI
+import LarderWire
 
 /// The user's time zone: how timestamps are shown and how local dates are read.
 public struct LocalTime: Sendable {
@@ -28,13 +29,13 @@ public struct LocalTime: Sendable {
 
     /// `timestamp` as RFC 3339 in this zone, e.g. `2026-11-30T08:00:00+08:00`.
     public func format(_ timestamp: Timestamp) -> String {
-        RFC3339.format(timestamp, offset: offset(at: timestamp), useZ: false)
+        timestamp.rfc3339(offsetMinutes: offset(at: timestamp).minutes, useZ: false)
     }
 
-    /// Reads an RFC 3339 time, or a date `YYYY-MM-DD` meaning local midnight.
+    /// Reads an RFC 3339 time (a space may stand for `T`), or a date `YYYY-MM-DD` meaning local midnight.
     public func parse(_ text: String) throws(RFC3339.ParseError) -> Timestamp {
-        guard let date = RFC3339.parseDate(text) else { return try RFC3339.parse(text) }
-        let midnight = Int64(date.daysSinceEpoch) * 86_400
+        guard let date = CivilDate(parsing: text) else { return try Timestamp(rfc3339: text, allowingSpace: true) }
+        let midnight = date.daysSinceEpoch * 86_400
         // The offset at local midnight: guess with UTC midnight, then correct once across a DST change.
         let guess = offset(at: Timestamp(seconds: midnight))
         let corrected = offset(at: Timestamp(seconds: midnight - Int64(guess.minutes * 60)))

@@ -1,3 +1,5 @@
+import LarderWire
+
 /// An offset from UTC such as `+08:00`, in whole minutes (-14:00 to +14:00).
 public struct UTCOffset: Hashable, Sendable, CustomStringConvertible {
     public let minutes: Int
@@ -50,11 +52,5 @@ public struct UTCOffset: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `+08:00`, `-05:30`, `+00:00`.
-    public var description: String {
-        let sign = minutes < 0 ? "-" : "+"
-        let magnitude = abs(minutes)
-        return sign + twoDigits(magnitude / 60) + ":" + twoDigits(magnitude % 60)
-    }
+    public var description: String { RFC3339.formatOffset(minutes: minutes) }
 }
-
-func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

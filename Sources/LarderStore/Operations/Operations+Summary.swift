@@ -39,7 +39,7 @@ extension Operations {
             }
             let total = CategoryTotal(category: category, totalCalories: row.totalCalories,
                                       mealCount: Int32(clamping: row.mealCount))
-            let date = CivilDate.string(daysSinceEpoch: row.day)
+            let date = CivilDate(daysSinceEpoch: row.day).description
             if response.days.last?.date != date { response.days.append(DailySummary(date: date)) }
             response.days[response.days.count - 1].totalCalories += row.totalCalories
             response.days[response.days.count - 1].mealCount =

@@ -29,6 +29,8 @@ PROTOS=(
   larder/v1/location.proto
   larder/v1/meal_record.proto
   grpc/health/v1/health.proto
+  larder/reflection/v1/reflection.proto
+  larder/admin/v1/admin.proto
 )
 
 generate() { # $1 = output dir

@@ -1,67 +1,54 @@
-/// A JSON document with ordered object members, written without Foundation
-/// so that key order and number formatting are exactly as built.
-public indirect enum JSONValue: Equatable, Sendable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case string(String)
-    case array([JSONValue])
-    case object([Member])
-
-    public struct Member: Equatable, Sendable {
-        public var key: String
-        public var value: JSONValue
-        public init(_ key: String, _ value: JSONValue) {
-            self.key = key
-            self.value = value
-        }
-    }
-
-    /// The value of member `key` of an object.
-    public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.key == key }?.value
-    }
-
+extension JSON {
     /// Pretty-printed with two-space indentation and a final newline; non-ASCII text stays UTF-8.
     public func rendered() -> String {
         var output = ""
-        write(to: &output, indent: 0)
+        write(to: &output, indent: 0, pretty: true)
         return output + "\n"
     }
 
-    private func write(to output: inout String, indent: Int) {
+    /// On one line, no spaces.
+    public func compact() -> String {
+        var output = ""
+        write(to: &output, indent: 0, pretty: false)
+        return output
+    }
+
+    private func write(to output: inout String, indent: Int, pretty: Bool) {
         switch self {
         case .null: output += "null"
         case .bool(let value): output += value ? "true" : "false"
-        case .integer(let value): output += String(value)
-        case .string(let value): Self.writeString(value, to: &output)
+        case .number(let text): output += text
+        case .string(let text): Self.writeString(text, to: &output)
         case .array(let items):
             if items.isEmpty {
                 output += "[]"
                 return
             }
-            output += "[\n"
+            output += pretty ? "[\n" : "["
             for (index, item) in items.enumerated() {
-                output += String(repeating: "  ", count: indent + 1)
-                item.write(to: &output, indent: indent + 1)
-                output += index < items.count - 1 ? ",\n" : "\n"
+                if pretty { output += String(repeating: "  ", count: indent + 1) }
+                item.write(to: &output, indent: indent + 1, pretty: pretty)
+                if index < items.count - 1 { output += "," }
+                if pretty { output += "\n" }
             }
-            output += String(repeating: "  ", count: indent) + "]"
+            if pretty { output += String(repeating: "  ", count: indent) }
+            output += "]"
         case .object(let members):
             if members.isEmpty {
                 output += "{}"
                 return
             }
-            output += "{\n"
+            output += pretty ? "{\n" : "{"
             for (index, member) in members.enumerated() {
-                output += String(repeating: "  ", count: indent + 1)
+                if pretty { output += String(repeating: "  ", count: indent + 1) }
                 Self.writeString(member.key, to: &output)
-                output += ": "
-                member.value.write(to: &output, indent: indent + 1)
-                output += index < members.count - 1 ? ",\n" : "\n"
+                output += pretty ? ": " : ":"
+                member.value.write(to: &output, indent: indent + 1, pretty: pretty)
+                if index < members.count - 1 { output += "," }
+                if pretty { output += "\n" }
             }
-            output += String(repeating: "  ", count: indent) + "}"
+            if pretty { output += String(repeating: "  ", count: indent) }
+            output += "}"
         }
     }
 

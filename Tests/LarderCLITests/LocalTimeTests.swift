@@ -1,11 +1,14 @@
 import Foundation
 import LarderAPI
 import LarderCLI
+import LarderWire
 import Testing
 
-@Suite("RFC 3339 and UTC offsets")
-struct RFC3339Tests {
-    @Test("parse with offsets and fractions", arguments: [
+@Suite("Local time and UTC offsets")
+struct LocalTimeTests {
+    static let utc = LocalTime(timeZone: .gmt)
+
+    @Test("read RFC 3339 with offsets and fractions; a space may stand for T", arguments: [
         ("2026-11-30T00:00:00Z", Int64(1_795_996_800), Int32(0)),
         ("2026-11-30T08:00:00+08:00", 1_795_996_800, 0),
         ("2026-11-29T19:00:00-05:00", 1_795_996_800, 0),
@@ -17,33 +20,34 @@ struct RFC3339Tests {
         ("2000-02-29T12:30:15Z", 951_827_415, 0),
     ])
     func parse(text: String, seconds: Int64, nanos: Int32) throws {
-        #expect(try RFC3339.parse(text) == Timestamp(seconds: seconds, nanos: nanos))
+        #expect(try Self.utc.parse(text) == Timestamp(seconds: seconds, nanos: nanos))
+        #expect(try CLIRunner.taipei.parse(text) == Timestamp(seconds: seconds, nanos: nanos))
     }
 
-    @Test("reject what is not RFC 3339", arguments: [
-        "", "2026-11-30", "2026-11-30T08:00:00", "2026-11-30T08:00Z", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+    @Test("reject what is neither RFC 3339 nor a date", arguments: [
+        "", "2026-11-30T08:00:00", "2026-11-30T08:00Z", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
         "2026-11-31T00:00:00Z", "2026-11-30T24:00:00Z", "2026-11-30T08:60:00Z", "2026-11-30T08:00:60Z",
         "2026-11-30T08:00:00.Z", "2026-11-30T08:00:00.1234567890Z", "2026-11-30T08:00:00+0800",
         "2026-11-30T08:00:00+24:00", "2026-11-30T08:00:00Zjunk", "26-11-30T08:00:00Z", "２０２６-11-30T08:00:00Z",
+        "2026-02-29", "2026-11-30 ",
     ])
     func reject(text: String) {
-        #expect(throws: RFC3339.ParseError.self) { try RFC3339.parse(text) }
+        let error = #expect(throws: RFC3339.ParseError.self) { try Self.utc.parse(text) }
+        #expect(error?.description.hasPrefix("\"\(text)\" is not an RFC 3339 time (") == true)
     }
 
-    @Test("format in UTC and at offsets", arguments: [
-        (Timestamp(seconds: 1_795_996_800), 0, "2026-11-30T00:00:00Z"),
+    @Test("format at the zone's offset, +00:00 rather than Z", arguments: [
+        (Timestamp(seconds: 1_795_996_800), 0, "2026-11-30T00:00:00+00:00"),
         (Timestamp(seconds: 1_795_996_800), 480, "2026-11-30T08:00:00+08:00"),
         (Timestamp(seconds: 1_795_996_800), -300, "2026-11-29T19:00:00-05:00"),
-        (Timestamp(seconds: 1_795_996_800, nanos: 250_000_000), 0, "2026-11-30T00:00:00.250Z"),
-        (Timestamp(seconds: 1_795_996_800, nanos: 1_000), 0, "2026-11-30T00:00:00.000001Z"),
-        (Timestamp(seconds: 1_795_996_800, nanos: 7), 0, "2026-11-30T00:00:00.000000007Z"),
-        (Timestamp(seconds: -1), 0, "1969-12-31T23:59:59Z"),
+        (Timestamp(seconds: 1_795_996_800, nanos: 250_000_000), 0, "2026-11-30T00:00:00.250+00:00"),
+        (Timestamp(seconds: -1), 0, "1969-12-31T23:59:59+00:00"),
         (Timestamp(seconds: 951_827_415), 330, "2000-02-29T18:00:15+05:30"),
     ])
     func format(timestamp: Timestamp, offsetMinutes: Int, expected: String) throws {
-        let offset = try #require(UTCOffset(minutes: offsetMinutes))
-        #expect(RFC3339.format(timestamp, offset: offset) == expected)
-        #expect(try RFC3339.parse(expected) == timestamp)
+        let zone = LocalTime(timeZone: try #require(TimeZone(secondsFromGMT: offsetMinutes * 60)))
+        #expect(zone.format(timestamp) == expected)
+        #expect(try zone.parse(expected) == timestamp)
     }
 
     @Test("local time: formatting and dates as local midnight, across DST")

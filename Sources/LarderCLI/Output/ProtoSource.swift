@@ -1,0 +1,72 @@
+import LarderAPI
+
+/// Reflection results as .proto source, the way grpcurl's `describe` shows them.
+public enum ProtoSource {
+    /// One row per method: wire name, request type, response type.
+    public static func methodTable(_ services: [ServiceInfo]) -> String {
+        let rows = services.flatMap { service in
+            service.methods.map { [$0.fullName, $0.inputType, $0.outputType] }
+        }
+        return TableRenderer(columns: [.init("METHOD"), .init("REQUEST"), .init("RESPONSE")], rows: rows).render()
+    }
+
+    public static func service(_ service: ServiceInfo) -> String {
+        var text = "\(service.name) is a service:\nservice \(shortName(service.name)) {\n"
+        for method in service.methods { text += "  " + rpc(method) + "\n" }
+        return text + "}\n"
+    }
+
+    public static func method(_ method: MethodInfo, of service: ServiceInfo) -> String {
+        "\(service.name).\(method.name) is a method:\n\(rpc(method))\n"
+    }
+
+    public static func type(_ response: DescribeTypeResponse) -> String {
+        switch response {
+        case .message(let message):
+            var text = "\(message.name) is a message:\nmessage \(shortName(message.name)) {\n"
+            if message.mapEntry { text += "  option map_entry = true;\n" }
+            for field in message.fields { text += "  " + self.field(field) + "\n" }
+            return text + "}\n"
+        case .enumType(let type):
+            var text = "\(type.name) is an enum:\nenum \(shortName(type.name)) {\n"
+            for value in type.values { text += "  \(value.name) = \(value.number);\n" }
+            return text + "}\n"
+        case .none:
+            return "(the server described nothing)\n"
+        }
+    }
+
+    /// `repeated .larder.v1.Location locations = 1;`, `map<string, string> metadata = 5;`,
+    /// with the JSON name in a comment when it differs.
+    static func field(_ field: FieldInfo) -> String {
+        var text: String
+        if let (key, value) = field.map {
+            text = "map<\(typeName(key)), \(typeName(value))> \(field.name) = \(field.number);"
+        } else {
+            let label = switch field.label {
+            case .repeated: "repeated "
+            case .optional: "optional "
+            case .required: "required "
+            case .singular, .unspecified: ""
+            }
+            text = "\(label)\(typeName(field)) \(field.name) = \(field.number);"
+        }
+        var notes: [String] = []
+        if field.jsonName != field.name { notes.append("JSON: \(field.jsonName)") }
+        if field.inOneof { notes.append("in a oneof") }
+        if !notes.isEmpty { text += "  // " + notes.joined(separator: "; ") }
+        return text
+    }
+
+    static func typeName(_ field: FieldInfo) -> String {
+        field.type == .message || field.type == .enum ? ".\(field.typeName)" : field.type.protoName
+    }
+
+    static func rpc(_ method: MethodInfo) -> String {
+        "rpc \(method.name) ( .\(method.inputType) ) returns ( .\(method.outputType) );"
+    }
+
+    static func shortName(_ fullName: String) -> String {
+        fullName.split(separator: ".").last.map(String.init) ?? fullName
+    }
+}

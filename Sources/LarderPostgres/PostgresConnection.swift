@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CLibPQ
+
+/// One libpq connection; owns the `PGconn` and closes it.
+///
+/// Statements with data always go through `run(_:_:)` (a named prepared
+/// statement, prepared on first use) or `query(_:_:)`, with bound parameters;
+/// `execute(_:)` is for fixed SQL only (transaction control, schema).
+/// Not thread-safe and not `Sendable`: one thread uses it at a time.
+public final class PostgresConnection {
+    private var handle: OpaquePointer?
+    private var prepared: Set<String> = []
+    private var parameterBytes: [UInt8] = []
+    private var parameterOffsets: [Int] = []
+    /// Where the connection goes, without the password; for messages and logs.
+    public let target: String
+
+    /// Connects to `url` (a `postgres://` or `postgresql://` URI, or a libpq
+    /// key=value string); `database` replaces the URL's database when given.
+    /// Notices (such as "already exists, skipping") are dropped, not printed.
+    public init(url: String, database: String? = nil, applicationName: String = "larder",
+                connectTimeoutSeconds: Int = 10) throws(PostgresError) {
+        target = PostgresURL.redacted(url)
+        // Keywords before "dbname" are defaults the URL may override; those after it override the URL.
+        var keywords = ["connect_timeout", "application_name", "dbname"]
+        var values = [String(max(1, connectTimeoutSeconds)), applicationName, url]
+        if let database {
+            keywords.append("dbname")
+            values.append(database)
+        }
+        let connection = Self.withCStringArray(keywords) { keywords in
+            Self.withCStringArray(values) { values in PQconnectdbParams(keywords, values, 1) }
+        }
+        guard let connection else {
+            throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): \(message)")
+        }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        handle = connection
+    }
+
+    deinit { close() }
+
+    /// Closes the connection; later calls fail with SQLSTATE 08003. Idempotent.
+    public func close() {
+        guard let connection = handle else { return }
+        handle = nil
+        PQfinish(connection)
+    }
+
+    /// True while the connection to the server is up (as far as libpq knows).
+    public var isConnected: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// True while a transaction is open (healthy or failed).
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Opens the connection anew with the same parameters; prepared statements are gone.
+    public func reconnect() throws(PostgresError) {
+        guard let handle else { throw Self.closedError }
+        prepared.removeAll()
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw PostgresError(sqlState: PostgresError.connectionFailure,
+                                message: "cannot reconnect to \(target): \(Self.trimmed(PQerrorMessage(handle)))")
+        }
+    }
+
+    /// Runs fixed SQL without parameters (one or more statements; the last one's result).
+    @discardableResult
+    public func execute(_ sql: String) throws(PostgresError) -> PostgresResult {
+        let connection = try connected()
+        return try check(PQexec(connection, sql), sql: sql)
+    }
+
+    /// Runs `sql` once with bound parameters (`$1`, `$2`, …), unprepared.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
+        let connection = try connected()
+        let result = withParameters(parameters) { count, values in
+            PQexecParams(connection, sql, count, nil, values, nil, nil, 0)
+        }
+        return try check(result, sql: sql)
+    }
+
+    /// Runs the statement `name` with bound parameters, preparing it from `sql`
+    /// the first time this connection sees that name.
+    @discardableResult
+    public func run(_ name: String, sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> PostgresResult {
+        let connection = try connected()
+        if !prepared.contains(name) {
+            _ = try check(PQprepare(connection, name, sql, Int32(parameters.count), nil), sql: sql)
+            prepared.insert(name)
+        }
+        let result = withParameters(parameters) { count, values in
+            PQexecPrepared(connection, name, count, values, nil, nil, 0)
+        }
+        return try check(result, sql: sql)
+    }
+
+    // MARK: Internals
+
+    private static let closedError = PostgresError(sqlState: PostgresError.connectionDoesNotExist,
+                                                   message: "the connection is closed")
+
+    private func connected() throws(PostgresError) -> OpaquePointer {
+        guard let handle else { throw Self.closedError }
+        return handle
+    }
+
+    /// Lays the parameters out as NUL-terminated text in one reused buffer and
+    /// passes libpq an array of pointers into it, valid only during `body`.
+    private func withParameters(
+        _ parameters: [PostgresValue],
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
+    ) -> OpaquePointer? {
+        guard !parameters.isEmpty else { return body(0, nil) }
+        parameterBytes.removeAll(keepingCapacity: true)
+        parameterOffsets.removeAll(keepingCapacity: true)
+        for parameter in parameters {
+            parameterOffsets.append(parameterBytes.count)
+            parameter.appendText(to: &parameterBytes)
+        }
+        let offsets = parameterOffsets
+        return parameterBytes.withUnsafeBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return body(0, nil) }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { text in
+                let pointers: [UnsafePointer<CChar>?] = offsets.map { text + $0 }
+                return pointers.withUnsafeBufferPointer { body(Int32(pointers.count), $0.baseAddress) }
+            }
+        }
+    }
+
+    /// Wraps a successful result, or throws the error it (or the connection) reports.
+    private func check(_ result: OpaquePointer?, sql: String) throws(PostgresError) -> PostgresResult {
+        guard let result else { throw connectionError(sql: sql) }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
+            return PostgresResult(handle: result, sql: sql)
+        }
+        defer { PQclear(result) }
+        let field = { (code: Int32) -> String? in
+            guard let value = PQresultErrorField(result, code) else { return nil }
+            return String(cString: value)
+        }
+        var sqlState = field(clibpq_diag_sqlstate()) ?? "XX000"
+        var message = field(clibpq_diag_message_primary()) ?? Self.trimmed(PQresultErrorMessage(result))
+        if let handle, PQstatus(handle) != CONNECTION_OK {
+            sqlState = PostgresError.connectionFailure
+            if message.isEmpty { message = Self.trimmed(PQerrorMessage(handle)) }
+        }
+        throw PostgresError(sqlState: sqlState, message: message, detail: field(clibpq_diag_message_detail()),
+                            constraint: field(clibpq_diag_constraint_name()), sql: sql)
+    }
+
+    private func connectionError(sql: String) -> PostgresError {
+        guard let handle else { return Self.closedError }
+        let bad = PQstatus(handle) != CONNECTION_OK
+        return PostgresError(sqlState: bad ? PostgresError.connectionFailure : "XX000",
+                             message: Self.trimmed(PQerrorMessage(handle)), sql: sql)
+    }
+
+    private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "" }
+        var message = String(cString: text)
+        while message.last?.isWhitespace == true { message.removeLast() }
+        return message
+    }
+
+    /// Passes NUL-terminated copies of `strings`, then a NULL, to `body`; frees the copies after.
+    private static func withCStringArray<R>(_ strings: [String],
+                                            _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        let pointers = copies.map { $0.map { UnsafePointer($0) } } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LarderStore
+import LarderWire
+
+/// Brings a database to `PostgresSchema.latestVersion` in one transaction,
+/// seeding a new database in that same transaction.
+///
+/// Replicas starting together serialize on a transaction-scoped advisory lock,
+/// so exactly one of them migrates and seeds; the others then find the schema
+/// current. On engines without advisory locks the primary key of
+/// `schema_migrations` decides the race instead, and the loser retries.
+struct PostgresMigrator {
+    let session: PostgresSession
+    /// How often a migration that lost a race is tried again.
+    static let attempts = 5
+    /// The SQLSTATE this backend uses for "schema newer than this build".
+    static let newerSchemaState = "LR001"
+
+    func migrate(seed: Bool) throws(PostgresError) {
+        var attempt = 1
+        while true {
+            do throws(PostgresError) {
+                try migrateOnce(seed: seed)
+                return
+            } catch {
+                session.rollback()
+                let raced = error.isTransient || error.sqlState == PostgresError.uniqueViolation
+                    || error.sqlState == PostgresError.duplicateTable
+                guard raced, attempt < Self.attempts else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    private func migrateOnce(seed: Bool) throws(PostgresError) {
+        let connection = session.connection
+        try connection.execute("BEGIN")
+        try lock()
+        try connection.execute(PostgresSchema.migrationsTable)
+        let current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
+        let version = Int(try current.int64(row: 0, column: 0))
+        guard version <= PostgresSchema.latestVersion else {
+            throw PostgresError(sqlState: Self.newerSchemaState,
+                                message: "schema version \(version) is newer than this build supports "
+                                    + "(\(PostgresSchema.latestVersion)); upgrade larder")
+        }
+        guard version < PostgresSchema.latestVersion else {
+            try connection.execute("COMMIT")
+            return
+        }
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        let now = Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+        for (index, migration) in PostgresSchema.migrations.enumerated() where index >= version {
+            try connection.execute(migration)
+            try connection.query("INSERT INTO schema_migrations (version, applied_at_ms) VALUES ($1, $2)",
+                                 [.int64(Int64(index + 1)), .int64(now)])
+        }
+        if version == 0 && seed {
+            do throws(RPCError) {
+                try SeedData.insert(into: session)
+            } catch {
+                throw PostgresError(sqlState: "XX000", message: "seeding failed: \(error)")
+            }
+        }
+        let committed = try connection.execute("COMMIT")
+        guard committed.commandStatus != "ROLLBACK" else {
+            throw PostgresError(sqlState: PostgresError.serializationFailure, message: "the migration was rolled back")
+        }
+    }
+
+    /// Takes the migration lock until the transaction ends; skipped (inside a
+    /// savepoint) on engines that have no advisory locks.
+    private func lock() throws(PostgresError) {
+        let connection = session.connection
+        try connection.execute("SAVEPOINT migration_lock")
+        do throws(PostgresError) {
+            try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLockKey)])
+            try connection.execute("RELEASE SAVEPOINT migration_lock")
+        } catch {
+            guard error.sqlState == PostgresError.undefinedFunction || error.sqlState == "0A000" else { throw error }
+            try connection.execute("ROLLBACK TO SAVEPOINT migration_lock; RELEASE SAVEPOINT migration_lock")
+        }
+    }
+}

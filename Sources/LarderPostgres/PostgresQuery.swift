@@ -1,0 +1,78 @@
+/// Every data statement the PostgreSQL backend runs, each prepared once per
+/// connection under its own name. All values are bound parameters (`$n`);
+/// the text never contains data. Plain SQL that PostgreSQL-wire engines
+/// (CockroachDB, YugabyteDB) accept as well.
+enum PostgresQuery: Int, CaseIterable {
+    case locationByID, locations, insertLocation, updateLocation, deleteLocation
+    case groupByID, groups, insertGroup, updateGroup, deleteGroup
+    case itemCategoryByID, itemCategories, itemCategoriesOfGroup, itemCategoryCount
+    case insertItemCategory, updateItemCategory, deleteItemCategory, deleteItemCategoriesOfGroup
+    case mealByID, insertMeal, updateMeal, deleteMeal
+    case mealPage, mealPageAfter, mealPageCategory, mealPageCategoryAfter
+    case mealSummary
+
+    private static let locationColumns = "id, name, color_hex, create_time_ms, update_time_ms"
+    private static let groupColumns = "id, name, color_hex, create_time_ms, update_time_ms"
+    private static let itemCategoryColumns = "id, name, icon_name, category_group_id, create_time_ms, update_time_ms"
+    private static let mealColumns = "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms"
+    /// Meal pages: $1 start (inclusive), $2 end (exclusive), $3 limit.
+    private static let mealRange = "FROM meal_records WHERE eaten_at_ms >= $1 AND eaten_at_ms < $2"
+    private static let mealOrder = " ORDER BY eaten_at_ms DESC, id DESC LIMIT $3"
+
+    /// The prepared statement's name on the connection.
+    var name: String { "larder_\(self)" }
+
+    var sql: String {
+        switch self {
+        case .locationByID: "SELECT \(Self.locationColumns) FROM locations WHERE id = $1"
+        case .locations: "SELECT \(Self.locationColumns) FROM locations ORDER BY name, id"
+        case .insertLocation: "INSERT INTO locations (\(Self.locationColumns)) VALUES ($1, $2, $3, $4, $5)"
+        case .updateLocation: "UPDATE locations SET name = $2, color_hex = $3, update_time_ms = $4 WHERE id = $1"
+        case .deleteLocation: "DELETE FROM locations WHERE id = $1"
+
+        case .groupByID: "SELECT \(Self.groupColumns) FROM category_groups WHERE id = $1"
+        case .groups: "SELECT \(Self.groupColumns) FROM category_groups ORDER BY name, id"
+        case .insertGroup: "INSERT INTO category_groups (\(Self.groupColumns)) VALUES ($1, $2, $3, $4, $5)"
+        case .updateGroup: "UPDATE category_groups SET name = $2, color_hex = $3, update_time_ms = $4 WHERE id = $1"
+        case .deleteGroup: "DELETE FROM category_groups WHERE id = $1"
+
+        case .itemCategoryByID: "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE id = $1"
+        case .itemCategories: "SELECT \(Self.itemCategoryColumns) FROM item_categories ORDER BY name, id"
+        case .itemCategoriesOfGroup:
+            "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE category_group_id = $1 ORDER BY name, id"
+        case .itemCategoryCount: "SELECT count(*) FROM item_categories WHERE category_group_id = $1"
+        case .insertItemCategory:
+            "INSERT INTO item_categories (\(Self.itemCategoryColumns)) VALUES ($1, $2, $3, $4, $5, $6)"
+        case .updateItemCategory:
+            "UPDATE item_categories SET name = $2, icon_name = $3, category_group_id = $4, update_time_ms = $5 WHERE id = $1"
+        case .deleteItemCategory: "DELETE FROM item_categories WHERE id = $1"
+        case .deleteItemCategoriesOfGroup: "DELETE FROM item_categories WHERE category_group_id = $1"
+
+        case .mealByID: "SELECT \(Self.mealColumns) FROM meal_records WHERE id = $1"
+        case .insertMeal: "INSERT INTO meal_records (\(Self.mealColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        case .updateMeal:
+            "UPDATE meal_records SET name = $2, calories = $3, category = $4, eaten_at_ms = $5, update_time_ms = $6 WHERE id = $1"
+        case .deleteMeal: "DELETE FROM meal_records WHERE id = $1"
+
+        // Keyset pages: rows strictly after the cursor ($4/$5, or $5/$6 after a
+        // category $4) in (eaten_at_ms desc, id desc) order, as one row comparison
+        // that the index range answers directly.
+        case .mealPage: "SELECT \(Self.mealColumns) \(Self.mealRange)" + Self.mealOrder
+        case .mealPageAfter:
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND (eaten_at_ms, id) < ($4, $5)" + Self.mealOrder
+        case .mealPageCategory:
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $4" + Self.mealOrder
+        case .mealPageCategoryAfter:
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $4 AND (eaten_at_ms, id) < ($5, $6)"
+                + Self.mealOrder
+        case .mealSummary:
+            // Bias the dividend positive so integer division floors (see MealSummaryQuery.dayBias).
+            """
+            SELECT (eaten_at_ms + $3 + 86400000000000) / 86400000 - 1000000 AS day, category,
+                   sum(calories), count(*)
+            FROM meal_records WHERE eaten_at_ms >= $1 AND eaten_at_ms < $2
+            GROUP BY day, category ORDER BY day, category
+            """
+        }
+    }
+}

@@ -1,0 +1,308 @@
+import LarderAPI
+import LarderStore
+import LarderWire
+
+/// The PostgreSQL implementation of the store primitives on one connection.
+/// Used by one executor thread at a time.
+///
+/// A lost connection fails the call in progress with UNAVAILABLE; the next
+/// transaction reconnects first (and re-runs `setup`), so a restarted
+/// PostgreSQL server is picked up again without restarting larder-server.
+final class PostgresSession: StoreConnection {
+    let connection: PostgresConnection
+    /// Fixed SQL run on every (re)connect, e.g. `SET synchronous_commit TO off`.
+    private let setup: [String]
+
+    init(connection: PostgresConnection, setup: [String] = []) throws(PostgresError) {
+        self.connection = connection
+        self.setup = setup
+        for sql in setup { try connection.execute(sql) }
+    }
+
+    // MARK: Transactions
+
+    private func ensureConnected() throws(RPCError) {
+        guard !connection.isConnected else { return }
+        do throws(PostgresError) {
+            try connection.reconnect()
+            for sql in setup { try connection.execute(sql) }
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    private func control(_ sql: String) throws(RPCError) {
+        do throws(PostgresError) { try connection.execute(sql) } catch { throw error.rpcError }
+    }
+
+    func beginRead() throws(RPCError) {
+        try ensureConnected()
+        // One snapshot for every read of the batch.
+        try control("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    }
+
+    func endRead() throws(RPCError) { try control("COMMIT") }
+
+    func beginWrite() throws(RPCError) {
+        try ensureConnected()
+        try control("BEGIN")
+    }
+
+    func savepoint() throws(RPCError) { try control("SAVEPOINT op") }
+    func releaseSavepoint() throws(RPCError) { try control("RELEASE SAVEPOINT op") }
+    func rollbackToSavepoint() throws(RPCError) { try control("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op") }
+
+    func commit() throws(RPCError) {
+        let status: String
+        do throws(PostgresError) { status = try connection.execute("COMMIT").commandStatus } catch {
+            throw error.rpcError
+        }
+        // COMMIT of a transaction that failed earlier answers ROLLBACK instead of an error.
+        guard status != "ROLLBACK" else {
+            throw RPCError(.aborted, "the transaction was rolled back by the database; retry the call")
+        }
+    }
+
+    func rollback() {
+        guard connection.isInTransaction else { return }
+        do throws(PostgresError) { try connection.execute("ROLLBACK") } catch {}
+    }
+
+    func close() { connection.close() }
+
+    // MARK: Row decoding
+
+    private static func location(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> Location {
+        Location(id: r.string(row: i, column: 0), name: r.string(row: i, column: 1),
+                 colorHex: r.string(row: i, column: 2),
+                 createTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 3)),
+                 updateTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 4)))
+    }
+
+    private static func group(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> CategoryGroup {
+        CategoryGroup(id: r.string(row: i, column: 0), name: r.string(row: i, column: 1),
+                      colorHex: r.string(row: i, column: 2),
+                      createTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 3)),
+                      updateTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 4)))
+    }
+
+    private static func itemCategory(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> ItemCategory {
+        ItemCategory(id: r.string(row: i, column: 0), name: r.string(row: i, column: 1),
+                     iconName: r.string(row: i, column: 2), categoryGroupID: r.string(row: i, column: 3),
+                     createTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 4)),
+                     updateTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 5)))
+    }
+
+    private static func meal(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> MealRecord {
+        guard let category = Int32(exactly: try r.int64(row: i, column: 3)).flatMap(MealCategory.init(rawValue:)),
+              let calories = Int32(exactly: try r.int64(row: i, column: 2)) else {
+            throw PostgresError(sqlState: "XX001", message: "meal record \(r.string(row: i, column: 0)) has invalid values")
+        }
+        return MealRecord(id: r.string(row: i, column: 0), name: r.string(row: i, column: 1), calories: calories,
+                          category: category,
+                          eatenAt: Timestamp(unixMilliseconds: try r.int64(row: i, column: 4)),
+                          createTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 5)),
+                          updateTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 6)))
+    }
+
+    // MARK: Generic helpers
+
+    /// Every row of `query` run with `parameters`, decoded.
+    private func all<T>(_ query: PostgresQuery, _ parameters: [PostgresValue],
+                        _ decode: (PostgresResult, Int) throws(PostgresError) -> T) throws(RPCError) -> [T] {
+        do throws(PostgresError) {
+            let result = try connection.run(query.name, sql: query.sql, parameters)
+            var rows: [T] = []
+            rows.reserveCapacity(result.rowCount)
+            for row in 0..<result.rowCount { rows.append(try decode(result, row)) }
+            return rows
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    /// The first row `query` returns for `id`, or nil.
+    private func one<T>(_ query: PostgresQuery, id: String,
+                        _ decode: (PostgresResult, Int) throws(PostgresError) -> T) throws(RPCError) -> T? {
+        try all(query, [.text(id)], decode).first
+    }
+
+    /// Runs a write; returns the rows changed. Integrity errors go through `constraint` first.
+    private func change(_ query: PostgresQuery, _ parameters: [PostgresValue],
+                        constraint: (PostgresError) -> RPCError? = { _ in nil }) throws(RPCError) -> Int {
+        do throws(PostgresError) {
+            return try connection.run(query.name, sql: query.sql, parameters).affectedRows
+        } catch {
+            if error.sqlStateClass == "23", let mapped = constraint(error) { throw mapped }
+            throw error.rpcError
+        }
+    }
+
+    /// Which unique key a violation hit: the constraint name, else the key the DETAIL line names.
+    private static func violatedKey(_ error: PostgresError, table: String) -> String? {
+        if let constraint = error.constraint, constraint.hasPrefix(table + "_") {
+            return String(constraint.dropFirst(table.count + 1))
+        }
+        guard let detail = error.detail else { return nil }
+        if detail.hasPrefix("Key (id)=") { return "pkey" }
+        if detail.hasPrefix("Key (name)=") { return "name" }
+        if detail.hasPrefix("Key (category_group_id, name)=") { return "group_name" }
+        return nil
+    }
+
+    /// Maps a unique-key violation on `table` to ALREADY_EXISTS for the id or the name.
+    private static func uniqueViolation(_ error: PostgresError, table: String, entity: String, id: String,
+                                        name: String) -> RPCError? {
+        guard error.sqlState == PostgresError.uniqueViolation else { return nil }
+        switch violatedKey(error, table: table) {
+        case "pkey": return StoreError.duplicateID(entity, id: id)
+        case "name": return StoreError.duplicateName(entity, name: name)
+        default: return nil
+        }
+    }
+
+    private static func itemCategoryViolation(_ error: PostgresError, _ category: ItemCategory) -> RPCError? {
+        if error.sqlState == PostgresError.foreignKeyViolation {
+            return StoreError.missingCategoryGroup(id: category.categoryGroupID)
+        }
+        if error.sqlState == PostgresError.uniqueViolation,
+           violatedKey(error, table: "item_categories") == "group_name" {
+            return StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
+        }
+        return uniqueViolation(error, table: "item_categories", entity: "item category", id: category.id,
+                               name: category.name)
+    }
+}
+
+// MARK: - StoreReader
+
+extension PostgresSession {
+    func location(id: String) throws(RPCError) -> Location? { try one(.locationByID, id: id, Self.location) }
+    func locations() throws(RPCError) -> [Location] { try all(.locations, [], Self.location) }
+
+    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { try one(.groupByID, id: id, Self.group) }
+    func categoryGroups() throws(RPCError) -> [CategoryGroup] { try all(.groups, [], Self.group) }
+
+    func itemCategory(id: String) throws(RPCError) -> ItemCategory? {
+        try one(.itemCategoryByID, id: id, Self.itemCategory)
+    }
+
+    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
+        guard let groupID else { return try all(.itemCategories, [], Self.itemCategory) }
+        return try all(.itemCategoriesOfGroup, [.text(groupID)], Self.itemCategory)
+    }
+
+    func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
+        try one(.itemCategoryCount, id: groupID) { r, i throws(PostgresError) in Int(try r.int64(row: i, column: 0)) }
+            ?? 0
+    }
+
+    func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
+
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord] {
+        var parameters: [PostgresValue] = [.int64(query.startMilliseconds), .int64(query.endMilliseconds),
+                                           .int64(Int64(query.limit))]
+        if let category = query.category { parameters.append(.int64(Int64(category.rawValue))) }
+        if let after = query.after {
+            parameters.append(.int64(after.eatenAtMilliseconds))
+            parameters.append(.text(after.id))
+        }
+        let statement: PostgresQuery = switch (query.category != nil, query.after != nil) {
+        case (false, false): .mealPage
+        case (false, true): .mealPageAfter
+        case (true, false): .mealPageCategory
+        case (true, true): .mealPageCategoryAfter
+        }
+        return try all(statement, parameters, Self.meal)
+    }
+
+    func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
+        try all(.mealSummary, [.int64(query.startMilliseconds), .int64(query.endMilliseconds),
+                               .int64(query.offsetMilliseconds)]) { r, i throws(PostgresError) in
+            MealSummaryRow(day: try r.int64(row: i, column: 0),
+                           category: Int32(truncatingIfNeeded: try r.int64(row: i, column: 1)),
+                           totalCalories: try r.int64(row: i, column: 2), mealCount: try r.int64(row: i, column: 3))
+        }
+    }
+}
+
+// MARK: - StoreWriter
+
+extension PostgresSession {
+    private static func ms(_ time: Timestamp?) -> PostgresValue { .int64(time?.unixMilliseconds ?? 0) }
+
+    func insertLocation(_ location: Location) throws(RPCError) {
+        _ = try change(.insertLocation, [.text(location.id), .text(location.name), .text(location.colorHex),
+                                         Self.ms(location.createTime), Self.ms(location.updateTime)]) { error in
+            Self.uniqueViolation(error, table: "locations", entity: "location", id: location.id, name: location.name)
+        }
+    }
+
+    func updateLocation(_ location: Location) throws(RPCError) -> Bool {
+        try change(.updateLocation, [.text(location.id), .text(location.name), .text(location.colorHex),
+                                     Self.ms(location.updateTime)]) { error in
+            Self.uniqueViolation(error, table: "locations", entity: "location", id: location.id, name: location.name)
+        } > 0
+    }
+
+    func deleteLocation(id: String) throws(RPCError) -> Bool { try change(.deleteLocation, [.text(id)]) > 0 }
+
+    func insertCategoryGroup(_ group: CategoryGroup) throws(RPCError) {
+        _ = try change(.insertGroup, [.text(group.id), .text(group.name), .text(group.colorHex),
+                                      Self.ms(group.createTime), Self.ms(group.updateTime)]) { error in
+            Self.uniqueViolation(error, table: "category_groups", entity: "category group", id: group.id,
+                                 name: group.name)
+        }
+    }
+
+    func updateCategoryGroup(_ group: CategoryGroup) throws(RPCError) -> Bool {
+        try change(.updateGroup, [.text(group.id), .text(group.name), .text(group.colorHex),
+                                  Self.ms(group.updateTime)]) { error in
+            Self.uniqueViolation(error, table: "category_groups", entity: "category group", id: group.id,
+                                 name: group.name)
+        } > 0
+    }
+
+    func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
+        try change(.deleteGroup, [.text(id)]) { error in
+            error.sqlState == PostgresError.foreignKeyViolation ? StoreError.categoryGroupInUse(id: id) : nil
+        } > 0
+    }
+
+    func insertItemCategory(_ category: ItemCategory) throws(RPCError) {
+        _ = try change(.insertItemCategory, [.text(category.id), .text(category.name), .text(category.iconName),
+                                             .text(category.categoryGroupID), Self.ms(category.createTime),
+                                             Self.ms(category.updateTime)]) { error in
+            Self.itemCategoryViolation(error, category)
+        }
+    }
+
+    func updateItemCategory(_ category: ItemCategory) throws(RPCError) -> Bool {
+        try change(.updateItemCategory, [.text(category.id), .text(category.name), .text(category.iconName),
+                                         .text(category.categoryGroupID), Self.ms(category.updateTime)]) { error in
+            Self.itemCategoryViolation(error, category)
+        } > 0
+    }
+
+    func deleteItemCategory(id: String) throws(RPCError) -> Bool { try change(.deleteItemCategory, [.text(id)]) > 0 }
+
+    func deleteItemCategories(groupID: String) throws(RPCError) -> Int {
+        try change(.deleteItemCategoriesOfGroup, [.text(groupID)])
+    }
+
+    func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+        _ = try change(.insertMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
+                                     .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
+                                     Self.ms(record.createTime), Self.ms(record.updateTime)]) { error in
+            Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
+        }
+    }
+
+    func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
+        try change(.updateMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
+                                 .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
+                                 Self.ms(record.updateTime)]) > 0
+    }
+
+    func deleteMealRecord(id: String) throws(RPCError) -> Bool { try change(.deleteMeal, [.text(id)]) > 0 }
+}

@@ -1,0 +1,195 @@
+import LarderAPI
+import LarderReactor
+import LarderStore
+import LarderWire
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// Reading frames, decoding envelopes, admitting and starting calls.
+extension Server {
+
+    func connectionReadable(_ connection: Connection) {
+        // Bounded: a peer that keeps sending cannot starve the others.
+        for _ in 0..<8 {
+            let outcome: SocketIO.Outcome
+            do {
+                outcome = try readBuffer.withUnsafeMutableBytes { raw throws(SystemError) in
+                    try SocketIO.read(connection.fd, into: raw)
+                }
+            } catch {
+                close(connection, reason: "read failed: \(error)")
+                return
+            }
+            switch outcome {
+            case .endOfStream:
+                close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
+                return
+            case .wouldBlock:
+                return
+            case .transferred(let count):
+                connection.lastActivity = MonotonicClock.nanoseconds()
+                metrics.received(count)
+                if connection.isClosing { continue }  // discard what a failed peer still sends
+                readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                processFrames(of: connection)
+                connection.flush()
+                if connection.readPaused || connection.isClosing { return }
+                if count < readBuffer.count { return }
+            }
+        }
+    }
+
+    func processFrames(of connection: Connection) {
+        var completedFrame = false
+        while !connection.isClosing && !connection.readPaused {
+            do {
+                let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
+                if handled == nil { break }
+                completedFrame = true
+                // Replies answered on the loop (errors, health) count against the output cap too.
+                if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
+            } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
+                rejectOversizedFrame(on: connection, length: length, limit: limit)
+                return
+            } catch {
+                fail(connection, RPCError.internalError("unexpected framing error"))
+                return
+            }
+        }
+        // A frame completed, so what is left began arriving just now: a peer that pipelines
+        // without pause (every read ending mid-frame) is not a slow one.
+        connection.partialFrameSince = connection.decoder.bufferedByteCount == 0 ? nil
+            : completedFrame ? MonotonicClock.nanoseconds() : (connection.partialFrameSince ?? MonotonicClock.nanoseconds())
+    }
+
+    func rejectOversizedFrame(on connection: Connection, length: UInt32, limit: Int) {
+        let peerKind = PeerSniffer.describe(prefix: connection.decoder.bufferedPrefix)
+        let message = peerKind.map { "not a Larder peer (\($0)): frame length \(length) exceeds the maximum of \(limit) bytes" }
+            ?? "frame length \(length) exceeds the maximum of \(limit) bytes"
+        logger.warn("frame_rejected", ["conn": connection.id, "peer": connection.peer, "reason": message])
+        fail(connection, RPCError(.resourceExhausted, message))
+    }
+
+    /// Decodes one request envelope and starts its call.
+    func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
+        let envelope: RequestEnvelope
+        do {
+            envelope = try ProtoCodec.decode(RequestEnvelope.self, from: body)
+        } catch {
+            logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "reason": error.message])
+            fail(connection, RPCError.invalidArgument("malformed request envelope: \(error.message)"))
+            return
+        }
+        guard envelope.callID != 0 else {
+            fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
+            return
+        }
+        let now = MonotonicClock.nanoseconds()
+        let context = CallContext(
+            connectionID: connection.id, callID: envelope.callID, method: envelope.method,
+            metadata: envelope.metadata,
+            deadline: envelope.timeoutMilliseconds > 0 ? now + UInt64(envelope.timeoutMilliseconds) * 1_000_000 : nil,
+            receivedAt: now)
+        if let error = admissionError(for: envelope, on: connection) {
+            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            finishedEarly(context, code: error.code)
+            return
+        }
+        let handler = router.handler(for: envelope.method)
+        if let token, handler?.isPublic != true, !token.accepts(envelope.metadata["authorization"]) {
+            let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
+                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
+                : "invalid bearer token")
+            logger.warn("unauthenticated", ["conn": connection.id, "call": envelope.callID, "peer": connection.peer,
+                                            "method": envelope.method, "reason": error.message])
+            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            finishedEarly(context, code: error.code)
+            return
+        }
+        guard let handler else {
+            let error = RPCError(.unimplemented, "unknown method \"\(envelope.method)\"")
+            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            finishedEarly(context, code: error.code)
+            return
+        }
+        let methodIndex = handler.metricsIndex
+        switch handler.execution {
+        case .inline(let answer):
+            // Already on the loop: straight into the connection's output, no hand-off.
+            // Counted in flight while it runs, so a metrics snapshot includes itself.
+            callsInFlight += 1
+            let result = answer(envelope.payload, context)
+            callsInFlight -= 1
+            logIfInternal(result, context)
+            connection.appendReply(callID: context.callID, result: result)
+            finished(FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                                  receivedAt: context.receivedAt),
+                     connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+        case .deferred(let start):
+            connection.callsInFlight += 1
+            callsInFlight += 1
+            start(envelope.payload, context) { [self] result in
+                logIfInternal(result, context)
+                reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
+                      finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                                             receivedAt: context.receivedAt))
+            }
+        }
+    }
+
+    /// INTERNAL means a bug or a database failure: worth an error line with the call's ids.
+    func logIfInternal(_ result: Result<[UInt8], RPCError>, _ context: CallContext) {
+        if case .failure(let error) = result, error.code == .internal {
+            logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
+                                         "method": context.method, "status": error.code.name, "error": error.message])
+        }
+    }
+
+    /// Why a call may not start now, if it may not.
+    func admissionError(for envelope: RequestEnvelope, on connection: Connection) -> RPCError? {
+        // Health checks still run while draining, so connected clients see NOT_SERVING.
+        if drainDeadline != nil && envelope.method != HealthMethods.check.path {
+            return RPCError.unavailable("server is shutting down")
+        }
+        if connection.callsInFlight >= configuration.maxCallsPerConnection {
+            return RPCError(.resourceExhausted,
+                            "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
+        }
+        return nil
+    }
+
+    /// Counts (and access-logs) a call answered on the loop without reaching its handler.
+    func finishedEarly(_ context: CallContext, code: StatusCode) {
+        let index = metrics.index(of: context.method)
+        finished(FinishedCall(callID: context.callID, methodIndex: index, code: code, receivedAt: context.receivedAt),
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: context.method)
+    }
+
+    /// Counts a finished call in the metrics and writes its access-log line (with
+    /// `method` as the client sent it, when given: unknown names are counted as `unknown`).
+    func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64, method: String? = nil) {
+        let nanoseconds = now &- call.receivedAt
+        metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
+        guard configuration.accessLog else { return }
+        logger.info("call", ["conn": connectionID, "call": call.callID,
+                             "method": method ?? metrics.methodPaths[call.methodIndex],
+                             "status": call.code.name, "duration_us": nanoseconds / 1000])
+    }
+
+    /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
+    /// nil when the loop does not answer within 2 seconds.
+    static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
+        let result = Mutex<Metrics?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            let snapshot = metrics.snapshot()
+            result.withLock { $0 = snapshot }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 2) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+}

@@ -1,0 +1,65 @@
+import LarderAPI
+import LarderCLI
+import Testing
+
+@Suite("call, describe and stats: parsing and rendering")
+struct OperabilityCommandTests {
+    let parser = ArgumentParser(catalog: .larder)
+
+    @Test func callTakesAnOptionalJSONArgument() throws {
+        for arguments in [["call", "/larder.v1.LocationService/ListLocations"],
+                          ["call", "/larder.v1.LocationService/GetLocation", "{\"id\": \"x\"}"],
+                          ["call", "/larder.v1.LocationService/GetLocation", "-", "--emit-defaults"]] {
+            guard case .run(let command, _) = try parser.parse(arguments) else {
+                Issue.record("\(arguments) did not parse as a command")
+                continue
+            }
+            #expect(command.spec.path == "call")
+            #expect(command.positionals == Array(arguments.dropFirst().prefix { $0 != "--emit-defaults" }))
+        }
+        #expect(throws: CLIError.usage("unexpected argument 'extra'", command: "larder call")) {
+            try parser.parse(["call", "/a/B", "{}", "extra"])
+        }
+        #expect(throws: CLIError.usage("missing METHOD", command: "larder call")) { try parser.parse(["call"]) }
+        let spec = try #require(CommandCatalog.larder.command(named: "call"))
+        #expect(Usage.synopsis(spec) == "larder call METHOD [JSON] [--emit-defaults]")
+    }
+
+    @Test func describeRendersMapsLabelsOneofsAndJSONNames() {
+        let key = FieldInfo(name: "key", jsonName: "key", number: 1, type: .string, label: .singular)
+        let value = FieldInfo(name: "value", jsonName: "value", number: 2, type: .message, label: .singular,
+                              typeName: "larder.v1.Location")
+        let message = MessageType(name: "larder.test.v1.Box", fields: [
+            FieldInfo(name: "by_name", jsonName: "byName", number: 1, type: .message, label: .repeated,
+                      typeName: "larder.test.v1.Box.ByNameEntry", map: (key, value)),
+            FieldInfo(name: "tags", jsonName: "tags", number: 2, type: .string, label: .repeated),
+            FieldInfo(name: "count", jsonName: "count", number: 3, type: .uint64, label: .optional),
+            FieldInfo(name: "kind", jsonName: "kind", number: 4, type: .enum, label: .singular,
+                      typeName: "larder.v1.MealCategory", inOneof: true),
+        ])
+        #expect(ProtoSource.type(.message(message)) == """
+            larder.test.v1.Box is a message:
+            message Box {
+              map<string, .larder.v1.Location> by_name = 1;  // JSON: byName
+              repeated string tags = 2;
+              optional uint64 count = 3;
+              .larder.v1.MealCategory kind = 4;  // in a oneof
+            }
+
+            """)
+    }
+
+    @Test func statsShowsBucketBoundsForQuantiles() throws {
+        let bounds = [0.001, 0.01, 0.1]
+        let method = MethodMetrics(method: "/a.B/C", callsByCode: ["OK": 98, "NOT_FOUND": 2],
+                                   latencyBucketCounts: [50, 48, 1, 1], latencySumSeconds: 0.5)
+        let text = StatsOutput.render(Metrics(connectionsOpen: 2, connectionsAccepted: 5, bytesReceived: 3 << 20,
+                                              latencyBoundsSeconds: bounds, methods: [method]),
+                                      LocalTime(environment: ["TZ": "UTC"]))
+        #expect(text.contains("Connections  2 open, 5 accepted\n"))
+        #expect(text.contains("Bytes        3 MiB received, 0 B sent\n"))
+        let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("/a.B/C") })
+        #expect(row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                == ["/a.B/C", "100", "2", "5ms", "≤1ms", "≤100ms", "OK", "98,", "NOT_FOUND", "2"])
+    }
+}

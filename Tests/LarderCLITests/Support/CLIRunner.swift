@@ -1,0 +1,44 @@
+import Foundation
+import LarderCLI
+import LarderWire
+
+/// What one `larder` run printed and returned.
+struct CLIRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the `larder` command in process against a `FakeServer`.
+enum CLIRunner {
+    static let taipei = LocalTime(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)
+
+    /// Starts `larder arguments…` against `server`, lets `serve` answer, and returns what it printed.
+    static func run(_ arguments: [String], server: FakeServer?, environment: [String: String] = [:],
+                    serve: (inout AsyncStream<RequestEnvelope>.Iterator) async throws -> Void = { _ in })
+        async throws -> CLIRun
+    {
+        let stdout = OutputBuffer()
+        let stderr = OutputBuffer()
+        let serverArguments = server.map { ["--server", $0.address.description] } ?? []
+        let task = Task {
+            await LarderCommand.run(arguments: arguments + serverArguments, environment: environment,
+                                    stdout: stdout.sink, stderr: stderr.sink, localTime: taipei)
+        }
+        if let server {
+            var iterator = server.requests.makeAsyncIterator()
+            try await serve(&iterator)
+        }
+        let status = await task.value
+        return CLIRun(status: status, stdout: stdout.text, stderr: stderr.text)
+    }
+
+    /// Runs `larder arguments…`, answering its one call with `reply`.
+    static func run(_ arguments: [String], replying reply: some ProtoMessage) async throws -> CLIRun {
+        let server = try FakeServer()
+        return try await run(arguments, server: server) { requests in
+            guard let request = await requests.next() else { return }
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+@Suite("Reflection, metrics and health over a real server")
+struct OperabilityEndToEndTests {
+    @Test func reflectionListsExactlyTheServedServicesAndMethods() async throws {
+        try await withServer { _, client in
+            let services = try await client.call(ReflectionMethods.listServices, ListServicesRequest()).services
+            #expect(services.map(\.name) == APIServices.all.map(\.name).sorted())
+            let served = Dictionary(uniqueKeysWithValues: APIServices.all.flatMap(\.methods).map { ($0.path, $0) })
+            let listed = services.flatMap(\.methods)
+            #expect(Set(listed.map(\.fullName)) == Set(served.keys))
+            #expect(listed.count == served.count)
+            for method in listed {
+                let descriptor = try #require(served[method.fullName])
+                #expect(method.name == descriptor.name)
+                #expect(method.inputType == MessageDescriptor(descriptor.input).name)
+                #expect(method.outputType == MessageDescriptor(descriptor.output).name)
+            }
+        }
+    }
+
+    @Test func describeTypeReportsFieldsEnumsAndMaps() async throws {
+        try await withServer { _, client in
+            guard case .message(let meal) = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: ".larder.v1.MealRecord")) else {
+                Issue.record("MealRecord is not described as a message")
+                return
+            }
+            let descriptor = MessageDescriptor(MealRecord.descriptor)
+            #expect(meal.name == "larder.v1.MealRecord")
+            #expect(meal.fields.map(\.name) == descriptor.fields.map(\.name))
+            #expect(meal.fields.map(\.number) == [1, 2, 3, 4, 5, 6, 7])
+            let category = try #require(meal.fields.first { $0.name == "category" })
+            #expect(category.type == .enum && category.typeName == "larder.v1.MealCategory" && category.label == .singular)
+            let eatenAt = try #require(meal.fields.first { $0.name == "eaten_at" })
+            #expect(eatenAt.jsonName == "eatenAt" && eatenAt.type == .message && eatenAt.typeName == "google.protobuf.Timestamp")
+
+            let categories = try await client.call(ReflectionMethods.describeType,
+                                                   DescribeTypeRequest(name: "larder.v1.MealCategory"))
+            #expect(categories == .enumType(EnumType(name: "larder.v1.MealCategory", values: MealCategory.allCases.map {
+                EnumValueInfo(name: $0.protoName, number: $0.rawValue)
+            })))
+
+            guard case .message(let metrics) = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.admin.v1.MethodMetrics")) else {
+                Issue.record("MethodMetrics is not described as a message")
+                return
+            }
+            let byCode = try #require(metrics.fields.first { $0.name == "calls_by_code" })
+            #expect(byCode.label == .repeated)
+            #expect(byCode.map?.key.type == .string && byCode.map?.value.type == .uint64)
+            let buckets = try #require(metrics.fields.first { $0.name == "latency_bucket_counts" })
+            #expect(buckets.label == .repeated && buckets.type == .uint64 && buckets.map == nil)
+
+            guard case .message(let response) = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.reflection.v1.DescribeTypeResponse")) else {
+                Issue.record("DescribeTypeResponse is not described as a message")
+                return
+            }
+            #expect(response.fields.allSatisfy { $0.inOneof })
+
+            await expectStatus(.notFound) {
+                try await client.call(ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.Nope"))
+            }
+            // The envelopes are compiled in but no served method uses them.
+            await expectStatus(.notFound) {
+                try await client.call(ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.rpc.v1.RequestEnvelope"))
+            }
+            await expectStatus(.invalidArgument) {
+                try await client.call(ReflectionMethods.describeType, DescribeTypeRequest(name: ""))
+            }
+        }
+    }
+
+    @Test func metricsServiceCountsCallsByMethodAndCode() async throws {
+        try await withServer { _, client in
+            let before = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            for _ in 0..<3 { _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
+            for _ in 0..<2 {
+                await expectStatus(.notFound) {
+                    try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"))
+                }
+            }
+            await expectStatus(.unimplemented) { try await client.callRaw(path: "/larder.v1.Nope/Nothing", payload: []) }
+            let after = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+
+            func method(_ metrics: Metrics, _ path: String) -> MethodMetrics? { metrics.methods.first { $0.method == path } }
+            let list = try #require(method(after, LocationMethods.listLocations.path))
+            #expect(list.callsByCode == ["OK": (method(before, LocationMethods.listLocations.path)?.callsByCode["OK"] ?? 0) + 3])
+            #expect(method(after, LocationMethods.getLocation.path)?.callsByCode == ["NOT_FOUND": 2])
+            #expect(method(after, "unknown")?.callsByCode == ["UNIMPLEMENTED": 1])
+            // The first GetMetrics has finished by the time of the second; the second is in flight.
+            #expect(method(after, AdminMethods.getMetrics.path)?.callsByCode == ["OK": 1])
+            #expect(after.callsInFlight == 1)
+            #expect(after.connectionsOpen == 1 && after.connectionsAccepted == 1)
+            #expect(after.bytesReceived > before.bytesReceived && after.bytesSent > before.bytesSent)
+            #expect(after.latencyBoundsSeconds.count == list.latencyBucketCounts.count - 1)
+            #expect(after.latencyBoundsSeconds == after.latencyBoundsSeconds.sorted())
+            for entry in after.methods {
+                #expect(entry.latencyBucketCounts.reduce(0, +) == entry.totalCalls, "\(entry.method)")
+                #expect(entry.latencySumSeconds > 0)
+            }
+            #expect(after.methods.map(\.method) == after.methods.map(\.method).sorted())
+            let startTime = try #require(after.startTime)
+            #expect(abs(Double(startTime.seconds) - Date().timeIntervalSince1970) < 600)
+        }
+    }
+
+    @Test func prometheusEndpointServesTheSameCounters() async throws {
+        try await withServer(arguments: ["--metrics-listen", "127.0.0.1:0"]) { server, client in
+            let port = try #require(metricsPort(of: server))
+            for _ in 0..<4 { _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
+            await expectStatus(.invalidArgument) {
+                try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "nope"))
+            }
+            let (status, body) = try httpRequest(port: port, path: "/metrics")
+            #expect(status == 200)
+            #expect(body.contains("# TYPE larder_calls_total counter\n"))
+            #expect(body.contains("# TYPE larder_call_duration_seconds histogram\n"))
+            let samples = prometheusSamples(body)
+            let list = "method=\"/larder.v1.LocationService/ListLocations\""
+            #expect(samples["larder_calls_total{\(list),code=\"OK\"}"] == 4)
+            #expect(samples["larder_calls_total{method=\"/larder.v1.LocationService/GetLocation\",code=\"INVALID_ARGUMENT\"}"] == 1)
+            #expect(samples["larder_call_duration_seconds_count{\(list)}"] == 4)
+            #expect(samples["larder_call_duration_seconds_bucket{\(list),le=\"+Inf\"}"] == 4)
+            let buckets = body.split(separator: "\n").filter { $0.hasPrefix("larder_call_duration_seconds_bucket{\(list)") }
+            let counts = buckets.compactMap { line in line.split(separator: " ").last.flatMap { Double($0) } }
+            #expect(counts.count == 17 && counts == counts.sorted(), "cumulative buckets")
+            #expect(samples["larder_connections_open"] == 1)
+            #expect(samples["larder_calls_in_flight"] == 0)
+            #expect((samples["larder_received_bytes_total"] ?? 0) > 0 && (samples["larder_sent_bytes_total"] ?? 0) > 0)
+
+            // A second scrape sees later calls.
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            #expect(prometheusSamples(try httpRequest(port: port, path: "/metrics").body)["larder_calls_total{\(list),code=\"OK\"}"] == 5)
+
+            #expect(try httpRequest(port: port, path: "/").status == 404)
+            #expect(try httpRequest(port: port, path: "/metrics/extra").status == 404)
+            #expect(try httpRequest(port: port, method: "POST", path: "/metrics").status == 405)
+            #expect(try httpRequest(port: port, path: "/metrics?x=1").status == 200)
+            // RPC keeps working after scrapes.
+            #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        }
+    }
+
+    @Test func reflectionAndMetricsNeedTheTokenWhenAuthIsOn() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-ops-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token").path
+        try "ops-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try await withServer(arguments: ["--auth-token-file", tokenFile]) { server, anonymous in
+            #expect(try await anonymous.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+            await expectStatus(.unauthenticated) { try await anonymous.call(ReflectionMethods.listServices, ListServicesRequest()) }
+            await expectStatus(.unauthenticated) {
+                try await anonymous.call(ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.Location"))
+            }
+            await expectStatus(.unauthenticated) { try await anonymous.call(AdminMethods.getMetrics, GetMetricsRequest()) }
+            var options = ClientOptions()
+            options.setBearerToken("ops-token")
+            let authorized = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
+            defer { authorized.close() }
+            #expect(try await authorized.call(ReflectionMethods.listServices, ListServicesRequest()).services.count == 7)
+            let metrics = try await authorized.call(AdminMethods.getMetrics, GetMetricsRequest())
+            #expect(metrics.methods.first { $0.method == ReflectionMethods.listServices.path }?.callsByCode
+                    == ["UNAUTHENTICATED": 1, "OK": 1])
+        }
+    }
+
+    @Test func logLinesAreLogfmtWithTimeLevelEventAndConnectionAndCallIDs() async throws {
+        try await withServer(arguments: ["--access-log"]) { server, client in
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            await expectStatus(.notFound) {
+                try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"))
+            }
+            await expectStatus(.unimplemented) { try await client.callRaw(path: "/larder.v1.Nope/Nothing", payload: []) }
+            #expect(server.waitForLog("status=UNIMPLEMENTED"))
+            let lines = server.stderr.split(separator: "\n").map(String.init)
+            let shape = #/^ts=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z level=(debug|info|warn|error) event=[a-z_]+( |$)/#
+            for line in lines { #expect(line.contains(shape), "\(line)") }
+            let calls = lines.filter { $0.contains(" event=call ") }
+            #expect(calls.count == 3)
+            #expect(calls.first?.contains(
+                "level=info event=call conn=1 call=1 method=/larder.v1.LocationService/ListLocations status=OK duration_us=") == true)
+            #expect(calls.dropFirst().first?.contains(
+                "event=call conn=1 call=2 method=/larder.v1.LocationService/GetLocation status=NOT_FOUND duration_us=") == true)
+            #expect(calls.last?.contains("event=call conn=1 call=3 method=/larder.v1.Nope/Nothing status=UNIMPLEMENTED") == true)
+            #expect(lines.contains { $0.contains("level=debug event=connection_opened conn=1 peer=127.0.0.1:") })
+        }
+    }
+
+    /// A write held up by a lock on the database keeps the server draining after
+    /// SIGTERM; meanwhile health on an open connection says NOT_SERVING and other
+    /// calls get UNAVAILABLE. Releasing the lock lets the write finish and the server exit 0.
+    @Test func healthIsNotServingWhileDraining() async throws {
+        let server = try ServerProcess()
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
+                                      options: ClientOptions(defaultTimeout: .seconds(20)))
+        defer { client.close() }
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+
+        let lock = Process()
+        lock.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        lock.arguments = [server.databasePath]
+        let input = Pipe()
+        let output = Pipe()
+        lock.standardInput = input
+        lock.standardOutput = output
+        try lock.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        let locked = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(locked.contains("locked"))
+
+        let write = Task {
+            try await client.call(LocationMethods.createLocation,
+                                  CreateLocationRequest(location: Location(name: "Drain", colorHex: "#010203")))
+        }
+        var inFlight: Int64 = 0
+        for _ in 0..<200 where inFlight < 2 {
+            inFlight = try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight
+            if inFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(inFlight == 2, "the write waits for the lock")
+
+        kill(server.processIdentifier, SIGTERM)
+        #expect(server.waitForLog("event=draining"))
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .notServing)
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest(service: "larder.v1.LocationService")).status
+                == .notServing)
+        await expectStatus(.unavailable) { try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
+
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        lock.waitUntilExit()
+        #expect(try await write.value.name == "Drain")
+        #expect(server.stop() == 0)
+        #expect(server.waitForLog("event=stopped"))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import LarderWire
+
+/// What a run of the real `larder` binary printed, and its exit status.
+struct CLIRun {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the `larder` binary against `server` with `arguments`, feeding `stdin` when given.
+func runLarder(_ arguments: [String], server: ServerProcess, stdin: String? = nil) throws -> CLIRun {
+    let process = Process()
+    process.executableURL = try ServerProcess.binary("larder")
+    process.arguments = ["--server", server.address] + arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["TZ"] = "UTC"
+    environment.removeValue(forKey: "LARDER_SERVER")
+    environment.removeValue(forKey: "LARDER_TOKEN")
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    let input = Pipe()
+    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+    try process.run()
+    if let stdin {
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+    }
+    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                  stderr: String(decoding: stderrData, as: UTF8.self))
+}
+
+/// One HTTP/1.1 request over a plain socket; returns the status code and body.
+func httpRequest(port: UInt16, method: String = "GET", path: String) throws -> (status: Int, body: String) {
+    let connection = try RawConnection(port: port)
+    connection.send(Array("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/plain\r\n\r\n".utf8))
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    for _ in 0..<10_000 {
+        let count = chunk.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        bytes += chunk[0..<count]
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let headEnd = text.range(of: "\r\n\r\n") else { throw RPCError.internalError("no HTTP head in \(text)") }
+    let statusLine = text[..<headEnd.lowerBound].split(separator: "\r\n").first ?? ""
+    let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
+    return (status, String(text[headEnd.upperBound...]))
+}
+
+/// The samples of a Prometheus text exposition: series (name with labels) → value.
+func prometheusSamples(_ text: String) -> [String: Double] {
+    var samples: [String: Double] = [:]
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+        guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+        samples[String(line[..<space])] = value
+    }
+    return samples
+}
+
+/// The port in the server's `event=metrics_listening address=127.0.0.1:PORT` line.
+func metricsPort(of server: ServerProcess) -> UInt16? {
+    guard server.waitForLog("event=metrics_listening") else { return nil }
+    for line in server.stderr.split(separator: "\n") where line.contains("event=metrics_listening") {
+        guard let range = line.range(of: "address=127.0.0.1:") else { continue }
+        return UInt16(line[range.upperBound...].prefix { $0.isNumber })
+    }
+    return nil
+}

@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import LarderAPI
+import LarderPostgres
+import LarderStore
+import LarderWire
+import Synchronization
+import Testing
+
+/// What only the PostgreSQL backend has: several stores (replicas) on one
+/// database, schema_migrations, reconnecting, and its error mapping.
+@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+struct PostgresStoreTests {
+    static func open(_ url: String, seed: Bool = true) throws(RPCError) -> PostgresStore {
+        try PostgresStore.open(url: url, options: .init(durability: .normal, seed: seed))
+    }
+
+    static func run<R: Sendable>(_ store: any Store,
+                                 _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R)
+        -> Result<R, RPCError> {
+        let waiter = Waiter<R>()
+        store.write(operation, completion: waiter.finish)
+        return waiter.wait()
+    }
+
+    static func list(_ store: any Store) throws -> [Location] {
+        let waiter = Waiter<ListLocationsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) },
+                   completion: waiter.finish)
+        return try waiter.wait().get().locations
+    }
+
+    @Test func replicasOpeningTogetherMigrateAndSeedExactlyOnce() throws {
+        let database = try PostgresTestDatabase()
+        let stores = Mutex<[Int: Result<PostgresStore, RPCError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            let result = Result { () throws(RPCError) -> PostgresStore in try Self.open(database.url) }
+            stores.withLock { $0[index] = result }
+        }
+        let opened = try stores.withLock { results in try results.values.map { try $0.get() } }
+        defer { for store in opened { store.close() } }
+        #expect(opened.count == 4)
+        for store in opened {
+            #expect(Set(try Self.list(store).map(\.name)) == ["客廳", "廚房", "臥室", "浴室"])
+        }
+        let connection = try PostgresConnection(url: database.url)
+        defer { connection.close() }
+        let versions = try connection.query("SELECT version FROM schema_migrations ORDER BY version")
+        #expect(versions.rowCount == 1)
+        #expect(try versions.int64(row: 0, column: 0) == 1)
+        #expect(try connection.query("SELECT count(*) FROM category_groups").int64(row: 0, column: 0) == 9)
+    }
+
+    @Test func twoReplicasRacingForOneNameGetOneOKAndOneAlreadyExists() throws {
+        let database = try PostgresTestDatabase()
+        let first = try Self.open(database.url, seed: false)
+        let second = try Self.open(database.url, seed: false)
+        defer { first.close(); second.close() }
+        for round in 0..<20 {
+            let name = "race \(round)"
+            let results = Mutex<[Result<Location, RPCError>]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let result = Self.run(index == 0 ? first : second) { w throws(RPCError) in
+                    try Operations.createLocation(CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
+                }
+                results.withLock { $0.append(result) }
+            }
+            let all = results.withLock { $0 }
+            #expect(all.filter { (try? $0.get()) != nil }.count == 1, "round \(round): \(all)")
+            #expect(all.compactMap { if case .failure(let e) = $0 { e } else { nil } }
+                == [RPCError(.alreadyExists, "location name \"\(name)\" already exists")])
+        }
+        #expect(try Self.list(first).count == 20)
+        #expect(try Self.list(second).count == 20)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let database = try PostgresTestDatabase()
+        try Self.open(database.url).close()
+        let connection = try PostgresConnection(url: database.url)
+        defer { connection.close() }
+        try connection.query("INSERT INTO schema_migrations (version, applied_at_ms) VALUES ($1, 0)", [.int64(99)])
+        let error = rpcError { try Self.open(database.url) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
+    }
+
+    @Test func aLostConnectionIsUnavailableThenReconnects() throws {
+        let database = try PostgresTestDatabase()
+        let store = try Self.open(database.url)
+        defer { store.close() }
+        #expect(try Self.list(store).count == 4)
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        let killed = try admin.query("""
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name = 'larder-server'
+            """, [.text(database.name)])
+        #expect(try killed.int64(row: 0, column: 0) == 3, "one writer and two readers")
+        // The first call on each dead connection fails with UNAVAILABLE; a retry reconnects.
+        let failed = Self.run(store) { w throws(RPCError) in
+            try Operations.createLocation(CreateLocationRequest(location: Location(name: "A", colorHex: "#000000")), w)
+        }
+        if case .failure(let error) = failed { #expect(error.code == .unavailable, "\(error)") }
+        let retried = Self.run(store) { w throws(RPCError) in
+            try Operations.createLocation(CreateLocationRequest(location: Location(name: "B", colorHex: "#000000")), w)
+        }
+        #expect(try retried.get().name == "B")
+        var names: [String] = []
+        for _ in 0..<4 { names = (try? Self.list(store).map(\.name)) ?? names }
+        #expect(names.contains("B") && names.count >= 5)
+    }
+
+    @Test func anUnreachableServerIsUnavailableWithoutThePassword() throws {
+        let error = rpcError {
+            try PostgresStore.open(url: "postgres://larder:hunter2@127.0.0.1:1/larder",
+                                   options: .init(connectTimeoutSeconds: 2))
+        }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.contains("postgres://larder:***@127.0.0.1:1/larder") == true)
+        #expect(error?.message.contains("hunter2") == false)
+    }
+
+    @Test(arguments: [
+        ("postgres://u:secret@h:5432/db", "postgres://u:***@h:5432/db"),
+        ("postgresql://u@h/db?password=secret&sslmode=disable", "postgresql://u@h/db?password=***&sslmode=disable"),
+        ("postgres://h/db", "postgres://h/db"),
+    ])
+    func urlsAreRedacted(url: String, expected: String) {
+        #expect(PostgresURL.redacted(url) == expected)
+        #expect(PostgresURL.isPostgres(url))
+        #expect(!PostgresURL.isPostgres("./postgres.sqlite"))
+    }
+}
