@@ -96,7 +96,9 @@ public final class Server: @unchecked Sendable {
         let signals: SignalSource?
         do {
             try loop.register(listener.fd, for: .readable, handler: ListenerHandler(server: self))
-            signals = handleSignals ? try SignalSource(signals: [SIGINT, SIGTERM], loop: loop) { [self] number in
+            // unowned: the loop keeps the source (and so this closure) registered; a strong self
+            // would make server -> loop -> source -> server a cycle that is never freed.
+            signals = handleSignals ? try SignalSource(signals: [SIGINT, SIGTERM], loop: loop) { [unowned self] number in
                 logger.info("signal", ["signal": number == SIGINT ? "SIGINT" : "SIGTERM"])
                 beginDrain()
             } : nil
