@@ -197,7 +197,8 @@ struct OperabilityEndToEndTests {
     /// SIGTERM; meanwhile health on an open connection says NOT_SERVING and other
     /// calls get UNAVAILABLE. Releasing the lock lets the write finish and the server exit 0.
     @Test func healthIsNotServingWhileDraining() async throws {
-        let server = try ServerProcess()
+        // A drain timeout well beyond the test's steps, which take long under TSan.
+        let server = try ServerProcess(arguments: ["--drain-timeout", "120"])
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
                                       options: ClientOptions(defaultTimeout: .seconds(20)))
         defer { client.close() }
