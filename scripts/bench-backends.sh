@@ -5,6 +5,7 @@
 #
 #   scripts/bench-backends.sh                      # workloads mix, create, get; 10 s each
 #   WORKLOADS="mix" DURATION=20s CONCURRENCY=128 scripts/bench-backends.sh
+#   SERVER_ARGS="--readers 4" WORKLOADS=get scripts/bench-backends.sh   # extra larder-server flags
 #
 # Everything runs on 127.0.0.1. PostgreSQL is a throwaway cluster from
 # scripts/postgres-test-cluster.sh with fsync on (crash-safe defaults); every
@@ -17,8 +18,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
 CONCURRENCY=${CONCURRENCY:-64}
+read -r -a SERVER_ARGS <<<"${SERVER_ARGS:-}"
 WORKLOADS=${WORKLOADS:-mix create get}
-export LARDER_PG_PORT=${LARDER_PG_PORT:-55440}
+export LARDER_PG_PORT=${LARDER_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 export LARDER_PG_DIR=${LARDER_PG_DIR:-${TMPDIR:-/tmp}/larder-postgres-bench-$$}
 export LARDER_PG_FSYNC=on
 
@@ -44,7 +46,8 @@ ADMIN=$(scripts/postgres-test-cluster.sh start)
 
 # start_server DB LOG: starts larder-server on an ephemeral port, sets PORT.
 start_server() {
-  "$BIN/larder-server" --listen 127.0.0.1:0 --db "$1" >/dev/null 2>"$2" &
+  : >"$2"
+  "$BIN/larder-server" --listen 127.0.0.1:0 --db "$1" "${SERVER_ARGS[@]}" >/dev/null 2>"$2" &
   SERVERS+=($!)
   for _ in $(seq 200); do
     PORT=$(sed -n 's/.*event=listening address=127\.0\.0\.1:\([0-9]*\).*/\1/p' "$2" | head -n 1)
