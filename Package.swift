@@ -59,6 +59,16 @@ let package = Package(
         .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
+        // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
+        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore"],
+                path: "Fuzz/Sources/LarderFuzzTargets", swiftSettings: settings),
+        .executableTarget(name: "larder-fuzz-frames", dependencies: ["LarderFuzzTargets"],
+                          path: "Fuzz/Sources/larder-fuzz-frames", swiftSettings: settings),
+        .executableTarget(name: "larder-fuzz-envelope", dependencies: ["LarderFuzzTargets"],
+                          path: "Fuzz/Sources/larder-fuzz-envelope", swiftSettings: settings),
+        .executableTarget(name: "larder-fuzz-payload", dependencies: ["LarderFuzzTargets"],
+                          path: "Fuzz/Sources/larder-fuzz-payload", swiftSettings: settings),
+
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
@@ -68,9 +78,11 @@ let package = Package(
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
                     swiftSettings: settings),
+        .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
+                    swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres",
+                                   "LarderPostgres", "LarderSQLite",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

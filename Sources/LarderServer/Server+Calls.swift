@@ -43,10 +43,12 @@ extension Server {
     }
 
     func processFrames(of connection: Connection) {
+        var completedFrame = false
         while !connection.isClosing && !connection.readPaused {
             do {
                 let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
                 if handled == nil { break }
+                completedFrame = true
                 // Replies answered on the loop (errors, health) count against the output cap too.
                 if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
             } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
@@ -57,8 +59,10 @@ extension Server {
                 return
             }
         }
-        connection.partialFrameSince = connection.decoder.bufferedByteCount > 0
-            ? (connection.partialFrameSince ?? MonotonicClock.nanoseconds()) : nil
+        // A frame completed, so what is left began arriving just now: a peer that pipelines
+        // without pause (every read ending mid-frame) is not a slow one.
+        connection.partialFrameSince = connection.decoder.bufferedByteCount == 0 ? nil
+            : completedFrame ? MonotonicClock.nanoseconds() : (connection.partialFrameSince ?? MonotonicClock.nanoseconds())
     }
 
     func rejectOversizedFrame(on connection: Connection, length: UInt32, limit: Int) {

@@ -21,7 +21,8 @@ public enum ProtoCodec {
     }
 
     /// Decodes a `M` from its protobuf encoding.
-    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid `M`.
+    /// - Throws: INVALID_ARGUMENT when the bytes are not a valid `M`, or a
+    ///   string field holds invalid UTF-8 or a NUL byte.
     public static func decode<M: ProtoMessage>(_ type: M.Type, from bytes: [UInt8]) throws(RPCError) -> M {
         try withUnpacked(M.descriptor, from: bytes) { message throws(RPCError) in try M(unpacked: message) }
     }
@@ -60,6 +61,10 @@ public enum ProtoCodec {
             throw RPCError.invalidArgument("payload is not a valid \(name) message")
         }
         defer { protobuf_c_message_free_unpacked(message, nil) }
+        // protobuf-c would hand Swift the string only up to its first NUL byte.
+        if let field = StringFieldScan.fieldWithNUL(in: bytes, of: descriptor) {
+            throw RPCError.invalidArgument("\(field) must not contain NUL bytes")
+        }
         return try body(message)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// A real `larder-server` process on an ephemeral loopback port with a
 /// temporary database, for end-to-end tests.
@@ -146,7 +147,19 @@ final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        recordSanitizerReports()
         return process.terminationStatus
+    }
+
+    /// Fails the running test when the server (built with `--sanitize=...`) reported a race,
+    /// a memory error or a leak: those go to its stderr, which no test would read otherwise.
+    private func recordSanitizerReports() {
+        let log = stderr
+        for marker in ["WARNING: ThreadSanitizer", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer"]
+        where log.contains(marker) {
+            let start = log.range(of: marker)?.lowerBound ?? log.startIndex
+            Issue.record("larder-server reported \(marker):\n\(log[start...].prefix(6000))")
+        }
     }
 
     deinit {

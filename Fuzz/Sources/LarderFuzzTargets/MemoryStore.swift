@@ -1,0 +1,195 @@
+import LarderAPI
+import LarderStore
+import LarderWire
+
+/// A small in-memory `StoreWriter` for the payload fuzz target: enough
+/// behaviour (unique ids and names, foreign keys, keyset pages, summaries)
+/// for `Operations` to take every path, with no database and no threads.
+///
+/// Created fresh for each fuzz input, pre-filled with `MemoryStore.seeded`,
+/// so each input runs against the same state.
+final class MemoryStore: StoreWriter {
+    private var locationRows: [String: Location] = [:]
+    private var groupRows: [String: CategoryGroup] = [:]
+    private var categoryRows: [String: ItemCategory] = [:]
+    private var mealRows: [String: MealRecord] = [:]
+
+    /// Ids the seed corpus refers to, so Get/Update/Delete can find something.
+    static let locationID = "0d6f1c9e-3b7a-4f7e-9a53-8b1f4c2d6e70"
+    static let groupID = "a1b2c3d4-0000-4000-8000-000000000001"
+    static let emptyGroupID = "a1b2c3d4-0000-4000-8000-000000000002"
+    static let categoryID = "5b0c5d0e-8a8e-4b8f-a1c2-0f3e5d7c9b11"
+    static let mealIDs = (1...3).map { "c0ffee00-0000-4000-8000-00000000000\($0)" }
+
+    /// A store holding one of each entity (and three meals on two days).
+    static func seeded() -> MemoryStore {
+        let store = MemoryStore()
+        let time = Timestamp(unixMilliseconds: 1_717_000_000_000)
+        store.locationRows[locationID] = Location(id: locationID, name: "Pantry", colorHex: "#112233",
+                                               createTime: time, updateTime: time)
+        store.groupRows[groupID] = CategoryGroup(id: groupID, name: "Food", colorHex: "#FF8800",
+                                              createTime: time, updateTime: time)
+        store.groupRows[emptyGroupID] = CategoryGroup(id: emptyGroupID, name: "Tools", colorHex: "#00AA55",
+                                                   createTime: time, updateTime: time)
+        store.categoryRows[categoryID] = ItemCategory(id: categoryID, name: "Rice", iconName: "leaf",
+                                                    categoryGroupID: groupID, createTime: time, updateTime: time)
+        for (index, id) in mealIDs.enumerated() {
+            let eaten = Timestamp(unixMilliseconds: 1_717_000_000_000 + Int64(index) * 43_200_000)
+            store.mealRows[id] = MealRecord(id: id, name: "Meal \(index)", calories: Int32(100 * index),
+                                         category: MealCategory.allCases[1 + index % 4], eatenAt: eaten,
+                                         createTime: time, updateTime: time)
+        }
+        return store
+    }
+
+    // MARK: - Reads
+
+    func location(id: String) throws(RPCError) -> Location? { locationRows[id] }
+    func locations() throws(RPCError) -> [Location] { locationRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
+    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { groupRows[id] }
+    func categoryGroups() throws(RPCError) -> [CategoryGroup] {
+        groupRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+    func itemCategory(id: String) throws(RPCError) -> ItemCategory? { categoryRows[id] }
+    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
+        categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }
+            .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+    func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
+        categoryRows.values.count { $0.categoryGroupID == groupID }
+    }
+    func mealRecord(id: String) throws(RPCError) -> MealRecord? { mealRows[id] }
+
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord] {
+        let rows = mealRows.values.filter { meal in
+            let at = meal.eatenAt?.unixMilliseconds ?? 0
+            guard at >= query.startMilliseconds, at < query.endMilliseconds else { return false }
+            if let category = query.category, meal.category != category { return false }
+            if let after = query.after {
+                return at < after.eatenAtMilliseconds || (at == after.eatenAtMilliseconds && meal.id < after.id)
+            }
+            return true
+        }
+        let sorted = rows.sorted {
+            ($0.eatenAt?.unixMilliseconds ?? 0, $0.id) > ($1.eatenAt?.unixMilliseconds ?? 0, $1.id)
+        }
+        return Array(sorted.prefix(max(0, query.limit)))
+    }
+
+    func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
+        var rows: [Int64: [Int32: MealSummaryRow]] = [:]
+        for meal in mealRows.values {
+            let at = meal.eatenAt?.unixMilliseconds ?? 0
+            guard at >= query.startMilliseconds, at < query.endMilliseconds else { continue }
+            // The SQL's floor division, without its bias: Swift can floor directly.
+            let local = at + query.offsetMilliseconds
+            let day = local >= 0 ? local / MealSummaryQuery.dayMilliseconds
+                : -((-local + MealSummaryQuery.dayMilliseconds - 1) / MealSummaryQuery.dayMilliseconds)
+            var row = rows[day, default: [:]][meal.category.rawValue]
+                ?? MealSummaryRow(day: day, category: meal.category.rawValue, totalCalories: 0, mealCount: 0)
+            row.totalCalories += Int64(meal.calories)
+            row.mealCount += 1
+            rows[day, default: [:]][meal.category.rawValue] = row
+        }
+        return rows.keys.sorted().flatMap { day in
+            (rows[day] ?? [:]).keys.sorted().compactMap { rows[day]?[$0] }
+        }
+    }
+
+    // MARK: - Writes
+
+    func insertLocation(_ location: Location) throws(RPCError) {
+        guard locationRows[location.id] == nil else { throw StoreError.duplicateID("location", id: location.id) }
+        guard !locationRows.values.contains(where: { $0.name == location.name }) else {
+            throw StoreError.duplicateName("location", name: location.name)
+        }
+        locationRows[location.id] = location
+    }
+
+    func updateLocation(_ location: Location) throws(RPCError) -> Bool {
+        guard locationRows[location.id] != nil else { return false }
+        guard !locationRows.values.contains(where: { $0.name == location.name && $0.id != location.id }) else {
+            throw StoreError.duplicateName("location", name: location.name)
+        }
+        locationRows[location.id] = location
+        return true
+    }
+
+    func deleteLocation(id: String) throws(RPCError) -> Bool { locationRows.removeValue(forKey: id) != nil }
+
+    func insertCategoryGroup(_ group: CategoryGroup) throws(RPCError) {
+        guard groupRows[group.id] == nil else { throw StoreError.duplicateID("category group", id: group.id) }
+        guard !groupRows.values.contains(where: { $0.name == group.name }) else {
+            throw StoreError.duplicateName("category group", name: group.name)
+        }
+        var stored = group
+        stored.itemCategories = []
+        groupRows[group.id] = stored
+    }
+
+    func updateCategoryGroup(_ group: CategoryGroup) throws(RPCError) -> Bool {
+        guard groupRows[group.id] != nil else { return false }
+        guard !groupRows.values.contains(where: { $0.name == group.name && $0.id != group.id }) else {
+            throw StoreError.duplicateName("category group", name: group.name)
+        }
+        var stored = group
+        stored.itemCategories = []
+        groupRows[group.id] = stored
+        return true
+    }
+
+    func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
+        guard itemCategoryCountUnchecked(id) == 0 else { throw StoreError.categoryGroupInUse(id: id) }
+        return groupRows.removeValue(forKey: id) != nil
+    }
+
+    func insertItemCategory(_ category: ItemCategory) throws(RPCError) {
+        guard categoryRows[category.id] == nil else { throw StoreError.duplicateID("item category", id: category.id) }
+        try checkItemCategory(category)
+        categoryRows[category.id] = category
+    }
+
+    func updateItemCategory(_ category: ItemCategory) throws(RPCError) -> Bool {
+        guard categoryRows[category.id] != nil else { return false }
+        try checkItemCategory(category)
+        categoryRows[category.id] = category
+        return true
+    }
+
+    func deleteItemCategory(id: String) throws(RPCError) -> Bool { categoryRows.removeValue(forKey: id) != nil }
+
+    func deleteItemCategories(groupID: String) throws(RPCError) -> Int {
+        let ids = categoryRows.values.filter { $0.categoryGroupID == groupID }.map(\.id)
+        for id in ids { categoryRows[id] = nil }
+        return ids.count
+    }
+
+    func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+        guard mealRows[record.id] == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
+        mealRows[record.id] = record
+    }
+
+    func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
+        guard mealRows[record.id] != nil else { return false }
+        mealRows[record.id] = record
+        return true
+    }
+
+    func deleteMealRecord(id: String) throws(RPCError) -> Bool { mealRows.removeValue(forKey: id) != nil }
+
+    private func itemCategoryCountUnchecked(_ groupID: String) -> Int {
+        categoryRows.values.count { $0.categoryGroupID == groupID }
+    }
+
+    /// The foreign key and the (group, name) unique key.
+    private func checkItemCategory(_ category: ItemCategory) throws(RPCError) {
+        guard groupRows[category.categoryGroupID] != nil else {
+            throw StoreError.missingCategoryGroup(id: category.categoryGroupID)
+        }
+        guard !categoryRows.values.contains(where: {
+            $0.categoryGroupID == category.categoryGroupID && $0.name == category.name && $0.id != category.id
+        }) else {
+            throw StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import CProtobufC
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Finds `string` fields that hold a NUL byte, by walking the wire bytes of a
+/// message with its descriptor.
+///
+/// protobuf-c unpacks a string into a NUL-terminated C string, so Swift would
+/// read `"ab\0cd"` as `"ab"`: a value other than the one the peer sent. The
+/// lengths are gone once a message is unpacked, hence this walk over the
+/// bytes. It assumes protobuf-c already accepted them and stops quietly at
+/// anything malformed.
+enum StringFieldScan {
+    /// Deeper nesting than any message in proto/ has.
+    static let maxDepth = 32
+
+    /// The dotted path of the first string field holding a NUL byte (e.g.
+    /// `location.name`), or nil when there is none.
+    static func fieldWithNUL(in bytes: UnsafeRawBufferPointer,
+                             of descriptor: UnsafePointer<ProtobufCMessageDescriptor>) -> String? {
+        // No zero byte at all, no NUL in any string: the common case costs one memchr.
+        guard let base = bytes.baseAddress, memchr(base, 0, bytes.count) != nil else { return nil }
+        return scan(bytes, descriptor, depth: 0)
+    }
+
+    private static func scan(_ bytes: UnsafeRawBufferPointer,
+                             _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, depth: Int) -> String? {
+        guard depth < maxDepth else { return nil }
+        var reader = WireReader(bytes: bytes)
+        while !reader.isAtEnd {
+            guard let tag = reader.varint(), tag >> 3 <= UInt64(UInt32.max) else { return nil }
+            switch tag & 7 {
+            case 0: guard reader.varint() != nil else { return nil }
+            case 1: guard reader.skip(8) else { return nil }
+            case 5: guard reader.skip(4) else { return nil }
+            case 2:
+                guard let length = reader.varint(), let value = reader.take(length) else { return nil }
+                guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
+                    continue  // an unknown field: protobuf-c keeps it aside, nobody reads it
+                }
+                switch field.pointee.type {
+                case PROTOBUF_C_TYPE_STRING:
+                    if value.contains(0) { return String(cString: field.pointee.name) }
+                case PROTOBUF_C_TYPE_MESSAGE:
+                    guard let nested = field.pointee.descriptor else { continue }
+                    let nestedDescriptor = nested.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+                    if let path = scan(value, nestedDescriptor, depth: depth + 1) {
+                        return String(cString: field.pointee.name) + "." + path
+                    }
+                default:
+                    continue  // bytes, or a packed repeated scalar
+                }
+            default:
+                return nil  // groups (3, 4) and wire types 6, 7: protobuf-c rejects them
+            }
+        }
+        return nil
+    }
+
+    /// Bounds-checked reading of protobuf wire primitives.
+    private struct WireReader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        var isAtEnd: Bool { offset >= bytes.count }
+
+        mutating func varint() -> UInt64? {
+            var value: UInt64 = 0
+            for shift in stride(from: 0, to: 70, by: 7) {
+                guard offset < bytes.count else { return nil }
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << UInt64(shift)
+                if byte & 0x80 == 0 { return value }
+            }
+            return nil
+        }
+
+        mutating func skip(_ count: Int) -> Bool {
+            guard bytes.count - offset >= count else { return false }
+            offset += count
+            return true
+        }
+
+        mutating func take(_ length: UInt64) -> UnsafeRawBufferPointer? {
+            guard length <= UInt64(bytes.count - offset) else { return nil }
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
+            offset += Int(length)
+            return slice
+        }
+    }
+}

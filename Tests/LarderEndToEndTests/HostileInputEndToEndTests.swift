@@ -1,0 +1,76 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+/// Regressions for bad input and timing found by fuzzing and the sanitizer runs.
+@Suite("Hostile input")
+struct HostileInputEndToEndTests {
+    /// A length-delimited field (lengths under 128).
+    static func field(_ number: UInt8, _ bytes: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(bytes.count)] + bytes }
+
+    @Test func aStringWithANULByteIsRejectedNotTruncated() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        // CreateLocationRequest{location{name: "Attic\0'); DROP TABLE locations; --", color_hex: "#123456"}}
+        let name = Array("Attic".utf8) + [0] + Array("'); DROP TABLE locations; --".utf8)
+        let payload = Self.field(1, Self.field(2, name) + Self.field(3, Array("#123456".utf8)))
+        raw.send(RequestEnvelope(callID: 1, method: LocationMethods.createLocation.path, payload: payload))
+        let reply = try #require(raw.receive())
+        #expect(reply.callID == 1)
+        #expect(reply.statusCode == .invalidArgument)
+        #expect(reply.statusMessage == "location.name must not contain NUL bytes")
+
+        raw.send(RequestEnvelope(callID: 2, method: LocationMethods.listLocations.path,
+                                 payload: ProtoCodec.encode(ListLocationsRequest())))
+        let list = try #require(raw.receive())
+        let names = try ProtoCodec.decode(ListLocationsResponse.self, from: list.payload).locations.map(\.name)
+        #expect(!names.contains { $0.hasPrefix("Attic") }, "nothing stored, truncated or not")
+    }
+
+    /// A client that pipelines without pause, every write ending mid-frame, keeps a
+    /// partial frame buffered at all times; that is not a slowloris.
+    @Test func continuousPipeliningOutlivesTheFrameTimeout() async throws {
+        let server = try ServerProcess(arguments: ["--frame-timeout", "1"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        let rounds = 60  // one every 50 ms: 3 s, three frame timeouts
+        let codes = Locked<[StatusCode]>([])
+        // Plain threads, not the test's task pool: a sender held up for a second
+        // by other tests would be a slow peer, rightly cut off.
+        let reader = Thread {
+            while codes.withLock({ $0.count }) < 2 * rounds, let reply = raw.receive() {
+                codes.withLock { $0.append(reply.callID == 0 ? .unknown : reply.statusCode) }
+                if reply.callID == 0 { break }
+            }
+        }
+        let sender = Thread {
+            var pending: [UInt8] = []
+            for round in 0..<rounds {
+                for call in 1...2 {
+                    let envelope = RequestEnvelope(callID: UInt64(2 * round + call),
+                                                   method: LocationMethods.listLocations.path,
+                                                   payload: ProtoCodec.encode(ListLocationsRequest()))
+                    pending += Frame.encode(envelope)
+                }
+                // Send all but the last 3 bytes, which go out with the next round.
+                raw.send(Array(pending.dropLast(3)))
+                pending = Array(pending.suffix(3))
+                usleep(50_000)
+            }
+            raw.send(pending)
+        }
+        reader.start()
+        sender.start()
+        var waited = 0
+        while !(reader.isFinished && sender.isFinished) && waited < 600 {  // at most 60 s
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        let answered = codes.withLock { $0 }
+        #expect(answered.count == 2 * rounds, "every call answered; no connection-level error: \(answered.suffix(3))")
+        #expect(answered.allSatisfy { $0 == .ok })
+    }
+}
