@@ -20,6 +20,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     init(path: String, pages: Int32) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
         try connection.execute("PRAGMA busy_timeout=5000")
+        // A connection learns that the database is in WAL mode only when it first
+        // reads it; until then sqlite3_wal_checkpoint_v2 returns OK and does nothing.
+        try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
         let thread = Thread { [self] in run() }
         thread.name = "larder-checkpoint"
