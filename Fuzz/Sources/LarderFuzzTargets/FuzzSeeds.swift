@@ -114,6 +114,9 @@ public enum FuzzSeeds {
                     SummarizeMealRecordsRequest(startTime: Timestamp(seconds: 1_716_900_000),
                                                 endTime: Timestamp(seconds: 1_717_200_000), utcOffsetMinutes: 540)),
             payload("health", HealthMethods.check, HealthCheckRequest(service: "larder.v1.LocationService")),
+            payload("list-services", ReflectionMethods.listServices, ListServicesRequest()),
+            payload("describe-type", ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.MealRecord")),
+            payload("get-metrics", AdminMethods.getMetrics, GetMetricsRequest()),
         ]
         // Hostile values, through real field numbers.
         let createLocation = LocationMethods.createLocation.path

@@ -100,5 +100,9 @@ enum PayloadMethods {
         },
 
         PayloadMethod(decodeOnly: HealthMethods.check),
+        // Answered by LarderServer on the loop without a store: decoding is what untrusted bytes reach.
+        PayloadMethod(decodeOnly: ReflectionMethods.listServices),
+        PayloadMethod(decodeOnly: ReflectionMethods.describeType),
+        PayloadMethod(decodeOnly: AdminMethods.getMetrics),
     ]
 }
