@@ -12,8 +12,9 @@
 #   - ping: `larder bench` against larder-server, then against wire-limit.
 # Writes a Markdown report (calls/s, p50/p99, ratios, CPU per call of both load
 # generators, the targets) to OUT, raw JSON lines to OUT's .jsonl twin,
-# keeps the block between <!-- scale:begin --> and <!-- scale:end --> (written by
-# scripts/scale.sh), and stops only the servers it started, by PID. A full run takes about 3-4 min.
+# keeps every block between <!-- NAME:begin --> and <!-- NAME:end --> (written by
+# scripts/scale.sh and by hand from scripts/bench-backends.sh), and stops only the servers it
+# started, by PID. A full run takes about 3-4 min.
 #
 # These are benchmarks, not tests: nothing here fails on a slow number.
 #
@@ -284,13 +285,14 @@ for wl in workloads:
         if a and l: check(f"bench CPU per call ≤ ½ reference load, {wl} at {c} ({l['cpu']:.2f} vs {a['cpu']:.2f} µs)", l["cpu"] <= a["cpu"] / 2)
 out.append("")
 out.append("Raw JSON lines: \`" + "${OUT%.md}.jsonl".split("/")[-1] + "\` (\`kind\` = anchor, larder, larder-full or wire-limit).")
-# Keep the section scripts/scale.sh writes between its markers.
-import os
+# Keep the sections other scripts write between their markers (scale.sh: scale,
+# bench-backends.sh: backends), in their order.
+import os, re
 kept = ""
 if os.path.exists(sys.argv[2]):
     old = open(sys.argv[2]).read()
-    b, e = old.find("<!-- scale:begin -->"), old.find("<!-- scale:end -->")
-    if 0 <= b < e: kept = "\n" + old[b:e + len("<!-- scale:end -->")] + "\n"
+    for m in re.finditer(r"<!-- (\w+):begin -->.*?<!-- \1:end -->", old, re.S):
+        kept += "\n" + m.group(0) + "\n"
 open(sys.argv[2], "w").write("\n".join(out) + "\n" + kept)
 PY
 log "wrote $OUT"

@@ -18,7 +18,7 @@
 #     and create at 64 in flight. Target: within 20 % of the empty database.
 #
 # These are benchmarks, not tests: nothing here fails on a slow number. The script
-# stops only the processes it started, by PID. A full run takes about 5-7 minutes.
+# stops only the processes it started, by PID. A full run takes about 3-4 minutes plus the build.
 #
 # Env: SERVER_CPU=0 CLIENT_CPU=1 SCRATCH=/tmp/build-scale OUT=docs/BENCHMARKS.md SKIP_BUILD=1
 #      DURATION=5 WARMUP=1 ROUNDS=3 MANY_CONNS=1000 FEW_CONNS=64 CONN_WORKLOADS="get ping" BENCH_THREADS=1
@@ -384,6 +384,14 @@ if n:
     verdicts.append(f"{mark(opened >= $IDLE_CONNS and n.get('closed_by_server') == 0 and responsive)} {opened:,} idle connections held "
                     f"({n.get('closed_by_server')} closed by the server); while open the server answered with 0 errors: {responsive} "
                     f"(with vs without: {'; '.join(ratios)})")
+    cpu_ratios = []
+    for wl in ("get", "ping"):
+        w, wo = sel(part="idle", phase="with", wl=wl), sel(part="idle", phase="without", wl=wl)
+        if w and wo and spc(w[0]) and spc(wo[0]): cpu_ratios.append((wl, spc(w[0]) / spc(wo[0])))
+    if cpu_ratios:
+        verdicts.append(f"{mark(all(r <= 1.25 for _, r in cpu_ratios))} (a finding, not a stated target) idle connections should cost "
+                        f"nothing per call: server CPU per call with them open is "
+                        + ", ".join(f"{r:.2f}× for {wl}" for wl, r in cpu_ratios) + " (≤ 1.25× expected)")
     verdicts.append(f"{mark(peak < $RSS_LIMIT_MB * 1024)} server RSS with them open {f1(mb(peak))} MB (target < $RSS_LIMIT_MB MB), "
                     f"{f0(per)} bytes per idle connection")
 
@@ -428,6 +436,9 @@ for wl in ("get", "list", "create"):
             r_p50 = lat(last, "p50") / lat(base, "p50") if lat(base, "p50") else 0
             r_cpu = (spc(last) or 0) / spc(base) if spc(base) else 0
             cpu_text = f"; server CPU per call {r_cpu:.2f}× (≤ 1.25× means the server does not work harder per call)"
+            ob, ol = others(base), others(last)
+            if ob is not None and ol is not None and abs(ol - ob) > 25:
+                cpu_text += f"; ⚠️ noisy comparison: others CPU {ob:.0f} % vs {ol:.0f} %"
             if wl == "create":
                 verdicts.append(f"{mark(r_rps >= 0.8)} create at {last['records']:,} records: {pct(r_rps)} of the empty database's calls/s (target ≥ 80 %){cpu_text}")
             else:

@@ -21,6 +21,9 @@ swift build --build-tests -Xswiftc -warnings-as-errors
 # 127.0.0.1:55432 unless LARDER_TEST_POSTGRES_URL already names a server.
 if [[ -z "${LARDER_TEST_POSTGRES_URL:-}" ]]; then
   echo "== PostgreSQL test cluster" >&2
+  # A directory and a free port of this run's own, so concurrent runs never share a cluster.
+  export LARDER_PG_DIR=${TMPDIR:-/tmp}/larder-postgres-test-$$
+  export LARDER_PG_PORT=${LARDER_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
   trap 'scripts/postgres-test-cluster.sh stop' EXIT
   LARDER_TEST_POSTGRES_URL=$(scripts/postgres-test-cluster.sh start)
 fi

@@ -43,16 +43,35 @@ final class PostgresSession: StoreConnection {
 
     func endRead() throws(RPCError) { try control("COMMIT") }
 
+    // Transaction control is sent lazily to save round trips: BEGIN travels with
+    // the first SAVEPOINT, each RELEASE with the next SAVEPOINT, and COMMIT
+    // releases the last savepoint itself. So a write costs one round trip for
+    // its savepoint plus its statements, not three.
+    private var pendingBegin = false
+    private var pendingRelease = false
+
     func beginWrite() throws(RPCError) {
         try ensureConnected()
-        try control("BEGIN")
+        pendingBegin = true
+        pendingRelease = false
     }
 
-    func savepoint() throws(RPCError) { try control("SAVEPOINT op") }
-    func releaseSavepoint() throws(RPCError) { try control("RELEASE SAVEPOINT op") }
+    func savepoint() throws(RPCError) {
+        let prefix = pendingBegin ? "BEGIN; " : pendingRelease ? "RELEASE SAVEPOINT op; " : ""
+        pendingBegin = false
+        pendingRelease = false
+        try control(prefix + "SAVEPOINT op")
+    }
+
+    func releaseSavepoint() throws(RPCError) { pendingRelease = true }
     func rollbackToSavepoint() throws(RPCError) { try control("ROLLBACK TO SAVEPOINT op; RELEASE SAVEPOINT op") }
 
     func commit() throws(RPCError) {
+        pendingRelease = false
+        guard !pendingBegin else {
+            pendingBegin = false
+            return
+        }
         let status: String
         do throws(PostgresError) { status = try connection.execute("COMMIT").commandStatus } catch {
             throw error.rpcError
@@ -64,6 +83,8 @@ final class PostgresSession: StoreConnection {
     }
 
     func rollback() {
+        pendingBegin = false
+        pendingRelease = false
         guard connection.isInTransaction else { return }
         do throws(PostgresError) { try connection.execute("ROLLBACK") } catch {}
     }

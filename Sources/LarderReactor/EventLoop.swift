@@ -77,13 +77,18 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Dispatches events until `stop()`. Call from the thread that owns the loop.
-    /// `tickMilliseconds` bounds each wait, and `onTick` runs after every turn.
+    /// `onTick` runs every `tickMilliseconds` (not after every turn: a busy loop
+    /// turns hundreds of thousands of times a second).
     public func run(tickMilliseconds: Int32 = 1000, onTick: () -> Void = {}) {
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
+        let tickNanoseconds = UInt64(max(tickMilliseconds, 1)) * 1_000_000
+        var nextTick = Self.monotonicNanoseconds() + tickNanoseconds
         while true {
-            let count = epoll_wait(epollFD, events, Int32(capacity), tickMilliseconds)
+            let now = Self.monotonicNanoseconds()
+            let wait = now >= nextTick ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
+            let count = epoll_wait(epollFD, events, Int32(capacity), wait)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
             for index in 0..<max(Int(count), 0) {
                 let fd = events[index].data.fd
@@ -95,8 +100,17 @@ public final class EventLoop: @unchecked Sendable {
                 handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
             }
             if runPendingTasks() { return }
-            onTick()
+            if Self.monotonicNanoseconds() >= nextTick {
+                onTick()
+                nextTick = Self.monotonicNanoseconds() + tickNanoseconds
+            }
         }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Runs queued tasks; returns true when stop was requested.

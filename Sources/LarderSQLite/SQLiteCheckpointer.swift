@@ -16,10 +16,18 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private var pending = false
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
+    /// WAL pages (as multiples of `pages`) past which the writer checkpoints itself.
+    /// Under a steady write load the background checkpoint never quite catches up, so
+    /// the WAL only restarts from its beginning after such a writer checkpoint: this
+    /// bounds the WAL at about 4 × `pages` pages.
+    static let writerFallbackFactor: Int64 = 4
 
     init(path: String, pages: Int32) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
         try connection.execute("PRAGMA busy_timeout=5000")
+        // A connection learns that the database is in WAL mode only when it first
+        // reads it; until then sqlite3_wal_checkpoint_v2 returns OK and does nothing.
+        try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
         let thread = Thread { [self] in run() }
         thread.name = "larder-checkpoint"
@@ -40,7 +48,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     private func committed(walPages: Int32, db: OpaquePointer?) {
         guard walPages >= pages else { return }
-        if walPages >= pages &* 16 {
+        if Int64(walPages) >= Int64(pages) * Self.writerFallbackFactor {
             // Far behind: the writer pays for one checkpoint itself.
             sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
             return

@@ -126,6 +126,10 @@ public final class SQLiteStore: Store {
         // A larger page cache than the 2 MB default, and reads through mmap instead of pread copies.
         try connection.execute("PRAGMA cache_size=-\(max(2048, options.cacheKilobytes))")
         try connection.execute("PRAGMA mmap_size=\(max(0, options.mmapBytes))")
+        // When the WAL restarts after a complete checkpoint, cut the file back to what the
+        // writer's own checkpoint threshold allows instead of keeping its largest size on disk.
+        let walLimit = Int64(max(1, options.checkpointPages)) * SQLiteCheckpointer.writerFallbackFactor * 4096
+        try connection.execute("PRAGMA journal_size_limit=\(walLimit)")
     }
 
     private static func pragmaText(_ connection: SQLiteConnection, _ sql: String) throws(SQLiteError) -> String {

@@ -31,24 +31,30 @@ extension Server {
         let now = MonotonicClock.nanoseconds()
         let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
         let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
-        for connection in Array(connections.values) {
+        // Decide first, act after: acting may close connections, which edits the dictionary.
+        var expired: [(Connection, RPCError?)] = []
+        for connection in connections.values {
             switch connection.state {
             case .closing(let since):
-                if now - since > 2_000_000_000 { close(connection, reason: "closed after error") }
+                if now - since > 2_000_000_000 { expired.append((connection, nil)) }
             case .open:
                 if connection.readPaused {
                     // The server chose not to read; the peer is not slow.
                     connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
                 } else if let since = connection.partialFrameSince, now - since > frameLimit {
                     logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    fail(connection, RPCError(.deadlineExceeded,
-                                              "frame not completed within \(configuration.frameTimeoutSeconds) s"))
+                    expired.append((connection, RPCError(
+                        .deadlineExceeded, "frame not completed within \(configuration.frameTimeoutSeconds) s")))
                 } else if idleLimit > 0, connection.callsInFlight == 0, connection.bufferedOutputBytes == 0,
                           now - connection.lastActivity > idleLimit {
                     logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
-                    fail(connection, RPCError.unavailable("connection idle for \(configuration.idleTimeoutSeconds) s"))
+                    expired.append((connection, RPCError.unavailable(
+                        "connection idle for \(configuration.idleTimeoutSeconds) s")))
                 }
             }
+        }
+        for (connection, error) in expired {
+            if let error { fail(connection, error) } else { close(connection, reason: "closed after error") }
         }
         if let deadline = drainDeadline, now >= deadline {
             logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])

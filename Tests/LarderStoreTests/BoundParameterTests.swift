@@ -46,6 +46,7 @@ struct BoundParameterTests {
         "max(2048, options.cacheKilobytes)",  // Int option
         "max(0, options.mmapBytes)",  // Int option
         "SQLiteSchema.latestVersion",  // Int constant
+        "walLimit",  // Int64 computed from options
     ]
     /// Non-literal SQL arguments, each a constant: `SQLiteQuery.sql`, `pragmaText`'s
     /// parameter (called with literals), a migration from `SQLiteSchema`.
