@@ -12,6 +12,11 @@ import Synchronization
 extension Server {
 
     func connectionReadable(_ connection: Connection) {
+        // The calls of every frame read now reach the store threads with one wake-up.
+        store.submitBatch { readFrames(from: connection) }
+    }
+
+    private func readFrames(from connection: Connection) {
         // Bounded: a peer that keeps sending cannot starve the others.
         for _ in 0..<8 {
             let outcome: SocketIO.Outcome

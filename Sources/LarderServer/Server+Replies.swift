@@ -32,10 +32,12 @@ extension Server {
             if connection.bufferedOutputBytes == 0 { touched.append(connection) }
             connection.enqueue(reply.bytes)
         }
-        for connection in touched where connections[connection.id] != nil {
-            connection.flush()
-            // Reading may have paused on a full output buffer or the in-flight limit.
-            if !connection.readPaused && connection.decoder.bufferedByteCount > 0 { processFrames(of: connection) }
+        store.submitBatch {
+            for connection in touched where connections[connection.id] != nil {
+                connection.flush()
+                // Reading may have paused on a full output buffer.
+                if !connection.readPaused && connection.decoder.bufferedByteCount > 0 { processFrames(of: connection) }
+            }
         }
         finishDrainIfDone()
     }

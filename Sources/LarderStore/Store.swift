@@ -21,4 +21,11 @@ public protocol Store: Sendable {
 
     /// Finishes the queued work, then closes every connection. Idempotent.
     func close()
+
+    /// Runs `body`, whose submissions wake the store threads once, when it returns.
+    func submitBatch(_ body: () -> Void)
+}
+
+extension Store {
+    public func submitBatch(_ body: () -> Void) { body() }
 }

@@ -64,6 +64,17 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
+    /// Runs `body`, which submits reads and writes, waking the store threads once
+    /// at the end instead of at the first submission: on a busy core, a woken
+    /// store thread would otherwise preempt the submitter and take one job at a time.
+    public func submitBatch(_ body: () -> Void) {
+        readQueue.hold()
+        writeQueue.hold()
+        body()
+        writeQueue.release()
+        readQueue.release()
+    }
+
     /// Finishes every queued job, stops the threads, then closes the readers
     /// and last the writer. Idempotent; must not be called from a completion.
     public func close() {

@@ -21,6 +21,35 @@ import Testing
         var all: [Int: Result<Value, RPCError>] { values.withLock { $0 } }
     }
 
+    /// Submissions held by `submitBatch` wake the store threads when it returns:
+    /// nothing is left waiting for a wake-up that never comes, reads and writes alike.
+    @Test(arguments: Backend.all)
+    func everyJobSubmittedInABatchCompletes(backend: Backend) throws {
+        let db = try TestDatabase(backend)
+        let store = db.store
+        let writes = Results<Location>()
+        let reads = Results<ListLocationsResponse>()
+        for round in 0..<20 {
+            store.submitBatch {
+                for index in 0..<5 {
+                    writes.group.enter()
+                    let name = "batch \(round)-\(index)"
+                    store.write({ w throws(RPCError) in
+                        try Operations.createLocation(CreateLocationRequest(location: Location(name: name, colorHex: "#123456")), w)
+                    }, completion: { writes.record(round * 5 + index, $0) })
+                    reads.group.enter()
+                    store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) },
+                               completion: { reads.record(round * 5 + index, $0) })
+                }
+            }
+            // Each round waits, so the store threads are idle (waiting) when the next batch starts.
+            #expect(writes.group.wait(timeout: .now() + 10) == .success, "round \(round): writes completed")
+            #expect(reads.group.wait(timeout: .now() + 10) == .success, "round \(round): reads completed")
+        }
+        #expect(writes.all.count == 100 && writes.all.values.allSatisfy { (try? $0.get()) != nil })
+        #expect(reads.all.count == 100 && reads.all.values.allSatisfy { (try? $0.get()) != nil })
+    }
+
     @Test(arguments: Backend.all)
     func concurrentWritesFailOnlyTheDuplicates(backend: Backend) throws {
         let db = try TestDatabase(backend)

@@ -6,6 +6,8 @@ final class JobQueue<Job>: @unchecked Sendable {
     private var head = 0
     private var closed = false
     private var waiting = 0
+    /// While above zero, pushes do not wake consumers; `release` wakes them once.
+    private var holds = 0
 
     init() { jobs.reserveCapacity(1024) }
 
@@ -17,10 +19,26 @@ final class JobQueue<Job>: @unchecked Sendable {
             return false
         }
         jobs.append(job)
-        let wake = waiting > 0
+        let wake = waiting > 0 && holds == 0
         condition.unlock()
         if wake { condition.signal() }
         return true
+    }
+
+    /// Defers waking consumers for jobs pushed until the matching `release()`.
+    func hold() {
+        condition.lock()
+        holds += 1
+        condition.unlock()
+    }
+
+    /// Ends a `hold()`; wakes the consumers once if jobs were pushed meanwhile.
+    func release() {
+        condition.lock()
+        holds -= 1
+        let wake = holds == 0 && waiting > 0 && head < jobs.count
+        condition.unlock()
+        if wake { condition.signal() }
     }
 
     /// Waits for work and moves up to `max` jobs into `batch` (which must be empty).
