@@ -131,11 +131,6 @@ public final class StoreExecutor: @unchecked Sendable {
         let connection = writer
         do throws(RPCError) {
             try connection.beginWrite()
-            if batch.count == 1, let job = batch.first {
-                // Alone in its transaction: the transaction is its savepoint.
-                if job.run(connection) { try connection.commit() } else { connection.rollback() }
-                return nil
-            }
             for job in batch {
                 try connection.savepoint()
                 if job.run(connection) {
