@@ -69,11 +69,14 @@ let package = Package(
         .executableTarget(name: "larder-fuzz-payload", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-payload", swiftSettings: settings),
 
+        // Shared by the test targets: a PostgreSQL database of one test's own.
+        .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",
+                swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderStoreTests",
-                    dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI"],
+                    dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI", "LarderTestSupport"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI"],
@@ -82,7 +85,7 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres", "LarderSQLite",
+                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

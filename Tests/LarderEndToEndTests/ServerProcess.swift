@@ -1,3 +1,4 @@
+import LarderTestSupport
 import Foundation
 import Synchronization
 import Testing

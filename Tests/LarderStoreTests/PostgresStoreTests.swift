@@ -1,3 +1,4 @@
+import LarderTestSupport
 import Dispatch
 import Foundation
 import LarderAPI
