@@ -86,10 +86,12 @@ struct Router: Sendable {
                 try context.checkDeadline()
                 return ProtoCodec.encode(try operation(request, writer))
             }, completion: { result in
-                if case .success = result, MonotonicClock.nanoseconds() >= context.deadline ?? .max {
-                    respond(.failure(RPCError(.deadlineExceeded, "deadline of \(context.method) exceeded")))
-                } else {
+                guard case .success = result else { return respond(result) }
+                do throws(RPCError) {
+                    try context.checkDeadline()
                     respond(result)
+                } catch {
+                    respond(.failure(error))
                 }
             })
         })
