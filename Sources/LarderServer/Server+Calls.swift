@@ -5,8 +5,6 @@ import LarderWire
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import Synchronization
 
 /// Reading frames, decoding envelopes, admitting and starting calls.
 extension Server {
@@ -184,17 +182,4 @@ extension Server {
                              "status": call.code.name, "duration_us": nanoseconds / 1000])
     }
 
-    /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
-    /// nil when the loop does not answer within 2 seconds.
-    static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
-        let result = Mutex<Metrics?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        loop.execute {
-            let snapshot = metrics.snapshot()
-            result.withLock { $0 = snapshot }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + 2) == .success else { return nil }
-        return result.withLock { $0 }
-    }
 }

@@ -84,6 +84,20 @@ public final class Server: @unchecked Sendable {
         metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
     }
 
+    /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
+    /// nil when the loop does not answer within 2 seconds.
+    static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
+        let result = Mutex<Metrics?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            let snapshot = metrics.snapshot()
+            result.withLock { $0 = snapshot }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 2) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+
     /// The address actually bound (the real port when 0 was asked for).
     public var address: SocketAddress { listener.address }
 
