@@ -2,27 +2,41 @@ import LarderWire
 
 /// How the server runs one method: decodes the request from its payload,
 /// runs it where it belongs, and produces the encoded response or the error.
-struct MethodHandler: Sendable {
+///
+/// A class, so that looking one up per call costs one retain, not one per field.
+final class MethodHandler: Sendable {
     typealias Respond = @Sendable (Result<[UInt8], RPCError>) -> Void
 
     /// Where a method runs.
     enum Execution: Sendable {
         /// On the event loop, answered at once: no database, microseconds (health, reflection).
-        case inline(@Sendable (_ payload: [UInt8], _ context: CallContext) -> Result<[UInt8], RPCError>)
+        case inline(@Sendable (_ payload: UnsafeRawBufferPointer, _ arena: UnpackArena, _ context: CallContext)
+            -> Result<[UInt8], RPCError>)
         /// On the store's threads; the handler calls `respond` exactly once, from any thread.
-        case deferred(@Sendable (_ payload: [UInt8], _ context: CallContext, _ respond: @escaping Respond) -> Void)
+        /// The request is decoded (with the loop's `arena`) before the handler returns.
+        case deferred(@Sendable (_ payload: UnsafeRawBufferPointer, _ arena: UnpackArena, _ context: CallContext,
+                                 _ respond: @escaping Respond) -> Void)
     }
 
     let method: MethodDescriptor
+    /// The full method name, e.g. `/larder.v1.LocationService/GetLocation`.
+    let path: String
     /// True for handlers that need no token even when auth is on (health).
     let isPublic: Bool
-    /// The method's slot in `MetricsRecorder`, set once the router is complete.
-    var metricsIndex = 0
+    /// The method's slot in `MetricsRecorder` (0 until the router assigns it).
+    let metricsIndex: Int
     let execution: Execution
 
-    init(method: MethodDescriptor, isPublic: Bool, execution: Execution) {
+    init(method: MethodDescriptor, isPublic: Bool, metricsIndex: Int = 0, execution: Execution) {
         self.method = method
+        self.path = method.path
         self.isPublic = isPublic
+        self.metricsIndex = metricsIndex
         self.execution = execution
+    }
+
+    /// This handler, counted in metrics slot `index`.
+    func withMetricsIndex(_ index: Int) -> MethodHandler {
+        MethodHandler(method: method, isPublic: isPublic, metricsIndex: index, execution: execution)
     }
 }

@@ -9,7 +9,11 @@ import LarderWire
 /// refuses to start a server for which some method of a served service has no
 /// handler, so proto/ and the server cannot drift apart.
 struct Router: Sendable {
-    private(set) var handlers: [String: MethodHandler] = [:]
+    private(set) var handlers: [String: MethodHandler] = [:] {
+        didSet { table = MethodTable(handlers) }
+    }
+    /// `handlers` again, for lookups by the C string of an envelope.
+    private var table = MethodTable([:])
     private let store: any Store
 
     init(store: any Store) {
@@ -18,6 +22,9 @@ struct Router: Sendable {
 
     /// The handler for a full method name.
     func handler(for path: String) -> MethodHandler? { handlers[path] }
+
+    /// The handler for the NUL-terminated full method name `name`.
+    func handler(for name: UnsafePointer<CChar>) -> MethodHandler? { table.handler(for: name) }
 
     /// Fails when a method of `services` has no handler, or a handler serves no listed method.
     func validate(serving services: [ServiceDescriptor]) throws(RPCError) {
@@ -37,7 +44,7 @@ struct Router: Sendable {
 
     /// Tags every handler with its method's slot in the metrics (`MetricsRecorder.index(of:)`).
     mutating func assignMetricsIndices(_ index: (String) -> Int) {
-        for path in Array(handlers.keys) { handlers[path]?.metricsIndex = index(path) }
+        handlers = handlers.mapValues { $0.withMetricsIndex(index($0.path)) }
     }
 
     /// A method answered on the event loop itself: no database, microseconds.
@@ -45,9 +52,9 @@ struct Router: Sendable {
         _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
         _ operation: @escaping @Sendable (Request, CallContext) throws(RPCError) -> Response
     ) {
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic, execution: .inline { payload, context in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic, execution: .inline { payload, arena, context in
             Result { () throws(RPCError) -> [UInt8] in
-                let request = try ProtoCodec.decode(Request.self, from: payload)
+                let request = try arena.decode(Request.self, from: payload)
                 return ProtoCodec.encode(try operation(request, context))
             }
         })
@@ -59,9 +66,9 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, arena, context, respond in
             let request: Request
-            do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            do throws(RPCError) { request = try arena.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.read({ reader throws(RPCError) in
                 try context.checkDeadline()
                 let encoded = ProtoCodec.encode(try operation(request, reader))
@@ -78,9 +85,9 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, arena, context, respond in
             let request: Request
-            do throws(RPCError) { request = try ProtoCodec.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            do throws(RPCError) { request = try arena.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.write({ writer throws(RPCError) in
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()

@@ -1,3 +1,4 @@
+import CLarderProto
 import LarderAPI
 import LarderReactor
 import LarderStore
@@ -77,64 +78,97 @@ extension Server {
     }
 
     /// Decodes one request envelope and starts its call.
+    ///
+    /// The envelope is unpacked in the loop's `unpackArena` and read in place:
+    /// the payload is decoded by the handler before this returns, and a method
+    /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
-        let envelope: RequestEnvelope
         do {
-            envelope = try ProtoCodec.decode(RequestEnvelope.self, from: body)
+            try unpackArena.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
+                let envelope = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self)
+                let method = try resolveMethod(envelope.pointee.method)
+                let metadata = try RequestEnvelope.metadata(of: envelope.pointee)
+                start(envelope.pointee, method: method, metadata: metadata, on: connection)
+            }
         } catch {
             logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "reason": error.message])
             fail(connection, RPCError.invalidArgument("malformed request envelope: \(error.message)"))
-            return
         }
-        guard envelope.callID != 0 else {
+    }
+
+    /// A method name from an envelope: its handler when it names one, else the name itself.
+    enum ResolvedMethod {
+        case known(MethodHandler)
+        case unknown(String)
+
+        var path: String {
+            switch self {
+            case .known(let handler): handler.path
+            case .unknown(let path): path
+            }
+        }
+    }
+
+    private func resolveMethod(_ name: UnsafePointer<CChar>?) throws(RPCError) -> ResolvedMethod {
+        if let name, let handler = router.handler(for: name) { return .known(handler) }
+        return .unknown(try CFields.string(name, field: "method"))
+    }
+
+    private func start(_ envelope: Larder__Rpc__V1__RequestEnvelope, method: ResolvedMethod,
+                       metadata: [String: String], on connection: Connection) {
+        let callID = envelope.call_id
+        guard callID != 0 else {
             fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
             return
         }
-        let now = MonotonicClock.nanoseconds()
+        // The time of the read that brought this frame (or of a later write): one clock
+        // reading per read serves all the calls it brought.
+        let now = connection.lastActivity
         let context = CallContext(
-            connectionID: connection.id, callID: envelope.callID, method: envelope.method,
-            metadata: envelope.metadata,
-            deadline: envelope.timeoutMilliseconds > 0 ? now + UInt64(envelope.timeoutMilliseconds) * 1_000_000 : nil,
+            connectionID: connection.id, callID: callID, method: method.path, metadata: metadata,
+            deadline: envelope.timeout_ms > 0 ? now + UInt64(envelope.timeout_ms) * 1_000_000 : nil,
             receivedAt: now)
-        if let error = admissionError(for: envelope, on: connection) {
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+        if let error = admissionError(for: method.path, on: connection) {
+            connection.appendReply(callID: callID, result: .failure(error))
             finishedEarly(context, code: error.code)
             return
         }
-        let handler = router.handler(for: envelope.method)
-        if let token, handler?.isPublic != true, !token.accepts(envelope.metadata["authorization"]) {
-            let error = RPCError(.unauthenticated, envelope.metadata["authorization"] == nil
+        let handler: MethodHandler?
+        if case .known(let known) = method { handler = known } else { handler = nil }
+        if let token, handler?.isPublic != true, !token.accepts(metadata["authorization"]) {
+            let error = RPCError(.unauthenticated, metadata["authorization"] == nil
                 ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
                 : "invalid bearer token")
-            logger.warn("unauthenticated", ["conn": connection.id, "call": envelope.callID, "peer": connection.peer,
-                                            "method": envelope.method, "reason": error.message])
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            logger.warn("unauthenticated", ["conn": connection.id, "call": callID, "peer": connection.peer,
+                                            "method": method.path, "reason": error.message])
+            connection.appendReply(callID: callID, result: .failure(error))
             finishedEarly(context, code: error.code)
             return
         }
         guard let handler else {
-            let error = RPCError(.unimplemented, "unknown method \"\(envelope.method)\"")
-            connection.enqueue(ResponseFrame.encode(callID: envelope.callID, result: .failure(error)))
+            let error = RPCError(.unimplemented, "unknown method \"\(method.path)\"")
+            connection.appendReply(callID: callID, result: .failure(error))
             finishedEarly(context, code: error.code)
             return
         }
+        let payload = UnsafeRawBufferPointer(start: envelope.payload.data, count: envelope.payload.len)
         let methodIndex = handler.metricsIndex
         switch handler.execution {
         case .inline(let answer):
             // Already on the loop: straight into the connection's output, no hand-off.
             // Counted in flight while it runs, so a metrics snapshot includes itself.
             callsInFlight += 1
-            let result = answer(envelope.payload, context)
+            let result = answer(payload, unpackArena, context)
             callsInFlight -= 1
             logIfInternal(result, context)
-            connection.appendReply(callID: context.callID, result: result)
-            finished(FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+            connection.appendReply(callID: callID, result: result)
+            finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: result.statusCode,
                                   receivedAt: context.receivedAt),
                      connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
         case .deferred(let start):
             connection.callsInFlight += 1
             callsInFlight += 1
-            start(envelope.payload, context) { [self] result in
+            start(payload, unpackArena, context) { [self] result in
                 logIfInternal(result, context)
                 reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
                       finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
@@ -152,9 +186,9 @@ extension Server {
     }
 
     /// Why a call may not start now, if it may not.
-    func admissionError(for envelope: RequestEnvelope, on connection: Connection) -> RPCError? {
+    func admissionError(for method: String, on connection: Connection) -> RPCError? {
         // Health checks still run while draining, so connected clients see NOT_SERVING.
-        if drainDeadline != nil && envelope.method != HealthMethods.check.path {
+        if drainDeadline != nil && method != HealthMethods.check.path {
             return RPCError.unavailable("server is shutting down")
         }
         if connection.callsInFlight >= configuration.maxCallsPerConnection {

@@ -23,11 +23,13 @@ public enum ProtoCodec {
     /// Decodes a `M` from its protobuf encoding.
     /// - Throws: INVALID_ARGUMENT when the bytes are not a valid `M`, or a
     ///   string field holds invalid UTF-8 or a NUL byte.
+    @inlinable
     public static func decode<M: ProtoMessage>(_ type: M.Type, from bytes: [UInt8]) throws(RPCError) -> M {
         try withUnpacked(M.descriptor, from: bytes) { message throws(RPCError) in try M(unpacked: message) }
     }
 
     /// Decodes a `M` from its protobuf encoding in `bytes`.
+    @inlinable
     public static func decode<M: ProtoMessage>(_ type: M.Type, from bytes: UnsafeRawBufferPointer)
         throws(RPCError) -> M
     {
@@ -35,6 +37,7 @@ public enum ProtoCodec {
     }
 
     /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
+    @inlinable
     public static func withUnpacked<R>(
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: [UInt8],
         _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
@@ -46,25 +49,47 @@ public enum ProtoCodec {
     }
 
     /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
+    @inlinable
     public static func withUnpacked<R>(
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
         _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
     ) throws(RPCError) -> R {
-        let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        // protobuf-c reads nothing for a zero length, but wants a non-null pointer.
-        var empty: UInt8 = 0
-        let message = withUnsafePointer(to: &empty) { emptyPointer in
-            protobuf_c_message_unpack(descriptor, nil, bytes.count, data ?? emptyPointer)
-        }
-        guard let message else {
-            let name = String(cString: descriptor.pointee.name)
-            throw RPCError.invalidArgument("payload is not a valid \(name) message")
-        }
-        defer { protobuf_c_message_free_unpacked(message, nil) }
+        try withUnpacked(descriptor, from: bytes, allocator: nil, body)
+    }
+
+    /// Unpacks `bytes` as a message of `descriptor` with `allocator` (nil:
+    /// malloc), runs `body` on it and frees it.
+    @inlinable
+    public static func withUnpacked<R>(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
+        allocator: UnsafeMutablePointer<ProtobufCAllocator>?,
+        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+    ) throws(RPCError) -> R {
+        let message = unpack(descriptor, from: bytes, allocator: allocator)
+        guard let message else { throw invalidMessage(descriptor) }
+        defer { protobuf_c_message_free_unpacked(message, allocator) }
         // protobuf-c would hand Swift the string only up to its first NUL byte.
         if let field = StringFieldScan.fieldWithNUL(in: bytes, of: descriptor) {
             throw RPCError.invalidArgument("\(field) must not contain NUL bytes")
         }
         return try body(message)
+    }
+
+    @usableFromInline
+    static func unpack(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
+        allocator: UnsafeMutablePointer<ProtobufCAllocator>?
+    ) -> UnsafeMutablePointer<ProtobufCMessage>? {
+        guard let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            // protobuf-c reads nothing for a zero length, but wants a non-null pointer.
+            var empty: UInt8 = 0
+            return protobuf_c_message_unpack(descriptor, allocator, 0, &empty)
+        }
+        return protobuf_c_message_unpack(descriptor, allocator, bytes.count, data)
+    }
+
+    @usableFromInline
+    static func invalidMessage(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>) -> RPCError {
+        RPCError.invalidArgument("payload is not a valid \(String(cString: descriptor.pointee.name)) message")
     }
 }

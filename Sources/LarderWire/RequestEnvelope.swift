@@ -35,15 +35,20 @@ extension RequestEnvelope: ProtoMessage {
         method = try CFields.string(c.method, field: "method")
         payload = CFields.bytes(c.payload)
         timeoutMilliseconds = c.timeout_ms
+        metadata = try Self.metadata(of: c)
+    }
+
+    /// The metadata of an unpacked envelope, keys lower-cased.
+    /// - Throws: INVALID_ARGUMENT when a key or value is not valid UTF-8.
+    public static func metadata(of c: Larder__Rpc__V1__RequestEnvelope) throws(RPCError) -> [String: String] {
         var metadata: [String: String] = [:]
-        if let entries = c.metadata, c.n_metadata > 0 {
-            for index in 0..<c.n_metadata {
-                guard let entry = entries[index]?.pointee else { continue }
-                let key = try CFields.string(entry.key, field: "metadata key")
-                metadata[key.lowercased()] = try CFields.string(entry.value, field: "metadata value")
-            }
+        guard let entries = c.metadata, c.n_metadata > 0 else { return metadata }
+        for index in 0..<c.n_metadata {
+            guard let entry = entries[index]?.pointee else { continue }
+            let key = try CFields.string(entry.key, field: "metadata key")
+            metadata[key.lowercased()] = try CFields.string(entry.value, field: "metadata value")
         }
-        self.metadata = metadata
+        return metadata
     }
 
     public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {

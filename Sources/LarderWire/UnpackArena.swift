@@ -1,0 +1,105 @@
+import CProtobufC
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reusable memory for messages that protobuf-c unpacks, for one thread.
+///
+/// `protobuf_c_message_unpack` mallocs every struct, string and array of a
+/// message and `protobuf_c_message_free_unpacked` frees them one by one. An
+/// `UnpackArena` hands protobuf-c a bump allocator instead: a block kept from
+/// one message to the next, plus malloc for what does not fit, all released at
+/// once when the outermost `withUnpacked` returns. The server's event loop owns
+/// one and decodes every request envelope and request in it.
+///
+/// Not thread-safe: one arena per thread.
+public final class UnpackArena {
+    /// The allocator's state, reached from C callbacks without reference counting.
+    private struct State {
+        let block: UnsafeMutableRawPointer
+        let blockSize: Int
+        var used = 0
+        /// Allocations that did not fit in `block`, linked through their first
+        /// `headerSize` bytes; freed on reset.
+        var overflow: UnsafeMutableRawPointer?
+    }
+
+    private static let alignment = 16
+    private static let headerSize = 16
+
+    private let state: UnsafeMutablePointer<State>
+    /// Handed to protobuf-c; its `allocator_data` is `state`.
+    private let allocator: UnsafeMutablePointer<ProtobufCAllocator>
+    /// Nesting of `withUnpacked`: memory is reclaimed when it drops to zero.
+    private var depth = 0
+
+    /// An arena whose reusable block holds `blockSize` bytes.
+    public init(blockSize: Int = 64 * 1024) {
+        let size = max(blockSize, 1024)
+        guard let block = malloc(size) else { fatalError("out of memory") }
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(block: block, blockSize: size))
+        allocator = .allocate(capacity: 1)
+        allocator.initialize(to: ProtobufCAllocator(
+            alloc: { data, size in
+                guard let data else { return nil }
+                return UnpackArena.allocate(size, in: data.assumingMemoryBound(to: State.self))
+            },
+            free: { _, _ in },  // everything goes at once, in reset()
+            allocator_data: UnsafeMutableRawPointer(state)))
+    }
+
+    deinit {
+        reset()
+        free(state.pointee.block)
+        state.deinitialize(count: 1)
+        state.deallocate()
+        allocator.deallocate()
+    }
+
+    /// Unpacks `bytes` as a message of `descriptor` in this arena and runs `body` on it.
+    /// The message and everything it points to live until the outermost call returns.
+    /// - Throws: what `ProtoCodec.withUnpacked` throws.
+    public func withUnpacked<R>(
+        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
+        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+    ) throws(RPCError) -> R {
+        depth += 1
+        defer {
+            depth -= 1
+            if depth == 0 { reset() }
+        }
+        return try ProtoCodec.withUnpacked(descriptor, from: bytes, allocator: allocator, body)
+    }
+
+    /// Decodes a `M` from `bytes`, unpacking in this arena.
+    @inlinable
+    public func decode<M: ProtoMessage>(_ type: M.Type, from bytes: UnsafeRawBufferPointer) throws(RPCError) -> M {
+        try withUnpacked(M.descriptor, from: bytes) { message throws(RPCError) in try M(unpacked: message) }
+    }
+
+    private static func allocate(_ size: Int, in state: UnsafeMutablePointer<State>) -> UnsafeMutableRawPointer? {
+        let rounded = (max(size, 1) + alignment - 1) & ~(alignment - 1)
+        if rounded <= state.pointee.blockSize - state.pointee.used {
+            let pointer = state.pointee.block + state.pointee.used
+            state.pointee.used += rounded
+            return pointer
+        }
+        guard let chunk = malloc(headerSize + size) else { return nil }
+        chunk.storeBytes(of: state.pointee.overflow, as: UnsafeMutableRawPointer?.self)
+        state.pointee.overflow = chunk
+        return chunk + headerSize
+    }
+
+    private func reset() {
+        state.pointee.used = 0
+        var next = state.pointee.overflow
+        while let chunk = next {
+            next = chunk.load(as: UnsafeMutableRawPointer?.self)
+            free(chunk)
+        }
+        state.pointee.overflow = nil
+    }
+}
