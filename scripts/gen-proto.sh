@@ -22,6 +22,7 @@ PROTOS=(
   grpc/health/v1/health.proto
   larder/reflection/v1/reflection.proto
   larder/admin/v1/admin.proto
+  larder/storage/v1/encoded.proto
 )
 WKT=(google/protobuf/timestamp.proto google/protobuf/field_mask.proto google/protobuf/empty.proto)
 

@@ -220,7 +220,7 @@ extension PostgresSession {
 
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
 
-    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord] {
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
         var parameters: [PostgresValue] = [.int64(query.startMilliseconds), .int64(query.endMilliseconds),
                                            .int64(Int64(query.limit))]
         if let category = query.category { parameters.append(.int64(Int64(category.rawValue))) }
@@ -234,7 +234,10 @@ extension PostgresSession {
         case (true, false): .mealPageCategory
         case (true, true): .mealPageCategoryAfter
         }
-        return try all(statement, parameters, Self.meal)
+        // PostgreSQL keeps no encodings: each record is encoded as it is read.
+        var page = EncodedMessages()
+        for record in try all(statement, parameters, Self.meal) { page.append(ProtoCodec.encode(record)) }
+        return page
     }
 
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {

@@ -75,7 +75,16 @@ enum SQLiteSchema {
         CREATE UNIQUE INDEX meal_records_id ON meal_records (id);
         CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms DESC, id DESC);
         """,
+        // Each record's protobuf encoding (larder.v1.MealRecord), written with its columns, so
+        // a page is served without rebuilding its records. Rows from before are filled in by
+        // SQLiteSession.fillMissingMealEncodings in the same transaction.
+        """
+        ALTER TABLE meal_records ADD COLUMN encoding BLOB;
+        """,
     ]
+
+    /// The first version whose meal records carry their encoding.
+    static let mealEncodingVersion = 4
 
     /// The schema version this build writes.
     static var latestVersion: Int { migrations.count }

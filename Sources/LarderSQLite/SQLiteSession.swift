@@ -183,26 +183,67 @@ extension SQLiteSession {
 
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
 
-    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord] {
-        let statement: SQLiteQuery = switch (query.category != nil, query.after != nil) {
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
+        let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil) {
         case (false, false): .mealPage
         case (false, true): .mealPageAfter
         case (true, false): .mealPageCategory
         case (true, true): .mealPageCategoryAfter
         }
-        return try all(statement, bind: { s throws(SQLiteError) in
-            try s.bind(query.startMilliseconds, at: 1)
-            try s.bind(Int64(query.limit), at: 3)
+        var page = EncodedMessages()
+        var missing: [(index: Int, id: String)] = []
+        do throws(SQLiteError) {
+            let statement = try prepared(statementKind)
+            defer { statement.reset() }
+            try statement.bind(query.startMilliseconds, at: 1)
+            try statement.bind(Int64(query.limit), at: 3)
             if let after = query.after {
                 let (bound, overflow) = after.eatenAtMilliseconds.addingReportingOverflow(1)
-                try s.bind(overflow ? query.endMilliseconds : min(query.endMilliseconds, bound), at: 2)
-                try s.bind(after.eatenAtMilliseconds, at: 4)
-                try s.bind(after.id, at: 5)
+                try statement.bind(overflow ? query.endMilliseconds : min(query.endMilliseconds, bound), at: 2)
+                try statement.bind(after.eatenAtMilliseconds, at: 4)
+                try statement.bind(after.id, at: 5)
             } else {
-                try s.bind(query.endMilliseconds, at: 2)
+                try statement.bind(query.endMilliseconds, at: 2)
             }
-            if let category = query.category { try s.bind(Int64(category.rawValue), at: 6) }
-        }, Self.meal)
+            if let category = query.category { try statement.bind(Int64(category.rawValue), at: 6) }
+            page.reserveCapacity(messages: min(query.limit, 128), bytesEach: 128)
+            while try statement.step() {
+                statement.withBlob(at: 0) { encoding in
+                    if let encoding {
+                        page.append(encoding)
+                    } else {
+                        missing.append((page.count, statement.string(at: 1)))
+                        page.append(UnsafeRawBufferPointer(start: nil, count: 0))
+                    }
+                }
+            }
+        } catch {
+            throw error.rpcError
+        }
+        // Not expected (the migration fills every row in), but never an empty record.
+        if !missing.isEmpty { page = try rebuilding(page, missing) }
+        return page
+    }
+
+    /// `page` with the records at `missing` encoded from their columns.
+    private func rebuilding(_ page: EncodedMessages, _ missing: [(index: Int, id: String)]) throws(RPCError)
+        -> EncodedMessages
+    {
+        var rebuilt = EncodedMessages()
+        var next = missing.makeIterator()
+        var pending = next.next()
+        for index in 0..<page.count {
+            if let item = pending, item.index == index {
+                guard let record = try mealRecord(id: item.id) else {
+                    throw RPCError.internalError("meal record \(item.id) vanished while being read")
+                }
+                rebuilt.append(ProtoCodec.encode(record))
+                pending = next.next()
+            } else {
+                rebuilt.append(Array(page[index]))
+            }
+        }
+        return rebuilt
     }
 
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
@@ -327,6 +368,7 @@ extension SQLiteSession {
             try s.bind(record.eatenAt?.unixMilliseconds ?? 0, at: 5)
             try s.bind(record.createTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 7)
+            try s.bind(blob: ProtoCodec.encode(record), at: 8)
         }, constraint: { error in
             Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
         })
@@ -340,10 +382,35 @@ extension SQLiteSession {
             try s.bind(Int64(record.category.rawValue), at: 4)
             try s.bind(record.eatenAt?.unixMilliseconds ?? 0, at: 5)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 6)
+            try s.bind(blob: ProtoCodec.encode(record), at: 7)
         }) > 0
     }
 
     func deleteMealRecord(id: String) throws(RPCError) -> Bool {
         try change(.deleteMeal, bind: { s throws(SQLiteError) in try s.bind(id, at: 1) }) > 0
+    }
+}
+
+// MARK: - Migration
+
+extension SQLiteSession {
+    /// Stores the encoding of every meal record that has none (rows written
+    /// before schema version 4). Runs inside the migration's transaction.
+    func fillMissingMealEncodings() throws(SQLiteError) {
+        let select = try connection.prepare("SELECT id FROM meal_records WHERE encoding IS NULL")
+        var ids: [String] = []
+        while try select.step() { ids.append(select.string(at: 0)) }
+        let update = try connection.prepare("UPDATE meal_records SET encoding = ?2 WHERE id = ?1")
+        for id in ids {
+            let record: MealRecord?
+            do throws(RPCError) { record = try mealRecord(id: id) } catch {
+                throw SQLiteError(code: SQLITE_ERROR, message: "reading meal record \(id): \(error.message)")
+            }
+            guard let record else { continue }
+            try update.bind(id, at: 1)
+            try update.bind(blob: ProtoCodec.encode(record), at: 2)
+            try update.run()
+            update.reset()
+        }
     }
 }

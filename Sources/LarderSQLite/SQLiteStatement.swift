@@ -46,6 +46,16 @@ public final class SQLiteStatement {
         try check(result)
     }
 
+    /// Binds a blob (copied by SQLite) to parameter `index`.
+    public func bind(blob value: [UInt8], at index: Int32) throws(SQLiteError) {
+        let result = value.withUnsafeBytes { bytes -> Int32 in
+            // A zero-length blob, not NULL, for an empty array.
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return sqlite3_bind_zeroblob(handle, index, 0) }
+            return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), csqlite_transient())
+        }
+        try check(result)
+    }
+
     /// Steps once: true when a row is ready, false when the statement is done.
     public func step() throws(SQLiteError) -> Bool {
         let result = sqlite3_step(handle)
@@ -69,6 +79,16 @@ public final class SQLiteStatement {
         guard let text = sqlite3_column_text(handle, index) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Calls `body` with the blob in column `index` of the current row, in
+    /// place (valid only during the call), or with nil when it is NULL.
+    public func withBlob<R>(at index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> R) rethrows -> R {
+        // Type first: sqlite3_column_blob returns NULL for NULL and for an empty blob alike.
+        if sqlite3_column_type(handle, index) == SQLITE_NULL { return try body(nil) }
+        let pointer = sqlite3_column_blob(handle, index)
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return try body(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : count))
     }
 
     /// Makes the statement ready to run again; keeps the bindings.

@@ -167,6 +167,7 @@ public final class SQLiteStore: Store {
                 return
             }
             for migration in SQLiteSchema.migrations[version...] { try connection.execute(migration) }
+            if version > 0 && version < SQLiteSchema.mealEncodingVersion { try writer.fillMissingMealEncodings() }
             if version == 0 && seed {
                 do throws(RPCError) {
                     try SeedData.insert(into: writer)

@@ -65,6 +65,22 @@ struct Router: Sendable {
         _ method: RPCMethod<Request, Response>,
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Response
     ) {
+        read(method, replyingWith: Response.self, operation)
+    }
+
+    /// A method that reads and answers with `Reply`, a stand-in that encodes to
+    /// the bytes of a `Response` (a page of stored encodings).
+    mutating func read<Request, Response, Reply: WireEquivalent>(
+        _ method: RPCMethod<Request, Response>,
+        _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
+    ) where Reply.Equivalent == Response {
+        read(method, replyingWith: Reply.self, operation)
+    }
+
+    private mutating func read<Request, Response, Reply: ProtoMessage>(
+        _ method: RPCMethod<Request, Response>, replyingWith _: Reply.Type,
+        _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
+    ) {
         let store = self.store
         handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, arena, context, respond in
             let request: Request

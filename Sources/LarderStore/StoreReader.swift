@@ -26,8 +26,9 @@ public protocol StoreReader {
 
     /// The meal record with `id`, or nil.
     func mealRecord(id: String) throws(RPCError) -> MealRecord?
-    /// One keyset page of meal records, newest first (eaten_at desc, id desc).
-    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord]
+    /// One keyset page of meal records, newest first (eaten_at desc, id desc), each
+    /// in its protobuf encoding (`larder.v1.MealRecord`).
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages
     /// Calorie totals and meal counts grouped by local day and category, in that order.
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow]
 }

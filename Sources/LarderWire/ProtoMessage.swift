@@ -20,3 +20,11 @@ extension ProtoMessage {
     /// The full protobuf name, e.g. `larder.v1.Location`.
     public static var protoName: String { String(cString: descriptor.pointee.name) }
 }
+
+/// A message that encodes to exactly the bytes of another, `Equivalent`: for
+/// instance a `repeated bytes` field filled with encodings of the messages
+/// that `Equivalent` has in a `repeated` message field at the same number. A
+/// handler may answer with it where a reply of type `Equivalent` is declared.
+public protocol WireEquivalent: ProtoMessage {
+    associatedtype Equivalent: ProtoMessage
+}

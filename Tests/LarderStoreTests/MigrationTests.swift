@@ -32,12 +32,39 @@ import Testing
             try Operations.getMealRecord(GetMealRecordRequest(id: "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"), r)
         }, completion: waiter.finish)
         #expect(try waiter.wait().get().name == "old")
+        // Version 4 stored each record's encoding: the old row got one while migrating.
+        let page = Waiter<ListMealRecordsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listMealRecords(ListMealRecordsRequest(), r).decoded() },
+                   completion: page.finish)
+        #expect(try page.wait().get().mealRecords.map(\.name) == ["old"])
         let groups = Waiter<ListCategoryGroupsResponse>()
         store.read({ r throws(RPCError) in try Operations.listCategoryGroups(ListCategoryGroupsRequest(), r) },
                    completion: groups.finish)
         #expect(try groups.wait().get().categoryGroups.isEmpty, "an existing database must not be seeded")
         store.close()
         #expect(try userVersion(path) == Int64(SQLiteSchema.latestVersion))
+    }
+
+    @Test func aRecordWithoutItsStoredEncodingIsListedFromItsColumns() throws {
+        let db = try TestDatabase()
+        let created = try db.write({ (_: Void, w: any StoreWriter) throws(RPCError) -> [MealRecord] in
+            try (0..<3).map { (i: Int) throws(RPCError) -> MealRecord in
+                try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
+                    name: "meal \(i)", calories: Int32(i), category: .lunch,
+                    eatenAt: Timestamp(seconds: 1_800_000_000 + Int64(i)))), w)
+            }
+        }, ())
+        db.store.close()
+        do {
+            let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
+            try connection.execute("UPDATE meal_records SET encoding = NULL WHERE name = 'meal 1'")
+        }
+        let store = try SQLiteStore.open(path: db.path, options: .init())
+        let page = Waiter<ListMealRecordsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listMealRecords(ListMealRecordsRequest(), r).decoded() },
+                   completion: page.finish)
+        #expect(try page.wait().get().mealRecords == created.reversed())
+        store.close()
     }
 
     @Test func aNewerSchemaIsRefused() throws {

@@ -43,7 +43,7 @@ import Testing
         var token = ""
         var pages = 0
         repeat {
-            let page = try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: 40, pageToken: token))
+            let page = try db.read(listMeals, ListMealRecordsRequest(pageSize: 40, pageToken: token))
             #expect(page.mealRecords.count <= 40)
             seen += page.mealRecords
             token = page.nextPageToken
@@ -71,16 +71,16 @@ import Testing
 
     func pageSizesDefaultAndAreCapped() throws {
         _ = try insertMeals(0..<1005)
-        let first = try db.read(Operations.listMealRecords, ListMealRecordsRequest())
+        let first = try db.read(listMeals, ListMealRecordsRequest())
         #expect(first.mealRecords.count == 50)
         #expect(!first.nextPageToken.isEmpty)
-        let capped = try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: 5000))
+        let capped = try db.read(listMeals, ListMealRecordsRequest(pageSize: 5000))
         #expect(capped.mealRecords.count == 1000)
-        let rest = try db.read(Operations.listMealRecords,
+        let rest = try db.read(listMeals,
                                ListMealRecordsRequest(pageSize: 1000, pageToken: capped.nextPageToken))
         #expect(rest.mealRecords.count == 5)
         #expect(rest.nextPageToken.isEmpty)
-        #expect(rpcError { try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: -1)) }
+        #expect(rpcError { try db.read(listMeals, ListMealRecordsRequest(pageSize: -1)) }
             == RPCError(.invalidArgument, "page_size must not be negative, got -1"))
     }
 
@@ -102,7 +102,7 @@ import Testing
         var collected: [MealRecord] = []
         var token = ""
         repeat {
-            let page = try db.read(Operations.listMealRecords, ListMealRecordsRequest(
+            let page = try db.read(listMeals, ListMealRecordsRequest(
                 pageSize: 2, pageToken: token, startTime: start, endTime: end, category: .lunch))
             collected += page.mealRecords
             token = page.nextPageToken
@@ -117,11 +117,11 @@ import Testing
 
     func tokensAreBoundToTheirFilters() throws {
         _ = try insertMeals(0..<10)
-        let first = try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: 2, category: .lunch))
+        let first = try db.read(listMeals, ListMealRecordsRequest(pageSize: 2, category: .lunch))
         let token = first.nextPageToken
         #expect(!token.isEmpty)
         // The same filters with another page size are fine.
-        _ = try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageSize: 1, pageToken: token, category: .lunch))
+        _ = try db.read(listMeals, ListMealRecordsRequest(pageSize: 1, pageToken: token, category: .lunch))
 
         let others: [ListMealRecordsRequest] = [
             ListMealRecordsRequest(pageSize: 3, pageToken: token),
@@ -131,7 +131,7 @@ import Testing
                                    category: .lunch),
         ]
         for request in others {
-            let error = rpcError { try db.read(Operations.listMealRecords, request) }
+            let error = rpcError { try db.read(listMeals, request) }
             #expect(error?.code == .invalidArgument)
             #expect(error?.message.hasPrefix("page_token was issued for other filters") == true)
         }
@@ -143,7 +143,7 @@ import Testing
     }
 
     func garbageTokensAreInvalid(token: String) throws {
-        let error = rpcError { try db.read(Operations.listMealRecords, ListMealRecordsRequest(pageToken: token)) }
+        let error = rpcError { try db.read(listMeals, ListMealRecordsRequest(pageToken: token)) }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.hasPrefix("page_token") == true)
     }
@@ -156,7 +156,14 @@ import Testing
     func rangeMustNotBeEmpty() throws {
         let time = Timestamp(seconds: Self.base)
         #expect(rpcError {
-            try db.read(Operations.listMealRecords, ListMealRecordsRequest(startTime: time, endTime: time))
+            try db.read(listMeals, ListMealRecordsRequest(startTime: time, endTime: time))
         } == RPCError(.invalidArgument, "end_time must be after start_time"))
     }
+}
+
+/// ListMealRecords as a client sees it: the stored encodings, decoded.
+private func listMeals(_ request: ListMealRecordsRequest, _ db: any StoreReader) throws(RPCError)
+    -> ListMealRecordsResponse
+{
+    try Operations.listMealRecords(request, db).decoded()
 }

@@ -60,7 +60,7 @@ final class MemoryStore: StoreWriter {
     }
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { mealRows[id] }
 
-    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> [MealRecord] {
+    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
         let rows = mealRows.values.filter { meal in
             let at = meal.eatenAt?.unixMilliseconds ?? 0
             guard at >= query.startMilliseconds, at < query.endMilliseconds else { return false }
@@ -73,7 +73,9 @@ final class MemoryStore: StoreWriter {
         let sorted = rows.sorted {
             ($0.eatenAt?.unixMilliseconds ?? 0, $0.id) > ($1.eatenAt?.unixMilliseconds ?? 0, $1.id)
         }
-        return Array(sorted.prefix(max(0, query.limit)))
+        var page = EncodedMessages()
+        for record in sorted.prefix(max(0, query.limit)) { page.append(ProtoCodec.encode(record)) }
+        return page
     }
 
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {

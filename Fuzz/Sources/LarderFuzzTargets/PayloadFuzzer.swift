@@ -92,7 +92,9 @@ enum PayloadMethods {
 
         PayloadMethod(MealRecordMethods.createMealRecord) { r, s throws(RPCError) in try Operations.createMealRecord(r, s) },
         PayloadMethod(MealRecordMethods.getMealRecord) { r, s throws(RPCError) in try Operations.getMealRecord(r, s) },
-        PayloadMethod(MealRecordMethods.listMealRecords) { r, s throws(RPCError) in try Operations.listMealRecords(r, s) },
+        PayloadMethod(MealRecordMethods.listMealRecords) { r, s throws(RPCError) in
+            try Operations.listMealRecords(r, s).decoded()
+        },
         PayloadMethod(MealRecordMethods.updateMealRecord) { r, s throws(RPCError) in try Operations.updateMealRecord(r, s) },
         PayloadMethod(MealRecordMethods.deleteMealRecord) { r, s throws(RPCError) in try Operations.deleteMealRecord(r, s) },
         PayloadMethod(MealRecordMethods.summarizeMealRecords) { r, s throws(RPCError) in

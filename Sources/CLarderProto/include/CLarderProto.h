@@ -7,6 +7,7 @@
 #include "larder_admin_v1_admin.pb-c.h"
 #include "larder_reflection_v1_reflection.pb-c.h"
 #include "larder_rpc_v1_envelope.pb-c.h"
+#include "larder_storage_v1_encoded.pb-c.h"
 #include "larder_v1_category_group.pb-c.h"
 #include "larder_v1_common.pb-c.h"
 #include "larder_v1_item_category.pb-c.h"
@@ -42,6 +43,7 @@ static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1_
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__request_envelope__descriptor_ptr(void) { return &larder__rpc__v1__request_envelope__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__request_envelope__metadata_entry__descriptor_ptr(void) { return &larder__rpc__v1__request_envelope__metadata_entry__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__rpc__v1__response_envelope__descriptor_ptr(void) { return &larder__rpc__v1__response_envelope__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__storage__v1__encoded_list_meal_records_response__descriptor_ptr(void) { return &larder__storage__v1__encoded_list_meal_records_response__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__category_group__descriptor_ptr(void) { return &larder__v1__category_group__descriptor; }
 static inline const ProtobufCServiceDescriptor *_Nonnull larder__v1__category_group_service__descriptor_ptr(void) { return &larder__v1__category_group_service__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__v1__category_total__descriptor_ptr(void) { return &larder__v1__category_total__descriptor; }
@@ -104,6 +106,7 @@ static inline const ProtobufCMessageDescriptor *_Nonnull const *_Nonnull larder_
     &larder__rpc__v1__request_envelope__descriptor,
     &larder__rpc__v1__request_envelope__metadata_entry__descriptor,
     &larder__rpc__v1__response_envelope__descriptor,
+    &larder__storage__v1__encoded_list_meal_records_response__descriptor,
     &larder__v1__category_group__descriptor,
     &larder__v1__category_total__descriptor,
     &larder__v1__create_category_group_request__descriptor,

@@ -37,7 +37,7 @@ extension Operations {
     /// INVALID_ARGUMENT for a negative page size, a bad time, or a page token that is not one
     /// or was issued for other filters.
     public static func listMealRecords(_ request: ListMealRecordsRequest,
-                                       _ db: any StoreReader) throws(RPCError) -> ListMealRecordsResponse {
+                                       _ db: any StoreReader) throws(RPCError) -> EncodedListMealRecordsResponse {
         guard request.pageSize >= 0 else {
             throw RPCError.invalidArgument("page_size must not be negative, got \(request.pageSize)")
         }
@@ -61,12 +61,12 @@ extension Operations {
         var nextPageToken = ""
         if records.count > pageSize {
             records.removeLast(records.count - pageSize)
-            if let last = records.last {
-                let cursor = MealRecordCursor(eatenAtMilliseconds: last.eatenAt?.unixMilliseconds ?? 0, id: last.id)
-                nextPageToken = PageToken(cursor: cursor, filterHash: hash).encoded()
-            }
+            // The cursor is the last record's (eaten_at, id): read back from its encoding.
+            let last = try records.decode(MealRecord.self, at: records.count - 1)
+            let cursor = MealRecordCursor(eatenAtMilliseconds: last.eatenAt?.unixMilliseconds ?? 0, id: last.id)
+            nextPageToken = PageToken(cursor: cursor, filterHash: hash).encoded()
         }
-        return ListMealRecordsResponse(mealRecords: records, nextPageToken: nextPageToken)
+        return EncodedListMealRecordsResponse(mealRecords: records, nextPageToken: nextPageToken)
     }
 
     /// Changes the fields the mask names (all mutable ones when empty; then `eaten_at` is required).
