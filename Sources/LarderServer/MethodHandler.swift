@@ -10,11 +10,12 @@ final class MethodHandler: Sendable {
     /// Where a method runs.
     enum Execution: Sendable {
         /// On the event loop, answered at once: no database, microseconds (health, reflection).
-        case inline(@Sendable (_ payload: UnsafeRawBufferPointer, _ arena: UnpackArena, _ context: CallContext)
-            -> Result<[UInt8], RPCError>)
+        /// The encoded reply goes to `scratch.reply`; the error, if any, is returned.
+        case inline(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch, _ context: CallContext)
+            -> RPCError?)
         /// On the store's threads; the handler calls `respond` exactly once, from any thread.
-        /// The request is decoded (with the loop's `arena`) before the handler returns.
-        case deferred(@Sendable (_ payload: UnsafeRawBufferPointer, _ arena: UnpackArena, _ context: CallContext,
+        /// The request is decoded (in the loop's `scratch`) before the handler returns.
+        case deferred(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch, _ context: CallContext,
                                  _ respond: @escaping Respond) -> Void)
     }
 

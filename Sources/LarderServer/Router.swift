@@ -52,10 +52,14 @@ struct Router: Sendable {
         _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
         _ operation: @escaping @Sendable (Request, CallContext) throws(RPCError) -> Response
     ) {
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic, execution: .inline { payload, arena, context in
-            Result { () throws(RPCError) -> [UInt8] in
-                let request = try arena.decode(Request.self, from: payload)
-                return ProtoCodec.encode(try operation(request, context))
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic, execution: .inline { payload, scratch, context in
+            do throws(RPCError) {
+                let response = try operation(try scratch.unpack.decode(Request.self, from: payload), context)
+                scratch.reply.removeAll(keepingCapacity: true)
+                ProtoCodec.encode(response, appendingTo: &scratch.reply, using: scratch.build)
+                return nil
+            } catch {
+                return error
             }
         })
     }
@@ -82,9 +86,9 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, arena, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
             let request: Request
-            do throws(RPCError) { request = try arena.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.read({ reader throws(RPCError) in
                 try context.checkDeadline()
                 let encoded = ProtoCodec.encode(try operation(request, reader))
@@ -101,9 +105,9 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, arena, context, respond in
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
             let request: Request
-            do throws(RPCError) { request = try arena.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
             store.write({ writer throws(RPCError) in
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()

@@ -79,12 +79,12 @@ extension Server {
 
     /// Decodes one request envelope and starts its call.
     ///
-    /// The envelope is unpacked in the loop's `unpackArena` and read in place:
+    /// The envelope is unpacked in the loop's `scratch` and read in place:
     /// the payload is decoded by the handler before this returns, and a method
     /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
         do {
-            try unpackArena.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
+            try scratch.unpack.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
                 let envelope = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self)
                 let method = try resolveMethod(envelope.pointee.method)
                 let metadata = try RequestEnvelope.metadata(of: envelope.pointee)
@@ -158,8 +158,9 @@ extension Server {
             // Already on the loop: straight into the connection's output, no hand-off.
             // Counted in flight while it runs, so a metrics snapshot includes itself.
             callsInFlight += 1
-            let result = answer(payload, unpackArena, context)
+            let error = answer(payload, scratch, context)
             callsInFlight -= 1
+            let result: Result<[UInt8], RPCError> = error.map { .failure($0) } ?? .success(scratch.reply)
             logIfInternal(result, context)
             connection.appendReply(callID: callID, result: result)
             finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: result.statusCode,
@@ -168,7 +169,7 @@ extension Server {
         case .deferred(let start):
             connection.callsInFlight += 1
             callsInFlight += 1
-            start(payload, unpackArena, context) { [self] result in
+            start(payload, scratch, context) { [self] result in
                 logIfInternal(result, context)
                 reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
                       finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,

@@ -36,8 +36,8 @@ public final class Server: @unchecked Sendable {
     var stopped = false
     let replies = Mutex<[PendingReply]>([])
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    /// Memory for unpacking request envelopes and requests; loop thread only.
-    let unpackArena = UnpackArena()
+    /// Memory reused by every call the loop decodes or answers inline.
+    let scratch = CallScratch()
 
     struct PendingReply {
         let connectionID: UInt64

@@ -14,7 +14,8 @@ import Darwin
 /// packs the message. Building a 50-record list costs three mallocs instead
 /// of several hundred.
 public final class CArena {
-    /// The chunk being carved; each chunk's first `headerSize` bytes hold the previous one.
+    /// The chunk being carved. Each chunk starts with a header: the previous
+    /// chunk, then the chunk's size.
     @usableFromInline var chunk: UnsafeMutableRawPointer?
     @usableFromInline var cursor: UnsafeMutableRawPointer?
     @usableFromInline var remaining = 0
@@ -26,7 +27,9 @@ public final class CArena {
     @usableFromInline static let alignment = 16
     @usableFromInline static let headerSize = 16
 
-    @usableFromInline init() {}
+    /// An empty arena. Most code uses `CArena.with`; a thread that packs many
+    /// messages may keep one and `reset()` it after each.
+    public init() {}
 
     deinit {
         var next = chunk
@@ -34,6 +37,23 @@ public final class CArena {
             next = current.load(as: UnsafeMutableRawPointer?.self)
             free(current)
         }
+    }
+
+    /// Makes all the arena's memory available again, zeroed, keeping its
+    /// largest chunk. Every pointer it handed out becomes invalid.
+    public func reset() {
+        guard let current = chunk else { return }
+        var next = current.load(as: UnsafeMutableRawPointer?.self)
+        while let older = next {
+            next = older.load(as: UnsafeMutableRawPointer?.self)
+            free(older)
+        }
+        current.storeBytes(of: nil, as: UnsafeMutableRawPointer?.self)
+        let size = current.load(fromByteOffset: 8, as: Int.self)
+        let used = size - Self.headerSize - remaining
+        (current + Self.headerSize).initializeMemory(as: UInt8.self, repeating: 0, count: used)
+        cursor = current + Self.headerSize
+        remaining = size - Self.headerSize
     }
 
     /// Runs `body` with a fresh arena and frees all its memory afterwards.
@@ -136,6 +156,7 @@ public final class CArena {
         nextChunkSize = min(nextChunkSize * 4, Self.maxChunkSize)
         guard let newChunk = calloc(1, chunkSize) else { fatalError("out of memory") }
         newChunk.storeBytes(of: chunk, as: UnsafeMutableRawPointer?.self)
+        newChunk.storeBytes(of: chunkSize, toByteOffset: 8, as: Int.self)
         chunk = newChunk
         cursor = newChunk + Self.headerSize
         remaining = chunkSize - Self.headerSize

@@ -11,6 +11,20 @@ public enum ProtoCodec {
         CArena.with { arena in pack(message.build(in: arena)) }
     }
 
+    /// Appends the protobuf encoding of `message` to `buffer`, building it in
+    /// `arena`, which is reset afterwards (a caller's reusable arena).
+    public static func encode<M: ProtoMessage>(_ message: M, appendingTo buffer: inout [UInt8], using arena: CArena) {
+        defer { arena.reset() }
+        let c = UnsafePointer(message.build(in: arena))
+        let size = protobuf_c_message_get_packed_size(c)
+        guard size > 0 else { return }
+        let offset = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: size))
+        buffer.withUnsafeMutableBufferPointer { out in
+            _ = protobuf_c_message_pack(c, out.baseAddress! + offset)
+        }
+    }
+
     /// Packs a C message built in an arena.
     public static func pack(_ message: UnsafePointer<ProtobufCMessage>) -> [UInt8] {
         let size = protobuf_c_message_get_packed_size(message)
