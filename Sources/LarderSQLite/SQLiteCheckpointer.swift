@@ -1,26 +1,25 @@
 import CSQLite
 import Foundation
+import Synchronization
 import LarderWire
 
 /// Moves the WAL back into the database file on a thread and connection of
 /// its own, so the writer never waits for a checkpoint's writes and fsyncs.
 ///
 /// Installed as the writer's WAL hook (which replaces SQLite's automatic
-/// checkpoint): after a commit leaves `pages` or more in the WAL, the
-/// checkpointer runs a PASSIVE checkpoint. Should it fall far behind, the
-/// writer checkpoints itself (backpressure).
+/// checkpoint); `CheckpointPolicy` decides after each commit whether to wake
+/// this thread for PASSIVE checkpoints or to have the writer checkpoint.
 final class SQLiteCheckpointer: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let pages: Int32
     private let condition = NSCondition()
     private var pending = false
+    /// When to checkpoint; only the writer's commit hook touches it.
+    private var policy: CheckpointPolicy
+    /// Frames the last background pass left copied (0: none since the WAL restarted).
+    private let copiedFrames = Atomic<Int32>(0)
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
-    /// WAL pages (as multiples of `pages`) past which the writer checkpoints itself.
-    /// Under a steady write load the background checkpoint never quite catches up, so
-    /// the WAL only restarts from its beginning after such a writer checkpoint: this
-    /// bounds the WAL at about 4 × `pages` pages.
-    static let writerFallbackFactor: Int64 = 4
 
     init(path: String, pages: Int32) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
@@ -29,6 +28,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         // reads it; until then sqlite3_wal_checkpoint_v2 returns OK and does nothing.
         try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
+        policy = CheckpointPolicy(pages: pages)
         let thread = Thread { [self] in run() }
         thread.name = "larder-checkpoint"
         thread.start()
@@ -46,17 +46,40 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Runs on the writer after every commit that leaves `walPages` in the WAL.
     private func committed(walPages: Int32, db: OpaquePointer?) {
-        guard walPages >= pages else { return }
-        if Int64(walPages) >= Int64(pages) * Self.writerFallbackFactor {
-            // Far behind: the writer pays for one checkpoint itself.
-            sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        if walPages < policy.pages { copiedFrames.store(0, ordering: .releasing) }
+        switch policy.afterCommit(walPages: walPages, copied: copiedFrames.load(ordering: .acquiring)) {
+        case .nothing:
             return
+        case .writerCheckpoint:
+            sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            copiedFrames.store(0, ordering: .releasing)
+        case .wakeBackground:
+            condition.lock()
+            pending = true
+            condition.signal()
+            condition.unlock()
         }
-        condition.lock()
-        pending = true
-        condition.signal()
-        condition.unlock()
+    }
+
+    /// Most PASSIVE checkpoints run back to back per signal.
+    static let catchUpPasses = 4
+
+    /// Copies the WAL into the database, then what the writer appended meanwhile,
+    /// until the remainder is small enough for the writer to finish (or a pass
+    /// finds nothing new, or the writer outruns it).
+    private func catchUp(_ db: OpaquePointer) {
+        var previous: Int32 = -1
+        for _ in 0..<Self.catchUpPasses {
+            var logFrames: Int32 = 0
+            var copied: Int32 = 0
+            guard sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied) == SQLITE_OK
+            else { return }
+            copiedFrames.store(copied, ordering: .releasing)
+            if copied <= previous || logFrames - copied >= pages { return }
+            previous = copied
+        }
     }
 
     /// Stops the thread and closes its connection. Call once, after the writer closed.
@@ -76,10 +99,8 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             pending = false
             condition.unlock()
             if stop { break }
-            // Best effort: a busy or failed checkpoint is retried after the next commit.
-            if let db = try? connection.database() {
-                sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            }
+            // Best effort: a busy or failed checkpoint is retried after the next signal.
+            if let db = try? connection.database() { catchUp(db) }
         }
         connection.close()
         finished.signal()

@@ -32,7 +32,7 @@ extension SQLiteStore {
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
                     cacheKilobytes: Int = 32 * 1024, mmapBytes: Int = 256 * 1024 * 1024,
-                    checkpointPages: Int32 = 4000) {
+                    checkpointPages: Int32 = 16000) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount

@@ -130,7 +130,7 @@ public final class SQLiteStore: Store {
         try connection.execute("PRAGMA mmap_size=\(max(0, options.mmapBytes))")
         // When the WAL restarts after a complete checkpoint, cut the file back to what the
         // writer's own checkpoint threshold allows instead of keeping its largest size on disk.
-        let walLimit = Int64(max(1, options.checkpointPages)) * SQLiteCheckpointer.writerFallbackFactor * 4096
+        let walLimit = Int64(max(1, options.checkpointPages)) * Int64(CheckpointPolicy.fallbackFactor) * 4096
         try connection.execute("PRAGMA journal_size_limit=\(walLimit)")
     }
 

@@ -11,8 +11,8 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    /// 200 commits of a few pages each stay under the writer's own fallback (16 × 100 WAL pages),
-    /// so only the background thread can have moved them into the database file.
+    /// The database file grows while the server runs: the WAL is moved into it (by the
+    /// background thread, and the writer finishing what it left).
     @Test func theWALIsCheckpointedInTheBackground() throws {
         let db = try TestDatabase()
         db.store.close()
@@ -34,5 +34,39 @@ import Testing
             after = Self.size(db.path)
         }
         #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes while open")
+    }
+
+    /// One-write commits (a few WAL pages each) wake the background once per `pages`
+    /// new pages, not after every commit: each checkpoint fsyncs the database.
+    @Test func smallCommitsWakeTheBackgroundOncePerPagesNotPerCommit() {
+        var policy = CheckpointPolicy(pages: 100)
+        var wakes: [Int32] = []
+        for wal in stride(from: Int32(3), to: 390, by: 3) {
+            let action = policy.afterCommit(walPages: wal, copied: 0)
+            if action == .wakeBackground { wakes.append(wal) }
+            #expect(action != .writerCheckpoint, "writer checkpoint at \(wal) pages")
+        }
+        #expect(wakes == [102, 204, 306])
+    }
+
+    @Test func theWriterFinishesWhatTheBackgroundNearlyCopiedThenTheWALRestarts() {
+        var policy = CheckpointPolicy(pages: 100)
+        #expect(policy.afterCommit(walPages: 120, copied: 0) == .wakeBackground)
+        // The background copied 90 of 130: 40 left, more than a finishing share (12).
+        #expect(policy.afterCommit(walPages: 130, copied: 90) == .nothing)
+        #expect(policy.afterCommit(walPages: 140, copied: 130) == .writerCheckpoint)
+        // The writer's checkpoint let the WAL restart from its beginning.
+        #expect(policy.afterCommit(walPages: 5, copied: 0) == .nothing)
+        #expect(policy.afterCommit(walPages: 101, copied: 0) == .wakeBackground)
+    }
+
+    @Test func aWriterOutrunningTheBackgroundCheckpointsItselfAtFourTimesPages() {
+        var policy = CheckpointPolicy(pages: 100)
+        #expect(policy.afterCommit(walPages: 100, copied: 0) == .wakeBackground)
+        #expect(policy.afterCommit(walPages: 399, copied: 150) == .wakeBackground)
+        #expect(policy.afterCommit(walPages: 400, copied: 150) == .writerCheckpoint)
+        // A copy count from before a restart is not mistaken for this WAL's.
+        #expect(policy.afterCommit(walPages: 3, copied: 0) == .nothing)
+        #expect(policy.afterCommit(walPages: 110, copied: 390) == .wakeBackground)
     }
 }
