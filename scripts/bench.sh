@@ -11,14 +11,18 @@
 #   - create against larder-server --durability full;
 #   - ping: `larder bench` against larder-server, then against wire-limit.
 # Writes a Markdown report (calls/s, p50/p99, ratios, CPU per call of both load
-# generators, the issue's targets) to OUT, raw JSON lines to OUT's .jsonl twin,
+# generators, the issue's targets) to OUT, raw JSON lines (one per run) to OUT's .jsonl twin,
 # keeps every block between <!-- NAME:begin --> and <!-- NAME:end --> (written by
 # scripts/scale.sh and by hand from scripts/bench-backends.sh), and stops only the servers it
-# started, by PID. A full run takes about 3-4 min.
+# started, by PID. A full run takes about 7-8 min.
 #
 # These are benchmarks, not tests: nothing here fails on a slow number.
 #
-# Env: DURATION=5 WARMUP=1 CONCURRENCIES="1 64" WORKLOADS="get create list"
+# Every pair of runs is repeated ROUNDS times (the reference and Larder alternate
+# throughout); the report shows the mean over the rounds, which halves the
+# run-to-run noise a single 5 s run has on a shared machine (±15% seen).
+#
+# Env: DURATION=5 WARMUP=1 ROUNDS=2 CONCURRENCIES="1 64" WORKLOADS="get create list"
 #      PING_CONCURRENCIES="1 64" MAX_CONNS=4 SERVER_CPU=0 CLIENT_CPU=1
 #      ANCHOR_DIR=../shared/anchors/grpc-cpp ANCHOR_BUILD=/tmp/anchor-build ANCHOR_PORT=50571
 #      SCRATCH=.build (swift --scratch-path) OUT=docs/BENCHMARKS.md
@@ -29,6 +33,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 DURATION=${DURATION:-5}
+ROUNDS=${ROUNDS:-2}
 WARMUP=${WARMUP:-1}
 CONCURRENCIES=${CONCURRENCIES:-"1 64"}
 WORKLOADS=${WORKLOADS:-"get create list"}
@@ -170,16 +175,19 @@ run_larder() {  # KIND PORT PID WORKLOAD CONCURRENCY
 
 STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-for wl in $WORKLOADS; do
-  for c in $CONCURRENCIES; do
-    run_anchor "$wl" "$c"
-    run_larder larder "$NORMAL_PORT" "$NORMAL_PID" "$wl" "$c"
-    if [[ "$wl" == create ]]; then run_larder larder-full "$FULL_PORT" "$FULL_PID" create "$c"; fi
+for round in $(seq "$ROUNDS"); do
+  log "round $round of $ROUNDS"
+  for wl in $WORKLOADS; do
+    for c in $CONCURRENCIES; do
+      run_anchor "$wl" "$c"
+      run_larder larder "$NORMAL_PORT" "$NORMAL_PID" "$wl" "$c"
+      if [[ "$wl" == create ]]; then run_larder larder-full "$FULL_PORT" "$FULL_PID" create "$c"; fi
+    done
   done
-done
-for c in $PING_CONCURRENCIES; do
-  run_larder larder "$NORMAL_PORT" "$NORMAL_PID" ping "$c"
-  run_larder wire-limit "$WIRE_PORT" "$WIRE_PID" ping "$c"
+  for c in $PING_CONCURRENCIES; do
+    run_larder larder "$NORMAL_PORT" "$NORMAL_PID" ping "$c"
+    run_larder wire-limit "$WIRE_PORT" "$WIRE_PID" ping "$c"
+  done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || { log "a server died during the run (pid $pid)"; exit 1; }; done
@@ -193,14 +201,18 @@ python3 - "$RESULTS" "$OUT" <<PY
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 def find(kind, wl, c):
-    for r in rows:
-        if r["kind"] == kind and r["wl"] == wl and r["c"] == c:
-            return r
-    return None
-def norm(r):
-    """calls/s, p50 µs, p99 µs, load CPU µs/call, server CPU %, errors"""
-    if r is None:
+    """Every round's run of one kind, workload and concurrency."""
+    return [r for r in rows if r["kind"] == kind and r["wl"] == wl and r["c"] == c]
+def norm(runs):
+    """The mean over rounds of calls/s, p50 µs, p99 µs, load CPU µs/call, server CPU %; errors summed."""
+    if not runs:
         return None
+    each = [norm1(r) for r in runs]
+    mean = lambda k: sum(e[k] for e in each) / len(each)
+    others = [e["others"] for e in each if e.get("others") is not None]
+    return dict(rps=mean("rps"), p50=mean("p50"), p99=mean("p99"), cpu=mean("cpu"), srv=mean("srv"),
+                err=sum(e["err"] for e in each), others=max(others) if others else None)
+def norm1(r):
     if r["kind"] == "anchor":
         calls = r["requests"]
         cpu = r["client_cpu_pct"] / 100 * r["seconds"] * 1e6 / calls if calls else float("nan")
@@ -217,12 +229,12 @@ out.append("# Benchmarks: Larder vs the gRPC C++ reference\n")
 out.append("Written by \`scripts/bench.sh\` on $STARTED. Machine: $MACHINE. $SWIFT_VERSION.\n")
 out.append("Each server pinned to CPU $SERVER_CPU (\`taskset\`), each load generator to CPU $CLIENT_CPU; "
            "${WARMUP} s warm-up then ${DURATION} s measured per run, connections = min(concurrency, $MAX_CONNS), "
-           "runs alternate reference / Larder. The reference is driven by its own \`load\` (exact percentiles), "
+           "runs alternate reference / Larder, every pair repeated in $ROUNDS rounds; each cell is the mean over the rounds. The reference is driven by its own \`load\` (exact percentiles), "
            "Larder by \`larder bench\` (HDR histogram, 3 significant digits). "
            "Larder runs with \`--durability normal\` unless marked *full*; the reference uses synchronous=NORMAL. "
            "Load average before/after: $LOAD_BEFORE / $LOAD_AFTER (a busy machine skews every number).\n")
 out.append("## Reference vs Larder\n")
-out.append("Noise: *others CPU %* is the CPU that every other process on the machine used during the reference run "
+out.append("Noise: *others CPU %* is the most CPU that every other process on the machine used during a reference run "
            "(from the reference's own \`load\`; 100 = one core). Above ~10 the numbers of that row are not trustworthy.\n")
 out.append("| workload | conc | ref calls/s | Larder calls/s | ratio | ref p50 µs | Larder p50 µs | ref p99 µs | Larder p99 µs | p99 ratio | ref server CPU % | Larder server CPU % | errors ref/Larder | others CPU % |")
 out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
