@@ -62,6 +62,13 @@ public final class SQLiteConnection {
     }
 
     /// True while no transaction is open.
+    /// Rows changed by every INSERT, UPDATE and DELETE that completed on this
+    /// connection (a statement that failed and was undone adds nothing).
+    public var totalChanges: Int {
+        guard let handle else { return 0 }
+        return Int(sqlite3_total_changes64(handle))
+    }
+
     public var isAutocommit: Bool {
         guard let handle else { return true }
         return sqlite3_get_autocommit(handle) != 0

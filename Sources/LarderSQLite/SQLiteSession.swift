@@ -54,6 +54,11 @@ final class SQLiteSession: StoreConnection {
 
     func commit() throws(RPCError) { try run(.commit) }
 
+    /// SQLite undoes a failed statement (its statement journal) and keeps the transaction.
+    var undoesFailedStatements: Bool { true }
+    var changeCount: Int { connection.totalChanges }
+    var isInTransaction: Bool { !connection.isAutocommit }
+
     func rollback() {
         guard !connection.isAutocommit else { return }
         do throws(RPCError) { try run(.rollback) } catch {}

@@ -26,4 +26,22 @@ public protocol StoreConnection: AnyObject, StoreWriter {
 
     /// Releases the connection's resources. Called once, last.
     func close()
+
+    /// True when a statement that fails is undone by itself and leaves the
+    /// transaction usable (SQLite). The writer then runs each write of a batch
+    /// without a savepoint, and needs one only for a write that fails after it
+    /// changed rows. False (PostgreSQL: a failed statement aborts the whole
+    /// transaction): every write gets its savepoint.
+    var undoesFailedStatements: Bool { get }
+    /// Rows changed by completed write statements so far; only differences matter.
+    var changeCount: Int { get }
+    /// True while a transaction is open (a backend may end one by itself on a
+    /// severe error, such as a full disk).
+    var isInTransaction: Bool { get }
+}
+
+extension StoreConnection {
+    public var undoesFailedStatements: Bool { false }
+    public var changeCount: Int { 0 }
+    public var isInTransaction: Bool { true }
 }

@@ -100,6 +100,41 @@ import Testing
         #expect(try db.read(Operations.listLocations, ListLocationsRequest()).locations.map(\.name) == ["B"])
     }
 
+    /// One transaction holding writes that succeed, one that fails before changing anything
+    /// (a taken name) and one that fails after changing rows: only the last forces the
+    /// batch to run again with a savepoint per write; what each caller gets is what is stored.
+    @Test(arguments: Backend.all)
+    func aBatchWithAWriteFailingAfterItsChangesKeepsTheOthers(backend: Backend) throws {
+        let db = try TestDatabase(backend)
+        let store = db.store
+        _ = try db.write(Operations.createLocation, CreateLocationRequest(location: Location(name: "taken", colorHex: "#000000")))
+        let results = Results<Location>()
+        let plan = ["ok 1", "taken", "undone", "ok 2", "ok 3"]
+        store.submitBatch {
+            for (index, name) in plan.enumerated() {
+                results.group.enter()
+                store.write({ w throws(RPCError) in
+                    let location = try Operations.createLocation(
+                        CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
+                    if name == "undone" { throw RPCError(.aborted, "changed my mind") }
+                    return location
+                }, completion: { results.record(index, $0) })
+            }
+        }
+        #expect(results.group.wait(timeout: .now() + 10) == .success)
+        let all = results.all
+        #expect((try? all[1]?.get()) == nil && (try? all[2]?.get()) == nil)
+        if case .failure(let error)? = all[2] { #expect(error.code == .aborted) }
+        if case .failure(let error)? = all[1] { #expect(error.code == .alreadyExists) }
+        let stored = try db.read(Operations.listLocations, ListLocationsRequest()).locations
+        #expect(Set(stored.map(\.name)) == ["taken", "ok 1", "ok 2", "ok 3"])
+        // The ids the callers got are the ones stored (a batch run again creates new ones).
+        for index in [0, 3, 4] {
+            let returned = try #require(try? all[index]?.get())
+            #expect(stored.contains(returned), "\(returned.name) as returned is not what is stored")
+        }
+    }
+
     @Test(arguments: Backend.all)
     func closeFinishesQueuedWorkThenRefusesMore(backend: Backend) throws {
         let db = try TestDatabase(backend)
