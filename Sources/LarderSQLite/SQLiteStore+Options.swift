@@ -22,8 +22,14 @@ extension SQLiteStore {
         public var readOnly: Bool
         /// The most writes committed together in one transaction.
         public var maxWriteBatch: Int
-        /// The page cache of each connection, in KiB.
+        /// The page cache of each reader connection, in KiB.
         public var cacheKilobytes: Int
+        /// The writer's page cache, in KiB. Smaller than the readers': at every commit
+        /// that split a B-tree page, SQLite walks the writer's whole cache (to drop pages
+        /// past the end of the file), and with random ids nearly every batch splits one;
+        /// measured on creates, 4 MiB costs ~10% less CPU than 32 MiB. Reads of the
+        /// pages it no longer keeps come from the memory map.
+        public var writerCacheKilobytes: Int
         /// How much of the file each connection maps into memory for reading (0 = none).
         public var mmapBytes: Int
         /// WAL size, in pages, after which a background checkpoint runs.
@@ -31,7 +37,8 @@ extension SQLiteStore {
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
-                    cacheKilobytes: Int = 32 * 1024, mmapBytes: Int = 256 * 1024 * 1024,
+                    cacheKilobytes: Int = 32 * 1024, writerCacheKilobytes: Int = 4 * 1024,
+                    mmapBytes: Int = 256 * 1024 * 1024,
                     checkpointPages: Int32 = 16000) {
             self.durability = durability
             self.seed = seed
@@ -40,6 +47,7 @@ extension SQLiteStore {
             self.readOnly = readOnly
             self.maxWriteBatch = maxWriteBatch
             self.cacheKilobytes = cacheKilobytes
+            self.writerCacheKilobytes = writerCacheKilobytes
             self.mmapBytes = mmapBytes
             self.checkpointPages = checkpointPages
         }

@@ -34,7 +34,7 @@ public final class SQLiteStore: Store {
         do throws(SQLiteError) {
             let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             let writerConnection = try SQLiteConnection(path: path, flags: flags)
-            try configure(writerConnection, options: options)
+            try configure(writerConnection, options: options, cacheKilobytes: options.writerCacheKilobytes)
             if options.readOnly {
                 try checkVersion(of: writerConnection)
             } else {
@@ -60,7 +60,7 @@ public final class SQLiteStore: Store {
                 for _ in 0..<max(1, options.readerCount) {
                     let connection = try SQLiteConnection(
                         path: path, flags: options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
-                    try configure(connection, options: options)
+                    try configure(connection, options: options, cacheKilobytes: options.cacheKilobytes)
                     try connection.execute("PRAGMA query_only=ON")
                     readers.append(SQLiteSession(connection: connection, checkpointOnClose: false))
                 }
@@ -121,12 +121,14 @@ public final class SQLiteStore: Store {
         }
     }
 
-    private static func configure(_ connection: SQLiteConnection, options: Options) throws(SQLiteError) {
+    private static func configure(_ connection: SQLiteConnection, options: Options, cacheKilobytes: Int)
+        throws(SQLiteError)
+    {
         try connection.execute("PRAGMA busy_timeout=\(max(0, options.busyTimeoutMilliseconds))")
         try connection.execute("PRAGMA foreign_keys=ON")
         try connection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         // A larger page cache than the 2 MB default, and reads through mmap instead of pread copies.
-        try connection.execute("PRAGMA cache_size=-\(max(2048, options.cacheKilobytes))")
+        try connection.execute("PRAGMA cache_size=-\(max(1024, cacheKilobytes))")
         try connection.execute("PRAGMA mmap_size=\(max(0, options.mmapBytes))")
         // When the WAL restarts after a complete checkpoint, cut the file back to what the
         // writer's own checkpoint threshold allows instead of keeping its largest size on disk.
