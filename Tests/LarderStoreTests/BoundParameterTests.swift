@@ -43,7 +43,7 @@ struct BoundParameterTests {
     /// from the server's own configuration or schema, never from a client.
     static let reviewedInterpolations: Set<String> = [
         "max(0, options.busyTimeoutMilliseconds)",  // Int32 option
-        "max(2048, options.cacheKilobytes)",  // Int option
+        "max(1024, cacheKilobytes)",  // Int option (the reader or writer cache size)
         "max(0, options.mmapBytes)",  // Int option
         "SQLiteSchema.latestVersion",  // Int constant
         "walLimit",  // Int64 computed from options
