@@ -2,9 +2,10 @@ import CProtobufC
 
 /// Packs and unpacks `ProtoMessage` values with protobuf-c.
 ///
-/// This is the only place that calls `protobuf_c_message_pack` and
+/// With `ResponseFrame` (which packs envelopes straight into an output
+/// buffer), the only place that calls `protobuf_c_message_pack` and
 /// `protobuf_c_message_unpack`; every unpacked message is freed before the
-/// call returns.
+/// call returns (to malloc, or to the caller's `UnpackArena`).
 public enum ProtoCodec {
     /// The protobuf encoding of `message`.
     public static func encode<M: ProtoMessage>(_ message: M) -> [UInt8] {
