@@ -30,6 +30,42 @@ struct HostileInputEndToEndTests {
         #expect(!names.contains { $0.hasPrefix("Attic") }, "nothing stored, truncated or not")
     }
 
+    /// The server finds handlers by the raw bytes of the method name: a name that is
+    /// a known path with invalid UTF-8 in it, a known path's prefix, or invalid UTF-8 in
+    /// metadata must still be told apart from every real method, and answered with a
+    /// connection-level INVALID_ARGUMENT (or UNIMPLEMENTED) while other clients carry on.
+    @Test func methodNamesAndMetadataAreCheckedByteForByte() async throws {
+        try await withServer { server, client in
+            let path = Array(LocationMethods.listLocations.path.utf8)
+            // call_id = 1, method = path with its last byte replaced by 0xFF.
+            let badMethod = Frame.encode([0x08, 0x01] + Self.field(2, Array(path.dropLast()) + [0xFF]))
+            let raw = try RawConnection(port: server.port)
+            raw.send(badMethod)
+            let reply = try #require(raw.receive())
+            #expect(reply.callID == 0 && reply.statusCode == .invalidArgument)
+            #expect(reply.statusMessage.contains("method is not valid UTF-8"), "\(reply.statusMessage)")
+            #expect(raw.isClosedByServer())
+
+            // A strict prefix of a real path is an unknown method, not that method.
+            let prefix = try RawConnection(port: server.port)
+            prefix.send(RequestEnvelope(callID: 2, method: String(decoding: path.dropLast(), as: UTF8.self), payload: []))
+            let unknown = try #require(prefix.receive())
+            #expect(unknown.callID == 2 && unknown.statusCode == .unimplemented)
+
+            // Metadata value 0xFF: metadata{key: "k", value: "\xFF"} inside call_id = 3, method = path.
+            let entry = Self.field(1, Array("k".utf8)) + Self.field(2, [0xFF])
+            let badMetadata = Frame.encode([0x08, 0x03] + Self.field(2, path) + Self.field(5, entry))
+            let meta = try RawConnection(port: server.port)
+            meta.send(badMetadata)
+            let metaReply = try #require(meta.receive())
+            #expect(metaReply.callID == 0 && metaReply.statusCode == .invalidArgument)
+            #expect(metaReply.statusMessage.contains("metadata value is not valid UTF-8"), "\(metaReply.statusMessage)")
+
+            // Everyone else is still served, by name.
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+    }
+
     /// A client that pipelines without pause, every write ending mid-frame, keeps a
     /// partial frame buffered at all times; that is not a slowloris.
     @Test func continuousPipeliningOutlivesTheFrameTimeout() async throws {
