@@ -32,7 +32,9 @@ extension SQLiteStore {
         public var writerCacheKilobytes: Int
         /// How much of the file each connection maps into memory for reading (0 = none).
         public var mmapBytes: Int
-        /// WAL size, in pages, after which a background checkpoint runs.
+        /// WAL pages between two wake-ups of the background checkpointer (the first once
+        /// the WAL holds this many); at 4x this the writer checkpoints itself
+        /// (`CheckpointPolicy`). 16,000 pages = 64 MB.
         public var checkpointPages: Int32
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
