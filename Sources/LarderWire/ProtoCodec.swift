@@ -17,12 +17,16 @@ public enum ProtoCodec {
     public static func encode<M: ProtoMessage>(_ message: M, appendingTo buffer: inout [UInt8], using arena: CArena) {
         defer { arena.reset() }
         let c = UnsafePointer(message.build(in: arena))
-        let size = protobuf_c_message_get_packed_size(c)
+        pack(c, size: protobuf_c_message_get_packed_size(c), appendingTo: &buffer)
+    }
+
+    /// Appends the encoding of a C message whose packed size is `size` to `buffer`.
+    public static func pack(_ message: UnsafePointer<ProtobufCMessage>, size: Int, appendingTo buffer: inout [UInt8]) {
         guard size > 0 else { return }
         let offset = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: size))
         buffer.withUnsafeMutableBufferPointer { out in
-            _ = protobuf_c_message_pack(c, out.baseAddress! + offset)
+            _ = protobuf_c_message_pack(message, out.baseAddress! + offset)
         }
     }
 

@@ -20,11 +20,7 @@ public enum ResponseFrame {
                     let message = UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self)
                     let size = protobuf_c_message_get_packed_size(message)
                     Frame.appendHeader(length: size, to: &buffer)
-                    let offset = buffer.count
-                    buffer.append(contentsOf: repeatElement(0, count: size))
-                    buffer.withUnsafeMutableBufferPointer { out in
-                        _ = protobuf_c_message_pack(message, out.baseAddress! + offset)
-                    }
+                    ProtoCodec.pack(message, size: size, appendingTo: &buffer)
                 }
             }
         }
