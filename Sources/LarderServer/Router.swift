@@ -86,16 +86,14 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
-            let request: Request
-            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+        handlers[method.path] = Self.deferred(method) { request, context, respond in
             store.read({ reader throws(RPCError) in
                 try context.checkDeadline()
                 let encoded = ProtoCodec.encode(try operation(request, reader))
                 try context.checkDeadline()
                 return encoded
             }, completion: respond)
-        })
+        }
     }
 
     /// A method that writes: runs on the writer, group-committed; the reply
@@ -105,9 +103,7 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
     ) {
         let store = self.store
-        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
-            let request: Request
-            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch { return respond(.failure(error)) }
+        handlers[method.path] = Self.deferred(method) { request, context, respond in
             store.write({ writer throws(RPCError) in
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()
@@ -121,6 +117,21 @@ struct Router: Sendable {
                     respond(.failure(error))
                 }
             })
+        }
+    }
+
+    /// A handler run on the store's threads: the request is decoded on the loop
+    /// (a bad one is answered at once), then handed to `start` with the call.
+    private static func deferred<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ start: @escaping @Sendable (Request, CallContext, @escaping MethodHandler.Respond) -> Void
+    ) -> MethodHandler {
+        MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
+            let request: Request
+            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch {
+                return respond(.failure(error))
+            }
+            start(request, context, respond)
         })
     }
 }
