@@ -7,7 +7,7 @@ enum SQLiteQuery: Int, CaseIterable {
     case groupByID, groups, insertGroup, updateGroup, deleteGroup
     case itemCategoryByID, itemCategories, itemCategoriesOfGroup, itemCategoryCount
     case insertItemCategory, updateItemCategory, deleteItemCategory, deleteItemCategoriesOfGroup
-    case mealByID, insertMeal, updateMeal, deleteMeal
+    case mealByID, insertMeal, updateMeal, deleteMeal, setMealEncoding
     case mealPage, mealPageAfter, mealPageCategory, mealPageCategoryAfter
     case mealSummary
 
@@ -66,6 +66,7 @@ enum SQLiteQuery: Int, CaseIterable {
         case .updateMeal:
             "UPDATE meal_records SET name = ?2, calories = ?3, category = ?4, eaten_at_ms = ?5, update_time_ms = ?6, encoding = ?7 WHERE id = ?1"
         case .deleteMeal: "DELETE FROM meal_records WHERE id = ?1"
+        case .setMealEncoding: "UPDATE meal_records SET encoding = ?2 WHERE id = ?1"
 
         case .mealPage:
             "SELECT \(Self.mealPageColumns) FROM meal_records WHERE eaten_at_ms >= ?1 AND eaten_at_ms < ?2"

@@ -401,21 +401,21 @@ extension SQLiteSession {
 extension SQLiteSession {
     /// Stores the encoding of every meal record that has none (rows written
     /// before schema version 4). Runs inside the migration's transaction.
-    func fillMissingMealEncodings() throws(SQLiteError) {
-        let select = try connection.prepare("SELECT id FROM meal_records WHERE encoding IS NULL")
+    func fillMissingMealEncodings() throws(RPCError) {
+        // A one-off scan, so not among the indexed statements of SQLiteQuery.
         var ids: [String] = []
-        while try select.step() { ids.append(select.string(at: 0)) }
-        let update = try connection.prepare("UPDATE meal_records SET encoding = ?2 WHERE id = ?1")
+        do throws(SQLiteError) {
+            let select = try connection.prepare("SELECT id FROM meal_records WHERE encoding IS NULL")
+            while try select.step() { ids.append(select.string(at: 0)) }
+        } catch {
+            throw error.rpcError
+        }
         for id in ids {
-            let record: MealRecord?
-            do throws(RPCError) { record = try mealRecord(id: id) } catch {
-                throw SQLiteError(code: SQLITE_ERROR, message: "reading meal record \(id): \(error.message)")
-            }
-            guard let record else { continue }
-            try update.bind(id, at: 1)
-            try update.bind(blob: ProtoCodec.encode(record), at: 2)
-            try update.run()
-            update.reset()
+            guard let record = try mealRecord(id: id) else { continue }
+            _ = try change(.setMealEncoding, bind: { s throws(SQLiteError) in
+                try s.bind(id, at: 1)
+                try s.bind(blob: ProtoCodec.encode(record), at: 2)
+            })
         }
     }
 }

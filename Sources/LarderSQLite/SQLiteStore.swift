@@ -169,7 +169,13 @@ public final class SQLiteStore: Store {
                 return
             }
             for migration in SQLiteSchema.migrations[version...] { try connection.execute(migration) }
-            if version > 0 && version < SQLiteSchema.mealEncodingVersion { try writer.fillMissingMealEncodings() }
+            if version > 0 && version < SQLiteSchema.mealEncodingVersion {
+                do throws(RPCError) {
+                    try writer.fillMissingMealEncodings()
+                } catch {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "storing meal record encodings failed: \(error)")
+                }
+            }
             if version == 0 && seed {
                 do throws(RPCError) {
                     try SeedData.insert(into: writer)
