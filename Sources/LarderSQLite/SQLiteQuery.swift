@@ -7,7 +7,7 @@ enum SQLiteQuery: Int, CaseIterable {
     case groupByID, groups, insertGroup, updateGroup, deleteGroup
     case itemCategoryByID, itemCategories, itemCategoriesOfGroup, itemCategoryCount
     case insertItemCategory, updateItemCategory, deleteItemCategory, deleteItemCategoriesOfGroup
-    case mealByID, insertMeal, updateMeal, deleteMeal, setMealEncoding
+    case mealByKey, insertMeal, updateMeal, deleteMeal, setMealEncoding
     case mealPage, mealPageAfter, mealPageCategory, mealPageCategoryAfter
     case mealSummary
 
@@ -15,9 +15,9 @@ enum SQLiteQuery: Int, CaseIterable {
     private static let groupColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let itemCategoryColumns = "id, name, icon_name, category_group_id, create_time_ms, update_time_ms"
     private static let mealColumns = "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms"
-    /// What a page of meal records reads: the stored encoding, and the id to rebuild it
+    /// What a page of meal records reads: the stored encoding, and the key to rebuild it
     /// should it be missing.
-    private static let mealPageColumns = "encoding, id"
+    private static let mealPageColumns = "encoding, eaten_at_ms, id"
     private static let mealOrder = " ORDER BY eaten_at_ms DESC, id DESC LIMIT ?3"
     /// Rows strictly after the cursor (?4, ?5) in (eaten_at_ms desc, id desc) order.
     /// The caller also lowers the exclusive bound ?2 to at most ?4 + 1, so the index
@@ -60,13 +60,15 @@ enum SQLiteQuery: Int, CaseIterable {
         case .deleteItemCategory: "DELETE FROM item_categories WHERE id = ?1"
         case .deleteItemCategoriesOfGroup: "DELETE FROM item_categories WHERE category_group_id = ?1"
 
-        case .mealByID: "SELECT \(Self.mealColumns) FROM meal_records WHERE id = ?1"
+        // Meal records are found by their primary key (eaten_at_ms, id); MealKeyIndex
+        // knows each id's eaten_at_ms.
+        case .mealByKey: "SELECT \(Self.mealColumns) FROM meal_records WHERE eaten_at_ms = ?2 AND id = ?1"
         case .insertMeal:
             "INSERT INTO meal_records (\(Self.mealColumns), encoding) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
         case .updateMeal:
-            "UPDATE meal_records SET name = ?2, calories = ?3, category = ?4, eaten_at_ms = ?5, update_time_ms = ?6, encoding = ?7 WHERE id = ?1"
-        case .deleteMeal: "DELETE FROM meal_records WHERE id = ?1"
-        case .setMealEncoding: "UPDATE meal_records SET encoding = ?2 WHERE id = ?1"
+            "UPDATE meal_records SET name = ?2, calories = ?3, category = ?4, eaten_at_ms = ?5, update_time_ms = ?6, encoding = ?7 WHERE eaten_at_ms = ?8 AND id = ?1"
+        case .deleteMeal: "DELETE FROM meal_records WHERE eaten_at_ms = ?2 AND id = ?1"
+        case .setMealEncoding: "UPDATE meal_records SET encoding = ?2 WHERE eaten_at_ms = ?3 AND id = ?1"
 
         case .mealPage:
             "SELECT \(Self.mealPageColumns) FROM meal_records WHERE eaten_at_ms >= ?1 AND eaten_at_ms < ?2"

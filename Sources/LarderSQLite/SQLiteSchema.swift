@@ -81,6 +81,31 @@ enum SQLiteSchema {
         """
         ALTER TABLE meal_records ADD COLUMN encoding BLOB;
         """,
+        // 5: a new record now only ever grows the meal table and its category index at
+        // one end. Their keys ascend: a new record is usually the newest, and lands at
+        // the right edge of both b-trees, where SQLite appends to the last page instead
+        // of splitting the first one in half (lists scan them backwards). And the unique
+        // index on the random ids is gone: MealKeyIndex, in memory, finds a record's
+        // primary key from its id.
+        """
+        CREATE TABLE meal_records_ascending (
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            calories INTEGER NOT NULL CHECK (calories BETWEEN 0 AND 100000),
+            category INTEGER NOT NULL CHECK (category BETWEEN 1 AND 4),
+            eaten_at_ms INTEGER NOT NULL,
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL,
+            encoding BLOB,
+            PRIMARY KEY (eaten_at_ms, id)
+        ) WITHOUT ROWID;
+        INSERT INTO meal_records_ascending
+            SELECT id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms, encoding
+            FROM meal_records;
+        DROP TABLE meal_records;
+        ALTER TABLE meal_records_ascending RENAME TO meal_records;
+        CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms, id);
+        """,
     ]
 
     /// The first version whose meal records carry their encoding.

@@ -6,14 +6,28 @@ import LarderWire
 /// The SQLite implementation of the store primitives on one connection,
 /// with its prepared statements cached. Used by one thread at a time.
 final class SQLiteSession: StoreConnection {
+    /// What a session does with the store's `MealKeyIndex`.
+    enum Role {
+        /// Reads it, from snapshots that may lag it or run ahead of it.
+        case reader
+        /// Stages its changes and publishes them at commit; the only one to change it.
+        case writer
+    }
+
     let connection: SQLiteConnection
+    private let role: Role
     private let checkpointOnClose: Bool
+    private let mealKeys: MealKeyIndex
+    private var mealKeyChanges: MealKeyTransaction
     private var statements: [SQLiteStatement?]
 
     /// Wraps `connection`; a writer checkpoints and truncates the WAL on close.
-    init(connection: SQLiteConnection, checkpointOnClose: Bool) {
+    init(connection: SQLiteConnection, role: Role, mealKeys: MealKeyIndex, checkpointOnClose: Bool = false) {
         self.connection = connection
+        self.role = role
         self.checkpointOnClose = checkpointOnClose
+        self.mealKeys = mealKeys
+        self.mealKeyChanges = MealKeyTransaction(index: mealKeys)
         self.statements = Array(repeating: nil, count: SQLiteQuery.allCases.count)
     }
 
@@ -44,15 +58,26 @@ final class SQLiteSession: StoreConnection {
     func beginRead() throws(RPCError) { try run(.begin) }
     func endRead() throws(RPCError) { try run(.commit) }
     func beginWrite() throws(RPCError) { try run(.beginImmediate) }
-    func savepoint() throws(RPCError) { try run(.savepoint) }
-    func releaseSavepoint() throws(RPCError) { try run(.release) }
+    func savepoint() throws(RPCError) {
+        try run(.savepoint)
+        mealKeyChanges.savepoint()
+    }
+
+    func releaseSavepoint() throws(RPCError) {
+        try run(.release)
+        mealKeyChanges.releaseSavepoint()
+    }
 
     func rollbackToSavepoint() throws(RPCError) {
+        mealKeyChanges.rollbackToSavepoint()
         try run(.rollbackToSavepoint)
         try run(.release)
     }
 
-    func commit() throws(RPCError) { try run(.commit) }
+    func commit() throws(RPCError) {
+        try run(.commit)
+        mealKeyChanges.committed()
+    }
 
     /// SQLite undoes a failed statement (its statement journal) and keeps the transaction.
     var undoesFailedStatements: Bool { true }
@@ -60,6 +85,7 @@ final class SQLiteSession: StoreConnection {
     var isInTransaction: Bool { !connection.isAutocommit }
 
     func rollback() {
+        mealKeyChanges.rollback()
         guard !connection.isAutocommit else { return }
         do throws(RPCError) { try run(.rollback) } catch {}
     }
@@ -186,7 +212,57 @@ extension SQLiteSession {
         try one(.itemCategoryCount, id: groupID) { s in Int(s.int64(at: 0)) } ?? 0
     }
 
-    func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
+    func mealRecord(id: String) throws(RPCError) -> MealRecord? {
+        guard let key = MealKey(id: id) else { return nil }
+        switch role {
+        case .writer:
+            guard let eatenAt = mealKeys.writerView(key) else { return nil }
+            return try mealRecord(id: id, eatenAt: eatenAt)
+        case .reader:
+            return try readMealRecord(id: id, key: key)
+        }
+    }
+
+    /// The meal record with this primary key, or nil.
+    private func mealRecord(id: String, eatenAt: Int64) throws(RPCError) -> MealRecord? {
+        do throws(SQLiteError) {
+            let statement = try prepared(.mealByKey)
+            defer { statement.reset() }
+            try statement.bind(id, at: 1)
+            try statement.bind(eatenAt, at: 2)
+            return try statement.step() ? try Self.meal(statement) : nil
+        } catch {
+            throw error.rpcError
+        }
+    }
+
+    /// How often a reader looks again for a record that keeps moving under it.
+    private static let mealLookupAttempts = 16
+
+    /// A reader's lookup. Its snapshot may predate or follow what `mealKeys` says, so the
+    /// record is looked for where the index had it committed and where the writer is
+    /// moving it. Missing from both, it is gone when the index saw it being created (not
+    /// yet visible) or deleted; else it moved after the index was read, and the lookup
+    /// runs again in a new snapshot taken after a fresh read of the index.
+    private func readMealRecord(id: String, key: MealKey) throws(RPCError) -> MealRecord? {
+        var entry = mealKeys.entry(key)
+        for _ in 0..<Self.mealLookupAttempts {
+            if entry.isEmpty { return nil }
+            if let eatenAt = entry.committed, let record = try mealRecord(id: id, eatenAt: eatenAt) {
+                return record
+            }
+            if case .at(let eatenAt)? = entry.staged, eatenAt != entry.committed,
+               let record = try mealRecord(id: id, eatenAt: eatenAt) {
+                return record
+            }
+            if entry.committed == nil || entry.staged == .deleted { return nil }
+            // A new read transaction, whose snapshot starts with the next statement.
+            try run(.commit)
+            try run(.begin)
+            entry = mealKeys.entry(key)
+        }
+        throw RPCError.unavailable("meal record \(id) kept changing while being read; retry")
+    }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
         let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil) {
@@ -196,7 +272,7 @@ extension SQLiteSession {
         case (true, true): .mealPageCategoryAfter
         }
         var page = EncodedMessages()
-        var missing: [(index: Int, id: String)] = []
+        var missing: [(index: Int, id: String, eatenAt: Int64)] = []
         do throws(SQLiteError) {
             let statement = try prepared(statementKind)
             defer { statement.reset() }
@@ -217,7 +293,7 @@ extension SQLiteSession {
                     if let encoding {
                         page.append(encoding)
                     } else {
-                        missing.append((page.count, statement.string(at: 1)))
+                        missing.append((page.count, statement.string(at: 2), statement.int64(at: 1)))
                         page.append(UnsafeRawBufferPointer(start: nil, count: 0))
                     }
                 }
@@ -231,15 +307,15 @@ extension SQLiteSession {
     }
 
     /// `page` with the records at `missing` encoded from their columns.
-    private func rebuilding(_ page: EncodedMessages, _ missing: [(index: Int, id: String)]) throws(RPCError)
-        -> EncodedMessages
+    private func rebuilding(_ page: EncodedMessages, _ missing: [(index: Int, id: String, eatenAt: Int64)])
+        throws(RPCError) -> EncodedMessages
     {
         var rebuilt = EncodedMessages()
         var next = missing.makeIterator()
         var pending = next.next()
         for index in 0..<page.count {
             if let item = pending, item.index == index {
-                guard let record = try mealRecord(id: item.id) else {
+                guard let record = try mealRecord(id: item.id, eatenAt: item.eatenAt) else {
                     throw RPCError.internalError("meal record \(item.id) vanished while being read")
                 }
                 rebuilt.append(ProtoCodec.encode(record))
@@ -365,57 +441,103 @@ extension SQLiteSession {
     }
 
     func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+        let key = try Self.mealKey(record.id)
+        guard mealKeys.writerView(key) == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
+        let eatenAt = record.eatenAt?.unixMilliseconds ?? 0
         _ = try change(.insertMeal, bind: { s throws(SQLiteError) in
             try s.bind(record.id, at: 1)
             try s.bind(record.name, at: 2)
             try s.bind(Int64(record.calories), at: 3)
             try s.bind(Int64(record.category.rawValue), at: 4)
-            try s.bind(record.eatenAt?.unixMilliseconds ?? 0, at: 5)
+            try s.bind(eatenAt, at: 5)
             try s.bind(record.createTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 7)
             try s.bind(blob: ProtoCodec.encode(record), at: 8)
         }, constraint: { error in
             Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
         })
+        mealKeyChanges.stage(key, .at(eatenAt))
     }
 
     func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
-        try change(.updateMeal, bind: { s throws(SQLiteError) in
+        let key = try Self.mealKey(record.id)
+        guard let storedAt = mealKeys.writerView(key) else { return false }
+        let eatenAt = record.eatenAt?.unixMilliseconds ?? 0
+        let changed = try change(.updateMeal, bind: { s throws(SQLiteError) in
             try s.bind(record.id, at: 1)
             try s.bind(record.name, at: 2)
             try s.bind(Int64(record.calories), at: 3)
             try s.bind(Int64(record.category.rawValue), at: 4)
-            try s.bind(record.eatenAt?.unixMilliseconds ?? 0, at: 5)
+            try s.bind(eatenAt, at: 5)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(blob: ProtoCodec.encode(record), at: 7)
-        }) > 0
+            try s.bind(storedAt, at: 8)
+        })
+        guard changed > 0 else { return false }
+        if eatenAt != storedAt { mealKeyChanges.stage(key, .at(eatenAt)) }
+        return true
     }
 
     func deleteMealRecord(id: String) throws(RPCError) -> Bool {
-        try change(.deleteMeal, bind: { s throws(SQLiteError) in try s.bind(id, at: 1) }) > 0
+        let key = try Self.mealKey(id)
+        guard let storedAt = mealKeys.writerView(key) else { return false }
+        let changed = try change(.deleteMeal, bind: { s throws(SQLiteError) in
+            try s.bind(id, at: 1)
+            try s.bind(storedAt, at: 2)
+        })
+        guard changed > 0 else { return false }
+        mealKeyChanges.stage(key, .deleted)
+        return true
+    }
+
+    /// The key of a meal record id the rules already validated.
+    private static func mealKey(_ id: String) throws(RPCError) -> MealKey {
+        guard let key = MealKey(id: id) else { throw RPCError.internalError("meal record id \"\(id)\" is not a UUID") }
+        return key
     }
 }
 
-// MARK: - Migration
+// MARK: - Opening
 
 extension SQLiteSession {
     /// Stores the encoding of every meal record that has none (rows written
     /// before schema version 4). Runs inside the migration's transaction.
     func fillMissingMealEncodings() throws(RPCError) {
         // A one-off scan, so not among the indexed statements of SQLiteQuery.
-        var ids: [String] = []
+        var keys: [(id: String, eatenAt: Int64)] = []
         do throws(SQLiteError) {
-            let select = try connection.prepare("SELECT id FROM meal_records WHERE encoding IS NULL")
-            while try select.step() { ids.append(select.string(at: 0)) }
+            let select = try connection.prepare("SELECT id, eaten_at_ms FROM meal_records WHERE encoding IS NULL")
+            while try select.step() { keys.append((select.string(at: 0), select.int64(at: 1))) }
         } catch {
             throw error.rpcError
         }
-        for id in ids {
-            guard let record = try mealRecord(id: id) else { continue }
+        for (id, eatenAt) in keys {
+            guard let record = try mealRecord(id: id, eatenAt: eatenAt) else { continue }
             _ = try change(.setMealEncoding, bind: { s throws(SQLiteError) in
                 try s.bind(id, at: 1)
                 try s.bind(blob: ProtoCodec.encode(record), at: 2)
+                try s.bind(eatenAt, at: 3)
             })
+        }
+    }
+
+    /// Fills the store's empty `MealKeyIndex` from the table, in one read transaction.
+    /// Fails with SQLITE_CORRUPT for an id that is not a UUID or that is stored twice.
+    func loadMealKeys() throws(SQLiteError) {
+        try connection.execute("BEGIN")
+        defer { rollback() }
+        // A one-off scan of the narrowest index that holds both columns.
+        let select = try connection.prepare(
+            "SELECT id, eaten_at_ms FROM meal_records INDEXED BY meal_records_category_eaten_at")
+        defer { select.reset() }
+        while try select.step() {
+            let id = select.string(at: 0)
+            guard let key = MealKey(id: id) else {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(id)\" is not a UUID")
+            }
+            guard mealKeys.load(key, eatenAt: select.int64(at: 1)) else {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(id)\" is stored twice")
+            }
         }
     }
 }

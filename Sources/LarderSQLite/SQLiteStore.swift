@@ -14,23 +14,42 @@ import Synchronization
 public final class SQLiteStore: Store {
     private let executor: StoreExecutor
     private let checkpointer: Mutex<SQLiteCheckpointer?>
+    private let fileLock: DatabaseFileLock
     /// The database file.
     public let path: String
 
-    private init(path: String, executor: StoreExecutor, checkpointer: SQLiteCheckpointer?) {
+    private init(path: String, executor: StoreExecutor, checkpointer: SQLiteCheckpointer?,
+                 fileLock: DatabaseFileLock) {
         self.path = path
         self.executor = executor
         self.checkpointer = Mutex(checkpointer)
+        self.fileLock = fileLock
     }
 
     /// Opens (creating when missing, unless read-only) the database at `path`,
-    /// migrates its schema, and seeds a new database when `options.seed`.
+    /// migrates its schema, seeds a new database when `options.seed`, and reads
+    /// where every meal record is (`MealKeyIndex`). Holds a lock on the file until
+    /// `close()`: one read-write store per file, in any process.
     ///
     /// - Throws: INVALID_ARGUMENT when the directory does not exist,
     ///   UNAVAILABLE when the file cannot be opened, FAILED_PRECONDITION when
-    ///   its schema is newer than this build, DATA_LOSS when it is not a database.
+    ///   its schema is newer than this build or another store has it open for
+    ///   writing, DATA_LOSS when it is not a database.
     public static func open(path: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
         try checkDirectory(of: path)
+        let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
+        do throws(RPCError) {
+            return try open(path: path, options: options, fileLock: fileLock)
+        } catch {
+            fileLock.release()
+            throw error
+        }
+    }
+
+    private static func open(path: String, options: Options, fileLock: DatabaseFileLock)
+        throws(RPCError) -> SQLiteStore
+    {
+        let mealKeys = MealKeyIndex()
         do throws(SQLiteError) {
             let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             let writerConnection = try SQLiteConnection(path: path, flags: flags)
@@ -43,7 +62,8 @@ public final class SQLiteStore: Store {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
                 }
             }
-            let writer = SQLiteSession(connection: writerConnection, checkpointOnClose: !options.readOnly)
+            let writer = SQLiteSession(connection: writerConnection, role: .writer, mealKeys: mealKeys,
+                                       checkpointOnClose: !options.readOnly)
             var checkpointer: SQLiteCheckpointer?
             if !options.readOnly {
                 try migrate(writer, seed: options.seed)
@@ -54,6 +74,10 @@ public final class SQLiteStore: Store {
                     throw error
                 }
             }
+            do throws(SQLiteError) { try writer.loadMealKeys() } catch {
+                checkpointer?.stop()
+                throw error
+            }
 
             var readers: [any StoreConnection] = []
             do throws(SQLiteError) {
@@ -62,7 +86,7 @@ public final class SQLiteStore: Store {
                         path: path, flags: options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
                     try configure(connection, options: options, cacheKilobytes: options.cacheKilobytes)
                     try connection.execute("PRAGMA query_only=ON")
-                    readers.append(SQLiteSession(connection: connection, checkpointOnClose: false))
+                    readers.append(SQLiteSession(connection: connection, role: .reader, mealKeys: mealKeys))
                 }
             } catch {
                 writer.close()
@@ -71,7 +95,7 @@ public final class SQLiteStore: Store {
             }
             let executor = StoreExecutor(writer: writer, readers: readers,
                                          options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
-            return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer)
+            return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock)
         } catch {
             throw openError(error, path: path)
         }
@@ -102,6 +126,7 @@ public final class SQLiteStore: Store {
             return value
         }
         background?.stop()
+        fileLock.release()
     }
 
     // MARK: Opening

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LarderWire
+import Synchronization
+
+/// An advisory `flock` on the database file: one read-write store per file at a time
+/// (exclusive), or any number of read-only ones (shared).
+///
+/// A store keeps where each meal record is in memory (`MealKeyIndex`), which a second
+/// process writing the same file would silently make wrong; this lock refuses that
+/// second server instead. SQLite's own locks are POSIX record locks, which a `flock`
+/// does not touch — but closing *any* descriptor of the file drops the process's POSIX
+/// locks on it, so the lock is released only after every SQLite connection closed.
+final class DatabaseFileLock: Sendable {
+    private let descriptor: Mutex<Int32>
+
+    /// Takes the lock, creating an empty file (which SQLite reads as a new database)
+    /// unless `shared`. Call before opening any SQLite connection to `path`.
+    ///
+    /// - Throws: FAILED_PRECONDITION while another store holds a conflicting lock,
+    ///   UNAVAILABLE when the file cannot be opened.
+    init(path: String, shared: Bool) throws(RPCError) {
+        let fd = shared ? open(path, O_RDONLY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw RPCError.unavailable("cannot open database \"\(path)\": \(reason)")
+        }
+        var result: Int32
+        repeat {
+            result = flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB)
+        } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw busy
+                ? RPCError.failedPrecondition(
+                    "database \"\(path)\" is in use by another larder-server; stop it or use another file")
+                : RPCError.unavailable("cannot lock database \"\(path)\": \(reason)")
+        }
+        descriptor = Mutex(fd)
+    }
+
+    /// Drops the lock. Idempotent; only after every SQLite connection to the file closed.
+    func release() {
+        let fd = descriptor.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
+        if fd >= 0 { close(fd) }
+    }
+}
