@@ -151,13 +151,17 @@ import Testing
         }?.code == .notFound)
     }
 
-    @Test func generatedIDsAreLowercaseVersion4() {
-        for _ in 0..<100 {
+    /// Across several refills of the pool of random bytes (256 ids each): no id repeats.
+    @Test func generatedIDsAreLowercaseVersion4AndDistinct() {
+        var seen = Set<String>()
+        for _ in 0..<1000 {
             let id = StoreID.generate()
             #expect(StoreID.normalized(id) == id)
             let chars = Array(id)
             #expect(chars[14] == "4")
             #expect("89ab".contains(chars[19]))
+            seen.insert(id)
         }
+        #expect(seen.count == 1000)
     }
 }

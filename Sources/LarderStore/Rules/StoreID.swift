@@ -3,18 +3,35 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Entity ids: lowercase UUID strings.
 public enum StoreID {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// Random bytes from the kernel's CSPRNG, fetched 4 KiB at a time: glibc's
+    /// `arc4random_buf` makes a `getrandom` system call per call (2% of a create).
+    private struct RandomPool {
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        var next = 4096
+
+        mutating func take16() -> [UInt8] {
+            if next + 16 > bytes.count {
+                bytes.withUnsafeMutableBytes { buffer in
+                    if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+                }
+                next = 0
+            }
+            defer { next += 16 }
+            return Array(bytes[next..<next + 16])
+        }
+    }
+
+    private static let randomPool = Mutex(RandomPool())
+
     /// A new random (version 4) UUID in lower case.
     public static func generate() -> String {
-        var bytes = [UInt8](repeating: 0, count: 16)
-        bytes.withUnsafeMutableBytes { buffer in
-            // The kernel's CSPRNG through glibc's buffered generator: no syscall per id.
-            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
-        }
+        var bytes = randomPool.withLock { $0.take16() }
         bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
         bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
         return format(bytes)
