@@ -103,6 +103,10 @@ public final class SQLiteStore: Store {
 
     public func submitBatch(_ body: () -> Void) { executor.submitBatch(body) }
 
+    public func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void) {
+        executor.setCompletionsDelivered(body)
+    }
+
     public func read<R: Sendable>(
         _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void

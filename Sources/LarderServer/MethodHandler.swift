@@ -13,10 +13,12 @@ final class MethodHandler: Sendable {
         /// The encoded reply goes to `scratch.reply`; the error, if any, is returned.
         case inline(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch, _ context: CallContext)
             -> RPCError?)
-        /// On the store's threads; the handler calls `respond` exactly once, from any thread.
-        /// The request is decoded (in the loop's `scratch`) before the handler returns.
+        /// On the store's threads; the handler calls `respond` exactly once, from a store
+        /// thread. The request is decoded (in the loop's `scratch`) before the handler
+        /// returns; one that cannot be is not queued: the error is returned, and `respond`
+        /// never called.
         case deferred(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch, _ context: CallContext,
-                                 _ respond: @escaping Respond) -> Void)
+                                 _ respond: @escaping Respond) -> RPCError?)
     }
 
     let method: MethodDescriptor

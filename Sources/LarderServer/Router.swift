@@ -121,7 +121,8 @@ struct Router: Sendable {
     }
 
     /// A handler run on the store's threads: the request is decoded on the loop
-    /// (a bad one is answered at once), then handed to `start` with the call.
+    /// (a bad one is answered at once, by the returned error), then handed to `start`
+    /// with the call.
     private static func deferred<Request, Response>(
         _ method: RPCMethod<Request, Response>,
         _ start: @escaping @Sendable (Request, CallContext, @escaping MethodHandler.Respond) -> Void
@@ -129,9 +130,10 @@ struct Router: Sendable {
         MethodHandler(method: method.descriptor, isPublic: false, execution: .deferred { payload, scratch, context, respond in
             let request: Request
             do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch {
-                return respond(.failure(error))
+                return error
             }
             start(request, context, respond)
+            return nil
         })
     }
 }

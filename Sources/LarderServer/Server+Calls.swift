@@ -169,11 +169,20 @@ extension Server {
         case .deferred(let start):
             connection.callsInFlight += 1
             callsInFlight += 1
-            start(payload, scratch, context) { [self] result in
+            let refused = start(payload, scratch, context) { [self] result in
                 logIfInternal(result, context)
                 reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
                       finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
                                              receivedAt: context.receivedAt))
+            }
+            if let refused {
+                // A request the handler could not decode: answered here, like an inline call.
+                connection.callsInFlight -= 1
+                callsInFlight -= 1
+                connection.appendReply(callID: callID, result: .failure(refused))
+                finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: refused.code,
+                                      receivedAt: context.receivedAt),
+                         connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
             }
         }
     }

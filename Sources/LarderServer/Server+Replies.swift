@@ -9,19 +9,32 @@ import Glibc
 /// Replies from the store threads, delivered on the loop in batches.
 extension Server {
 
-    /// Queues a framed reply from any thread; the loop writes it on its next turn.
+    /// Queues a framed reply from a store thread, which calls `wakeForReplies()` once it
+    /// delivered the results it had: a commit's replies wake the loop once, not once each
+    /// (on a busy core, each wake-up would let the loop preempt the writer for one reply).
     func reply(_ bytes: [UInt8], to connectionID: UInt64, finished: FinishedCall) {
-        let wasEmpty = replies.withLock { pending in
-            pending.append(PendingReply(connectionID: connectionID, bytes: bytes, finished: finished))
-            return pending.count == 1
+        replies.withLock { queue in
+            queue.pending.append(PendingReply(connectionID: connectionID, bytes: bytes, finished: finished))
         }
-        if wasEmpty { loop.execute { [self] in deliverReplies() } }
+    }
+
+    /// Has the loop deliver the queued replies, unless it was woken for them already.
+    func wakeForReplies() {
+        let wake = replies.withLock { queue in
+            guard !queue.pending.isEmpty && !queue.wakeScheduled else { return false }
+            queue.wakeScheduled = true
+            return true
+        }
+        if wake { loop.execute { [self] in deliverReplies() } }
     }
 
     /// Moves queued replies to their connections and writes each connection once.
     func deliverReplies() {
         var batch: [PendingReply] = []
-        replies.withLock { swap(&batch, &$0) }
+        replies.withLock { queue in
+            swap(&batch, &queue.pending)
+            queue.wakeScheduled = false
+        }
         var touched: [Connection] = []
         let now = MonotonicClock.nanoseconds()
         for reply in batch {

@@ -34,7 +34,7 @@ public final class Server: @unchecked Sendable {
     var callsInFlight = 0
     var drainDeadline: UInt64?
     var stopped = false
-    let replies = Mutex<[PendingReply]>([])
+    let replies = Mutex(ReplyQueue())
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Memory reused by every call the loop decodes or answers inline.
     let scratch = CallScratch()
@@ -43,6 +43,12 @@ public final class Server: @unchecked Sendable {
         let connectionID: UInt64
         let bytes: [UInt8]
         let finished: FinishedCall
+    }
+
+    /// Replies from the store threads for the loop, and whether the loop was woken for them.
+    struct ReplyQueue {
+        var pending: [PendingReply] = []
+        var wakeScheduled = false
     }
 
     /// What the metrics and the access log need of a call whose reply is queued.
@@ -84,6 +90,7 @@ public final class Server: @unchecked Sendable {
             metricsHTTP = nil
         }
         metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
+        store.setCompletionsDelivered { [weak self] in self?.wakeForReplies() }
     }
 
     /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;

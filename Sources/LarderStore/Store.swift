@@ -22,6 +22,13 @@ public protocol Store: Sendable {
     /// Finishes the queued work, then closes every connection. Idempotent.
     func close()
 
+    /// Sets what is called after each completion delivered on its own (a read) and
+    /// after each group of completions delivered back to back (the writes of one
+    /// commit), on the thread that delivered them: where a receiver that queues
+    /// results for another thread wakes it — once per group, not once per result.
+    /// Set it before submitting work.
+    func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void)
+
     /// Runs `body`, whose submissions wake the store threads once, when it returns.
     func submitBatch(_ body: () -> Void)
 }

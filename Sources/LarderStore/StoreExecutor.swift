@@ -1,4 +1,5 @@
 import LarderWire
+import Synchronization
 
 /// Runs store operations on threads it owns: a pool of readers, each with its
 /// own connection, and one writer that commits queued writes together.
@@ -30,6 +31,14 @@ public final class StoreExecutor: @unchecked Sendable {
     private var threads: [StoreThread] = []
     private let closeLock = ThreadCondition()
     private var closed = false
+    /// Boxed: a function value read through `Mutex.withLock`'s inout access is re-abstracted
+    /// and written back wrapped in thunks, one more pair per access.
+    private final class Callback: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    private let completionsDelivered = Mutex<Callback?>(nil)
 
     /// Starts one thread per reader connection and one for the writer.
     /// The executor owns the connections from now on and closes them in `close()`.
@@ -51,6 +60,7 @@ public final class StoreExecutor: @unchecked Sendable {
     ) {
         if !readQueue.push(ReadJob(operation, completion)) {
             completion(.failure(Self.closedError))
+            notifyDelivered()
         }
     }
 
@@ -61,7 +71,18 @@ public final class StoreExecutor: @unchecked Sendable {
     ) {
         if !writeQueue.push(WriteJob(operation, completion)) {
             completion(.failure(Self.closedError))
+            notifyDelivered()
         }
+    }
+
+    /// See `Store.setCompletionsDelivered(_:)`.
+    public func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void) {
+        let callback = Callback(body)
+        completionsDelivered.withLock { $0 = callback }
+    }
+
+    private func notifyDelivered() {
+        completionsDelivered.withLock { $0 }?.body()
     }
 
     /// Runs `body`, which submits reads and writes, waking the store threads once
@@ -100,10 +121,14 @@ public final class StoreExecutor: @unchecked Sendable {
                 try connection.beginRead()
             } catch {
                 for job in batch { job.fail(error) }
+                notifyDelivered()
                 batch.removeAll(keepingCapacity: true)
                 continue
             }
-            for job in batch { job.run(connection) }
+            for job in batch {
+                job.run(connection)
+                notifyDelivered()
+            }
             do throws(RPCError) {
                 try connection.endRead()
             } catch {
@@ -121,7 +146,9 @@ public final class StoreExecutor: @unchecked Sendable {
             if let error = runWriteBatch(batch) {
                 for job in batch { job.fail(error) }
             }
+            // Every caller of the commit is answered before anyone is woken for the answers.
             for job in batch { job.complete() }
+            notifyDelivered()
             batch.removeAll(keepingCapacity: true)
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import LarderAPI
 import LarderSQLite
@@ -133,6 +134,65 @@ import Testing
             let returned = try #require(try? all[index]?.get())
             #expect(stored.contains(returned), "\(returned.name) as returned is not what is stored")
         }
+    }
+
+    /// The writes of one commit are all answered before the one "delivered" call that
+    /// lets the receiver wake its consumer; each read is followed by its own.
+    @Test(arguments: Backend.all)
+    func completionsAreFollowedByOneDeliveredCallPerGroup(backend: Backend) throws {
+        let db = try TestDatabase(backend)
+        let store = db.store
+        let events = Mutex<[String]>([])
+        func waitForEvents(_ count: Int) -> [String] {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while events.withLock({ $0.count }) < count && ContinuousClock.now < deadline { usleep(1000) }
+            usleep(20_000)  // and nothing more arrives
+            return events.withLock { $0 }
+        }
+        store.setCompletionsDelivered { events.withLock { $0.append("delivered") } }
+
+        // A write that holds the writer until the 20 others are queued: they then form one commit.
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let writes = Results<Location>()
+        writes.group.enter()
+        store.write({ _ throws(RPCError) -> Location in
+            started.signal()
+            release.wait()
+            throw RPCError(.aborted, "only holding the writer")
+        }, completion: { result in
+            events.withLock { $0.append("blocker") }
+            writes.record(-1, result)
+        })
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        for index in 0..<20 {
+            writes.group.enter()
+            let request = CreateLocationRequest(location: Location(name: "room \(index)", colorHex: "#000000"))
+            store.write({ w throws(RPCError) in try Operations.createLocation(request, w) }) { result in
+                events.withLock { $0.append("write") }
+                writes.record(index, result)
+            }
+        }
+        release.signal()
+        #expect(writes.group.wait(timeout: .now() + 10) == .success)
+        #expect(waitForEvents(23) == ["blocker", "delivered"] + Array(repeating: "write", count: 20) + ["delivered"])
+
+        events.withLock { $0.removeAll() }
+        let reads = Results<ListLocationsResponse>()
+        store.submitBatch {
+            for index in 0..<5 {
+                reads.group.enter()
+                store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) }) { result in
+                    events.withLock { $0.append("read") }
+                    reads.record(index, result)
+                }
+            }
+        }
+        #expect(reads.group.wait(timeout: .now() + 10) == .success)
+        let readEvents = waitForEvents(10)
+        // Readers may interleave, but every read is announced on its own.
+        #expect(readEvents.filter { $0 == "read" }.count == 5 && readEvents.filter { $0 == "delivered" }.count == 5)
+        #expect(readEvents.last == "delivered")
     }
 
     @Test(arguments: Backend.all)
