@@ -261,7 +261,8 @@ extension SQLiteSession {
             try run(.begin)
             entry = mealKeys.entry(key)
         }
-        throw RPCError.unavailable("meal record \(id) kept changing while being read; retry")
+        throw RPCError.unavailable("meal record \(id) could not be read consistently: it kept moving while "
+                                   + "being read, or was changed behind the server's back; retry")
     }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
