@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// Where each meal record is stored: its id → its `eaten_at_ms`, the first half of
@@ -39,17 +44,56 @@ final class MealKeyIndex: Sendable {
     }
 
     private struct State {
-        var committed: [MealKey: Int64] = [:]
-        var staged: [MealKey: Staged] = [:]
+        var committed: [ScrambledKey: Int64] = [:]
+        var staged: [ScrambledKey: Staged] = [:]
     }
 
     private let state = Mutex(State())
+    /// Random per index: what keys are scrambled with.
+    private let secret: (UInt64, UInt64)
 
-    init() {}
+    init() {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { buffer in
+            if let base = buffer.baseAddress { arc4random_buf(base, buffer.count) }
+        }
+        secret = words
+    }
 
-    /// Records that the committed table holds `key` at `eatenAt`; false when it was there already.
-    func load(_ key: MealKey, eatenAt: Int64) -> Bool {
-        state.withLock { $0.committed.updateValue(eatenAt, forKey: key) == nil }
+    /// A key as the dictionaries hold it: its words mixed with the index's secret, so
+    /// that the cheap hash below cannot be steered into collisions by ids that clients
+    /// choose (SipHash, Swift's default, was most of a lookup's cost and 40% of
+    /// rebuilding the index). The hash is a folded multiply of the two words, as
+    /// foldhash and Go's maps do.
+    private struct ScrambledKey: Hashable {
+        let first: UInt64
+        let second: UInt64
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(first)
+            hasher.combine(second)
+        }
+
+        func _rawHashValue(seed: Int) -> Int {
+            let product = (first ^ UInt64(UInt(bitPattern: seed))).multipliedFullWidth(by: second | 1)
+            return Int(bitPattern: UInt(truncatingIfNeeded: product.high ^ product.low))
+        }
+    }
+
+    @inline(__always)
+    private func scrambled(_ key: MealKey) -> ScrambledKey {
+        ScrambledKey(first: key.high ^ secret.0, second: key.low ^ secret.1)
+    }
+
+    /// Records that the committed table holds each key at its `eatenAt`; returns a key
+    /// that was there already, if any.
+    func load(_ rows: [(key: MealKey, eatenAt: Int64)]) -> MealKey? {
+        state.withLock { state in
+            for row in rows where state.committed.updateValue(row.eatenAt, forKey: scrambled(row.key)) != nil {
+                return row.key
+            }
+            return nil
+        }
     }
 
     /// How many records are committed.
@@ -57,12 +101,14 @@ final class MealKeyIndex: Sendable {
 
     /// What readers see of `key`.
     func entry(_ key: MealKey) -> Entry {
-        state.withLock { Entry(committed: $0.committed[key], staged: $0.staged[key]) }
+        let key = scrambled(key)
+        return state.withLock { Entry(committed: $0.committed[key], staged: $0.staged[key]) }
     }
 
     /// Where the writer's own transaction sees `key`: its staged change, else the committed place.
     func writerView(_ key: MealKey) -> Int64? {
-        state.withLock { state in
+        let key = scrambled(key)
+        return state.withLock { state in
             switch state.staged[key] {
             case .at(let eatenAt): eatenAt
             case .deleted: nil
@@ -75,7 +121,8 @@ final class MealKeyIndex: Sendable {
     /// which undoes this call when staged again.
     @discardableResult
     func stage(_ key: MealKey, _ change: Staged?) -> Staged? {
-        state.withLock { state in
+        let key = scrambled(key)
+        return state.withLock { state in
             if let change { state.staged.updateValue(change, forKey: key) } else { state.staged.removeValue(forKey: key) }
         }
     }
@@ -84,6 +131,7 @@ final class MealKeyIndex: Sendable {
     func publish<Keys: Sequence<MealKey>>(_ keys: Keys) {
         state.withLock { state in
             for key in keys {
+                let key = scrambled(key)
                 guard let change = state.staged.removeValue(forKey: key) else { continue }
                 switch change {
                 case .at(let eatenAt): state.committed[key] = eatenAt

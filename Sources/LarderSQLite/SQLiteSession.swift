@@ -531,13 +531,23 @@ extension SQLiteSession {
         let select = try connection.prepare(
             "SELECT id, eaten_at_ms FROM meal_records INDEXED BY meal_records_category_eaten_at")
         defer { select.reset() }
-        while try select.step() {
-            let id = select.string(at: 0)
-            guard let key = MealKey(id: id) else {
-                throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(id)\" is not a UUID")
+        var rows: [(key: MealKey, eatenAt: Int64)] = []
+        rows.reserveCapacity(4096)
+        var more = true
+        while more {
+            rows.removeAll(keepingCapacity: true)
+            while rows.count < 4096 {
+                more = try select.step()
+                guard more else { break }
+                // The text in place: no String per row.
+                guard let key = select.withBlob(at: 0, { $0.flatMap(MealKey.init(utf8:)) }) else {
+                    throw SQLiteError(code: SQLITE_CORRUPT,
+                                      message: "meal record id \"\(select.string(at: 0))\" is not a UUID")
+                }
+                rows.append((key, select.int64(at: 1)))
             }
-            guard mealKeys.load(key, eatenAt: select.int64(at: 1)) else {
-                throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(id)\" is stored twice")
+            if let duplicate = mealKeys.load(rows) {
+                throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(duplicate)\" is stored twice")
             }
         }
     }

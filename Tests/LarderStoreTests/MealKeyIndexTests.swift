@@ -23,6 +23,7 @@ import Testing
         #expect(MealKey(id: Self.idA.uppercased()) == lower)
         #expect(lower.high == 0x0f8e_6d2c_3b1a_4c5d && lower.low == 0x9e8f_7a6b_5c4d_3e2f)
         #expect(MealKey(id: Self.idB) != lower)
+        #expect(lower.description == Self.idA && MealKey(id: Self.idB)?.description == Self.idB)
         for bad in ["", "nope", String(Self.idA.dropLast()), Self.idA + "0",
                     Self.idA.replacingOccurrences(of: "-", with: "_"), "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2g",
                     "0f8e6d2c3b1a-4c5d-9e8f-7a6b5c4d3e2f-"] {
@@ -33,8 +34,8 @@ import Testing
     @Test func stagedChangesAreTheWritersUntilPublished() throws {
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
-        #expect(index.load(a, eatenAt: 10))
-        #expect(!index.load(a, eatenAt: 11), "a second row with the same id is reported")
+        #expect(index.load([(a, 10)]) == nil)
+        #expect(index.load([(a, 11)]) == a, "a second row with the same id is reported")
         var transaction = MealKeyTransaction(index: index)
         transaction.stage(a, .at(20))
         #expect(index.writerView(a) == 20)
@@ -51,7 +52,7 @@ import Testing
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
         let b = try #require(MealKey(id: Self.idB))
-        _ = index.load(a, eatenAt: 1)
+        _ = index.load([(a, 1)])
         var transaction = MealKeyTransaction(index: index)
         transaction.savepoint()
         transaction.stage(a, .at(2))
@@ -70,7 +71,7 @@ import Testing
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
         let b = try #require(MealKey(id: Self.idB))
-        _ = index.load(a, eatenAt: 1)
+        _ = index.load([(a, 1)])
         var transaction = MealKeyTransaction(index: index)
         transaction.stage(a, .deleted)
         transaction.stage(b, .at(5))
@@ -234,6 +235,28 @@ import Testing
         first.close()
         second.close()
         try db.reopen(seed: false)
+    }
+
+    /// Rows the API cannot write (an id stored twice, an id that is no UUID) stop the open
+    /// with DATA_LOSS naming the id, instead of serving an index that disagrees with the table.
+    @Test func aTableTheIndexCannotDescribeIsRefused() throws {
+        for (bad, message) in [(Self.idA, "meal record id \"\(Self.idA)\" is stored twice"),
+                               ("not-a-uuid", "meal record id \"not-a-uuid\" is not a UUID")] {
+            let db = try TestDatabase()
+            _ = try db.write(Operations.createMealRecord, Self.meal("first", id: Self.idA, at: 1_800_000_000))
+            db.store.close()
+            do {
+                let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
+                try connection.execute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, NULL)")
+            }
+            let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+            #expect(error?.code == .dataLoss)
+            #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+            try db.reopenAfterRepair { connection in
+                try connection.execute("DELETE FROM meal_records WHERE eaten_at_ms = 5")
+            }
+            #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: Self.idA)).name == "first")
+        }
     }
 
     /// A version-4 file (descending keys, a unique index on the ids) moves to version 5

@@ -1,4 +1,5 @@
 import LarderTestSupport
+import CSQLite
 import Dispatch
 import Foundation
 import LarderAPI
@@ -53,6 +54,15 @@ final class TestDatabase {
     func reopen(seed: Bool = true) throws {
         store.close()
         store = try Self.open(backend, path: path, seed: seed, durability: .normal)
+    }
+
+    /// Runs `repair` on the closed SQLite file, then opens it again (the store must be closed).
+    func reopenAfterRepair(_ repair: (SQLiteConnection) throws -> Void) throws {
+        do {
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
+            try repair(connection)
+        }
+        store = try Self.open(backend, path: path, seed: false, durability: durability)
     }
 
     deinit {
