@@ -61,6 +61,29 @@ struct LifecycleEndToEndTests {
         #expect(Set(acknowledged).isSubset(of: stored))
     }
 
+    /// The server keeps where each meal record is in memory, so a second one on the same
+    /// SQLite file must not start; the first keeps serving.
+    @Test func aSecondServerOnTheSameFileRefusesToStart() async throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let second = Process()
+        second.executableURL = try ServerProcess.binary("larder-server")
+        second.arguments = ["--listen", "127.0.0.1:0", "--db", server.databasePath]
+        let pipe = Pipe()
+        second.standardError = pipe
+        try second.run()
+        second.waitUntilExit()
+        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(second.terminationStatus != 0)
+        #expect(log.contains("is in use by another larder-server"), "\(log)")
+
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close() }
+        let meal = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
+            mealRecord: MealRecord(name: "粥", calories: 200, category: .breakfast)))
+        #expect(try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id)) == meal)
+    }
+
     @Test func unreachableServerIsUnavailable() async throws {
         let server = try ServerProcess()
         let port = server.port
