@@ -5,10 +5,11 @@ import Synchronization
 /// own connection, and one writer that commits queued writes together.
 ///
 /// The writer takes every queued write (up to `maxWriteBatch`), opens one
-/// transaction, runs each write in its own savepoint (a failed write rolls
-/// back only itself), commits, and then calls every completion. A failed
-/// commit fails every write of the batch. Completions run on the store
-/// thread, so they must be quick and must not call `close()`.
+/// transaction, runs the writes (a failed write leaves no trace: see
+/// `runWriteBatch`), commits, calls every completion, and then announces them
+/// once (`setCompletionsDelivered`). A failed commit fails every write of the
+/// batch. Completions run on the store thread, so they must be quick and must
+/// not call `close()`.
 public final class StoreExecutor: @unchecked Sendable {
     /// Tuning knobs.
     public struct Options: Sendable {
