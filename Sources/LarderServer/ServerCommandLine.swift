@@ -38,7 +38,8 @@ public enum ServerCommandLine {
             config.listen = address
         },
         Option(name: "db", value: "PATH|URL",
-               help: "SQLite database file, created when missing (default ./larder.sqlite), or a PostgreSQL URL "
+               help: "SQLite database file, created when missing and served by one server at a time "
+                   + "(default ./larder.sqlite), or a PostgreSQL URL "
                    + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE that several servers may share") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--db: expected a path") }
             config.databasePath = value
