@@ -66,15 +66,8 @@ struct LifecycleEndToEndTests {
     @Test func aSecondServerOnTheSameFileRefusesToStart() async throws {
         let server = try ServerProcess()
         defer { server.stop() }
-        let second = Process()
-        second.executableURL = try ServerProcess.binary("larder-server")
-        second.arguments = ["--listen", "127.0.0.1:0", "--db", server.databasePath]
-        let pipe = Pipe()
-        second.standardError = pipe
-        try second.run()
-        second.waitUntilExit()
-        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(second.terminationStatus != 0)
+        let (status, log) = try ServerProcess.runToExit(["--listen", "127.0.0.1:0", "--db", server.databasePath])
+        #expect(status != 0)
         #expect(log.contains("is in use by another larder-server"), "\(log)")
 
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))

@@ -135,15 +135,9 @@ struct LimitsEndToEndTests {
     }
 
     @Test func refusesANonLoopbackAddressWithoutTokenOrInsecure() throws {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary("larder-server")
-        process.arguments = ["--listen", "0.0.0.0:0", "--db", "/tmp/larder-never-\(UUID().uuidString).sqlite"]
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        let log = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus != 0)
+        let (status, log) = try ServerProcess.runToExit(
+            ["--listen", "0.0.0.0:0", "--db", "/tmp/larder-never-\(UUID().uuidString).sqlite"])
+        #expect(status != 0)
         #expect(log.contains("--insecure"))
     }
 }

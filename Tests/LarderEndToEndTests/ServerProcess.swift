@@ -81,6 +81,19 @@ final class ServerProcess: @unchecked Sendable {
         return url
     }
 
+    /// Runs larder-server with `arguments` until it exits (for servers that must refuse
+    /// to start); returns its exit status and what it wrote to stderr.
+    static func runToExit(_ arguments: [String]) throws -> (status: Int32, log: String) {
+        let process = Process()
+        process.executableURL = try binary("larder-server")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardError = pipe
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     /// (Re)starts the server on the same database, on a new ephemeral port.
     func start() throws {
         let process = Process()
