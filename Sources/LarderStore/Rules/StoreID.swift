@@ -41,46 +41,34 @@ public enum StoreID {
     /// (8-4-4-4-12 hex digits, any case), else nil.
     public static func normalized(_ text: String) -> String? {
         var text = text
-        var hasUpper = false
-        let valid = text.withUTF8 { utf8 -> Bool in
-            guard utf8.count == 36 else { return false }
-            for offset in 0..<36 {
-                let char = utf8[offset]
-                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                    guard char == UInt8(ascii: "-") else { return false }
-                } else {
-                    guard hexValue(char) != nil else { return false }
-                    if char >= UInt8(ascii: "A") && char <= UInt8(ascii: "F") { hasUpper = true }
-                }
-            }
-            return true
-        }
-        guard valid else { return nil }
+        guard text.withUTF8({ words(utf8: UnsafeRawBufferPointer($0)) }) != nil else { return nil }
+        let hasUpper = text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
         return hasUpper ? text.lowercased() : text
     }
 
     /// The 16 bytes of a UUID string, or nil when it is not one.
     static func parse(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var pending: UInt8 = 0
-        var haveHalf = false
-        for (offset, char) in utf8.enumerated() {
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard char == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let nibble = hexValue(char) else { return nil }
-            if haveHalf {
-                bytes.append(pending << 4 | nibble)
-            } else {
-                pending = nibble
-            }
-            haveHalf.toggle()
-        }
-        return bytes
+        var text = text
+        guard let (high, low) = text.withUTF8({ words(utf8: UnsafeRawBufferPointer($0)) }) else { return nil }
+        return bytes(high: high, low: low)
+    }
+
+    /// The 128 bits of the UUID text in `utf8` (8-4-4-4-12 hex digits, either case) as
+    /// two big-endian words, read in place; nil when it is not a UUID.
+    public static func words(utf8: UnsafeRawBufferPointer) -> (high: UInt64, low: UInt64)? {
+        guard utf8.count == 36,
+              utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
+              utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
+        var invalid: UInt8 = 0
+        let high = hex(utf8, 0..<8, &invalid) << 32 | hex(utf8, 9..<13, &invalid) << 16 | hex(utf8, 14..<18, &invalid)
+        let low = hex(utf8, 19..<23, &invalid) << 48 | hex(utf8, 24..<36, &invalid)
+        guard invalid & 0xF0 == 0 else { return nil }
+        return (high, low)
+    }
+
+    /// The lower-case 8-4-4-4-12 form of the UUID whose big-endian words are `high`, `low`.
+    public static func format(high: UInt64, low: UInt64) -> String {
+        format(bytes(high: high, low: low))
     }
 
     /// The lower-case 8-4-4-4-12 form of 16 bytes.
@@ -101,12 +89,28 @@ public enum StoreID {
         }
     }
 
-    private static func hexValue(_ char: UInt8) -> UInt8? {
-        switch char {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
-        default: nil
+    private static func bytes(high: UInt64, low: UInt64) -> [UInt8] {
+        (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8))) }
+    }
+
+    /// The hex digits at `range` as a number; a byte that is not one sets high bits of `invalid`.
+    @inline(__always)
+    private static func hex(_ utf8: UnsafeRawBufferPointer, _ range: Range<Int>, _ invalid: inout UInt8) -> UInt64 {
+        var value: UInt64 = 0
+        for offset in range {
+            let nibble = nibble(utf8[offset])
+            invalid |= nibble
+            value = value << 4 | UInt64(nibble & 0x0F)
         }
+        return value
+    }
+
+    /// The hex value of `byte`, or 0xFF when it is not a hex digit.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt8 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return digit }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")  // either case
+        return letter < 6 ? letter &+ 10 : 0xFF
     }
 }
