@@ -162,13 +162,8 @@ extension Server {
             callsInFlight -= 1
             let result: Result<[UInt8], RPCError> = error.map { .failure($0) } ?? .success(scratch.reply)
             logIfInternal(result, context)
-            connection.appendReply(callID: callID, result: result)
-            finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: result.statusCode,
-                                  receivedAt: context.receivedAt),
-                     connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+            answerNow(result, context, methodIndex: methodIndex, on: connection)
         case .deferred(let start):
-            connection.callsInFlight += 1
-            callsInFlight += 1
             let refused = start(payload, scratch, context) { [self] result in
                 logIfInternal(result, context)
                 reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
@@ -177,14 +172,22 @@ extension Server {
             }
             if let refused {
                 // A request the handler could not decode: answered here, like an inline call.
-                connection.callsInFlight -= 1
-                callsInFlight -= 1
-                connection.appendReply(callID: callID, result: .failure(refused))
-                finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: refused.code,
-                                      receivedAt: context.receivedAt),
-                         connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+                answerNow(.failure(refused), context, methodIndex: methodIndex, on: connection)
+            } else {
+                // Counted only now: replies are delivered on this thread, never before this returns.
+                connection.callsInFlight += 1
+                callsInFlight += 1
             }
         }
+    }
+
+    /// Puts a call's reply straight into its connection's output and counts it finished.
+    private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
+                           on connection: Connection) {
+        connection.appendReply(callID: context.callID, result: result)
+        finished(FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
+                              receivedAt: context.receivedAt),
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
     }
 
     /// INTERNAL means a bug or a database failure: worth an error line with the call's ids.
