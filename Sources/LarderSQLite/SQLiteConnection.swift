@@ -61,7 +61,6 @@ public final class SQLiteConnection {
         return Int(sqlite3_changes(handle))
     }
 
-    /// True while no transaction is open.
     /// Rows changed by every INSERT, UPDATE and DELETE that completed on this
     /// connection (a statement that failed and was undone adds nothing).
     public var totalChanges: Int {
@@ -69,6 +68,7 @@ public final class SQLiteConnection {
         return Int(sqlite3_total_changes64(handle))
     }
 
+    /// True while no transaction is open.
     public var isAutocommit: Bool {
         guard let handle else { return true }
         return sqlite3_get_autocommit(handle) != 0

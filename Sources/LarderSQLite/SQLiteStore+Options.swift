@@ -26,9 +26,10 @@ extension SQLiteStore {
         public var cacheKilobytes: Int
         /// The writer's page cache, in KiB. Smaller than the readers': at every commit
         /// that split a B-tree page, SQLite walks the writer's whole cache (to drop pages
-        /// past the end of the file), and with random ids nearly every batch splits one;
-        /// measured on creates, 4 MiB costs ~10% less CPU than 32 MiB. Reads of the
-        /// pages it no longer keeps come from the memory map.
+        /// past the end of the file). Measured on creates while meal ids still had a
+        /// unique index (schema v4, nearly every batch split a page of it): 4 MiB cost
+        /// ~10% less CPU than 32 MiB. Reads of the pages it no longer keeps come from
+        /// the memory map.
         public var writerCacheKilobytes: Int
         /// How much of the file each connection maps into memory for reading (0 = none).
         public var mmapBytes: Int

@@ -2,9 +2,10 @@ import CProtobufC
 
 /// Packs and unpacks `ProtoMessage` values with protobuf-c.
 ///
-/// With `ResponseFrame` (which packs envelopes straight into an output
-/// buffer), the only place that calls `protobuf_c_message_pack` and
-/// `protobuf_c_message_unpack`; every unpacked message is freed before the
+/// The only place in the server and client libraries that calls
+/// `protobuf_c_message_pack` and `protobuf_c_message_unpack` (`ResponseFrame`
+/// packs through `pack(_:size:appendingTo:)`; only `larder bench` packs its
+/// precomputed envelopes itself); every unpacked message is freed before the
 /// call returns (to malloc, or to the caller's `UnpackArena`).
 public enum ProtoCodec {
     /// The protobuf encoding of `message`.
