@@ -244,17 +244,12 @@ import Testing
                                ("not-a-uuid", "meal record id \"not-a-uuid\" is not a UUID")] {
             let db = try TestDatabase()
             _ = try db.write(Operations.createMealRecord, Self.meal("first", id: Self.idA, at: 1_800_000_000))
-            db.store.close()
-            do {
-                let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
-                try connection.execute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, NULL)")
-            }
+            try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, NULL)")
             let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
             #expect(error?.code == .dataLoss)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
-            try db.reopenAfterRepair { connection in
-                try connection.execute("DELETE FROM meal_records WHERE eaten_at_ms = 5")
-            }
+            try db.closeAndExecute("DELETE FROM meal_records WHERE eaten_at_ms = 5")
+            try db.reopen(seed: false)
             #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: Self.idA)).name == "first")
         }
     }

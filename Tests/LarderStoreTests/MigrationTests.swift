@@ -54,11 +54,7 @@ import Testing
                     eatenAt: Timestamp(seconds: 1_800_000_000 + Int64(i)))), w)
             }
         }, ())
-        db.store.close()
-        do {
-            let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
-            try connection.execute("UPDATE meal_records SET encoding = NULL WHERE name = 'meal 1'")
-        }
+        try db.closeAndExecute("UPDATE meal_records SET encoding = NULL WHERE name = 'meal 1'")
         let store = try SQLiteStore.open(path: db.path, options: .init())
         let page = Waiter<ListMealRecordsResponse>()
         store.read({ r throws(RPCError) in try Operations.listMealRecords(ListMealRecordsRequest(), r).decoded() },
@@ -69,11 +65,7 @@ import Testing
 
     @Test func aNewerSchemaIsRefused() throws {
         let db = try TestDatabase()
-        db.store.close()
-        do {
-            let connection = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
-            try connection.execute("PRAGMA user_version=99")
-        }
+        try db.closeAndExecute("PRAGMA user_version=99")
         let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)

@@ -56,13 +56,12 @@ final class TestDatabase {
         store = try Self.open(backend, path: path, seed: seed, durability: .normal)
     }
 
-    /// Runs `repair` on the closed SQLite file, then opens it again (the store must be closed).
-    func reopenAfterRepair(_ repair: (SQLiteConnection) throws -> Void) throws {
-        do {
-            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
-            try repair(connection)
-        }
-        store = try Self.open(backend, path: path, seed: false, durability: durability)
+    /// Closes the store and runs `sql` on the SQLite file through a connection of its own
+    /// (what the API cannot do: old rows, damaged rows); `reopen` serves it again.
+    func closeAndExecute(_ sql: String) throws {
+        store.close()
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
+        try connection.execute(sql)
     }
 
     deinit {
