@@ -84,6 +84,11 @@ public enum ServerCommandLine {
                help: "on SIGTERM/SIGINT, time to finish calls in flight before exiting (default 10)") { config, value throws(UsageError) in
             config.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
         },
+        Option(name: "busy-timeout", value: "SECONDS",
+               help: "SQLite: how long a call waits for a lock another process holds on the database "
+                   + "before failing UNAVAILABLE (default 5)") { config, value throws(UsageError) in
+            config.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
+        },
         Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
             config.logLevel = level

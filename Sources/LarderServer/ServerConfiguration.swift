@@ -29,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var frameTimeoutSeconds = 10
     /// Seconds to finish calls in flight on shutdown.
     public var drainTimeoutSeconds = 10
+    /// SQLite only: how long a statement waits for another process's lock (`PRAGMA busy_timeout`).
+    public var busyTimeoutSeconds = 5
     /// Minimum level of log lines.
     public var logLevel = Logger.Level.info
     /// Log every call (method, status, duration) at info level.

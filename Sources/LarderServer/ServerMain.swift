@@ -72,6 +72,7 @@ public enum ServerMain {
         }
         return try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
             durability: configuration.durability == .full ? .full : .normal,
-            seed: configuration.seed, readerCount: configuration.readerCount))
+            seed: configuration.seed, readerCount: configuration.readerCount,
+            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutSeconds * 1000)))
     }
 }

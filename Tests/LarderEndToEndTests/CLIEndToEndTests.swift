@@ -4,65 +4,47 @@ import Testing
 /// The `larder` binary against a real server.
 @Suite("larder CLI over TCP")
 struct CLIEndToEndTests {
-    struct Outcome {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
-    static func larder(_ arguments: [String], server: ServerProcess?) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try ServerProcess.binary("larder")
-        process.arguments = arguments
+    static func larder(_ arguments: [String], server: ServerProcess?) async throws -> CLIRun {
         var environment = ProcessInfo.processInfo.environment
         environment["LARDER_SERVER"] = server?.address ?? "127.0.0.1:1"
         environment["TZ"] = "UTC"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                       stderr: String(decoding: stderr, as: UTF8.self))
+        return try await runBinary("larder", arguments, environment: environment)
     }
 
-    @Test func addListAndErrorsThroughTheBinary() throws {
-        let server = try ServerProcess()
+    @Test func addListAndErrorsThroughTheBinary() async throws {
+        let server = try await ServerProcess()
         defer { server.stop() }
-        let added = try Self.larder(["--json", "locations", "add", "--name", "玄關", "--color", "#aabbcc"], server: server)
+        let added = try await Self.larder(["--json", "locations", "add", "--name", "玄關", "--color", "#aabbcc"], server: server)
         #expect(added.status == 0, "\(added.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
         #expect(json["name"] as? String == "玄關" && json["colorHex"] as? String == "#AABBCC")
         let id = try #require(json["id"] as? String)
 
-        let table = try Self.larder(["locations", "list"], server: server)
+        let table = try await Self.larder(["locations", "list"], server: server)
         #expect(table.status == 0)
         let rows = table.stdout.split(separator: "\n")
         #expect(rows.count == 6, "header + 5 locations:\n\(table.stdout)")
         #expect(rows.contains { $0.contains(id) && $0.contains("玄關") && $0.contains("#AABBCC") })
 
-        let duplicate = try Self.larder(["locations", "add", "--name", "玄關", "--color", "#000000"], server: server)
+        let duplicate = try await Self.larder(["locations", "add", "--name", "玄關", "--color", "#000000"], server: server)
         #expect(duplicate.status == 16)
         #expect(duplicate.stderr.contains("ALREADY_EXISTS: location name \"玄關\" already exists"))
 
-        let missing = try Self.larder(["meals", "get", "00000000-0000-4000-8000-000000000000"], server: server)
+        let missing = try await Self.larder(["meals", "get", "00000000-0000-4000-8000-000000000000"], server: server)
         #expect(missing.status == 15 && missing.stderr.hasPrefix("NOT_FOUND: "))
 
-        let meal = try Self.larder(["--json", "meals", "add", "--name", "Oatmeal", "--calories", "350",
+        let meal = try await Self.larder(["--json", "meals", "add", "--name", "Oatmeal", "--calories", "350",
                                     "--category", "breakfast", "--at", "2026-11-30T08:00:00+08:00"], server: server)
         #expect(meal.status == 0, "\(meal.stderr)")
         #expect(meal.stdout.contains("\"eatenAt\": \"2026-11-30T00:00:00Z\""))
-        let summary = try Self.larder(["--json", "meals", "summary", "--since", "2026-11-30T00:00:00+08:00",
+        let summary = try await Self.larder(["--json", "meals", "summary", "--since", "2026-11-30T00:00:00+08:00",
                                        "--until", "2026-12-01T00:00:00+08:00", "--utc-offset", "+08:00"], server: server)
         #expect(summary.status == 0, "\(summary.stderr)")
         #expect(summary.stdout.contains("\"totalCalories\": \"350\""))
     }
 
-    @Test func unreachableServerIsUnavailableWithTheAddress() throws {
-        let outcome = try Self.larder(["locations", "list"], server: nil)
+    @Test func unreachableServerIsUnavailableWithTheAddress() async throws {
+        let outcome = try await Self.larder(["locations", "list"], server: nil)
         #expect(outcome.status == 24)
         #expect(outcome.stderr.hasPrefix("UNAVAILABLE: cannot connect to 127.0.0.1:1"))
         #expect(!outcome.stderr.contains("Fatal error"))

@@ -9,7 +9,7 @@ import Testing
 struct CLIOperabilityEndToEndTests {
     @Test func callConvertsJSONBothWaysForAnyMethod() async throws {
         try await withServer { server, client in
-            let created = try runLarder(["call", "/larder.v1.LocationService/CreateLocation",
+            let created = try await runLarder(["call", "/larder.v1.LocationService/CreateLocation",
                                          ##"{"location": {"name": "玄關", "color_hex": "#aabbcc"}}"##], server: server)
             #expect(created.status == 0, "\(created.stderr)")
             let json = try JSONParser.parse(created.stdout)
@@ -23,27 +23,27 @@ struct CLIOperabilityEndToEndTests {
             // The request from stdin, with "-" or with no argument at all.
             for arguments in [["call", "/larder.v1.LocationService/GetLocation", "-"],
                               ["call", "larder.v1.LocationService/GetLocation"]] {
-                let fetched = try runLarder(arguments, server: server, stdin: "{\"id\": \"\(id)\"}\n")
+                let fetched = try await runLarder(arguments, server: server, stdin: "{\"id\": \"\(id)\"}\n")
                 #expect(fetched.status == 0, "\(fetched.stderr)")
                 #expect(try JSONParser.parse(fetched.stdout) == json)
             }
 
             // 64-bit integers come back as strings, enums by name; --emit-defaults prints zeros.
-            let meal = try runLarder(["call", "/larder.v1.MealRecordService/CreateMealRecord", """
+            let meal = try await runLarder(["call", "/larder.v1.MealRecordService/CreateMealRecord", """
                 {"mealRecord": {"name": "拉麵", "calories": "700", "category": 3, "eatenAt": "2026-11-30T20:00:00+08:00"}}
                 """], server: server)
             #expect(meal.status == 0, "\(meal.stderr)")
             let mealJSON = try JSONParser.parse(meal.stdout)
             #expect(mealJSON["calories"] == .number("700") && mealJSON["category"] == .string("MEAL_CATEGORY_DINNER"))
             #expect(mealJSON["eatenAt"] == .string("2026-11-30T12:00:00Z"))
-            let summary = try runLarder(["call", "/larder.v1.MealRecordService/SummarizeMealRecords", """
+            let summary = try await runLarder(["call", "/larder.v1.MealRecordService/SummarizeMealRecords", """
                 {"startTime": "2026-11-30T00:00:00Z", "endTime": "2026-12-01T00:00:00Z"}
                 """], server: server)
             #expect(try JSONParser.parse(summary.stdout)["totalCalories"] == .string("700"), "\(summary.stderr)")
-            let empty = try runLarder(["call", "/larder.v1.LocationService/DeleteLocation", "{\"id\": \"\(id)\"}"],
+            let empty = try await runLarder(["call", "/larder.v1.LocationService/DeleteLocation", "{\"id\": \"\(id)\"}"],
                                       server: server)
             #expect(empty.status == 0 && empty.stdout == "{}\n")
-            let defaults = try runLarder(["call", "/larder.v1.MealRecordService/ListMealRecords", "{\"pageSize\": 1}",
+            let defaults = try await runLarder(["call", "/larder.v1.MealRecordService/ListMealRecords", "{\"pageSize\": 1}",
                                           "--emit-defaults"], server: server)
             #expect(try JSONParser.parse(defaults.stdout)["nextPageToken"] == .string(""))
         }
@@ -51,23 +51,23 @@ struct CLIOperabilityEndToEndTests {
 
     @Test func callReportsMistakesBeforeSendingAndServerErrorsLikeOtherCommands() async throws {
         try await withServer { server, client in
-            let unknown = try runLarder(["call", "/larder.v1.LocationService/Teleport", "{}"], server: server)
+            let unknown = try await runLarder(["call", "/larder.v1.LocationService/Teleport", "{}"], server: server)
             #expect(unknown.status == 2)
             #expect(unknown.stderr.contains("unknown method '/larder.v1.LocationService/Teleport'; larder.v1.LocationService has CreateLocation, GetLocation"))
-            let badService = try runLarder(["call", "/larder.v9.Nope/Get", "{}"], server: server)
+            let badService = try await runLarder(["call", "/larder.v9.Nope/Get", "{}"], server: server)
             #expect(badService.status == 2 && badService.stderr.contains("larder methods"))
 
-            let wrongType = try runLarder(["call", "/larder.v1.LocationService/CreateLocation",
+            let wrongType = try await runLarder(["call", "/larder.v1.LocationService/CreateLocation",
                                            #"{"location": {"colorHex": 5}}"#], server: server)
             #expect(wrongType.status == 2)
             #expect(wrongType.stderr.contains("location.colorHex: expected a string, got number"))
-            let unknownField = try runLarder(["call", "/larder.v1.LocationService/GetLocation", #"{"uuid": "x"}"#],
+            let unknownField = try await runLarder(["call", "/larder.v1.LocationService/GetLocation", #"{"uuid": "x"}"#],
                                              server: server)
             #expect(unknownField.status == 2 && unknownField.stderr.contains("uuid: unknown field"))
-            let badJSON = try runLarder(["call", "/larder.v1.LocationService/GetLocation", "{"], server: server)
+            let badJSON = try await runLarder(["call", "/larder.v1.LocationService/GetLocation", "{"], server: server)
             #expect(badJSON.status == 2 && badJSON.stderr.contains("invalid JSON at line 1, column 2"))
 
-            let notFound = try runLarder(["call", "/larder.v1.LocationService/GetLocation",
+            let notFound = try await runLarder(["call", "/larder.v1.LocationService/GetLocation",
                                           #"{"id": "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"}"#], server: server)
             #expect(notFound.status == 15)
             #expect(notFound.stderr == "NOT_FOUND: location \"6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10\" not found\n")
@@ -82,16 +82,16 @@ struct CLIOperabilityEndToEndTests {
 
     @Test func methodsAndDescribePrintReflection() async throws {
         try await withServer { server, _ in
-            let methods = try runLarder(["methods"], server: server)
+            let methods = try await runLarder(["methods"], server: server)
             #expect(methods.status == 0)
             for method in APIServices.all.flatMap(\.methods) {
                 #expect(methods.stdout.contains(method.path), "\(method.path)")
             }
-            let json = try runLarder(["methods", "--json", "--service", "larder.v1.LocationService"], server: server)
+            let json = try await runLarder(["methods", "--json", "--service", "larder.v1.LocationService"], server: server)
             let services = try #require(try JSONParser.parse(json.stdout)["services"]?.arrayValue)
             #expect(services.count == 1 && services.first?["name"] == .string("larder.v1.LocationService"))
 
-            let location = try runLarder(["describe", "larder.v1.Location"], server: server)
+            let location = try await runLarder(["describe", "larder.v1.Location"], server: server)
             #expect(location.stdout == """
                 larder.v1.Location is a message:
                 message Location {
@@ -103,13 +103,13 @@ struct CLIOperabilityEndToEndTests {
                 }
 
                 """)
-            let service = try runLarder(["describe", "larder.v1.LocationService"], server: server)
+            let service = try await runLarder(["describe", "larder.v1.LocationService"], server: server)
             #expect(service.stdout.contains("rpc GetLocation ( .larder.v1.GetLocationRequest ) returns ( .larder.v1.Location );"))
-            let enumType = try runLarder(["describe", "larder.v1.MealCategory"], server: server)
+            let enumType = try await runLarder(["describe", "larder.v1.MealCategory"], server: server)
             #expect(enumType.stdout.contains("enum MealCategory {\n  MEAL_CATEGORY_UNSPECIFIED = 0;"))
-            let map = try runLarder(["describe", "larder.admin.v1.MethodMetrics"], server: server)
+            let map = try await runLarder(["describe", "larder.admin.v1.MethodMetrics"], server: server)
             #expect(map.stdout.contains("map<string, uint64> calls_by_code = 2;"))
-            let missing = try runLarder(["describe", "larder.v1.Nope"], server: server)
+            let missing = try await runLarder(["describe", "larder.v1.Nope"], server: server)
             #expect(missing.status == 15 && missing.stderr.contains("NOT_FOUND"))
         }
     }
@@ -117,12 +117,12 @@ struct CLIOperabilityEndToEndTests {
     @Test func statsPrintsCallsPerMethod() async throws {
         try await withServer { server, client in
             for _ in 0..<3 { _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
-            let table = try runLarder(["stats"], server: server)
+            let table = try await runLarder(["stats"], server: server)
             #expect(table.status == 0, "\(table.stderr)")
             let row = try #require(table.stdout.split(separator: "\n").first { $0.hasPrefix(LocationMethods.listLocations.path) })
             let cells = row.split(separator: " ", omittingEmptySubsequences: true)
             #expect(cells[1] == "3" && cells[2] == "0" && row.hasSuffix("OK 3"))
-            let json = try JSONParser.parse(try runLarder(["stats", "--json"], server: server).stdout)
+            let json = try JSONParser.parse(try await runLarder(["stats", "--json"], server: server).stdout)
             let methods = try #require(json["methods"]?.arrayValue)
             let list = try #require(methods.first { $0["method"] == .string(LocationMethods.listLocations.path) })
             #expect(list["callsByCode"] == .object([.init("OK", .string("3"))]))

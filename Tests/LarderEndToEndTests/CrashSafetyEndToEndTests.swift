@@ -20,11 +20,11 @@ struct CrashSafetyEndToEndTests {
     }
 
     @Test func sigkillUnderWriteLoadLosesNoAcknowledgedWrite() async throws {
-        let server = try ServerProcess()  // default durability: full
+        let server = try await ServerProcess()  // default durability: full
         defer { server.kill() }
         var expected = Acknowledged()
         for round in 1...Self.rounds {
-            if round > 1 { try server.start() }
+            if round > 1 { try await server.start() }
             let acknowledged = try await Self.writeUntilKilled(server, round: round)
             #expect(!acknowledged.created.isEmpty, "round \(round): some writes were acknowledged before the kill")
             expected.created.formUnion(acknowledged.created)
@@ -34,7 +34,7 @@ struct CrashSafetyEndToEndTests {
             // The file as the crash left it (server dead, WAL not yet checkpointed).
             #expect(try Self.integrityCheck(server.databasePath) == "ok", "round \(round)")
 
-            try server.start()
+            try await server.start()
             let stored = try await Self.storedMealIDs(server)
             let lost = expected.created.subtracting(expected.deleting).subtracting(stored)
             #expect(lost.isEmpty, "round \(round): \(lost.count) acknowledged creates missing, e.g. \(lost.first ?? "")")

@@ -11,7 +11,7 @@ struct HostileInputEndToEndTests {
     static func field(_ number: UInt8, _ bytes: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(bytes.count)] + bytes }
 
     @Test func aStringWithANULByteIsRejectedNotTruncated() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         // CreateLocationRequest{location{name: "Attic\0'); DROP TABLE locations; --", color_hex: "#123456"}}
@@ -69,7 +69,7 @@ struct HostileInputEndToEndTests {
     /// A client that pipelines without pause, every write ending mid-frame, keeps a
     /// partial frame buffered at all times; that is not a slowloris.
     @Test func continuousPipeliningOutlivesTheFrameTimeout() async throws {
-        let server = try ServerProcess(arguments: ["--frame-timeout", "1"])
+        let server = try await ServerProcess(arguments: ["--frame-timeout", "1"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         let rounds = 60  // one every 50 ms: 3 s, three frame timeouts

@@ -8,7 +8,7 @@ import Testing
 struct LifecycleEndToEndTests {
     @Test(arguments: Backend.all)
     func dataSurvivesRestartAndDefaultsAreNotReseeded(backend: Backend) async throws {
-        let server = try ServerProcess(backend: backend)
+        let server = try await ServerProcess(backend: backend)
         var client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         let kitchen = try #require(try await client.call(LocationMethods.listLocations, ListLocationsRequest())
             .locations.first { $0.name == "廚房" })
@@ -17,9 +17,9 @@ struct LifecycleEndToEndTests {
             mealRecord: MealRecord(name: "拉麵", calories: 700, category: .dinner)))
         client.close()
         #expect(server.stop() == 0, "SIGTERM exits 0")
-        #expect(server.waitForLog("event=stopped"))
+        #expect(await server.waitForLog("event=stopped"))
 
-        try server.start()
+        try await server.start()
         client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         defer { client.close(); server.stop() }
         let names = try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name)
@@ -29,7 +29,7 @@ struct LifecycleEndToEndTests {
 
     @Test(arguments: Backend.all)
     func sigtermFinishesCallsInFlightAndRefusesNewConnections(backend: Backend) async throws {
-        let server = try ServerProcess(backend: backend)
+        let server = try await ServerProcess(backend: backend)
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         defer { client.close() }
         let writes = Task {
@@ -51,9 +51,9 @@ struct LifecycleEndToEndTests {
         let status = server.stop()
         let acknowledged = try await writes.value
         #expect(status == 0)
-        #expect(server.waitForLog("event=draining"))
+        #expect(await server.waitForLog("event=draining"))
         // Every acknowledged write is in the database after the restart.
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let again = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         defer { again.close() }
@@ -64,9 +64,9 @@ struct LifecycleEndToEndTests {
     /// The server keeps where each meal record is in memory, so a second one on the same
     /// SQLite file must not start; the first keeps serving.
     @Test func aSecondServerOnTheSameFileRefusesToStart() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
-        let (status, log) = try ServerProcess.runToExit(["--listen", "127.0.0.1:0", "--db", server.databasePath])
+        let (status, log) = try await ServerProcess.runToExit(["--listen", "127.0.0.1:0", "--db", server.databasePath])
         #expect(status != 0)
         #expect(log.contains("is in use by another larder-server"), "\(log)")
 
@@ -78,7 +78,7 @@ struct LifecycleEndToEndTests {
     }
 
     @Test func unreachableServerIsUnavailable() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         let port = server.port
         server.stop()
         do {

@@ -18,7 +18,7 @@ struct LimitsEndToEndTests {
     }
 
     @Test func connectionsBeyondTheLimitAreRefusedAndOthersKeepWorking() async throws {
-        let server = try ServerProcess(arguments: ["--max-connections", "2"])
+        let server = try await ServerProcess(arguments: ["--max-connections", "2"])
         defer { server.stop() }
         let first = try RawConnection(port: server.port)
         let second = try RawConnection(port: server.port)
@@ -33,7 +33,7 @@ struct LimitsEndToEndTests {
     }
 
     @Test func callsBeyondThePerConnectionLimitGetResourceExhausted() async throws {
-        let server = try ServerProcess(arguments: ["--max-calls-per-connection", "4"])
+        let server = try await ServerProcess(arguments: ["--max-calls-per-connection", "4"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         var bytes: [UInt8] = []
@@ -51,7 +51,7 @@ struct LimitsEndToEndTests {
     }
 
     @Test func aSlowlorisPeerIsCutOffAfterTheFrameTimeout() async throws {
-        let server = try ServerProcess(arguments: ["--frame-timeout", "1"])
+        let server = try await ServerProcess(arguments: ["--frame-timeout", "1"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         raw.send([0x00, 0x00, 0x00])  // an unfinished length prefix
@@ -63,7 +63,7 @@ struct LimitsEndToEndTests {
     }
 
     @Test func anIdleConnectionIsClosed() async throws {
-        let server = try ServerProcess(arguments: ["--idle-timeout", "1"])
+        let server = try await ServerProcess(arguments: ["--idle-timeout", "1"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         let reply = try #require(raw.receive())
@@ -72,7 +72,7 @@ struct LimitsEndToEndTests {
     }
 
     @Test func aClientThatNeverReadsDoesNotGrowServerMemory() async throws {
-        let server = try ServerProcess(arguments: ["--max-output-bytes", "65536"])
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "65536"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         // 150,000 pipelined calls: unbounded, their replies would need over 30 MB of server memory,
@@ -105,7 +105,7 @@ struct LimitsEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let tokenFile = directory.appendingPathComponent("token").path
         try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
-        let server = try ServerProcess(arguments: ["--auth-token-file", tokenFile])
+        let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile])
         defer { server.stop() }
         let address = ServerAddress(host: "127.0.0.1", port: server.port)
 
@@ -134,8 +134,8 @@ struct LimitsEndToEndTests {
         #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
     }
 
-    @Test func refusesANonLoopbackAddressWithoutTokenOrInsecure() throws {
-        let (status, log) = try ServerProcess.runToExit(
+    @Test func refusesANonLoopbackAddressWithoutTokenOrInsecure() async throws {
+        let (status, log) = try await ServerProcess.runToExit(
             ["--listen", "0.0.0.0:0", "--db", "/tmp/larder-never-\(UUID().uuidString).sqlite"])
         #expect(status != 0)
         #expect(log.contains("--insecure"))

@@ -13,16 +13,17 @@ import Testing
        .enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
 struct MultiReplicaEndToEndTests {
     /// Starts one server per entry of `arguments`, all at the same time, on the database at `url`.
-    static func startReplicas(on url: String, arguments: [[String]]) throws -> [ServerProcess] {
-        let started = Locked<[Int: Result<ServerProcess, any Error>]>([:])
-        DispatchQueue.concurrentPerform(iterations: arguments.count) { index in
-            let result = Result { try ServerProcess(arguments: arguments[index], databasePath: url) }
-            started.withLock { $0[index] = result }
-        }
-        let results = started.withLock { $0 }
-        return try arguments.indices.map { index in
-            guard let result = results[index] else { throw ServerProcess.Failure.didNotStart("replica \(index)") }
-            return try result.get()
+    static func startReplicas(on url: String, arguments: [[String]]) async throws -> [ServerProcess] {
+        try await withThrowingTaskGroup(of: (Int, ServerProcess).self) { group in
+            for index in arguments.indices {
+                group.addTask { (index, try await ServerProcess(arguments: arguments[index], databasePath: url)) }
+            }
+            var started: [Int: ServerProcess] = [:]
+            for try await (index, server) in group { started[index] = server }
+            return try arguments.indices.map { index in
+                guard let server = started[index] else { throw ServerProcess.Failure.didNotStart("replica \(index)") }
+                return server
+            }
         }
     }
 
@@ -33,7 +34,7 @@ struct MultiReplicaEndToEndTests {
 
     @Test func threeReplicasSeedOnceAndEachServesEveryWrite() async throws {
         let database = try PostgresTestDatabase()
-        let servers = try Self.startReplicas(on: database.url, arguments: [[], [], []])
+        let servers = try await Self.startReplicas(on: database.url, arguments: [[], [], []])
         let clients = try servers.map(Self.client)
         defer {
             for client in clients { client.close() }
@@ -84,7 +85,7 @@ struct MultiReplicaEndToEndTests {
     @Test func twoReplicasRacingForOneNameGetExactlyOneOK() async throws {
         let database = try PostgresTestDatabase()
         // One replica acknowledges commits before PostgreSQL flushes them (synchronous_commit=off).
-        let servers = try Self.startReplicas(on: database.url, arguments: [[], ["--durability", "normal"]])
+        let servers = try await Self.startReplicas(on: database.url, arguments: [[], ["--durability", "normal"]])
         let clients = try servers.map(Self.client)
         defer {
             for client in clients { client.close() }

@@ -112,7 +112,7 @@ struct OperabilityEndToEndTests {
 
     @Test func prometheusEndpointServesTheSameCounters() async throws {
         try await withServer(arguments: ["--metrics-listen", "127.0.0.1:0"]) { server, client in
-            let port = try #require(metricsPort(of: server))
+            let port = try #require(await metricsPort(of: server))
             for _ in 0..<4 { _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
             await expectStatus(.invalidArgument) {
                 try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "nope"))
@@ -178,7 +178,7 @@ struct OperabilityEndToEndTests {
                 try await client.call(LocationMethods.getLocation, GetLocationRequest(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"))
             }
             await expectStatus(.unimplemented) { try await client.callRaw(path: "/larder.v1.Nope/Nothing", payload: []) }
-            #expect(server.waitForLog("status=UNIMPLEMENTED"))
+            #expect(await server.waitForLog("status=UNIMPLEMENTED"))
             let lines = server.stderr.split(separator: "\n").map(String.init)
             let shape = #/^ts=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z level=(debug|info|warn|error) event=[a-z_]+( |$)/#
             for line in lines { #expect(line.contains(shape), "\(line)") }
@@ -197,8 +197,10 @@ struct OperabilityEndToEndTests {
     /// SIGTERM; meanwhile health on an open connection says NOT_SERVING and other
     /// calls get UNAVAILABLE. Releasing the lock lets the write finish and the server exit 0.
     @Test func healthIsNotServingWhileDraining() async throws {
-        // A drain timeout well beyond the test's steps, which take long under TSan.
-        let server = try ServerProcess(arguments: ["--drain-timeout", "120"])
+        // A drain timeout and a lock wait well beyond the test's steps, which take long under
+        // TSan or on a busy machine: with the default 5 s busy timeout the held-up write failed
+        // UNAVAILABLE, the drain ended, and the health calls below met a closed connection.
+        let server = try await ServerProcess(arguments: ["--drain-timeout", "300", "--busy-timeout", "300"])
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
                                       options: ClientOptions(defaultTimeout: .seconds(20)))
         defer { client.close() }
@@ -216,19 +218,22 @@ struct OperabilityEndToEndTests {
         let locked = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         #expect(locked.contains("locked"))
 
+        // Its own deadline covers every step until the lock is released, however slow the machine.
         let write = Task {
             try await client.call(LocationMethods.createLocation,
-                                  CreateLocationRequest(location: Location(name: "Drain", colorHex: "#010203")))
+                                  CreateLocationRequest(location: Location(name: "Drain", colorHex: "#010203")),
+                                  timeout: .seconds(300))
         }
         var inFlight: Int64 = 0
-        for _ in 0..<200 where inFlight < 2 {
+        let waitUntil = ContinuousClock.now + .seconds(120)
+        while inFlight < 2 && ContinuousClock.now < waitUntil {
             inFlight = try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight
             if inFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
         }
         #expect(inFlight == 2, "the write waits for the lock")
 
         kill(server.processIdentifier, SIGTERM)
-        #expect(server.waitForLog("event=draining"))
+        #expect(await server.waitForLog("event=draining"))
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .notServing)
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest(service: "larder.v1.LocationService")).status
                 == .notServing)
@@ -239,6 +244,6 @@ struct OperabilityEndToEndTests {
         lock.waitUntilExit()
         #expect(try await write.value.name == "Drain")
         #expect(server.stop() == 0)
-        #expect(server.waitForLog("event=stopped"))
+        #expect(await server.waitForLog("event=stopped"))
     }
 }

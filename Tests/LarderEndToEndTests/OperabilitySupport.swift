@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderWire
 
 /// What a run of the real `larder` binary printed, and its exit status.
@@ -9,31 +10,40 @@ struct CLIRun {
 }
 
 /// Runs the `larder` binary against `server` with `arguments`, feeding `stdin` when given.
-func runLarder(_ arguments: [String], server: ServerProcess, stdin: String? = nil) throws -> CLIRun {
-    let process = Process()
-    process.executableURL = try ServerProcess.binary("larder")
-    process.arguments = ["--server", server.address] + arguments
+func runLarder(_ arguments: [String], server: ServerProcess, stdin: String? = nil) async throws -> CLIRun {
     var environment = ProcessInfo.processInfo.environment
     environment["TZ"] = "UTC"
     environment.removeValue(forKey: "LARDER_SERVER")
     environment.removeValue(forKey: "LARDER_TOKEN")
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    let input = Pipe()
-    process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-    try process.run()
-    if let stdin {
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
+    return try await runBinary("larder", ["--server", server.address] + arguments, environment: environment, stdin: stdin)
+}
+
+/// Runs one of the package's binaries to its exit, off the cooperative pool, and returns what it printed.
+func runBinary(_ name: String, _ arguments: [String], environment: [String: String],
+               stdin: String? = nil) async throws -> CLIRun {
+    let executable = try ServerProcess.binary(name)
+    return try await offThePool {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+                      stderr: String(decoding: stderrData, as: UTF8.self))
     }
-    let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-    let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-                  stderr: String(decoding: stderrData, as: UTF8.self))
 }
 
 /// One HTTP/1.1 request over a plain socket; returns the status code and body.
@@ -65,8 +75,8 @@ func prometheusSamples(_ text: String) -> [String: Double] {
 }
 
 /// The port in the server's `event=metrics_listening address=127.0.0.1:PORT` line.
-func metricsPort(of server: ServerProcess) -> UInt16? {
-    guard server.waitForLog("event=metrics_listening") else { return nil }
+func metricsPort(of server: ServerProcess) async -> UInt16? {
+    guard await server.waitForLog("event=metrics_listening") else { return nil }
     for line in server.stderr.split(separator: "\n") where line.contains("event=metrics_listening") {
         guard let range = line.range(of: "address=127.0.0.1:") else { continue }
         return UInt16(line[range.upperBound...].prefix { $0.isNumber })

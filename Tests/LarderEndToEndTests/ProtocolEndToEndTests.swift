@@ -28,7 +28,7 @@ struct ProtocolEndToEndTests {
     }
 
     @Test func fastCallIsAnsweredBeforeSlowerOnesQueuedAhead() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         // Pipeline: 20 creates (writer, fsync each batch), then one health check (answered on the loop).
@@ -51,7 +51,7 @@ struct ProtocolEndToEndTests {
     }
 
     @Test func unknownMethodAndUndecodablePayload() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         raw.send(Self.request(1, "/larder.v1.LocationService/Teleport", []))
@@ -69,7 +69,7 @@ struct ProtocolEndToEndTests {
     }
 
     @Test func invalidUTF8InAStringFieldIsInvalidArgument() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         // GetLocationRequest{id = "\xFF\xFE"}: field 1, wire type 2, length 2.
@@ -90,14 +90,14 @@ struct ProtocolEndToEndTests {
             let reply = try #require(raw.receive(), "\(name): a connection-level error frame")
             #expect(reply.callID == 0 && reply.statusCode == .resourceExhausted, "\(name)")
             #expect(raw.isClosedByServer(), "\(name): closed after the error")
-            #expect(server.waitForLog("event=frame_rejected"))
+            #expect(await server.waitForLog("event=frame_rejected"))
             // Other clients are not disturbed.
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
         }
     }
 
     @Test func malformedEnvelopeAndZeroCallIDCloseTheConnection() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess()
         defer { server.stop() }
         let garbage = try RawConnection(port: server.port)
         garbage.send(Frame.encode([0xFF, 0xFF, 0xFF, 0xFF, 0xFF]))

@@ -29,12 +29,13 @@ final class ServerProcess: @unchecked Sendable {
     /// Everything the server wrote to stderr so far.
     var stderr: String { log.withLock { $0 } }
 
-    /// True once the server's stderr contains `text` (waits up to `seconds`).
-    func waitForLog(_ text: String, seconds: Double = 5) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+    /// True once the server's stderr contains `text` (waits up to `seconds`: a bound for a
+    /// line that never comes, long enough for a server on a busy machine or under TSan).
+    func waitForLog(_ text: String, seconds: Double = 60) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
             if stderr.contains(text) { return true }
-            usleep(10_000)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         return stderr.contains(text)
     }
@@ -44,7 +45,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts a server on a fresh database of `backend` (a temp SQLite file, or a
     /// PostgreSQL database of its own), or on `databasePath` (a file or URL) to share one.
-    init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil) throws {
+    init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if let databasePath {
@@ -59,7 +60,7 @@ final class ServerProcess: @unchecked Sendable {
             self.databasePath = directory.appendingPathComponent("larder.sqlite").path
         }
         self.extraArguments = arguments
-        try start()
+        try await start()
     }
 
     /// The directory holding the test binaries, where SwiftPM also puts larder-server and larder.
@@ -83,19 +84,23 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Runs larder-server with `arguments` until it exits (for servers that must refuse
     /// to start); returns its exit status and what it wrote to stderr.
-    static func runToExit(_ arguments: [String]) throws -> (status: Int32, log: String) {
-        let process = Process()
-        process.executableURL = try binary("larder-server")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    static func runToExit(_ arguments: [String]) async throws -> (status: Int32, log: String) {
+        let executable = try binary("larder-server")
+        return try await offThePool {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardError = pipe
+            try process.run()
+            let log = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: log, as: UTF8.self))
+        }
     }
 
     /// (Re)starts the server on the same database, on a new ephemeral port.
-    func start() throws {
+    func start() async throws {
         let process = Process()
         process.executableURL = try Self.binary("larder-server")
         process.arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
@@ -123,7 +128,8 @@ final class ServerProcess: @unchecked Sendable {
         }
         try process.run()
         self.process = process
-        _ = started.wait(timeout: .now() + 20)
+        // Waits off the cooperative pool: a server under TSan on a busy machine takes seconds.
+        _ = await offThePool { started.wait(timeout: .now() + 120) }
         guard let port = portFound.withLock({ $0 }) else {
             process.terminate()
             throw Failure.didNotStart(stderr)

@@ -7,7 +7,7 @@ import Testing
 /// Starts a server on a fresh database of `backend`, connects a client, runs `body`, then stops both.
 func withServer<R>(_ backend: Backend = .sqlite, arguments: [String] = [],
                    _ body: (ServerProcess, LarderClient) async throws -> R) async throws -> R {
-    let server = try ServerProcess(backend: backend, arguments: arguments)
+    let server = try await ServerProcess(backend: backend, arguments: arguments)
     let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
                                   options: ClientOptions(defaultTimeout: .seconds(20)))
     defer {

@@ -44,8 +44,8 @@ import Testing
                 }
             }
             // Each round waits, so the store threads are idle (waiting) when the next batch starts.
-            #expect(writes.group.wait(timeout: .now() + 10) == .success, "round \(round): writes completed")
-            #expect(reads.group.wait(timeout: .now() + 10) == .success, "round \(round): reads completed")
+            #expect(writes.group.wait(timeout: .now() + 120) == .success, "round \(round): writes completed")
+            #expect(reads.group.wait(timeout: .now() + 120) == .success, "round \(round): reads completed")
         }
         #expect(writes.all.count == 100 && writes.all.values.allSatisfy { (try? $0.get()) != nil })
         #expect(reads.all.count == 100 && reads.all.values.allSatisfy { (try? $0.get()) != nil })
@@ -122,7 +122,7 @@ import Testing
                 }, completion: { results.record(index, $0) })
             }
         }
-        #expect(results.group.wait(timeout: .now() + 10) == .success)
+        #expect(results.group.wait(timeout: .now() + 120) == .success)
         let all = results.all
         #expect((try? all[1]?.get()) == nil && (try? all[2]?.get()) == nil)
         if case .failure(let error)? = all[2] { #expect(error.code == .aborted) }
@@ -144,7 +144,7 @@ import Testing
         let store = db.store
         let events = Mutex<[String]>([])
         func waitForEvents(_ count: Int) -> [String] {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(120)
             while events.withLock({ $0.count }) < count && ContinuousClock.now < deadline { usleep(1000) }
             usleep(20_000)  // and nothing more arrives
             return events.withLock { $0 }
@@ -164,7 +164,7 @@ import Testing
             events.withLock { $0.append("blocker") }
             writes.record(-1, result)
         })
-        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(started.wait(timeout: .now() + 120) == .success)
         for index in 0..<20 {
             writes.group.enter()
             let request = CreateLocationRequest(location: Location(name: "room \(index)", colorHex: "#000000"))
@@ -174,7 +174,7 @@ import Testing
             }
         }
         release.signal()
-        #expect(writes.group.wait(timeout: .now() + 10) == .success)
+        #expect(writes.group.wait(timeout: .now() + 120) == .success)
         #expect(waitForEvents(23) == ["blocker", "delivered"] + Array(repeating: "write", count: 20) + ["delivered"])
 
         events.withLock { $0.removeAll() }
@@ -188,7 +188,7 @@ import Testing
                 }
             }
         }
-        #expect(reads.group.wait(timeout: .now() + 10) == .success)
+        #expect(reads.group.wait(timeout: .now() + 120) == .success)
         let readEvents = waitForEvents(10)
         // Readers may interleave, but every read is announced on its own.
         #expect(readEvents.filter { $0 == "read" }.count == 5 && readEvents.filter { $0 == "delivered" }.count == 5)

@@ -131,7 +131,7 @@ import Testing
                 }, completion: { results.record(index, $0) })
             }
         }
-        #expect(results.group.wait(timeout: .now() + 10) == .success)
+        #expect(results.group.wait(timeout: .now() + 120) == .success)
         for (index, id) in ids.enumerated() {
             let found = rpcError { try db.read(Operations.getMealRecord, GetMealRecordRequest(id: id)) }
             #expect(found?.code == (index == 1 ? .notFound : nil), "\(id)")
@@ -179,9 +179,9 @@ import Testing
             results.group.enter()
             store.read({ r throws(RPCError) in try Operations.getMealRecord(GetMealRecordRequest(id: record.id), r) },
                        completion: { results.record(index, $0) })
-            if index % 50 == 49 { _ = results.group.wait(timeout: .now() + 10) }
+            if index % 50 == 49 { _ = results.group.wait(timeout: .now() + 120) }
         }
-        #expect(results.group.wait(timeout: .now() + 30) == .success)
+        #expect(results.group.wait(timeout: .now() + 120) == .success)
         stop.store(true, ordering: .relaxed)
         writes.wait()
         let failures = results.all.values.compactMap { result -> RPCError? in

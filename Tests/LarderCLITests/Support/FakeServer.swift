@@ -7,6 +7,13 @@ import Synchronization
 /// A tiny Larder server on 127.0.0.1:0 for client tests: it accepts one
 /// connection, hands every request envelope it reads to the test through
 /// `requests`, and sends exactly the replies the test asks for.
+///
+/// It serves until the client closes the connection or the test calls
+/// `closeConnection`. It used to stop 30 s after `init` whatever the test was
+/// doing, which cut tests off mid-call when the whole suite ran on a busy machine
+/// (56 CLI tests failed at once with "closed by the server" and `next()` → nil);
+/// the bound that remains is only a last resort for a client that never comes or
+/// never closes.
 final class FakeServer: Sendable {
     let address: ServerAddress
     let requests: AsyncStream<RequestEnvelope>
@@ -14,7 +21,10 @@ final class FakeServer: Sendable {
     private let connectionFD = Mutex<Int32>(-1)
     private let stopped = Mutex(false)
 
-    /// Starts listening and accepting in a background thread (bounded to 30 s).
+    /// The longest a fake server serves.
+    private static let lastResort = Duration.seconds(900)
+
+    /// Starts listening and accepting in a background thread.
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FakeServerError.system("socket", errno) }
@@ -86,7 +96,7 @@ final class FakeServer: Sendable {
 
     private func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
         let start = ContinuousClock.now
-        let limit = Duration.seconds(30)
+        let limit = Self.lastResort
         var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
         while poll(&pfd, 1, 100) <= 0 {
             if ContinuousClock.now - start > limit || stopped.withLock({ $0 }) { return }
