@@ -19,7 +19,7 @@ struct LarderCommandTests {
         let result = try await run(["locations", "list"], server: server) { requests in
             let request = try #require(await requests.next())
             #expect(request.method == "/larder.v1.LocationService/ListLocations")
-            #expect(request.timeoutMilliseconds == 10_000)
+            #expect(request.timeoutMilliseconds == 600_000, "--timeout reaches the wire as the call's deadline")
             let reply = ListLocationsResponse(locations: [
                 Location(id: "id-1", name: "客廳", colorHex: "#FF5733"),
                 Location(id: "id-22", name: "Garage", colorHex: "#000000"),

@@ -94,7 +94,7 @@ struct CrashSafetyEndToEndTests {
     /// Every meal record id the restarted server holds, page by page.
     static func storedMealIDs(_ server: ServerProcess) async throws -> Set<String> {
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                                      options: ClientOptions(defaultTimeout: .seconds(20)))
+                                      options: ClientOptions(defaultTimeout: .seconds(120)))
         defer { client.close() }
         var ids: Set<String> = []
         var token = ""

@@ -29,7 +29,7 @@ struct MultiReplicaEndToEndTests {
 
     static func client(_ server: ServerProcess) throws -> LarderClient {
         try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                         options: ClientOptions(defaultTimeout: .seconds(20)))
+                         options: ClientOptions(defaultTimeout: .seconds(120)))
     }
 
     @Test func threeReplicasSeedOnceAndEachServesEveryWrite() async throws {

@@ -202,7 +202,7 @@ struct OperabilityEndToEndTests {
         // UNAVAILABLE, the drain ended, and the health calls below met a closed connection.
         let server = try await ServerProcess(arguments: ["--drain-timeout", "300", "--busy-timeout", "300"])
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                                      options: ClientOptions(defaultTimeout: .seconds(20)))
+                                      options: ClientOptions(defaultTimeout: .seconds(120)))
         defer { client.close() }
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
 

@@ -9,7 +9,7 @@ func withServer<R>(_ backend: Backend = .sqlite, arguments: [String] = [],
                    _ body: (ServerProcess, LarderClient) async throws -> R) async throws -> R {
     let server = try await ServerProcess(backend: backend, arguments: arguments)
     let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                                  options: ClientOptions(defaultTimeout: .seconds(20)))
+                                  options: ClientOptions(defaultTimeout: .seconds(120)))
     defer {
         client.close()
         server.stop()

@@ -12,6 +12,8 @@ struct CLIRun {
 /// Runs the `larder` command in process against a `FakeServer`.
 enum CLIRunner {
     static let taipei = LocalTime(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)
+    /// The `--timeout` every run against a fake server gets, in seconds.
+    static let testTimeout = "600"
 
     /// Starts `larder arguments…` against `server`, lets `serve` answer, and returns what it printed.
     static func run(_ arguments: [String], server: FakeServer?, environment: [String: String] = [:],
@@ -20,9 +22,13 @@ enum CLIRunner {
     {
         let stdout = OutputBuffer()
         let stderr = OutputBuffer()
+        // A deadline no busy machine reaches (the fake server answers when the test's task
+        // gets to run, which took over 10 s, the CLI's default, under load); tests that
+        // check deadlines pass their own --timeout, which comes later and wins.
+        let deadline = server == nil ? [] : ["--timeout", Self.testTimeout]
         let serverArguments = server.map { ["--server", $0.address.description] } ?? []
         let task = Task {
-            await LarderCommand.run(arguments: arguments + serverArguments, environment: environment,
+            await LarderCommand.run(arguments: deadline + arguments + serverArguments, environment: environment,
                                     stdout: stdout.sink, stderr: stderr.sink, localTime: taipei)
         }
         if let server {
