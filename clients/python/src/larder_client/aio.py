@@ -19,7 +19,7 @@ class AsyncConnection:
         self.address = address
         self._reader, self._writer = reader, writer
         self._max_frame_bytes = max_frame_bytes
-        self._pending: dict = {}  # call_id -> asyncio.Future[bytes]
+        self._pending: dict[int, asyncio.Future[bytes]] = {}
         self._next_id = 1
         self._closed: Optional[LarderError] = None
         self._write_lock = asyncio.Lock()
@@ -58,6 +58,11 @@ class AsyncConnection:
         finally:
             self._pending.pop(call_id, None)
 
+    @property
+    def closed(self) -> Optional[LarderError]:
+        """Why the connection is closed (the error its calls failed with), or None while it is open."""
+        return self._closed
+
     async def close(self) -> None:
         """Closes the connection; pending calls fail with UNAVAILABLE."""
         self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
@@ -79,7 +84,10 @@ class AsyncConnection:
                     break
                 future = self._pending.pop(env.call_id, None)
                 if future is not None and not future.done():
-                    future.set_exception(error) if error else future.set_result(env.payload)
+                    if error:
+                        future.set_exception(error)
+                    else:
+                        future.set_result(env.payload)
         except asyncio.IncompleteReadError:
             pass  # EOF
         except (OSError, DecodeError) as e:
