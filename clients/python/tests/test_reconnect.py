@@ -91,6 +91,25 @@ def test_a_call_in_flight_when_the_connection_drops_fails_and_is_not_resent(fake
     assert sent.count(("/test/Close", b"")) == 1
 
 
+def test_a_call_that_finds_the_connection_closed_before_sending_goes_on_a_new_one(fake, monkeypatch):
+    """The window between the client's check and the send: the call never left, so it is sent once, anew."""
+    with LarderClient(fake.address, timeout=30) as client:
+        stale = client.connection
+        assert stale is not None
+        stale.close()  # closed under the client, which has not looked yet
+        real = client._connected
+        handed: list[object] = []
+
+        def racing(timeout=None):
+            handed.append(stale if not handed else real(timeout))
+            return handed[-1]
+
+        monkeypatch.setattr(client, "_connected", racing)
+        assert client.call("/test/Echo", b"once") == b"once"
+        assert handed[0] is stale and handed[1] is not stale and client.connects == 2
+    assert [r.payload for r in fake.requests if r.method == "/test/Echo"] == [b"once"]
+
+
 def test_typed_calls_reconnect_too(fake):
     serving = HealthCheckResponse(status=HealthCheckResponse.SERVING).SerializeToString()
     fake.handlers["/grpc.health.v1.Health/Check"] = lambda request: reply(request, serving)

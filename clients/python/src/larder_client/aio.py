@@ -8,7 +8,7 @@ from google.protobuf.message import DecodeError
 
 from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
-from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, encode_request
+from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, encode_request
 
 
 class AsyncConnection:
@@ -39,7 +39,7 @@ class AsyncConnection:
                    metadata: Optional[Mapping[str, str]] = None) -> bytes:
         """Sends one call and awaits its reply payload; raises LarderError."""
         if self._closed is not None:
-            raise LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+            raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
         call_id, self._next_id = self._next_id, self._next_id + 1
         future = asyncio.get_running_loop().create_future()
         self._pending[call_id] = future

@@ -25,7 +25,7 @@ from .backoff import Backoff
 from .methods import METHODS
 from .rpc import DEFAULT, Call, Metadata, Timeout
 from .status import LarderError, StatusCode
-from .transport import DEFAULT_MAX_FRAME_BYTES, Connection
+from .transport import DEFAULT_MAX_FRAME_BYTES, Connection, NotSent
 
 DEFAULT_ADDRESS = "127.0.0.1:7411"
 Address = Union[str, Tuple[str, int]]
@@ -77,6 +77,9 @@ class _ClientBase:
         if wait > 0 and self._last_failure is not None:
             raise LarderError(StatusCode.UNAVAILABLE, f"{self._last_failure.message}; "
                                                       f"next connection attempt in {wait:.2f} s")
+
+    def _connect_limit(self, timeout: Optional[float]) -> float:
+        return self.connect_timeout if timeout is None else max(0.001, min(self.connect_timeout, timeout))
 
     def _after_attempt(self, error: Optional[LarderError]) -> None:
         if error is None:
@@ -142,15 +145,18 @@ class LarderClient(Methods, _ClientBase):
         connection = self._connection
         return connection is not None and connection.closed is None
 
-    def _connected(self) -> Connection:
-        """The open connection, or a new one when it has dropped; raises UNAVAILABLE."""
+    def _connected(self, timeout: Optional[float] = None) -> Connection:
+        """The open connection, or a new one when it has dropped; raises UNAVAILABLE.
+
+        A new connection waits at most connect_timeout, and at most the call's timeout.
+        """
         with self._lock:
             connection = self._connection
             if connection is not None and connection.closed is None:
                 return connection
             self._before_attempt()
             try:
-                connection = Connection(self.host, self.port, connect_timeout=self.connect_timeout,
+                connection = Connection(self.host, self.port, connect_timeout=self._connect_limit(timeout),
                                         max_frame_bytes=self.max_frame_bytes)
             except LarderError as e:
                 self._connection = None
@@ -169,7 +175,10 @@ class LarderClient(Methods, _ClientBase):
         else the raw reply bytes; raises LarderError.
         """
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
-        reply = self._connected().call(path, payload, timeout=seconds, metadata=merged)
+        try:
+            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:  # it found the connection closed before sending: safe on a new one
+            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
         return self._decode(path, reply, response_type)
 
     def call_future(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
@@ -177,7 +186,10 @@ class LarderClient(Methods, _ClientBase):
                     response_type: Optional[type[Message]] = None) -> Future[Any]:
         """Like call() but returns at once with a Future; the timeout is enforced by the server."""
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
-        raw = self._connected().call_future(path, payload, timeout=seconds, metadata=merged)
+        try:
+            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:
+            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
         result: Future[Any] = Future()
 
         def done(f: Future[bytes]) -> None:
@@ -256,7 +268,7 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
         """True while the client holds an open connection."""
         return self._connection is not None and self._connection.closed is None
 
-    async def _connected(self) -> AsyncConnection:
+    async def _connected(self, timeout: Optional[float] = None) -> AsyncConnection:
         if self._connecting is None:
             self._connecting = asyncio.Lock()
         async with self._connecting:
@@ -265,7 +277,8 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
                 return connection
             self._before_attempt()
             try:
-                connection = await AsyncConnection.connect(self.host, self.port, connect_timeout=self.connect_timeout,
+                connection = await AsyncConnection.connect(self.host, self.port,
+                                                           connect_timeout=self._connect_limit(timeout),
                                                            max_frame_bytes=self.max_frame_bytes)
             except LarderError as e:
                 self._connection = None
@@ -280,8 +293,10 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
                    response_type: Optional[type[Message]] = None) -> Any:
         """Same as LarderClient.call, awaited."""
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
-        connection = await self._connected()
-        reply = await connection.call(path, payload, timeout=seconds, metadata=merged)
+        try:
+            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:  # it found the connection closed before sending: safe on a new one
+            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
         return self._decode(path, reply, response_type)
 
     async def run(self, call: Call[R]) -> R:

@@ -37,6 +37,13 @@ def encode_request(call_id: int, method: str, payload: bytes, timeout: Optional[
     return HEADER.pack(len(body)) + body
 
 
+class NotSent(LarderError):
+    """UNAVAILABLE raised before a call left this client: the connection was already closed.
+
+    Safe to send the call again on a new connection (LarderClient does, once).
+    """
+
+
 class Connection:
     """A thread-safe connection carrying many concurrent calls.
 
@@ -103,7 +110,7 @@ class Connection:
         future: Future[bytes] = Future()
         with self._lock:
             if self._closed is not None:
-                raise LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+                raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
             call_id, self._next_id = self._next_id, self._next_id + 1
             self._pending[call_id] = future  # before sending: the reply may beat us back
         frame = encode_request(call_id, method, payload, timeout, metadata)
