@@ -270,3 +270,33 @@ def test_reconnects_when_the_server_is_back_after_a_while(start_server, tmp_path
         status = eventually(lambda: client.check().status, "a call succeeds once the server is back")
         assert status == HealthCheckResponse.SERVING and second.process.poll() is None
         assert client.connects == 2 and backoff.failures == 0
+
+
+def test_async_client_reconnects_when_the_server_is_back_on_the_same_port_and_database(start_server, tmp_path):
+    db = tmp_path / "larder.sqlite"
+    first = start_server(db=db)
+
+    async def main() -> None:
+        backoff = Backoff(initial=0.05, maximum=0.5)
+        async with AsyncLarderClient(first.address, timeout=30, backoff=backoff) as client:
+            created = await client.create_location(location={"name": "閣樓", "color_hex": "#101010"})
+            first.signal(signal.SIGTERM)
+            assert await asyncio.to_thread(first.wait, 30) == 0
+            deadline = time.monotonic() + WAIT
+            while client.connected and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            with pytest.raises(LarderError) as info:  # down: UNAVAILABLE at once
+                await client.get_location(id=created.id)
+            assert info.value.code is StatusCode.UNAVAILABLE
+            await asyncio.to_thread(start_server, db=db, port=first.port)
+            deadline = time.monotonic() + WAIT
+            while True:
+                try:
+                    assert await client.get_location(id=created.id) == created
+                    break
+                except LarderError as e:
+                    assert e.code is StatusCode.UNAVAILABLE and time.monotonic() < deadline, str(e)
+                    await asyncio.sleep(0.02)
+            assert client.connects == 2 and backoff.failures == 0
+
+    asyncio.run(main())
