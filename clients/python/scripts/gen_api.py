@@ -106,9 +106,34 @@ def all_messages(file: FileDescriptor) -> list[Descriptor]:
     return out
 
 
+def doc_safe(text: str) -> str:
+    """A proto comment that cannot end or escape a generated docstring."""
+    return text.replace("\\", "\\\\").replace('"""', "'''")
+
+
+def field_comments(files: list[descriptor_pb2.FileDescriptorProto]) -> dict[str, str]:
+    """'larder.v1.ListMealRecordsRequest.page_size' -> its leading comment, from the source info."""
+    out: dict[str, str] = {}
+    for file in files:
+        by_path = {tuple(loc.path): loc.leading_comments for loc in file.source_code_info.location}
+
+        def walk(messages: list[descriptor_pb2.DescriptorProto], prefix: str, path: tuple[int, ...]) -> None:
+            for i, message in enumerate(messages):
+                here = path + (i,)
+                for j, field in enumerate(message.field):
+                    comment = " ".join(by_path.get(here + (2, j), "").split())
+                    if comment:
+                        out[f"{prefix}.{message.name}.{field.name}"] = comment
+                walk(list(message.nested_type), f"{prefix}.{message.name}", here + (3,))
+
+        walk(list(file.message_type), file.package, (4,))
+    return out
+
+
 class Writer:
-    def __init__(self, files: list[FileDescriptor]) -> None:
+    def __init__(self, files: list[FileDescriptor], comments: dict[str, str] | None = None) -> None:
         self.files = files
+        self.comments = comments or {}
         self.lines: list[str] = []
 
     def emit(self, text: str = "") -> None:
@@ -226,7 +251,8 @@ class Writer:
         for line in self.signature(fields, f"{qualified(request)} | {dict_name(request)}"):
             self.emit(line)
         self.emit(f"    ) -> _rpc.Call[{qualified(response)}]:")
-        self.emit(f'        """{path}: {request.full_name} -> {response.full_name}."""')
+        self.docstring(f"{path}: {request.full_name} -> {response.full_name}.",
+                       [(f.name, f.full_name) for f in request.fields])
         given = "{" + ", ".join(f'"{name}": {name}' for name, _ in fields) + "}"
         self.emit(f"        return _rpc.Call({path!r}, _rpc.build({qualified(request)}, request, {given}),")
         self.emit(f"                         {qualified(response)}, timeout, metadata)")
@@ -242,13 +268,26 @@ class Writer:
             self.emit(line)
         self.emit(f"    ) -> _abc.{'Iterator' if sync else 'AsyncIterator'}[{item}]:")
         renamed = ", ".join(f"{name}= for {proto}" for name, proto, _ in fields if name != proto)
-        self.emit(f'        """Every {items.message_type.full_name} of {method.name}, page after page'
-                  + (f" ({renamed})" if renamed else "") + '."""')
+        self.docstring(f"Every {items.message_type.full_name} of {method.name}, page after page"
+                       + (f" ({renamed})" if renamed else "") + ".",
+                       [(name, f"{request.full_name}.{proto}") for name, proto, _ in fields])
         given = "{" + ", ".join(f'"{proto}": {name}' for name, proto, _ in fields) + "}"
         helper = "_rpc.iter_pages" if sync else "_rpc.aiter_pages"
         self.emit(f"        return {helper}({via}.{snake_case(method.name)}, {item}, {items.name!r}, {given},")
         self.emit("                            timeout, metadata)")
         self.emit("")
+
+    def docstring(self, summary: str, fields: list[tuple[str, str]]) -> None:
+        """A method's docstring: the summary, then each request field's comment from proto/."""
+        documented = [(name, self.comments[full]) for name, full in fields if full in self.comments]
+        if not documented:
+            self.emit(f'        """{summary}"""')
+            return
+        self.emit(f'        """{summary}')
+        self.emit("")
+        for name, comment in documented:
+            self.emit(f"        {name}: {doc_safe(comment)}")
+        self.emit('        """')
 
     def service_class(self, service, sync: bool, paged: dict) -> None:
         prefix = "" if sync else "Async"
@@ -296,9 +335,10 @@ def main() -> None:
     for file in parsed.file:
         pool.Add(file)
     files = [pool.FindFileByName(name) for name in names]
+    comments = field_comments([f for f in parsed.file if f.name in names])
     out = Path(out_dir)
     (out / "messages.py").write_text(Writer(files).messages_module())
-    (out / "api.py").write_text(Writer(files).api_module())
+    (out / "api.py").write_text(Writer(files, comments).api_module())
 
 
 if __name__ == "__main__":

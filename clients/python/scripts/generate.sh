@@ -46,7 +46,7 @@ generate() { # $1 = output dir
   mkdir -p "$out"
   [[ -x "$PLUGIN" ]] || { echo "generate: $PLUGIN not found (pip install -r requirements-dev.txt)" >&2; exit 1; }
   "$PYTHON" -m grpc_tools.protoc --proto_path="$PROTO_DIR" --plugin=protoc-gen-mypy="$PLUGIN" \
-    --python_out="$out" --mypy_out="$out" --descriptor_set_out="$out/descriptors.pb" --include_imports \
+    --python_out="$out" --mypy_out="$out" --descriptor_set_out="$out/descriptors.pb" --include_imports --include_source_info \
     "${PROTOS[@]}" 2> >(grep -v '^Writing mypy to ' >&2)
   "$PYTHON" scripts/gen_api.py "$out/descriptors.pb" "$out" "${API_PROTOS[@]}"
   rm "$out/descriptors.pb"

@@ -401,7 +401,10 @@ class CategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
-        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        include_item_categories: Also return the group's item categories (sorted by name).
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/GetCategoryGroup', _rpc.build(_larder_v1_category_group.GetCategoryGroupRequest, request, {"id": id, "include_item_categories": include_item_categories}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
@@ -429,7 +432,11 @@ class CategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
-        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        category_group: The id selects the group; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/UpdateCategoryGroup', _rpc.build(_larder_v1_category_group.UpdateCategoryGroupRequest, request, {"category_group": category_group, "update_mask": update_mask}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
@@ -444,7 +451,10 @@ class CategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_empty_pb2.Empty]:
-        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty."""
+        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty.
+
+        cascade: Also delete the group's item categories. Without it, deleting a group that still has categories fails with FAILED_PRECONDITION.
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/DeleteCategoryGroup', _rpc.build(_larder_v1_category_group.DeleteCategoryGroupRequest, request, {"id": id, "cascade": cascade}),
                          _empty_pb2.Empty, timeout, metadata)
 
@@ -490,7 +500,10 @@ class ItemCategoryService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
-        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse."""
+        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
+
+        category_group_id: Only this group's categories; empty = all groups.
+        """
         return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
@@ -505,7 +518,11 @@ class ItemCategoryService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
-        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory."""
+        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory.
+
+        item_category: The id selects the category; the other fields are the new values.
+        update_mask: Fields to change: "name", "icon_name", "category_group_id". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.ItemCategoryService/UpdateItemCategory', _rpc.build(_larder_v1_item_category.UpdateItemCategoryRequest, request, {"item_category": item_category, "update_mask": update_mask}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
@@ -579,7 +596,11 @@ class LocationService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.Location]:
-        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location."""
+        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location.
+
+        location: The id selects the location; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.LocationService/UpdateLocation', _rpc.build(_larder_v1_location.UpdateLocationRequest, request, {"location": location, "update_mask": update_mask}),
                          _larder_v1_location.Location, timeout, metadata)
 
@@ -643,7 +664,14 @@ class MealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
-        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse."""
+        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
+
+        page_size: 1-1000; 0 = 50.
+        page_token: next_page_token of the previous page; empty = first page.
+        start_time: Only meals eaten at or after this time (inclusive), when set.
+        end_time: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/ListMealRecords', _rpc.build(_larder_v1_meal_record.ListMealRecordsRequest, request, {"page_size": page_size, "page_token": page_token, "start_time": start_time, "end_time": end_time, "category": category}),
                          _larder_v1_meal_record.ListMealRecordsResponse, timeout, metadata)
 
@@ -657,7 +685,13 @@ class MealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time)."""
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+
+        page_size: 1-1000; 0 = 50.
+        since: Only meals eaten at or after this time (inclusive), when set.
+        until: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.iter_pages(self.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
@@ -672,7 +706,11 @@ class MealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
-        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord."""
+        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
+
+        meal_record: The id selects the record; the other fields are the new values.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
@@ -702,7 +740,12 @@ class MealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
-        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse."""
+        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse.
+
+        start_time: Meals eaten at or after this time; required.
+        end_time: Meals eaten before this time; required, after start_time.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
@@ -720,7 +763,10 @@ class Health(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_grpc_health_v1_health.HealthCheckResponse]:
-        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse."""
+        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse.
+
+        service: Empty = the whole server; otherwise a full service name such as "larder.v1.LocationService".
+        """
         return _rpc.Call('/grpc.health.v1.Health/Check', _rpc.build(_grpc_health_v1_health.HealthCheckRequest, request, {"service": service}),
                          _grpc_health_v1_health.HealthCheckResponse, timeout, metadata)
 
@@ -751,7 +797,10 @@ class ServerReflection(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_reflection_v1_reflection.DescribeTypeResponse]:
-        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse."""
+        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse.
+
+        name: Full name of a message or enum type, e.g. "larder.v1.Location"; a leading dot is accepted. Unknown names get NOT_FOUND.
+        """
         return _rpc.Call('/larder.reflection.v1.ServerReflection/DescribeType', _rpc.build(_larder_reflection_v1_reflection.DescribeTypeRequest, request, {"name": name}),
                          _larder_reflection_v1_reflection.DescribeTypeResponse, timeout, metadata)
 
@@ -829,7 +878,13 @@ class Methods:
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time)."""
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+
+        page_size: 1-1000; 0 = 50.
+        since: Only meals eaten at or after this time (inclusive), when set.
+        until: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.iter_pages(self.meal_record_service.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
@@ -862,7 +917,10 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
-        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        include_item_categories: Also return the group's item categories (sorted by name).
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/GetCategoryGroup', _rpc.build(_larder_v1_category_group.GetCategoryGroupRequest, request, {"id": id, "include_item_categories": include_item_categories}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
@@ -890,7 +948,11 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
-        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        category_group: The id selects the group; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/UpdateCategoryGroup', _rpc.build(_larder_v1_category_group.UpdateCategoryGroupRequest, request, {"category_group": category_group, "update_mask": update_mask}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
@@ -905,7 +967,10 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_empty_pb2.Empty]:
-        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty."""
+        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty.
+
+        cascade: Also delete the group's item categories. Without it, deleting a group that still has categories fails with FAILED_PRECONDITION.
+        """
         return _rpc.Call('/larder.v1.CategoryGroupService/DeleteCategoryGroup', _rpc.build(_larder_v1_category_group.DeleteCategoryGroupRequest, request, {"id": id, "cascade": cascade}),
                          _empty_pb2.Empty, timeout, metadata)
 
@@ -951,7 +1016,10 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
-        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse."""
+        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
+
+        category_group_id: Only this group's categories; empty = all groups.
+        """
         return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
@@ -966,7 +1034,11 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
-        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory."""
+        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory.
+
+        item_category: The id selects the category; the other fields are the new values.
+        update_mask: Fields to change: "name", "icon_name", "category_group_id". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.ItemCategoryService/UpdateItemCategory', _rpc.build(_larder_v1_item_category.UpdateItemCategoryRequest, request, {"item_category": item_category, "update_mask": update_mask}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
@@ -1040,7 +1112,11 @@ class AsyncLocationService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.Location]:
-        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location."""
+        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location.
+
+        location: The id selects the location; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.LocationService/UpdateLocation', _rpc.build(_larder_v1_location.UpdateLocationRequest, request, {"location": location, "update_mask": update_mask}),
                          _larder_v1_location.Location, timeout, metadata)
 
@@ -1104,7 +1180,14 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
-        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse."""
+        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
+
+        page_size: 1-1000; 0 = 50.
+        page_token: next_page_token of the previous page; empty = first page.
+        start_time: Only meals eaten at or after this time (inclusive), when set.
+        end_time: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/ListMealRecords', _rpc.build(_larder_v1_meal_record.ListMealRecordsRequest, request, {"page_size": page_size, "page_token": page_token, "start_time": start_time, "end_time": end_time, "category": category}),
                          _larder_v1_meal_record.ListMealRecordsResponse, timeout, metadata)
 
@@ -1118,7 +1201,13 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time)."""
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+
+        page_size: 1-1000; 0 = 50.
+        since: Only meals eaten at or after this time (inclusive), when set.
+        until: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.aiter_pages(self.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
@@ -1133,7 +1222,11 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
-        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord."""
+        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
+
+        meal_record: The id selects the record; the other fields are the new values.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
@@ -1163,7 +1256,12 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
-        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse."""
+        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse.
+
+        start_time: Meals eaten at or after this time; required.
+        end_time: Meals eaten before this time; required, after start_time.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        """
         return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
@@ -1181,7 +1279,10 @@ class AsyncHealth(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_grpc_health_v1_health.HealthCheckResponse]:
-        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse."""
+        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse.
+
+        service: Empty = the whole server; otherwise a full service name such as "larder.v1.LocationService".
+        """
         return _rpc.Call('/grpc.health.v1.Health/Check', _rpc.build(_grpc_health_v1_health.HealthCheckRequest, request, {"service": service}),
                          _grpc_health_v1_health.HealthCheckResponse, timeout, metadata)
 
@@ -1212,7 +1313,10 @@ class AsyncServerReflection(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_reflection_v1_reflection.DescribeTypeResponse]:
-        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse."""
+        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse.
+
+        name: Full name of a message or enum type, e.g. "larder.v1.Location"; a leading dot is accepted. Unknown names get NOT_FOUND.
+        """
         return _rpc.Call('/larder.reflection.v1.ServerReflection/DescribeType', _rpc.build(_larder_reflection_v1_reflection.DescribeTypeRequest, request, {"name": name}),
                          _larder_reflection_v1_reflection.DescribeTypeResponse, timeout, metadata)
 
@@ -1290,7 +1394,13 @@ class AsyncMethods:
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time)."""
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+
+        page_size: 1-1000; 0 = 50.
+        since: Only meals eaten at or after this time (inclusive), when set.
+        until: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
         return _rpc.aiter_pages(self.meal_record_service.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
