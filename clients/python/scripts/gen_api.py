@@ -172,7 +172,8 @@ class Writer:
         self.emit("")
         self.emit("import datetime as _dt")
         self.emit("from collections import abc as _abc")
-        self.emit("from typing import TypedDict")
+        self.emit("from concurrent import futures as _futures")
+        self.emit("from typing import TYPE_CHECKING, Any, Protocol, TypedDict")
         self.emit("")
         for alias, package, module in sorted(WELL_KNOWN.values()):
             self.emit(f"from {package} import {module} as {alias}")
@@ -190,6 +191,11 @@ class Writer:
         counts = Counter(snake_case(m.name) for m in methods)
         paged = {m.full_name: self.paged_items(m) for m in methods}
         iterator_names = Counter(self.iterator_name(m) for m in methods if paged[m.full_name])
+        for sync in (True, False):
+            for service in services:
+                for method in service.methods:
+                    if not (method.client_streaming or method.server_streaming):
+                        self.protocol(service, method, sync)
         for sync in (True, False):
             for service in services:
                 self.service_class(service, sync, paged)
@@ -241,21 +247,61 @@ class Writer:
                 sys.exit(f"gen_api: {method.full_name}: request field {field.name!r} clashes with a "
                          f"keyword or call option of larder_client; rename it in proto/")
 
-    def unary_method(self, method: MethodDescriptor, sync: bool) -> None:
-        self.check_names(method)
+    @staticmethod
+    def protocol_name(service_name: str, method: MethodDescriptor, sync: bool) -> str:
+        return f"_{'' if sync else 'Async'}{service_name}_{snake_case(method.name)}"
+
+    def method_parts(self, method: MethodDescriptor) -> tuple[list[str], str, str]:
+        """(signature lines, response type, summary) of one RPC's typed method."""
         request, response = method.input_type, method.output_type
-        path = f"/{method.containing_service.full_name}/{method.name}"
         fields = [(f.name, input_type(f)) for f in request.fields]
-        self.emit("    @_rpc.unary" if sync else "    @_rpc.async_unary")
-        self.emit(f"    def {snake_case(method.name)}(")
-        for line in self.signature(fields, f"{qualified(request)} | {dict_name(request)}"):
+        lines = self.signature(fields, f"{qualified(request)} | {dict_name(request)}")
+        path = f"/{method.containing_service.full_name}/{method.name}"
+        return lines, qualified(response), f"{path}: {request.full_name} -> {response.full_name}."
+
+    def protocol(self, service, method: MethodDescriptor, sync: bool) -> None:
+        """The static type of one bound RPC method: plain signatures every checker and editor reads."""
+        lines, response, summary = self.method_parts(method)
+        self.emit("")
+        self.emit(f"class {self.protocol_name(service.name, method, sync)}(Protocol):")
+        self.emit(f'    """{snake_case(method.name)}(...) on {"" if sync else "Async"}{service.name} and the client."""')
+        self.emit("")
+        returns = [("__call__", response if sync else f"_abc.Coroutine[Any, Any, {response}]", None)]
+        if sync:
+            returns.append(("future", f"_futures.Future[{response}]",
+                            "Starts the call without waiting; the timeout is enforced by the server."))
+        returns.append(("call", f"_rpc.Call[{response}]", "The Call this method would run, without running it."))
+        for name, kind, doc in returns:
+            self.emit(f"    def {name}(")
+            for line in lines:
+                self.emit(line)
+            self.emit(f"    ) -> {kind}:")
+            if doc is None:
+                self.docstring(summary, [(f.name, f.full_name) for f in method.input_type.fields])
+            else:
+                self.emit(f'        """{doc}"""')
+            self.emit("        ...")
+            self.emit("")
+
+    def unary_method(self, service, method: MethodDescriptor, sync: bool) -> None:
+        self.check_names(method)
+        request = method.input_type
+        lines, response, summary = self.method_parts(method)
+        path = f"/{method.containing_service.full_name}/{method.name}"
+        name = snake_case(method.name)
+        self.emit(f"    def _{name}(")
+        for line in lines:
             self.emit(line)
-        self.emit(f"    ) -> _rpc.Call[{qualified(response)}]:")
-        self.docstring(f"{path}: {request.full_name} -> {response.full_name}.",
-                       [(f.name, f.full_name) for f in request.fields])
-        given = "{" + ", ".join(f'"{name}": {name}' for name, _ in fields) + "}"
+        self.emit(f"    ) -> _rpc.Call[{response}]:")
+        self.docstring(summary, [(f.name, f.full_name) for f in request.fields])
+        given = "{" + ", ".join(f'"{f.name}": {f.name}' for f in request.fields) + "}"
         self.emit(f"        return _rpc.Call({path!r}, _rpc.build({qualified(request)}, request, {given}),")
-        self.emit(f"                         {qualified(response)}, timeout, metadata)")
+        self.emit(f"                         {response}, timeout, metadata)")
+        self.emit("")
+        self.emit("    if TYPE_CHECKING:")
+        self.emit(f"        {name}: {self.protocol_name(service.name, method, sync)}")
+        self.emit("    else:")
+        self.emit(f"        {name} = _rpc.{'unary' if sync else 'async_unary'}(_{name})")
         self.emit("")
 
     def iterator_method(self, method: MethodDescriptor, items: FieldDescriptor, sync: bool, via: str = "self") -> None:
@@ -298,7 +344,7 @@ class Writer:
         for method in service.methods:
             if method.client_streaming or method.server_streaming:
                 continue  # the Larder wire protocol carries unary calls only
-            self.unary_method(method, sync)
+            self.unary_method(service, method, sync)
             if paged[method.full_name] is not None:
                 self.iterator_method(method, paged[method.full_name], sync)
 
@@ -315,11 +361,14 @@ class Writer:
         for service in services:
             self.emit(f"        self.{self.service_attribute(service.name)} = {prefix}{service.name}(self)")
         self.emit("")
-        for service in services:
-            for method in service.methods:
-                name = snake_case(method.name)
-                if counts[name] == 1 and not (method.client_streaming or method.server_streaming):
-                    self.emit(f"    {name} = {prefix}{service.name}.{name}")
+        flat = [(service, method) for service in services for method in service.methods
+                if counts[snake_case(method.name)] == 1 and not (method.client_streaming or method.server_streaming)]
+        self.emit("    if TYPE_CHECKING:")
+        for service, method in flat:
+            self.emit(f"        {snake_case(method.name)}: {self.protocol_name(service.name, method, sync)}")
+        self.emit("    else:")
+        for service, method in flat:
+            self.emit(f"        {snake_case(method.name)} = {prefix}{service.name}.{snake_case(method.name)}")
         self.emit("")
         for service in services:
             for method in service.methods:

@@ -2,9 +2,11 @@
 
 A generated method builds a `Call` (method path, request message, response
 type, call options); the `unary` / `async_unary` decorators turn it into a
-method that runs the call on the client, blocking or awaitable. Their
-ParamSpec keeps the generated signature, so mypy and IDEs see every request
-field as a typed keyword argument and the exact response type.
+method that runs the call on the client, blocking or awaitable, with
+`.future(...)` and `.call(...)` beside it. For type checkers and editors,
+`_gen/api.py` declares each such method with a generated Protocol of plain
+signatures (`_LocationService_get_location`): every request field is a typed
+keyword argument and the return type is the exact response message.
 """
 from __future__ import annotations
 

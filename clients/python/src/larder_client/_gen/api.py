@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import abc as _abc
-from typing import TypedDict
+from concurrent import futures as _futures
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from google.protobuf import empty_pb2 as _empty_pb2
 from google.protobuf import field_mask_pb2 as _field_mask_pb2
@@ -373,11 +374,1836 @@ class MethodMetricsDict(TypedDict, total=False):
     latency_sum_seconds: float
 
 
+class _CategoryGroupService_create_category_group(Protocol):
+    """create_category_group(...) on CategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_category_group.CategoryGroup:
+        """/larder.v1.CategoryGroupService/CreateCategoryGroup: larder.v1.CreateCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_category_group.CategoryGroup]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _CategoryGroupService_get_category_group(Protocol):
+    """get_category_group(...) on CategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        include_item_categories: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_category_group.CategoryGroup:
+        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        include_item_categories: Also return the group's item categories (sorted by name).
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        include_item_categories: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_category_group.CategoryGroup]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        include_item_categories: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _CategoryGroupService_list_category_groups(Protocol):
+    """list_category_groups(...) on CategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_category_group.ListCategoryGroupsResponse:
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_category_group.ListCategoryGroupsResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _CategoryGroupService_update_category_group(Protocol):
+    """update_category_group(...) on CategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_category_group.CategoryGroup:
+        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        category_group: The id selects the group; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_category_group.CategoryGroup]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _CategoryGroupService_delete_category_group(Protocol):
+    """delete_category_group(...) on CategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        cascade: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _empty_pb2.Empty:
+        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty.
+
+        cascade: Also delete the group's item categories. Without it, deleting a group that still has categories fails with FAILED_PRECONDITION.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        cascade: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_empty_pb2.Empty]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        cascade: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ItemCategoryService_create_item_category(Protocol):
+    """create_item_category(...) on ItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_item_category.ItemCategory:
+        """/larder.v1.ItemCategoryService/CreateItemCategory: larder.v1.CreateItemCategoryRequest -> larder.v1.ItemCategory."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_item_category.ItemCategory]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ItemCategoryService_get_item_category(Protocol):
+    """get_item_category(...) on ItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_item_category.ItemCategory:
+        """/larder.v1.ItemCategoryService/GetItemCategory: larder.v1.GetItemCategoryRequest -> larder.v1.ItemCategory."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_item_category.ItemCategory]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ItemCategoryService_list_item_categories(Protocol):
+    """list_item_categories(...) on ItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
+        /,
+        *,
+        category_group_id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_item_category.ListItemCategoriesResponse:
+        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
+
+        category_group_id: Only this group's categories; empty = all groups.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
+        /,
+        *,
+        category_group_id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_item_category.ListItemCategoriesResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
+        /,
+        *,
+        category_group_id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ItemCategoryService_update_item_category(Protocol):
+    """update_item_category(...) on ItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_item_category.ItemCategory:
+        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory.
+
+        item_category: The id selects the category; the other fields are the new values.
+        update_mask: Fields to change: "name", "icon_name", "category_group_id". Empty = all mutable fields.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_item_category.ItemCategory]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ItemCategoryService_delete_item_category(Protocol):
+    """delete_item_category(...) on ItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _empty_pb2.Empty:
+        """/larder.v1.ItemCategoryService/DeleteItemCategory: larder.v1.DeleteItemCategoryRequest -> google.protobuf.Empty."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_empty_pb2.Empty]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _LocationService_create_location(Protocol):
+    """create_location(...) on LocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_location.Location:
+        """/larder.v1.LocationService/CreateLocation: larder.v1.CreateLocationRequest -> larder.v1.Location."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_location.Location]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _LocationService_get_location(Protocol):
+    """get_location(...) on LocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_location.Location:
+        """/larder.v1.LocationService/GetLocation: larder.v1.GetLocationRequest -> larder.v1.Location."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_location.Location]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _LocationService_list_locations(Protocol):
+    """list_locations(...) on LocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_location.ListLocationsResponse:
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_location.ListLocationsResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _LocationService_update_location(Protocol):
+    """update_location(...) on LocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_location.Location:
+        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location.
+
+        location: The id selects the location; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_location.Location]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _LocationService_delete_location(Protocol):
+    """delete_location(...) on LocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _empty_pb2.Empty:
+        """/larder.v1.LocationService/DeleteLocation: larder.v1.DeleteLocationRequest -> google.protobuf.Empty."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_empty_pb2.Empty]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_create_meal_record(Protocol):
+    """create_meal_record(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_meal_record.MealRecord:
+        """/larder.v1.MealRecordService/CreateMealRecord: larder.v1.CreateMealRecordRequest -> larder.v1.MealRecord."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_meal_record.MealRecord]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_get_meal_record(Protocol):
+    """get_meal_record(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_meal_record.MealRecord:
+        """/larder.v1.MealRecordService/GetMealRecord: larder.v1.GetMealRecordRequest -> larder.v1.MealRecord."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_meal_record.MealRecord]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_list_meal_records(Protocol):
+    """list_meal_records(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
+        /,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        category: _larder_v1_common.MealCategory.ValueType | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_meal_record.ListMealRecordsResponse:
+        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
+
+        page_size: 1-1000; 0 = 50.
+        page_token: next_page_token of the previous page; empty = first page.
+        start_time: Only meals eaten at or after this time (inclusive), when set.
+        end_time: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
+        /,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        category: _larder_v1_common.MealCategory.ValueType | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_meal_record.ListMealRecordsResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
+        /,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        category: _larder_v1_common.MealCategory.ValueType | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_update_meal_record(Protocol):
+    """update_meal_record(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_meal_record.MealRecord:
+        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
+
+        meal_record: The id selects the record; the other fields are the new values.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_meal_record.MealRecord]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_delete_meal_record(Protocol):
+    """delete_meal_record(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _empty_pb2.Empty:
+        """/larder.v1.MealRecordService/DeleteMealRecord: larder.v1.DeleteMealRecordRequest -> google.protobuf.Empty."""
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_empty_pb2.Empty]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _MealRecordService_summarize_meal_records(Protocol):
+    """summarize_meal_records(...) on MealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
+        /,
+        *,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        utc_offset_minutes: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_v1_meal_record.SummarizeMealRecordsResponse:
+        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse.
+
+        start_time: Meals eaten at or after this time; required.
+        end_time: Meals eaten before this time; required, after start_time.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
+        /,
+        *,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        utc_offset_minutes: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
+        /,
+        *,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        utc_offset_minutes: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _Health_check(Protocol):
+    """check(...) on Health and the client."""
+
+    def __call__(
+        self,
+        request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
+        /,
+        *,
+        service: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _grpc_health_v1_health.HealthCheckResponse:
+        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse.
+
+        service: Empty = the whole server; otherwise a full service name such as "larder.v1.LocationService".
+        """
+        ...
+
+    def future(
+        self,
+        request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
+        /,
+        *,
+        service: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_grpc_health_v1_health.HealthCheckResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
+        /,
+        *,
+        service: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_grpc_health_v1_health.HealthCheckResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ServerReflection_list_services(Protocol):
+    """list_services(...) on ServerReflection and the client."""
+
+    def __call__(
+        self,
+        request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_reflection_v1_reflection.ListServicesResponse:
+        """/larder.reflection.v1.ServerReflection/ListServices: larder.reflection.v1.ListServicesRequest -> larder.reflection.v1.ListServicesResponse."""
+        ...
+
+    def future(
+        self,
+        request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_reflection_v1_reflection.ListServicesResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_reflection_v1_reflection.ListServicesResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _ServerReflection_describe_type(Protocol):
+    """describe_type(...) on ServerReflection and the client."""
+
+    def __call__(
+        self,
+        request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
+        /,
+        *,
+        name: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_reflection_v1_reflection.DescribeTypeResponse:
+        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse.
+
+        name: Full name of a message or enum type, e.g. "larder.v1.Location"; a leading dot is accepted. Unknown names get NOT_FOUND.
+        """
+        ...
+
+    def future(
+        self,
+        request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
+        /,
+        *,
+        name: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_reflection_v1_reflection.DescribeTypeResponse]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
+        /,
+        *,
+        name: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_reflection_v1_reflection.DescribeTypeResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _Admin_get_metrics(Protocol):
+    """get_metrics(...) on Admin and the client."""
+
+    def __call__(
+        self,
+        request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_admin_v1_admin.Metrics:
+        """/larder.admin.v1.Admin/GetMetrics: larder.admin.v1.GetMetricsRequest -> larder.admin.v1.Metrics."""
+        ...
+
+    def future(
+        self,
+        request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_admin_v1_admin.Metrics]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.Metrics]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncCategoryGroupService_create_category_group(Protocol):
+    """create_category_group(...) on AsyncCategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_category_group.CategoryGroup]:
+        """/larder.v1.CategoryGroupService/CreateCategoryGroup: larder.v1.CreateCategoryGroupRequest -> larder.v1.CategoryGroup."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncCategoryGroupService_get_category_group(Protocol):
+    """get_category_group(...) on AsyncCategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        include_item_categories: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_category_group.CategoryGroup]:
+        """/larder.v1.CategoryGroupService/GetCategoryGroup: larder.v1.GetCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        include_item_categories: Also return the group's item categories (sorted by name).
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        include_item_categories: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncCategoryGroupService_list_category_groups(Protocol):
+    """list_category_groups(...) on AsyncCategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_category_group.ListCategoryGroupsResponse]:
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncCategoryGroupService_update_category_group(Protocol):
+    """update_category_group(...) on AsyncCategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_category_group.CategoryGroup]:
+        """/larder.v1.CategoryGroupService/UpdateCategoryGroup: larder.v1.UpdateCategoryGroupRequest -> larder.v1.CategoryGroup.
+
+        category_group: The id selects the group; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        category_group: _larder_v1_category_group.CategoryGroup | CategoryGroupDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_category_group.CategoryGroup]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncCategoryGroupService_delete_category_group(Protocol):
+    """delete_category_group(...) on AsyncCategoryGroupService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        cascade: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _empty_pb2.Empty]:
+        """/larder.v1.CategoryGroupService/DeleteCategoryGroup: larder.v1.DeleteCategoryGroupRequest -> google.protobuf.Empty.
+
+        cascade: Also delete the group's item categories. Without it, deleting a group that still has categories fails with FAILED_PRECONDITION.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        cascade: bool | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncItemCategoryService_create_item_category(Protocol):
+    """create_item_category(...) on AsyncItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_item_category.ItemCategory]:
+        """/larder.v1.ItemCategoryService/CreateItemCategory: larder.v1.CreateItemCategoryRequest -> larder.v1.ItemCategory."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncItemCategoryService_get_item_category(Protocol):
+    """get_item_category(...) on AsyncItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_item_category.ItemCategory]:
+        """/larder.v1.ItemCategoryService/GetItemCategory: larder.v1.GetItemCategoryRequest -> larder.v1.ItemCategory."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncItemCategoryService_list_item_categories(Protocol):
+    """list_item_categories(...) on AsyncItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
+        /,
+        *,
+        category_group_id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_item_category.ListItemCategoriesResponse]:
+        """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
+
+        category_group_id: Only this group's categories; empty = all groups.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
+        /,
+        *,
+        category_group_id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncItemCategoryService_update_item_category(Protocol):
+    """update_item_category(...) on AsyncItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_item_category.ItemCategory]:
+        """/larder.v1.ItemCategoryService/UpdateItemCategory: larder.v1.UpdateItemCategoryRequest -> larder.v1.ItemCategory.
+
+        item_category: The id selects the category; the other fields are the new values.
+        update_mask: Fields to change: "name", "icon_name", "category_group_id". Empty = all mutable fields.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
+        /,
+        *,
+        item_category: _larder_v1_item_category.ItemCategory | ItemCategoryDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_item_category.ItemCategory]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncItemCategoryService_delete_item_category(Protocol):
+    """delete_item_category(...) on AsyncItemCategoryService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _empty_pb2.Empty]:
+        """/larder.v1.ItemCategoryService/DeleteItemCategory: larder.v1.DeleteItemCategoryRequest -> google.protobuf.Empty."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncLocationService_create_location(Protocol):
+    """create_location(...) on AsyncLocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_location.Location]:
+        """/larder.v1.LocationService/CreateLocation: larder.v1.CreateLocationRequest -> larder.v1.Location."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncLocationService_get_location(Protocol):
+    """get_location(...) on AsyncLocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_location.Location]:
+        """/larder.v1.LocationService/GetLocation: larder.v1.GetLocationRequest -> larder.v1.Location."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncLocationService_list_locations(Protocol):
+    """list_locations(...) on AsyncLocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_location.ListLocationsResponse]:
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncLocationService_update_location(Protocol):
+    """update_location(...) on AsyncLocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_location.Location]:
+        """/larder.v1.LocationService/UpdateLocation: larder.v1.UpdateLocationRequest -> larder.v1.Location.
+
+        location: The id selects the location; the other fields are the new values.
+        update_mask: Fields to change: "name", "color_hex". Empty = all mutable fields.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
+        /,
+        *,
+        location: _larder_v1_location.Location | LocationDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_location.Location]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncLocationService_delete_location(Protocol):
+    """delete_location(...) on AsyncLocationService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _empty_pb2.Empty]:
+        """/larder.v1.LocationService/DeleteLocation: larder.v1.DeleteLocationRequest -> google.protobuf.Empty."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_create_meal_record(Protocol):
+    """create_meal_record(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.MealRecord]:
+        """/larder.v1.MealRecordService/CreateMealRecord: larder.v1.CreateMealRecordRequest -> larder.v1.MealRecord."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_get_meal_record(Protocol):
+    """get_meal_record(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.MealRecord]:
+        """/larder.v1.MealRecordService/GetMealRecord: larder.v1.GetMealRecordRequest -> larder.v1.MealRecord."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_list_meal_records(Protocol):
+    """list_meal_records(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
+        /,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        category: _larder_v1_common.MealCategory.ValueType | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.ListMealRecordsResponse]:
+        """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
+
+        page_size: 1-1000; 0 = 50.
+        page_token: next_page_token of the previous page; empty = first page.
+        start_time: Only meals eaten at or after this time (inclusive), when set.
+        end_time: Only meals eaten before this time (exclusive), when set.
+        category: Only this category, when not UNSPECIFIED.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
+        /,
+        *,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        category: _larder_v1_common.MealCategory.ValueType | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_update_meal_record(Protocol):
+    """update_meal_record(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.MealRecord]:
+        """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
+
+        meal_record: The id selects the record; the other fields are the new values.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
+        /,
+        *,
+        meal_record: _larder_v1_meal_record.MealRecord | MealRecordDict | None = None,
+        update_mask: _field_mask_pb2.FieldMask | list[str] | tuple[str, ...] | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.MealRecord]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_delete_meal_record(Protocol):
+    """delete_meal_record(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _empty_pb2.Empty]:
+        """/larder.v1.MealRecordService/DeleteMealRecord: larder.v1.DeleteMealRecordRequest -> google.protobuf.Empty."""
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
+        /,
+        *,
+        id: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_empty_pb2.Empty]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncMealRecordService_summarize_meal_records(Protocol):
+    """summarize_meal_records(...) on AsyncMealRecordService and the client."""
+
+    def __call__(
+        self,
+        request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
+        /,
+        *,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        utc_offset_minutes: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.SummarizeMealRecordsResponse]:
+        """/larder.v1.MealRecordService/SummarizeMealRecords: larder.v1.SummarizeMealRecordsRequest -> larder.v1.SummarizeMealRecordsResponse.
+
+        start_time: Meals eaten at or after this time; required.
+        end_time: Meals eaten before this time; required, after start_time.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
+        /,
+        *,
+        start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
+        utc_offset_minutes: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncHealth_check(Protocol):
+    """check(...) on AsyncHealth and the client."""
+
+    def __call__(
+        self,
+        request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
+        /,
+        *,
+        service: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _grpc_health_v1_health.HealthCheckResponse]:
+        """/grpc.health.v1.Health/Check: grpc.health.v1.HealthCheckRequest -> grpc.health.v1.HealthCheckResponse.
+
+        service: Empty = the whole server; otherwise a full service name such as "larder.v1.LocationService".
+        """
+        ...
+
+    def call(
+        self,
+        request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
+        /,
+        *,
+        service: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_grpc_health_v1_health.HealthCheckResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncServerReflection_list_services(Protocol):
+    """list_services(...) on AsyncServerReflection and the client."""
+
+    def __call__(
+        self,
+        request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_reflection_v1_reflection.ListServicesResponse]:
+        """/larder.reflection.v1.ServerReflection/ListServices: larder.reflection.v1.ListServicesRequest -> larder.reflection.v1.ListServicesResponse."""
+        ...
+
+    def call(
+        self,
+        request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_reflection_v1_reflection.ListServicesResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncServerReflection_describe_type(Protocol):
+    """describe_type(...) on AsyncServerReflection and the client."""
+
+    def __call__(
+        self,
+        request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
+        /,
+        *,
+        name: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_reflection_v1_reflection.DescribeTypeResponse]:
+        """/larder.reflection.v1.ServerReflection/DescribeType: larder.reflection.v1.DescribeTypeRequest -> larder.reflection.v1.DescribeTypeResponse.
+
+        name: Full name of a message or enum type, e.g. "larder.v1.Location"; a leading dot is accepted. Unknown names get NOT_FOUND.
+        """
+        ...
+
+    def call(
+        self,
+        request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
+        /,
+        *,
+        name: str | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_reflection_v1_reflection.DescribeTypeResponse]:
+        """The Call this method would run, without running it."""
+        ...
+
+
+class _AsyncAdmin_get_metrics(Protocol):
+    """get_metrics(...) on AsyncAdmin and the client."""
+
+    def __call__(
+        self,
+        request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_admin_v1_admin.Metrics]:
+        """/larder.admin.v1.Admin/GetMetrics: larder.admin.v1.GetMetricsRequest -> larder.admin.v1.Metrics."""
+        ...
+
+    def call(
+        self,
+        request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.Metrics]:
+        """The Call this method would run, without running it."""
+        ...
+
+
 class CategoryGroupService(_rpc.ServiceBase):
     """The RPCs of larder.v1.CategoryGroupService."""
 
-    @_rpc.unary
-    def create_category_group(
+    def _create_category_group(
         self,
         request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
         /,
@@ -390,8 +2216,12 @@ class CategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/CreateCategoryGroup', _rpc.build(_larder_v1_category_group.CreateCategoryGroupRequest, request, {"category_group": category_group}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.unary
-    def get_category_group(
+    if TYPE_CHECKING:
+        create_category_group: _CategoryGroupService_create_category_group
+    else:
+        create_category_group = _rpc.unary(_create_category_group)
+
+    def _get_category_group(
         self,
         request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
         /,
@@ -408,8 +2238,12 @@ class CategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/GetCategoryGroup', _rpc.build(_larder_v1_category_group.GetCategoryGroupRequest, request, {"id": id, "include_item_categories": include_item_categories}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.unary
-    def list_category_groups(
+    if TYPE_CHECKING:
+        get_category_group: _CategoryGroupService_get_category_group
+    else:
+        get_category_group = _rpc.unary(_get_category_group)
+
+    def _list_category_groups(
         self,
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
@@ -421,8 +2255,12 @@ class CategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {}),
                          _larder_v1_category_group.ListCategoryGroupsResponse, timeout, metadata)
 
-    @_rpc.unary
-    def update_category_group(
+    if TYPE_CHECKING:
+        list_category_groups: _CategoryGroupService_list_category_groups
+    else:
+        list_category_groups = _rpc.unary(_list_category_groups)
+
+    def _update_category_group(
         self,
         request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
         /,
@@ -440,8 +2278,12 @@ class CategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/UpdateCategoryGroup', _rpc.build(_larder_v1_category_group.UpdateCategoryGroupRequest, request, {"category_group": category_group, "update_mask": update_mask}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.unary
-    def delete_category_group(
+    if TYPE_CHECKING:
+        update_category_group: _CategoryGroupService_update_category_group
+    else:
+        update_category_group = _rpc.unary(_update_category_group)
+
+    def _delete_category_group(
         self,
         request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
         /,
@@ -458,12 +2300,16 @@ class CategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/DeleteCategoryGroup', _rpc.build(_larder_v1_category_group.DeleteCategoryGroupRequest, request, {"id": id, "cascade": cascade}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_category_group: _CategoryGroupService_delete_category_group
+    else:
+        delete_category_group = _rpc.unary(_delete_category_group)
+
 
 class ItemCategoryService(_rpc.ServiceBase):
     """The RPCs of larder.v1.ItemCategoryService."""
 
-    @_rpc.unary
-    def create_item_category(
+    def _create_item_category(
         self,
         request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
         /,
@@ -476,8 +2322,12 @@ class ItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/CreateItemCategory', _rpc.build(_larder_v1_item_category.CreateItemCategoryRequest, request, {"item_category": item_category}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.unary
-    def get_item_category(
+    if TYPE_CHECKING:
+        create_item_category: _ItemCategoryService_create_item_category
+    else:
+        create_item_category = _rpc.unary(_create_item_category)
+
+    def _get_item_category(
         self,
         request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
         /,
@@ -490,8 +2340,12 @@ class ItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/GetItemCategory', _rpc.build(_larder_v1_item_category.GetItemCategoryRequest, request, {"id": id}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.unary
-    def list_item_categories(
+    if TYPE_CHECKING:
+        get_item_category: _ItemCategoryService_get_item_category
+    else:
+        get_item_category = _rpc.unary(_get_item_category)
+
+    def _list_item_categories(
         self,
         request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
         /,
@@ -507,8 +2361,12 @@ class ItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
-    @_rpc.unary
-    def update_item_category(
+    if TYPE_CHECKING:
+        list_item_categories: _ItemCategoryService_list_item_categories
+    else:
+        list_item_categories = _rpc.unary(_list_item_categories)
+
+    def _update_item_category(
         self,
         request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
         /,
@@ -526,8 +2384,12 @@ class ItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/UpdateItemCategory', _rpc.build(_larder_v1_item_category.UpdateItemCategoryRequest, request, {"item_category": item_category, "update_mask": update_mask}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.unary
-    def delete_item_category(
+    if TYPE_CHECKING:
+        update_item_category: _ItemCategoryService_update_item_category
+    else:
+        update_item_category = _rpc.unary(_update_item_category)
+
+    def _delete_item_category(
         self,
         request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
         /,
@@ -540,12 +2402,16 @@ class ItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/DeleteItemCategory', _rpc.build(_larder_v1_item_category.DeleteItemCategoryRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_item_category: _ItemCategoryService_delete_item_category
+    else:
+        delete_item_category = _rpc.unary(_delete_item_category)
+
 
 class LocationService(_rpc.ServiceBase):
     """The RPCs of larder.v1.LocationService."""
 
-    @_rpc.unary
-    def create_location(
+    def _create_location(
         self,
         request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
         /,
@@ -558,8 +2424,12 @@ class LocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/CreateLocation', _rpc.build(_larder_v1_location.CreateLocationRequest, request, {"location": location}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.unary
-    def get_location(
+    if TYPE_CHECKING:
+        create_location: _LocationService_create_location
+    else:
+        create_location = _rpc.unary(_create_location)
+
+    def _get_location(
         self,
         request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
         /,
@@ -572,8 +2442,12 @@ class LocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/GetLocation', _rpc.build(_larder_v1_location.GetLocationRequest, request, {"id": id}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.unary
-    def list_locations(
+    if TYPE_CHECKING:
+        get_location: _LocationService_get_location
+    else:
+        get_location = _rpc.unary(_get_location)
+
+    def _list_locations(
         self,
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
@@ -585,8 +2459,12 @@ class LocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {}),
                          _larder_v1_location.ListLocationsResponse, timeout, metadata)
 
-    @_rpc.unary
-    def update_location(
+    if TYPE_CHECKING:
+        list_locations: _LocationService_list_locations
+    else:
+        list_locations = _rpc.unary(_list_locations)
+
+    def _update_location(
         self,
         request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
         /,
@@ -604,8 +2482,12 @@ class LocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/UpdateLocation', _rpc.build(_larder_v1_location.UpdateLocationRequest, request, {"location": location, "update_mask": update_mask}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.unary
-    def delete_location(
+    if TYPE_CHECKING:
+        update_location: _LocationService_update_location
+    else:
+        update_location = _rpc.unary(_update_location)
+
+    def _delete_location(
         self,
         request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
         /,
@@ -618,12 +2500,16 @@ class LocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/DeleteLocation', _rpc.build(_larder_v1_location.DeleteLocationRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_location: _LocationService_delete_location
+    else:
+        delete_location = _rpc.unary(_delete_location)
+
 
 class MealRecordService(_rpc.ServiceBase):
     """The RPCs of larder.v1.MealRecordService."""
 
-    @_rpc.unary
-    def create_meal_record(
+    def _create_meal_record(
         self,
         request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
         /,
@@ -636,8 +2522,12 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/CreateMealRecord', _rpc.build(_larder_v1_meal_record.CreateMealRecordRequest, request, {"meal_record": meal_record}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.unary
-    def get_meal_record(
+    if TYPE_CHECKING:
+        create_meal_record: _MealRecordService_create_meal_record
+    else:
+        create_meal_record = _rpc.unary(_create_meal_record)
+
+    def _get_meal_record(
         self,
         request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
         /,
@@ -650,8 +2540,12 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/GetMealRecord', _rpc.build(_larder_v1_meal_record.GetMealRecordRequest, request, {"id": id}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.unary
-    def list_meal_records(
+    if TYPE_CHECKING:
+        get_meal_record: _MealRecordService_get_meal_record
+    else:
+        get_meal_record = _rpc.unary(_get_meal_record)
+
+    def _list_meal_records(
         self,
         request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
         /,
@@ -675,6 +2569,11 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/ListMealRecords', _rpc.build(_larder_v1_meal_record.ListMealRecordsRequest, request, {"page_size": page_size, "page_token": page_token, "start_time": start_time, "end_time": end_time, "category": category}),
                          _larder_v1_meal_record.ListMealRecordsResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        list_meal_records: _MealRecordService_list_meal_records
+    else:
+        list_meal_records = _rpc.unary(_list_meal_records)
+
     def iter_meal_records(
         self,
         *,
@@ -695,8 +2594,7 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.iter_pages(self.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
-    @_rpc.unary
-    def update_meal_record(
+    def _update_meal_record(
         self,
         request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
         /,
@@ -714,8 +2612,12 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.unary
-    def delete_meal_record(
+    if TYPE_CHECKING:
+        update_meal_record: _MealRecordService_update_meal_record
+    else:
+        update_meal_record = _rpc.unary(_update_meal_record)
+
+    def _delete_meal_record(
         self,
         request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
         /,
@@ -728,8 +2630,12 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/DeleteMealRecord', _rpc.build(_larder_v1_meal_record.DeleteMealRecordRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
-    @_rpc.unary
-    def summarize_meal_records(
+    if TYPE_CHECKING:
+        delete_meal_record: _MealRecordService_delete_meal_record
+    else:
+        delete_meal_record = _rpc.unary(_delete_meal_record)
+
+    def _summarize_meal_records(
         self,
         request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
         /,
@@ -749,12 +2655,16 @@ class MealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        summarize_meal_records: _MealRecordService_summarize_meal_records
+    else:
+        summarize_meal_records = _rpc.unary(_summarize_meal_records)
+
 
 class Health(_rpc.ServiceBase):
     """The RPCs of grpc.health.v1.Health."""
 
-    @_rpc.unary
-    def check(
+    def _check(
         self,
         request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
         /,
@@ -770,12 +2680,16 @@ class Health(_rpc.ServiceBase):
         return _rpc.Call('/grpc.health.v1.Health/Check', _rpc.build(_grpc_health_v1_health.HealthCheckRequest, request, {"service": service}),
                          _grpc_health_v1_health.HealthCheckResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        check: _Health_check
+    else:
+        check = _rpc.unary(_check)
+
 
 class ServerReflection(_rpc.ServiceBase):
     """The RPCs of larder.reflection.v1.ServerReflection."""
 
-    @_rpc.unary
-    def list_services(
+    def _list_services(
         self,
         request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
         /,
@@ -787,8 +2701,12 @@ class ServerReflection(_rpc.ServiceBase):
         return _rpc.Call('/larder.reflection.v1.ServerReflection/ListServices', _rpc.build(_larder_reflection_v1_reflection.ListServicesRequest, request, {}),
                          _larder_reflection_v1_reflection.ListServicesResponse, timeout, metadata)
 
-    @_rpc.unary
-    def describe_type(
+    if TYPE_CHECKING:
+        list_services: _ServerReflection_list_services
+    else:
+        list_services = _rpc.unary(_list_services)
+
+    def _describe_type(
         self,
         request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
         /,
@@ -804,12 +2722,16 @@ class ServerReflection(_rpc.ServiceBase):
         return _rpc.Call('/larder.reflection.v1.ServerReflection/DescribeType', _rpc.build(_larder_reflection_v1_reflection.DescribeTypeRequest, request, {"name": name}),
                          _larder_reflection_v1_reflection.DescribeTypeResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        describe_type: _ServerReflection_describe_type
+    else:
+        describe_type = _rpc.unary(_describe_type)
+
 
 class Admin(_rpc.ServiceBase):
     """The RPCs of larder.admin.v1.Admin."""
 
-    @_rpc.unary
-    def get_metrics(
+    def _get_metrics(
         self,
         request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
         /,
@@ -820,6 +2742,11 @@ class Admin(_rpc.ServiceBase):
         """/larder.admin.v1.Admin/GetMetrics: larder.admin.v1.GetMetricsRequest -> larder.admin.v1.Metrics."""
         return _rpc.Call('/larder.admin.v1.Admin/GetMetrics', _rpc.build(_larder_admin_v1_admin.GetMetricsRequest, request, {}),
                          _larder_admin_v1_admin.Metrics, timeout, metadata)
+
+    if TYPE_CHECKING:
+        get_metrics: _Admin_get_metrics
+    else:
+        get_metrics = _rpc.unary(_get_metrics)
 
 
 class Methods:
@@ -842,31 +2769,58 @@ class Methods:
         self.server_reflection = ServerReflection(self)
         self.admin = Admin(self)
 
-    create_category_group = CategoryGroupService.create_category_group
-    get_category_group = CategoryGroupService.get_category_group
-    list_category_groups = CategoryGroupService.list_category_groups
-    update_category_group = CategoryGroupService.update_category_group
-    delete_category_group = CategoryGroupService.delete_category_group
-    create_item_category = ItemCategoryService.create_item_category
-    get_item_category = ItemCategoryService.get_item_category
-    list_item_categories = ItemCategoryService.list_item_categories
-    update_item_category = ItemCategoryService.update_item_category
-    delete_item_category = ItemCategoryService.delete_item_category
-    create_location = LocationService.create_location
-    get_location = LocationService.get_location
-    list_locations = LocationService.list_locations
-    update_location = LocationService.update_location
-    delete_location = LocationService.delete_location
-    create_meal_record = MealRecordService.create_meal_record
-    get_meal_record = MealRecordService.get_meal_record
-    list_meal_records = MealRecordService.list_meal_records
-    update_meal_record = MealRecordService.update_meal_record
-    delete_meal_record = MealRecordService.delete_meal_record
-    summarize_meal_records = MealRecordService.summarize_meal_records
-    check = Health.check
-    list_services = ServerReflection.list_services
-    describe_type = ServerReflection.describe_type
-    get_metrics = Admin.get_metrics
+    if TYPE_CHECKING:
+        create_category_group: _CategoryGroupService_create_category_group
+        get_category_group: _CategoryGroupService_get_category_group
+        list_category_groups: _CategoryGroupService_list_category_groups
+        update_category_group: _CategoryGroupService_update_category_group
+        delete_category_group: _CategoryGroupService_delete_category_group
+        create_item_category: _ItemCategoryService_create_item_category
+        get_item_category: _ItemCategoryService_get_item_category
+        list_item_categories: _ItemCategoryService_list_item_categories
+        update_item_category: _ItemCategoryService_update_item_category
+        delete_item_category: _ItemCategoryService_delete_item_category
+        create_location: _LocationService_create_location
+        get_location: _LocationService_get_location
+        list_locations: _LocationService_list_locations
+        update_location: _LocationService_update_location
+        delete_location: _LocationService_delete_location
+        create_meal_record: _MealRecordService_create_meal_record
+        get_meal_record: _MealRecordService_get_meal_record
+        list_meal_records: _MealRecordService_list_meal_records
+        update_meal_record: _MealRecordService_update_meal_record
+        delete_meal_record: _MealRecordService_delete_meal_record
+        summarize_meal_records: _MealRecordService_summarize_meal_records
+        check: _Health_check
+        list_services: _ServerReflection_list_services
+        describe_type: _ServerReflection_describe_type
+        get_metrics: _Admin_get_metrics
+    else:
+        create_category_group = CategoryGroupService.create_category_group
+        get_category_group = CategoryGroupService.get_category_group
+        list_category_groups = CategoryGroupService.list_category_groups
+        update_category_group = CategoryGroupService.update_category_group
+        delete_category_group = CategoryGroupService.delete_category_group
+        create_item_category = ItemCategoryService.create_item_category
+        get_item_category = ItemCategoryService.get_item_category
+        list_item_categories = ItemCategoryService.list_item_categories
+        update_item_category = ItemCategoryService.update_item_category
+        delete_item_category = ItemCategoryService.delete_item_category
+        create_location = LocationService.create_location
+        get_location = LocationService.get_location
+        list_locations = LocationService.list_locations
+        update_location = LocationService.update_location
+        delete_location = LocationService.delete_location
+        create_meal_record = MealRecordService.create_meal_record
+        get_meal_record = MealRecordService.get_meal_record
+        list_meal_records = MealRecordService.list_meal_records
+        update_meal_record = MealRecordService.update_meal_record
+        delete_meal_record = MealRecordService.delete_meal_record
+        summarize_meal_records = MealRecordService.summarize_meal_records
+        check = Health.check
+        list_services = ServerReflection.list_services
+        describe_type = ServerReflection.describe_type
+        get_metrics = Admin.get_metrics
 
     def iter_meal_records(
         self,
@@ -892,8 +2846,7 @@ class Methods:
 class AsyncCategoryGroupService(_rpc.ServiceBase):
     """The RPCs of larder.v1.CategoryGroupService (awaitable)."""
 
-    @_rpc.async_unary
-    def create_category_group(
+    def _create_category_group(
         self,
         request: _larder_v1_category_group.CreateCategoryGroupRequest | CreateCategoryGroupRequestDict | None = None,
         /,
@@ -906,8 +2859,12 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/CreateCategoryGroup', _rpc.build(_larder_v1_category_group.CreateCategoryGroupRequest, request, {"category_group": category_group}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.async_unary
-    def get_category_group(
+    if TYPE_CHECKING:
+        create_category_group: _AsyncCategoryGroupService_create_category_group
+    else:
+        create_category_group = _rpc.async_unary(_create_category_group)
+
+    def _get_category_group(
         self,
         request: _larder_v1_category_group.GetCategoryGroupRequest | GetCategoryGroupRequestDict | None = None,
         /,
@@ -924,8 +2881,12 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/GetCategoryGroup', _rpc.build(_larder_v1_category_group.GetCategoryGroupRequest, request, {"id": id, "include_item_categories": include_item_categories}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.async_unary
-    def list_category_groups(
+    if TYPE_CHECKING:
+        get_category_group: _AsyncCategoryGroupService_get_category_group
+    else:
+        get_category_group = _rpc.async_unary(_get_category_group)
+
+    def _list_category_groups(
         self,
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
@@ -937,8 +2898,12 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {}),
                          _larder_v1_category_group.ListCategoryGroupsResponse, timeout, metadata)
 
-    @_rpc.async_unary
-    def update_category_group(
+    if TYPE_CHECKING:
+        list_category_groups: _AsyncCategoryGroupService_list_category_groups
+    else:
+        list_category_groups = _rpc.async_unary(_list_category_groups)
+
+    def _update_category_group(
         self,
         request: _larder_v1_category_group.UpdateCategoryGroupRequest | UpdateCategoryGroupRequestDict | None = None,
         /,
@@ -956,8 +2921,12 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/UpdateCategoryGroup', _rpc.build(_larder_v1_category_group.UpdateCategoryGroupRequest, request, {"category_group": category_group, "update_mask": update_mask}),
                          _larder_v1_category_group.CategoryGroup, timeout, metadata)
 
-    @_rpc.async_unary
-    def delete_category_group(
+    if TYPE_CHECKING:
+        update_category_group: _AsyncCategoryGroupService_update_category_group
+    else:
+        update_category_group = _rpc.async_unary(_update_category_group)
+
+    def _delete_category_group(
         self,
         request: _larder_v1_category_group.DeleteCategoryGroupRequest | DeleteCategoryGroupRequestDict | None = None,
         /,
@@ -974,12 +2943,16 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.CategoryGroupService/DeleteCategoryGroup', _rpc.build(_larder_v1_category_group.DeleteCategoryGroupRequest, request, {"id": id, "cascade": cascade}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_category_group: _AsyncCategoryGroupService_delete_category_group
+    else:
+        delete_category_group = _rpc.async_unary(_delete_category_group)
+
 
 class AsyncItemCategoryService(_rpc.ServiceBase):
     """The RPCs of larder.v1.ItemCategoryService (awaitable)."""
 
-    @_rpc.async_unary
-    def create_item_category(
+    def _create_item_category(
         self,
         request: _larder_v1_item_category.CreateItemCategoryRequest | CreateItemCategoryRequestDict | None = None,
         /,
@@ -992,8 +2965,12 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/CreateItemCategory', _rpc.build(_larder_v1_item_category.CreateItemCategoryRequest, request, {"item_category": item_category}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.async_unary
-    def get_item_category(
+    if TYPE_CHECKING:
+        create_item_category: _AsyncItemCategoryService_create_item_category
+    else:
+        create_item_category = _rpc.async_unary(_create_item_category)
+
+    def _get_item_category(
         self,
         request: _larder_v1_item_category.GetItemCategoryRequest | GetItemCategoryRequestDict | None = None,
         /,
@@ -1006,8 +2983,12 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/GetItemCategory', _rpc.build(_larder_v1_item_category.GetItemCategoryRequest, request, {"id": id}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.async_unary
-    def list_item_categories(
+    if TYPE_CHECKING:
+        get_item_category: _AsyncItemCategoryService_get_item_category
+    else:
+        get_item_category = _rpc.async_unary(_get_item_category)
+
+    def _list_item_categories(
         self,
         request: _larder_v1_item_category.ListItemCategoriesRequest | ListItemCategoriesRequestDict | None = None,
         /,
@@ -1023,8 +3004,12 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
-    @_rpc.async_unary
-    def update_item_category(
+    if TYPE_CHECKING:
+        list_item_categories: _AsyncItemCategoryService_list_item_categories
+    else:
+        list_item_categories = _rpc.async_unary(_list_item_categories)
+
+    def _update_item_category(
         self,
         request: _larder_v1_item_category.UpdateItemCategoryRequest | UpdateItemCategoryRequestDict | None = None,
         /,
@@ -1042,8 +3027,12 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/UpdateItemCategory', _rpc.build(_larder_v1_item_category.UpdateItemCategoryRequest, request, {"item_category": item_category, "update_mask": update_mask}),
                          _larder_v1_item_category.ItemCategory, timeout, metadata)
 
-    @_rpc.async_unary
-    def delete_item_category(
+    if TYPE_CHECKING:
+        update_item_category: _AsyncItemCategoryService_update_item_category
+    else:
+        update_item_category = _rpc.async_unary(_update_item_category)
+
+    def _delete_item_category(
         self,
         request: _larder_v1_item_category.DeleteItemCategoryRequest | DeleteItemCategoryRequestDict | None = None,
         /,
@@ -1056,12 +3045,16 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.ItemCategoryService/DeleteItemCategory', _rpc.build(_larder_v1_item_category.DeleteItemCategoryRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_item_category: _AsyncItemCategoryService_delete_item_category
+    else:
+        delete_item_category = _rpc.async_unary(_delete_item_category)
+
 
 class AsyncLocationService(_rpc.ServiceBase):
     """The RPCs of larder.v1.LocationService (awaitable)."""
 
-    @_rpc.async_unary
-    def create_location(
+    def _create_location(
         self,
         request: _larder_v1_location.CreateLocationRequest | CreateLocationRequestDict | None = None,
         /,
@@ -1074,8 +3067,12 @@ class AsyncLocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/CreateLocation', _rpc.build(_larder_v1_location.CreateLocationRequest, request, {"location": location}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.async_unary
-    def get_location(
+    if TYPE_CHECKING:
+        create_location: _AsyncLocationService_create_location
+    else:
+        create_location = _rpc.async_unary(_create_location)
+
+    def _get_location(
         self,
         request: _larder_v1_location.GetLocationRequest | GetLocationRequestDict | None = None,
         /,
@@ -1088,8 +3085,12 @@ class AsyncLocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/GetLocation', _rpc.build(_larder_v1_location.GetLocationRequest, request, {"id": id}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.async_unary
-    def list_locations(
+    if TYPE_CHECKING:
+        get_location: _AsyncLocationService_get_location
+    else:
+        get_location = _rpc.async_unary(_get_location)
+
+    def _list_locations(
         self,
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
@@ -1101,8 +3102,12 @@ class AsyncLocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {}),
                          _larder_v1_location.ListLocationsResponse, timeout, metadata)
 
-    @_rpc.async_unary
-    def update_location(
+    if TYPE_CHECKING:
+        list_locations: _AsyncLocationService_list_locations
+    else:
+        list_locations = _rpc.async_unary(_list_locations)
+
+    def _update_location(
         self,
         request: _larder_v1_location.UpdateLocationRequest | UpdateLocationRequestDict | None = None,
         /,
@@ -1120,8 +3125,12 @@ class AsyncLocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/UpdateLocation', _rpc.build(_larder_v1_location.UpdateLocationRequest, request, {"location": location, "update_mask": update_mask}),
                          _larder_v1_location.Location, timeout, metadata)
 
-    @_rpc.async_unary
-    def delete_location(
+    if TYPE_CHECKING:
+        update_location: _AsyncLocationService_update_location
+    else:
+        update_location = _rpc.async_unary(_update_location)
+
+    def _delete_location(
         self,
         request: _larder_v1_location.DeleteLocationRequest | DeleteLocationRequestDict | None = None,
         /,
@@ -1134,12 +3143,16 @@ class AsyncLocationService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.LocationService/DeleteLocation', _rpc.build(_larder_v1_location.DeleteLocationRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
+    if TYPE_CHECKING:
+        delete_location: _AsyncLocationService_delete_location
+    else:
+        delete_location = _rpc.async_unary(_delete_location)
+
 
 class AsyncMealRecordService(_rpc.ServiceBase):
     """The RPCs of larder.v1.MealRecordService (awaitable)."""
 
-    @_rpc.async_unary
-    def create_meal_record(
+    def _create_meal_record(
         self,
         request: _larder_v1_meal_record.CreateMealRecordRequest | CreateMealRecordRequestDict | None = None,
         /,
@@ -1152,8 +3165,12 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/CreateMealRecord', _rpc.build(_larder_v1_meal_record.CreateMealRecordRequest, request, {"meal_record": meal_record}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.async_unary
-    def get_meal_record(
+    if TYPE_CHECKING:
+        create_meal_record: _AsyncMealRecordService_create_meal_record
+    else:
+        create_meal_record = _rpc.async_unary(_create_meal_record)
+
+    def _get_meal_record(
         self,
         request: _larder_v1_meal_record.GetMealRecordRequest | GetMealRecordRequestDict | None = None,
         /,
@@ -1166,8 +3183,12 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/GetMealRecord', _rpc.build(_larder_v1_meal_record.GetMealRecordRequest, request, {"id": id}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.async_unary
-    def list_meal_records(
+    if TYPE_CHECKING:
+        get_meal_record: _AsyncMealRecordService_get_meal_record
+    else:
+        get_meal_record = _rpc.async_unary(_get_meal_record)
+
+    def _list_meal_records(
         self,
         request: _larder_v1_meal_record.ListMealRecordsRequest | ListMealRecordsRequestDict | None = None,
         /,
@@ -1191,6 +3212,11 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/ListMealRecords', _rpc.build(_larder_v1_meal_record.ListMealRecordsRequest, request, {"page_size": page_size, "page_token": page_token, "start_time": start_time, "end_time": end_time, "category": category}),
                          _larder_v1_meal_record.ListMealRecordsResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        list_meal_records: _AsyncMealRecordService_list_meal_records
+    else:
+        list_meal_records = _rpc.async_unary(_list_meal_records)
+
     def iter_meal_records(
         self,
         *,
@@ -1211,8 +3237,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.aiter_pages(self.list_meal_records, _larder_v1_meal_record.MealRecord, 'meal_records', {"page_size": page_size, "start_time": since, "end_time": until, "category": category},
                             timeout, metadata)
 
-    @_rpc.async_unary
-    def update_meal_record(
+    def _update_meal_record(
         self,
         request: _larder_v1_meal_record.UpdateMealRecordRequest | UpdateMealRecordRequestDict | None = None,
         /,
@@ -1230,8 +3255,12 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
 
-    @_rpc.async_unary
-    def delete_meal_record(
+    if TYPE_CHECKING:
+        update_meal_record: _AsyncMealRecordService_update_meal_record
+    else:
+        update_meal_record = _rpc.async_unary(_update_meal_record)
+
+    def _delete_meal_record(
         self,
         request: _larder_v1_meal_record.DeleteMealRecordRequest | DeleteMealRecordRequestDict | None = None,
         /,
@@ -1244,8 +3273,12 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/DeleteMealRecord', _rpc.build(_larder_v1_meal_record.DeleteMealRecordRequest, request, {"id": id}),
                          _empty_pb2.Empty, timeout, metadata)
 
-    @_rpc.async_unary
-    def summarize_meal_records(
+    if TYPE_CHECKING:
+        delete_meal_record: _AsyncMealRecordService_delete_meal_record
+    else:
+        delete_meal_record = _rpc.async_unary(_delete_meal_record)
+
+    def _summarize_meal_records(
         self,
         request: _larder_v1_meal_record.SummarizeMealRecordsRequest | SummarizeMealRecordsRequestDict | None = None,
         /,
@@ -1265,12 +3298,16 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        summarize_meal_records: _AsyncMealRecordService_summarize_meal_records
+    else:
+        summarize_meal_records = _rpc.async_unary(_summarize_meal_records)
+
 
 class AsyncHealth(_rpc.ServiceBase):
     """The RPCs of grpc.health.v1.Health (awaitable)."""
 
-    @_rpc.async_unary
-    def check(
+    def _check(
         self,
         request: _grpc_health_v1_health.HealthCheckRequest | HealthCheckRequestDict | None = None,
         /,
@@ -1286,12 +3323,16 @@ class AsyncHealth(_rpc.ServiceBase):
         return _rpc.Call('/grpc.health.v1.Health/Check', _rpc.build(_grpc_health_v1_health.HealthCheckRequest, request, {"service": service}),
                          _grpc_health_v1_health.HealthCheckResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        check: _AsyncHealth_check
+    else:
+        check = _rpc.async_unary(_check)
+
 
 class AsyncServerReflection(_rpc.ServiceBase):
     """The RPCs of larder.reflection.v1.ServerReflection (awaitable)."""
 
-    @_rpc.async_unary
-    def list_services(
+    def _list_services(
         self,
         request: _larder_reflection_v1_reflection.ListServicesRequest | ListServicesRequestDict | None = None,
         /,
@@ -1303,8 +3344,12 @@ class AsyncServerReflection(_rpc.ServiceBase):
         return _rpc.Call('/larder.reflection.v1.ServerReflection/ListServices', _rpc.build(_larder_reflection_v1_reflection.ListServicesRequest, request, {}),
                          _larder_reflection_v1_reflection.ListServicesResponse, timeout, metadata)
 
-    @_rpc.async_unary
-    def describe_type(
+    if TYPE_CHECKING:
+        list_services: _AsyncServerReflection_list_services
+    else:
+        list_services = _rpc.async_unary(_list_services)
+
+    def _describe_type(
         self,
         request: _larder_reflection_v1_reflection.DescribeTypeRequest | DescribeTypeRequestDict | None = None,
         /,
@@ -1320,12 +3365,16 @@ class AsyncServerReflection(_rpc.ServiceBase):
         return _rpc.Call('/larder.reflection.v1.ServerReflection/DescribeType', _rpc.build(_larder_reflection_v1_reflection.DescribeTypeRequest, request, {"name": name}),
                          _larder_reflection_v1_reflection.DescribeTypeResponse, timeout, metadata)
 
+    if TYPE_CHECKING:
+        describe_type: _AsyncServerReflection_describe_type
+    else:
+        describe_type = _rpc.async_unary(_describe_type)
+
 
 class AsyncAdmin(_rpc.ServiceBase):
     """The RPCs of larder.admin.v1.Admin (awaitable)."""
 
-    @_rpc.async_unary
-    def get_metrics(
+    def _get_metrics(
         self,
         request: _larder_admin_v1_admin.GetMetricsRequest | GetMetricsRequestDict | None = None,
         /,
@@ -1336,6 +3385,11 @@ class AsyncAdmin(_rpc.ServiceBase):
         """/larder.admin.v1.Admin/GetMetrics: larder.admin.v1.GetMetricsRequest -> larder.admin.v1.Metrics."""
         return _rpc.Call('/larder.admin.v1.Admin/GetMetrics', _rpc.build(_larder_admin_v1_admin.GetMetricsRequest, request, {}),
                          _larder_admin_v1_admin.Metrics, timeout, metadata)
+
+    if TYPE_CHECKING:
+        get_metrics: _AsyncAdmin_get_metrics
+    else:
+        get_metrics = _rpc.async_unary(_get_metrics)
 
 
 class AsyncMethods:
@@ -1358,31 +3412,58 @@ class AsyncMethods:
         self.server_reflection = AsyncServerReflection(self)
         self.admin = AsyncAdmin(self)
 
-    create_category_group = AsyncCategoryGroupService.create_category_group
-    get_category_group = AsyncCategoryGroupService.get_category_group
-    list_category_groups = AsyncCategoryGroupService.list_category_groups
-    update_category_group = AsyncCategoryGroupService.update_category_group
-    delete_category_group = AsyncCategoryGroupService.delete_category_group
-    create_item_category = AsyncItemCategoryService.create_item_category
-    get_item_category = AsyncItemCategoryService.get_item_category
-    list_item_categories = AsyncItemCategoryService.list_item_categories
-    update_item_category = AsyncItemCategoryService.update_item_category
-    delete_item_category = AsyncItemCategoryService.delete_item_category
-    create_location = AsyncLocationService.create_location
-    get_location = AsyncLocationService.get_location
-    list_locations = AsyncLocationService.list_locations
-    update_location = AsyncLocationService.update_location
-    delete_location = AsyncLocationService.delete_location
-    create_meal_record = AsyncMealRecordService.create_meal_record
-    get_meal_record = AsyncMealRecordService.get_meal_record
-    list_meal_records = AsyncMealRecordService.list_meal_records
-    update_meal_record = AsyncMealRecordService.update_meal_record
-    delete_meal_record = AsyncMealRecordService.delete_meal_record
-    summarize_meal_records = AsyncMealRecordService.summarize_meal_records
-    check = AsyncHealth.check
-    list_services = AsyncServerReflection.list_services
-    describe_type = AsyncServerReflection.describe_type
-    get_metrics = AsyncAdmin.get_metrics
+    if TYPE_CHECKING:
+        create_category_group: _AsyncCategoryGroupService_create_category_group
+        get_category_group: _AsyncCategoryGroupService_get_category_group
+        list_category_groups: _AsyncCategoryGroupService_list_category_groups
+        update_category_group: _AsyncCategoryGroupService_update_category_group
+        delete_category_group: _AsyncCategoryGroupService_delete_category_group
+        create_item_category: _AsyncItemCategoryService_create_item_category
+        get_item_category: _AsyncItemCategoryService_get_item_category
+        list_item_categories: _AsyncItemCategoryService_list_item_categories
+        update_item_category: _AsyncItemCategoryService_update_item_category
+        delete_item_category: _AsyncItemCategoryService_delete_item_category
+        create_location: _AsyncLocationService_create_location
+        get_location: _AsyncLocationService_get_location
+        list_locations: _AsyncLocationService_list_locations
+        update_location: _AsyncLocationService_update_location
+        delete_location: _AsyncLocationService_delete_location
+        create_meal_record: _AsyncMealRecordService_create_meal_record
+        get_meal_record: _AsyncMealRecordService_get_meal_record
+        list_meal_records: _AsyncMealRecordService_list_meal_records
+        update_meal_record: _AsyncMealRecordService_update_meal_record
+        delete_meal_record: _AsyncMealRecordService_delete_meal_record
+        summarize_meal_records: _AsyncMealRecordService_summarize_meal_records
+        check: _AsyncHealth_check
+        list_services: _AsyncServerReflection_list_services
+        describe_type: _AsyncServerReflection_describe_type
+        get_metrics: _AsyncAdmin_get_metrics
+    else:
+        create_category_group = AsyncCategoryGroupService.create_category_group
+        get_category_group = AsyncCategoryGroupService.get_category_group
+        list_category_groups = AsyncCategoryGroupService.list_category_groups
+        update_category_group = AsyncCategoryGroupService.update_category_group
+        delete_category_group = AsyncCategoryGroupService.delete_category_group
+        create_item_category = AsyncItemCategoryService.create_item_category
+        get_item_category = AsyncItemCategoryService.get_item_category
+        list_item_categories = AsyncItemCategoryService.list_item_categories
+        update_item_category = AsyncItemCategoryService.update_item_category
+        delete_item_category = AsyncItemCategoryService.delete_item_category
+        create_location = AsyncLocationService.create_location
+        get_location = AsyncLocationService.get_location
+        list_locations = AsyncLocationService.list_locations
+        update_location = AsyncLocationService.update_location
+        delete_location = AsyncLocationService.delete_location
+        create_meal_record = AsyncMealRecordService.create_meal_record
+        get_meal_record = AsyncMealRecordService.get_meal_record
+        list_meal_records = AsyncMealRecordService.list_meal_records
+        update_meal_record = AsyncMealRecordService.update_meal_record
+        delete_meal_record = AsyncMealRecordService.delete_meal_record
+        summarize_meal_records = AsyncMealRecordService.summarize_meal_records
+        check = AsyncHealth.check
+        list_services = AsyncServerReflection.list_services
+        describe_type = AsyncServerReflection.describe_type
+        get_metrics = AsyncAdmin.get_metrics
 
     def iter_meal_records(
         self,
