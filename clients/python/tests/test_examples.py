@@ -77,3 +77,27 @@ async def concurrent(client: AsyncLarderClient) -> None:
     assert 'Unexpected keyword argument "idx"' in output, output
     assert 'Argument "meal_record"' in output and "MealRecordDict" in output, output
     assert output.count("error:") == 2, output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jedi") is None,
+                    reason="jedi is not installed (pip install -r requirements-dev.txt)")
+def test_an_editor_completes_methods_their_parameters_and_the_fields_they_return():
+    """jedi (the completion engine of many editors) reads the generated Protocols as an IDE would."""
+    import jedi
+
+    head = 'from larder_client import LarderClient\nclient = LarderClient("127.0.0.1:7411", connect=False)\n'
+
+    def complete(tail: str) -> list[str]:
+        source = head + tail
+        lines = source.splitlines()
+        return [c.name for c in jedi.Script(source, path="snippet.py").complete(len(lines), len(lines[-1]))]
+
+    assert "list_locations" in complete("client.list_loc")
+    assert "locations" in complete("client.list_locations().loc")
+    assert "color_hex" in complete('client.get_location(id="x").col')
+    assert "result" in complete('client.get_location.future(id="x").res')
+    assert "eaten_at" in complete("for meal in client.iter_meal_records():\n    meal.eat")
+    assert "connections_open" in complete("client.get_metrics().connections_o")
+    source = head + "client.get_location("
+    signatures = jedi.Script(source, path="snippet.py").get_signatures(3, len("client.get_location("))
+    assert signatures and [p.name for p in signatures[0].params] == ["request", "id", "timeout", "metadata"]
