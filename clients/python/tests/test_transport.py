@@ -183,7 +183,7 @@ def test_typed_methods_accept_fields_dicts_and_messages(fake):
         with pytest.raises(TypeError):
             client.get_location(GetLocationRequest(id="abc"), id="abc")
         with pytest.raises(TypeError):
-            client.get_location(no_such_field=1)  # type: ignore[call-arg]
+            client.get_location(no_such_field=1)  # a keyword the method does not have
         with pytest.raises(ValueError, match="no_such_field"):
             client.get_location({"no_such_field": 1})
 
