@@ -32,6 +32,8 @@ export LARDER_TEST_POSTGRES_URL
 echo "== swift test (SQLite, and PostgreSQL at $LARDER_TEST_POSTGRES_URL)" >&2
 swift test --skip-build
 
+echo "== python client: mypy --strict on the package and the README's examples" >&2
+"$VENV/bin/python" -m mypy --strict --cache-dir .build/mypy clients/python/src/larder_client clients/python/examples
 echo "== python client tests" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/python/tests
 

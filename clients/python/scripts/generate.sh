@@ -6,8 +6,13 @@
 #   scripts/generate.sh --check   regenerate into a temp dir and fail on any
 #                                 difference (CI runs this)
 #
-# Needs grpcio-tools (pinned in requirements-dev.txt; it bundles protoc).
-# Set PYTHON to choose the interpreter (default: python3).
+# Needs grpcio-tools (it bundles protoc) and mypy-protobuf (the .pyi stubs),
+# both pinned in requirements-dev.txt. Set PYTHON to choose the interpreter
+# (default: python3); protoc-gen-mypy is taken from beside it.
+#
+# Besides the protobuf modules it writes, from the same descriptors
+# (scripts/gen_api.py): _gen/messages.py (every message and enum by name) and
+# _gen/api.py (a typed method per RPC, request TypedDicts, page iterators).
 #
 # protoc emits absolute imports named after the proto package, e.g.
 # `from larder.v1 import item_category_pb2`. We rewrite them to
@@ -32,12 +37,19 @@ PROTOS=(
   larder/reflection/v1/reflection.proto
   larder/admin/v1/admin.proto
 )
+# The files whose messages and services make up the client API (not the framing).
+API_PROTOS=("${PROTOS[@]:1}")
+PLUGIN=$(dirname "$("$PYTHON" -c 'import sys; print(sys.executable)')")/protoc-gen-mypy
 
 generate() { # $1 = output dir
   local out=$1 f d
   mkdir -p "$out"
-  "$PYTHON" -m grpc_tools.protoc --proto_path="$PROTO_DIR" \
-    --python_out="$out" --pyi_out="$out" "${PROTOS[@]}"
+  [[ -x "$PLUGIN" ]] || { echo "generate: $PLUGIN not found (pip install -r requirements-dev.txt)" >&2; exit 1; }
+  "$PYTHON" -m grpc_tools.protoc --proto_path="$PROTO_DIR" --plugin=protoc-gen-mypy="$PLUGIN" \
+    --python_out="$out" --mypy_out="$out" --descriptor_set_out="$out/descriptors.pb" --include_imports --include_source_info \
+    "${PROTOS[@]}" 2> >(grep -v '^Writing mypy to ' >&2)
+  "$PYTHON" scripts/gen_api.py "$out/descriptors.pb" "$out" "${API_PROTOS[@]}"
+  rm "$out/descriptors.pb"
   # Package-qualify imports of our own generated modules (not google.protobuf).
   find "$out" -name '*_pb2.py' -o -name '*_pb2.pyi' | sort | while IFS= read -r f; do
     sed -E \

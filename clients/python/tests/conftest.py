@@ -54,12 +54,12 @@ def server_binary() -> Path:
 class RunningServer:
     """A larder-server child process; `address` is where it listens, `log` its stderr lines."""
 
-    def __init__(self, binary: Path, db: Path, *extra: str) -> None:
+    def __init__(self, binary: Path, db: Path, *extra: str, port: int = 0) -> None:
         # Only our flags configure it: drop LARDER_* settings from the environment.
         env = {k: v for k, v in os.environ.items() if not k.startswith("LARDER_")}
         self.db = db
         self.process = subprocess.Popen(
-            [str(binary), "--listen", "127.0.0.1:0", "--db", str(db), *extra],
+            [str(binary), "--listen", f"127.0.0.1:{port}", "--db", str(db), *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             text=True, encoding="utf-8", errors="replace", env=env)
         self.log: List[str] = []
@@ -116,12 +116,13 @@ class RunningServer:
 
 @pytest.fixture(scope="session")
 def start_server(server_binary, tmp_path_factory):
-    """start_server(*flags) -> a RunningServer on a fresh temp database; stopped at the end."""
+    """start_server(*flags, db=None, port=0) -> a RunningServer (on a fresh temp database unless db
+    is given, on an ephemeral port unless port is); stopped at the end."""
     servers: List[RunningServer] = []
 
-    def start(*extra: str, db: Optional[Path] = None) -> RunningServer:
+    def start(*extra: str, db: Optional[Path] = None, port: int = 0) -> RunningServer:
         path = db or tmp_path_factory.mktemp("larder") / "larder.sqlite"
-        server = RunningServer(server_binary, path, *extra)
+        server = RunningServer(server_binary, path, *extra, port=port)
         servers.append(server)
         return server
 

@@ -33,10 +33,10 @@ def reply(request: RequestEnvelope, payload: bytes = b"", code: int = 0, message
 class FakeServer:
     """Listens on 127.0.0.1:<ephemeral>; `requests` records every envelope received."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.handlers: Dict[str, Handler] = {}
         self.requests: List[RequestEnvelope] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener = socket.create_server(("127.0.0.1", port))
         self.port = self._listener.getsockname()[1]
         self.address = f"127.0.0.1:{self.port}"
         self._lock = threading.Lock()

@@ -14,12 +14,12 @@ from contextlib import contextmanager
 import pytest
 from google.protobuf.field_mask_pb2 import FieldMask
 
-from larder_client import AsyncLarderClient, LarderError, StatusCode
+from larder_client import AsyncLarderClient, LarderError, StatusCode, to_datetime
 from larder_client._gen.larder.rpc.v1.envelope_pb2 import RequestEnvelope, ResponseEnvelope
 from larder_client.messages import (
     MEAL_CATEGORY_BREAKFAST, MEAL_CATEGORY_DINNER, MEAL_CATEGORY_LUNCH, MEAL_CATEGORY_SNACK,
     MEAL_CATEGORY_UNSPECIFIED, CategoryGroup, CreateLocationRequest, HealthCheckResponse, ItemCategory,
-    Location, MealRecord,
+    Location, MealRecord, Metrics,
 )
 
 UTC = dt.timezone.utc
@@ -429,8 +429,9 @@ def test_pending_calls_fail_when_the_server_rejects_a_frame(start_server):
     with server.client() as client:
         with raises_status(StatusCode.RESOURCE_EXHAUSTED):
             client.create_location(location={"name": "x" * 2000, "color_hex": "#000000"})
-        with raises_status(StatusCode.UNAVAILABLE, "closed"):
-            client.check()
+        assert client.connection is not None and client.connection.closed is not None  # the server closed it
+        assert client.check().status == HealthCheckResponse.SERVING  # on a new connection
+        assert client.connects == 2
 
 
 def test_sigterm_closes_connections_and_later_calls_are_unavailable(server):
@@ -473,3 +474,63 @@ def test_a_call_pending_at_sigterm_is_answered_or_unavailable(server):
         assert server.wait(30) == 0
         with raises_status(StatusCode.UNAVAILABLE):
             client.check()
+
+
+# --- the typed API: page iterators, admin and reflection, datetimes ------------------------------
+
+def test_iter_meal_records_follows_every_page(client):
+    day = random_day()
+    created = [client.create_meal_record(meal_record={"name": f"it{i}", "calories": i, "category": MEAL_CATEGORY_LUNCH,
+                                                      "eaten_at": day + dt.timedelta(minutes=i)}) for i in range(7)]
+    seen = list(client.iter_meal_records(since=day, until=day + dt.timedelta(days=1), page_size=2))
+    assert [m.id for m in seen] == [m.id for m in reversed(created)]  # newest first, across 4 pages
+    lunches = client.meal_record_service.iter_meal_records(since=day + dt.timedelta(minutes=5), page_size=1,
+                                                           until=day + dt.timedelta(days=1),
+                                                           category=MEAL_CATEGORY_LUNCH)
+    assert [m.name for m in lunches] == ["it6", "it5"]
+    assert list(client.iter_meal_records(since=day - dt.timedelta(hours=1), until=day, page_size=3)) == []
+
+
+def test_naive_datetimes_are_refused_and_aware_ones_kept(client):
+    with pytest.raises(TypeError, match="naive datetime"):
+        client.create_meal_record(meal_record={"name": "x", "calories": 1, "category": MEAL_CATEGORY_LUNCH,
+                                               "eaten_at": dt.datetime(2024, 1, 1, 12, 0)})
+    with pytest.raises(TypeError, match="naive datetime"):
+        next(client.iter_meal_records(since=dt.datetime(2024, 1, 1)))
+    taipei = dt.timezone(dt.timedelta(hours=8))
+    eaten = dt.datetime(2024, 1, 1, 20, 0, tzinfo=taipei)  # 12:00 UTC
+    meal = client.create_meal_record(meal_record={"name": "x", "calories": 1, "category": MEAL_CATEGORY_LUNCH,
+                                                  "eaten_at": eaten})
+    out = to_datetime(meal.eaten_at)
+    assert out == eaten and out.tzinfo is UTC and out.hour == 12
+    assert to_datetime(meal.eaten_at, taipei).hour == 20
+    client.delete_meal_record(id=meal.id)
+
+
+def test_admin_and_reflection_methods_return_messages(client):
+    metrics = client.get_metrics()
+    assert isinstance(metrics, Metrics) and metrics.connections_open >= 1
+    assert to_datetime(metrics.start_time) <= dt.datetime.now(UTC)
+    assert metrics is not None and client.admin.get_metrics().connections_accepted >= 1
+    services = {s.name: [m.name for m in s.methods] for s in client.list_services().services}
+    assert services["larder.v1.LocationService"][:2] == ["CreateLocation", "GetLocation"]
+    described = client.server_reflection.describe_type(name="larder.v1.Location")
+    assert described.WhichOneof("type") == "message_type"
+    assert [f.name for f in described.message_type.fields][:3] == ["id", "name", "color_hex"]
+
+
+def test_async_client_as_a_context_manager_with_iterators(shared_server):
+    async def main():
+        day = random_day()
+        async with AsyncLarderClient(shared_server.address, timeout=30) as client:
+            for i in range(5):
+                await client.create_meal_record(meal_record={"name": f"a{i}", "calories": i, "eaten_at":
+                                                             day + dt.timedelta(hours=i),
+                                                             "category": MEAL_CATEGORY_SNACK})
+            names = [m.name async for m in client.iter_meal_records(since=day, until=day + dt.timedelta(days=1),
+                                                                    page_size=2)]
+            assert names == ["a4", "a3", "a2", "a1", "a0"]
+            assert (await client.get_metrics()).connections_open >= 1
+        assert not client.connected
+
+    asyncio.run(main())

@@ -67,7 +67,10 @@ def test_master_and_two_workers_report_calls_without_failures(server, tmp_path):
     with open(tmp_path / "larder_failures.csv", newline="") as f:
         assert list(csv.DictReader(f)) == []
 
-    # Every meal the workers created is in the server, written through the same path.
+    # Every meal the workers reported created is in the server, written through the same path. The
+    # server may hold more: a worker's last stats report can miss the master's summary when the
+    # run stops on a busy machine (seen: 212 meals stored, 133 reported), never the other way round.
     with server.client() as client:
         created = int(rows["/larder.v1.MealRecordService/CreateMealRecord"]["Request Count"])
-        assert len(client.list_meal_records(page_size=1000).meal_records) == min(created, 1000)
+        stored = sum(1 for meal in client.iter_meal_records(page_size=1000) if meal.name.startswith("locust "))
+        assert stored >= created > 0

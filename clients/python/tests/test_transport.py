@@ -182,8 +182,10 @@ def test_typed_methods_accept_fields_dicts_and_messages(fake):
             client.get_location(Location(id="abc"))
         with pytest.raises(TypeError):
             client.get_location(GetLocationRequest(id="abc"), id="abc")
-        with pytest.raises(ValueError):
-            client.get_location(no_such_field=1)
+        with pytest.raises(TypeError):
+            client.get_location(no_such_field=1)  # a keyword the method does not have
+        with pytest.raises(ValueError, match="no_such_field"):
+            client.get_location({"no_such_field": 1})
 
 
 def test_unknown_methods_return_raw_bytes_through_call(fake):
@@ -236,11 +238,14 @@ def test_every_rpc_is_a_method_on_its_service_and_on_the_client(fake):
                                        "larder.v1.ItemCategoryService": "item_category_service",
                                        "larder.v1.LocationService": "location_service",
                                        "larder.v1.MealRecordService": "meal_record_service",
-                                       "grpc.health.v1.Health": "health"}[info.service])
-            method = getattr(service, info.python_name)
-            assert method.info is info
-            assert getattr(client, info.python_name).info is info
-    assert len(METHODS) == 22
+                                       "grpc.health.v1.Health": "health",
+                                       "larder.reflection.v1.ServerReflection": "server_reflection",
+                                       "larder.admin.v1.Admin": "admin"}[info.service])
+            for method in (getattr(service, info.python_name), getattr(client, info.python_name)):
+                call = method.call()
+                assert call.path == info.path
+                assert type(call.request) is info.request_type and call.response_type is info.response_type
+    assert len(METHODS) == 25
 
 
 # --- asyncio -------------------------------------------------------------------------------------
@@ -272,9 +277,9 @@ def test_async_client(fake):
             with pytest.raises(LarderError) as info:
                 await pending
             assert info.value.code == StatusCode.UNAVAILABLE and info.value.message == "killed by test"
-            with pytest.raises(LarderError) as info:
-                await client.call("/test/Echo", b"")
-            assert info.value.code == StatusCode.UNAVAILABLE
+            assert await client.call("/test/Echo", b"again") == b"again"  # on a new connection
+            assert client.connects == 2
+            assert [r.payload for r in fake.requests if r.method == "/test/Wait"].count(b"never") == 1
         finally:
             await client.close()
 

@@ -5,13 +5,16 @@
         for location in client.list_locations().locations:
             print(location.name, location.color_hex)
 """
-from .client import DEFAULT, AsyncLarderClient, LarderClient, RpcMethod, Service, parse_address
+from .backoff import Backoff
+from .client import AsyncLarderClient, LarderClient, parse_address
 from .methods import METHODS, SERVICES, MethodInfo
+from .rpc import DEFAULT, Call, Metadata, Timeout, to_datetime, to_timestamp
 from .status import LarderError, StatusCode
 from .transport import Connection
 
 __all__ = [
-    "DEFAULT", "METHODS", "SERVICES", "AsyncLarderClient", "Connection", "LarderClient", "LarderError",
-    "MethodInfo", "RpcMethod", "Service", "StatusCode", "parse_address",
+    "DEFAULT", "METHODS", "SERVICES", "AsyncLarderClient", "Backoff", "Call", "Connection", "LarderClient",
+    "LarderError", "Metadata", "MethodInfo", "StatusCode", "Timeout", "parse_address", "to_datetime",
+    "to_timestamp",
 ]
 __version__ = "0.1.0"

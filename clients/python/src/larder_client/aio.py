@@ -8,7 +8,7 @@ from google.protobuf.message import DecodeError
 
 from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
-from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, encode_request
+from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, encode_request
 
 
 class AsyncConnection:
@@ -19,7 +19,7 @@ class AsyncConnection:
         self.address = address
         self._reader, self._writer = reader, writer
         self._max_frame_bytes = max_frame_bytes
-        self._pending: dict = {}  # call_id -> asyncio.Future[bytes]
+        self._pending: dict[int, asyncio.Future[bytes]] = {}
         self._next_id = 1
         self._closed: Optional[LarderError] = None
         self._write_lock = asyncio.Lock()
@@ -39,7 +39,7 @@ class AsyncConnection:
                    metadata: Optional[Mapping[str, str]] = None) -> bytes:
         """Sends one call and awaits its reply payload; raises LarderError."""
         if self._closed is not None:
-            raise LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+            raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
         call_id, self._next_id = self._next_id, self._next_id + 1
         future = asyncio.get_running_loop().create_future()
         self._pending[call_id] = future
@@ -57,6 +57,11 @@ class AsyncConnection:
                               f"{method}: no reply from {self.address} within {timeout} s") from None
         finally:
             self._pending.pop(call_id, None)
+
+    @property
+    def closed(self) -> Optional[LarderError]:
+        """Why the connection is closed (the error its calls failed with), or None while it is open."""
+        return self._closed
 
     async def close(self) -> None:
         """Closes the connection; pending calls fail with UNAVAILABLE."""
@@ -79,7 +84,10 @@ class AsyncConnection:
                     break
                 future = self._pending.pop(env.call_id, None)
                 if future is not None and not future.done():
-                    future.set_exception(error) if error else future.set_result(env.payload)
+                    if error:
+                        future.set_exception(error)
+                    else:
+                        future.set_result(env.payload)
         except asyncio.IncompleteReadError:
             pass  # EOF
         except (OSError, DecodeError) as e:

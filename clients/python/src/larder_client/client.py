@@ -1,29 +1,35 @@
-"""LarderClient and AsyncLarderClient: a typed method for every RPC, plus a generic call()."""
+"""LarderClient and AsyncLarderClient: a typed method for every RPC, plus a generic call().
+
+Both reconnect: when the connection has dropped (the server's idle timeout, a
+restart, a network failure), the next call opens a new one. Failed connection
+attempts are spaced by a bounded exponential backoff with jitter; a call made
+while the client waits for its next attempt fails at once with UNAVAILABLE. A
+call that was already sent when the connection dropped fails with UNAVAILABLE
+and is never sent again (it may or may not have run on the server).
+"""
 from __future__ import annotations
 
+import asyncio
 import os
-from collections import Counter
+import threading
+import time
 from concurrent.futures import Future
-from typing import Any, Dict, Mapping, Optional, Tuple, Type, Union
+from types import TracebackType
+from typing import Any, Mapping, Optional, Tuple, TypeVar, Union, cast
 
 from google.protobuf.message import DecodeError, Message
 
+from ._gen.api import AsyncMethods, Methods
 from .aio import AsyncConnection
-from .methods import METHODS, SERVICES, MethodInfo, snake_case
+from .backoff import Backoff
+from .methods import METHODS
+from .rpc import DEFAULT, Call, Metadata, Timeout
 from .status import LarderError, StatusCode
-from .transport import DEFAULT_MAX_FRAME_BYTES, Connection
+from .transport import DEFAULT_MAX_FRAME_BYTES, Connection, NotSent
 
 DEFAULT_ADDRESS = "127.0.0.1:7411"
 Address = Union[str, Tuple[str, int]]
-
-
-class _Default:
-    def __repr__(self) -> str:
-        return "<client default>"
-
-
-#: Use the client's default timeout (LarderClient(timeout=...)).
-DEFAULT = _Default()
+R = TypeVar("R", bound=Message)
 
 
 def parse_address(address: Optional[Address] = None) -> Tuple[str, int]:
@@ -37,94 +43,63 @@ def parse_address(address: Optional[Address] = None) -> Tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-class RpcMethod:
-    """One RPC bound to a client.
-
-    Call it with a request message, a dict, or the request's fields as keyword
-    arguments, plus the call options timeout= (seconds) and metadata= (dict).
-    Returns the response message (a coroutine of it on AsyncLarderClient) and
-    raises LarderError.
-    """
-
-    def __init__(self, client: "_ClientBase", info: MethodInfo) -> None:
-        self._client = client
-        self.info = info
-        self.__name__ = info.python_name
-        self.__doc__ = (f"{info.path}: {info.request_type.DESCRIPTOR.full_name} -> "
-                        f"{info.response_type.DESCRIPTOR.full_name}\n\n{RpcMethod.__doc__}")
-
-    def __call__(self, request: Any = None, /, *, timeout: Any = DEFAULT,
-                 metadata: Optional[Mapping[str, str]] = None, **fields: Any) -> Any:
-        return self._client.call(self.info.path, self.request(request, **fields),
-                                 timeout=timeout, metadata=metadata)
-
-    def future(self, request: Any = None, /, *, timeout: Any = DEFAULT,
-               metadata: Optional[Mapping[str, str]] = None, **fields: Any) -> "Future[Message]":
-        """Starts the call without waiting (LarderClient only); returns a Future of the response."""
-        if not isinstance(self._client, LarderClient):
-            raise TypeError("future() is for LarderClient; with AsyncLarderClient, await the call")
-        return self._client.call_future(self.info.path, self.request(request, **fields),
-                                        timeout=timeout, metadata=metadata)
-
-    def request(self, request: Any = None, /, **fields: Any) -> Message:
-        """Builds the request message from a message, a dict or keyword arguments."""
-        cls = self.info.request_type
-        if request is None:
-            return cls(**fields)
-        if fields:
-            raise TypeError(f"{self.__name__}() takes a request or keyword fields, not both")
-        if isinstance(request, Mapping):
-            return cls(**request)
-        if isinstance(request, cls):
-            return request
-        raise TypeError(f"{self.__name__}() takes a {cls.DESCRIPTOR.full_name}, "
-                        f"got {type(request).__name__}")
-
-    def __repr__(self) -> str:
-        return f"<RpcMethod {self.info.path}>"
-
-
-class Service:
-    """The RPCs of one service as methods, e.g. client.location_service.get_location."""
-
-    def __init__(self, client: "_ClientBase", name: str, methods: list) -> None:
-        self.name = name
-        for info in methods:
-            setattr(self, info.python_name, RpcMethod(client, info))
-
-    def __repr__(self) -> str:
-        return f"<Service {self.name}>"
-
-
 class _ClientBase:
-    """Binds a Service per proto service and flattens unique method names onto the client."""
+    """Options, metadata and the reconnect bookkeeping shared by both clients."""
 
-    def _setup(self, token: Optional[str], timeout: Optional[float],
-               metadata: Optional[Mapping[str, str]]) -> None:
+    def _setup(self, address: Optional[Address], token: Optional[str], timeout: Optional[float],
+               metadata: Optional[Mapping[str, str]], connect_timeout: float, max_frame_bytes: int,
+               backoff: Optional[Backoff]) -> None:
+        self.host, self.port = parse_address(address)
+        self.address = f"{self.host}:{self.port}"
         self.timeout = timeout
-        self.metadata: Dict[str, str] = {k.lower(): v for k, v in (metadata or {}).items()}
+        self.connect_timeout = connect_timeout
+        self.max_frame_bytes = max_frame_bytes
+        self.metadata: dict[str, str] = {k.lower(): v for k, v in (metadata or {}).items()}
         token = os.environ.get("LARDER_TOKEN") if token is None else token
         if token:
             self.metadata["authorization"] = f"Bearer {token}"
-        counts = Counter(info.python_name for info in METHODS.values())
-        for service_name, infos in SERVICES.items():
-            service = Service(self, service_name, infos)
-            attribute = snake_case(service_name.rsplit(".", 1)[-1])  # "location_service", "health"
-            assert not hasattr(self, attribute), f"service {service_name} clashes with {attribute}"
-            setattr(self, attribute, service)
-            for info in infos:
-                if counts[info.python_name] == 1 and not hasattr(self, info.python_name):
-                    setattr(self, info.python_name, getattr(service, info.python_name))
+        self.backoff = backoff or Backoff()
+        #: Connections opened so far (1 after the first connect, +1 per reconnect).
+        self.connects = 0
+        self._retry_at = 0.0                      # monotonic time of the next allowed attempt
+        self._last_failure: Optional[LarderError] = None
+        self._client_closed = False
 
-    def _prepare(self, method: str, request: Union[Message, bytes], timeout: Any,
-                 metadata: Optional[Mapping[str, str]]):
+    @property
+    def _larder_client(self) -> _ClientBase:
+        return self
+
+    def _before_attempt(self) -> None:
+        """Refuses an attempt while the backoff after the last failed one runs (caller holds the lock)."""
+        if self._client_closed:
+            raise LarderError(StatusCode.UNAVAILABLE, f"client for {self.address} is closed")
+        wait = self._retry_at - time.monotonic()
+        if wait > 0 and self._last_failure is not None:
+            raise LarderError(StatusCode.UNAVAILABLE, f"{self._last_failure.message}; "
+                                                      f"next connection attempt in {wait:.2f} s")
+
+    def _connect_limit(self, timeout: Optional[float]) -> float:
+        return self.connect_timeout if timeout is None else max(0.001, min(self.connect_timeout, timeout))
+
+    def _after_attempt(self, error: Optional[LarderError]) -> None:
+        if error is None:
+            self.backoff.reset()
+            self._last_failure = None
+            self.connects += 1
+        else:
+            self._last_failure = error
+            self._retry_at = time.monotonic() + self.backoff.next_delay()
+
+    def _prepare(self, method: str, request: Union[Message, bytes], timeout: Timeout,
+                 metadata: Optional[Mapping[str, str]]) -> tuple[str, bytes, Optional[float], dict[str, str]]:
         path = "/" + method.lstrip("/")
         payload = request if isinstance(request, (bytes, bytearray)) else request.SerializeToString()
         merged = {**self.metadata, **{k.lower(): v for k, v in (metadata or {}).items()}}
-        return path, bytes(payload), self.timeout if timeout is DEFAULT else timeout, merged
+        resolved = self.timeout if isinstance(timeout, type(DEFAULT)) else timeout
+        return path, bytes(payload), cast(Optional[float], resolved), merged
 
     @staticmethod
-    def _decode(path: str, payload: bytes, response_type: Optional[Type[Message]]) -> Any:
+    def _decode(path: str, payload: bytes, response_type: Optional[type[Message]]) -> Any:
         info = METHODS.get(path)
         cls = response_type or (info.response_type if info else None)
         if cls is None:
@@ -135,43 +110,89 @@ class _ClientBase:
             raise LarderError(StatusCode.INTERNAL, f"{path}: undecodable {cls.DESCRIPTOR.full_name} reply: {e}")
 
 
-class LarderClient(_ClientBase):
-    """A thread-safe client on one connection; every RPC is a method.
+class LarderClient(Methods, _ClientBase):
+    """A thread-safe client; every RPC is a typed method.
 
     client = LarderClient("127.0.0.1:7411", token=None, timeout=5.0)
     client.location_service.list_locations()   # or client.list_locations()
     client.get_location(id=...)                # raises LarderError
+    client.get_location.future(id=...)         # a concurrent.futures.Future
+
+    Connects at once (connect=False: on the first call) and raises
+    LarderError(UNAVAILABLE) when it cannot; reconnects on the next call after
+    the connection dropped (see the module docstring).
     """
 
     def __init__(self, address: Optional[Address] = None, *, token: Optional[str] = None,
                  timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
-                 connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        host, port = parse_address(address)
-        self.connection = Connection(host, port, connect_timeout=connect_timeout,
-                                     max_frame_bytes=max_frame_bytes)
-        self._setup(token, timeout, metadata)
+                 connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+                 backoff: Optional[Backoff] = None, connect: bool = True) -> None:
+        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff)
+        self._lock = threading.Lock()
+        self._connection: Optional[Connection] = None
+        self._init_services()
+        if connect:
+            self._connected()
 
-    def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Any = DEFAULT,
+    @property
+    def connection(self) -> Optional[Connection]:
+        """The current connection (None before the first and after a failed attempt)."""
+        return self._connection
+
+    @property
+    def connected(self) -> bool:
+        """True while the client holds an open connection (a call may still find it dropped)."""
+        connection = self._connection
+        return connection is not None and connection.closed is None
+
+    def _connected(self, timeout: Optional[float] = None) -> Connection:
+        """The open connection, or a new one when it has dropped; raises UNAVAILABLE.
+
+        A new connection waits at most connect_timeout, and at most the call's timeout.
+        """
+        with self._lock:
+            connection = self._connection
+            if connection is not None and connection.closed is None:
+                return connection
+            self._before_attempt()
+            try:
+                connection = Connection(self.host, self.port, connect_timeout=self._connect_limit(timeout),
+                                        max_frame_bytes=self.max_frame_bytes)
+            except LarderError as e:
+                self._connection = None
+                self._after_attempt(e)
+                raise
+            self._connection = connection
+            self._after_attempt(None)
+            return connection
+
+    def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
              metadata: Optional[Mapping[str, str]] = None,
-             response_type: Optional[Type[Message]] = None) -> Any:
+             response_type: Optional[type[Message]] = None) -> Any:
         """Calls a method by wire name ('/larder.v1.LocationService/GetLocation').
 
         Returns the decoded response for a known method (or response_type),
         else the raw reply bytes; raises LarderError.
         """
-        path, payload, timeout, merged = self._prepare(method, request, timeout, metadata)
-        return self._decode(path, self.connection.call(path, payload, timeout=timeout, metadata=merged),
-                            response_type)
+        path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        try:
+            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:  # it found the connection closed before sending: safe on a new one
+            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
+        return self._decode(path, reply, response_type)
 
-    def call_future(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Any = DEFAULT,
+    def call_future(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
                     metadata: Optional[Mapping[str, str]] = None,
-                    response_type: Optional[Type[Message]] = None) -> "Future[Any]":
+                    response_type: Optional[type[Message]] = None) -> Future[Any]:
         """Like call() but returns at once with a Future; the timeout is enforced by the server."""
-        path, payload, timeout, merged = self._prepare(method, request, timeout, metadata)
-        raw = self.connection.call_future(path, payload, timeout=timeout, metadata=merged)
-        result: Future = Future()
+        path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        try:
+            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:
+            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
+        result: Future[Any] = Future()
 
-        def done(f: Future) -> None:
+        def done(f: Future[bytes]) -> None:
             try:
                 result.set_result(self._decode(path, f.result(), response_type))
             except Exception as e:  # LarderError, or CancelledError if the caller cancelled
@@ -180,49 +201,123 @@ class LarderClient(_ClientBase):
         raw.add_done_callback(done)
         return result
 
-    def close(self) -> None:
-        """Closes the connection; calls still pending fail with UNAVAILABLE."""
-        self.connection.close()
+    def run(self, call: Call[R]) -> R:
+        """Runs a typed Call (what the generated methods build); raises LarderError."""
+        return cast(R, self.call(call.path, call.request, timeout=call.timeout, metadata=call.metadata,
+                                 response_type=call.response_type))
 
-    def __enter__(self) -> "LarderClient":
+    def run_future(self, call: Call[R]) -> Future[R]:
+        """Starts a typed Call; returns a Future of its response."""
+        return cast("Future[R]", self.call_future(call.path, call.request, timeout=call.timeout,
+                                                  metadata=call.metadata, response_type=call.response_type))
+
+    def close(self) -> None:
+        """Closes the connection for good; calls still pending fail with UNAVAILABLE."""
+        with self._lock:
+            self._client_closed = True
+            connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def __enter__(self) -> LarderClient:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: Optional[type[BaseException]], error: Optional[BaseException],
+                 trace: Optional[TracebackType]) -> None:
         self.close()
 
 
-class AsyncLarderClient(_ClientBase):
-    """The asyncio client: `client = await AsyncLarderClient.connect(...)`; methods are awaitable."""
+class AsyncLarderClient(AsyncMethods, _ClientBase):
+    """The asyncio client; methods are awaitable.
 
-    def __init__(self, connection: AsyncConnection, *, token: Optional[str] = None,
-                 timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None) -> None:
-        self.connection = connection
-        self._setup(token, timeout, metadata)
+    async with AsyncLarderClient("127.0.0.1:7411", timeout=5) as client:
+        location = await client.get_location(id=...)
+        async for meal in client.iter_meal_records(since=...): ...
+
+    Connects on `async with`, on `await AsyncLarderClient.connect(...)`, or on
+    the first call; reconnects like LarderClient. Use it from one event loop.
+    """
+
+    def __init__(self, address: Optional[Address] = None, *, token: Optional[str] = None,
+                 timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
+                 connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+                 backoff: Optional[Backoff] = None) -> None:
+        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff)
+        self._connection: Optional[AsyncConnection] = None
+        self._connecting: Optional[asyncio.Lock] = None
+        self._init_services()
 
     @classmethod
     async def connect(cls, address: Optional[Address] = None, *, token: Optional[str] = None,
                       timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
-                      connect_timeout: float = 10.0,
-                      max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> "AsyncLarderClient":
-        """Connects; raises LarderError(UNAVAILABLE) when the server cannot be reached."""
-        host, port = parse_address(address)
-        connection = await AsyncConnection.connect(host, port, connect_timeout=connect_timeout,
-                                                   max_frame_bytes=max_frame_bytes)
-        return cls(connection, token=token, timeout=timeout, metadata=metadata)
+                      connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
+                      backoff: Optional[Backoff] = None) -> AsyncLarderClient:
+        """A connected client; raises LarderError(UNAVAILABLE) when the server cannot be reached."""
+        client = cls(address, token=token, timeout=timeout, metadata=metadata, connect_timeout=connect_timeout,
+                     max_frame_bytes=max_frame_bytes, backoff=backoff)
+        await client._connected()
+        return client
 
-    async def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Any = DEFAULT,
+    @property
+    def connection(self) -> Optional[AsyncConnection]:
+        """The current connection (None before the first and after a failed attempt)."""
+        return self._connection
+
+    @property
+    def connected(self) -> bool:
+        """True while the client holds an open connection."""
+        return self._connection is not None and self._connection.closed is None
+
+    async def _connected(self, timeout: Optional[float] = None) -> AsyncConnection:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            connection = self._connection
+            if connection is not None and connection.closed is None:
+                return connection
+            self._before_attempt()
+            try:
+                connection = await AsyncConnection.connect(self.host, self.port,
+                                                           connect_timeout=self._connect_limit(timeout),
+                                                           max_frame_bytes=self.max_frame_bytes)
+            except LarderError as e:
+                self._connection = None
+                self._after_attempt(e)
+                raise
+            self._connection = connection
+            self._after_attempt(None)
+            return connection
+
+    async def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
                    metadata: Optional[Mapping[str, str]] = None,
-                   response_type: Optional[Type[Message]] = None) -> Any:
+                   response_type: Optional[type[Message]] = None) -> Any:
         """Same as LarderClient.call, awaited."""
-        path, payload, timeout, merged = self._prepare(method, request, timeout, metadata)
-        raw = await self.connection.call(path, payload, timeout=timeout, metadata=merged)
-        return self._decode(path, raw, response_type)
+        path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        try:
+            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
+        except NotSent:  # it found the connection closed before sending: safe on a new one
+            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
+        return self._decode(path, reply, response_type)
+
+    async def run(self, call: Call[R]) -> R:
+        """Runs a typed Call (what the generated methods build); raises LarderError."""
+        return cast(R, await self.call(call.path, call.request, timeout=call.timeout, metadata=call.metadata,
+                                       response_type=call.response_type))
 
     async def close(self) -> None:
-        await self.connection.close()
+        """Closes the connection for good; calls still pending fail with UNAVAILABLE."""
+        self._client_closed = True
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
 
-    async def __aenter__(self) -> "AsyncLarderClient":
+    async def __aenter__(self) -> AsyncLarderClient:
+        await self._connected()
         return self
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, kind: Optional[type[BaseException]], error: Optional[BaseException],
+                        trace: Optional[TracebackType]) -> None:
         await self.close()
+
+
+__all__ = ["DEFAULT", "Address", "AsyncLarderClient", "LarderClient", "Metadata", "Timeout", "parse_address"]

@@ -18,12 +18,13 @@ Needs `pip install larder-client[locust]`.
 from __future__ import annotations
 
 import time
-from typing import Any, Optional
+from typing import Any, Mapping, Optional, Union
 
 from google.protobuf.message import Message
 from locust import User
 
-from .client import DEFAULT, LarderClient
+from .client import LarderClient
+from .rpc import DEFAULT, Timeout
 from .status import LarderError
 
 
@@ -34,8 +35,9 @@ class LocustLarderClient(LarderClient):
         super().__init__(address, **options)
         self._request_event = request_event
 
-    def call(self, method: str, request: Any = b"", *, timeout: Any = DEFAULT,
-             metadata: Optional[dict] = None, response_type: Any = None) -> Any:
+    def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
+             metadata: Optional[Mapping[str, str]] = None,
+             response_type: Optional[type[Message]] = None) -> Any:
         started = time.perf_counter()
         response: Any = None
         error: Optional[LarderError] = None

@@ -5,14 +5,19 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Type
 
+from google.protobuf.descriptor import FileDescriptor
+
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from ._gen.grpc.health.v1 import health_pb2
+from ._gen.larder.admin.v1 import admin_pb2
+from ._gen.larder.reflection.v1 import reflection_pb2
 from ._gen.larder.v1 import category_group_pb2, item_category_pb2, location_pb2, meal_record_pb2
 
 #: Every generated module that declares services.
-SERVICE_MODULES = (category_group_pb2, item_category_pb2, location_pb2, meal_record_pb2, health_pb2)
+SERVICE_MODULES = (category_group_pb2, item_category_pb2, location_pb2, meal_record_pb2, health_pb2,
+                   reflection_pb2, admin_pb2)
 
 #: Keyword arguments of a bound method that are call options, not request fields.
 CALL_OPTIONS = frozenset({"timeout", "metadata"})
@@ -38,7 +43,8 @@ def snake_case(name: str) -> str:
 def _discover() -> Dict[str, MethodInfo]:
     methods: Dict[str, MethodInfo] = {}
     for module in SERVICE_MODULES:
-        for service in module.DESCRIPTOR.services_by_name.values():
+        file: FileDescriptor = module.DESCRIPTOR
+        for service in file.services_by_name.values():
             for method in service.methods:
                 if method.client_streaming or method.server_streaming:
                     continue  # the Larder wire protocol carries unary calls only

@@ -45,5 +45,5 @@ class LarderError(Exception):
         name = self.code.name if self.code == code else f"CODE_{code}"
         super().__init__(f"{name}: {message}" if message else name)
 
-    def __reduce__(self):  # keep picklable despite the custom __init__
+    def __reduce__(self) -> tuple[type[LarderError], tuple[int, str]]:  # keep picklable despite the custom __init__
         return (type(self), (self.raw_code, self.message))

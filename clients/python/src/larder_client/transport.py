@@ -37,6 +37,13 @@ def encode_request(call_id: int, method: str, payload: bytes, timeout: Optional[
     return HEADER.pack(len(body)) + body
 
 
+class NotSent(LarderError):
+    """UNAVAILABLE raised before a call left this client: the connection was already closed.
+
+    Safe to send the call again on a new connection (LarderClient does, once).
+    """
+
+
 class Connection:
     """A thread-safe connection carrying many concurrent calls.
 
@@ -55,7 +62,7 @@ class Connection:
         self._max_frame_bytes = max_frame_bytes
         self._lock = threading.Lock()        # guards _pending, _next_id, _closed
         self._write_lock = threading.Lock()  # whole frames, one at a time
-        self._pending: dict = {}             # call_id -> Future[bytes]
+        self._pending: dict[int, Future[bytes]] = {}
         self._next_id = 1                    # never reused: a late reply matches nothing
         self._closed: Optional[LarderError] = None
         self._reader = threading.Thread(target=self._read_loop, daemon=True, name="larder-reader")
@@ -86,17 +93,24 @@ class Connection:
         """
         return self._start(method, payload, timeout, metadata)[1]
 
+    @property
+    def closed(self) -> Optional[LarderError]:
+        """Why the connection is closed (the error its calls failed with), or None while it is open."""
+        with self._lock:
+            return self._closed
+
     def close(self) -> None:
         """Closes the connection; pending calls fail with UNAVAILABLE."""
         self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
         if self._reader is not threading.current_thread():
             self._reader.join(5.0)
 
-    def _start(self, method, payload, timeout, metadata):
-        future: Future = Future()
+    def _start(self, method: str, payload: bytes, timeout: Optional[float],
+               metadata: Optional[Mapping[str, str]]) -> tuple[int, Future[bytes]]:
+        future: Future[bytes] = Future()
         with self._lock:
             if self._closed is not None:
-                raise LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+                raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
             call_id, self._next_id = self._next_id, self._next_id + 1
             self._pending[call_id] = future  # before sending: the reply may beat us back
         frame = encode_request(call_id, method, payload, timeout, metadata)
@@ -145,9 +159,9 @@ class Connection:
             first = self._closed is None
             if first:
                 self._closed = reason
-            pending, self._pending, reason = self._pending, {}, self._closed
+            pending, self._pending, first_reason = self._pending, {}, self._closed
         for future in pending.values():
-            _settle(future, reason, b"")
+            _settle(future, first_reason, b"")
         if first:
             try:
                 self._sock.shutdown(socket.SHUT_RDWR)  # wakes the reader
@@ -156,8 +170,11 @@ class Connection:
             self._sock.close()
 
 
-def _settle(future: Future, error: Optional[LarderError], payload: bytes) -> None:
+def _settle(future: Future[bytes], error: Optional[LarderError], payload: bytes) -> None:
     try:
-        future.set_exception(error) if error else future.set_result(payload)
+        if error:
+            future.set_exception(error)
+        else:
+            future.set_result(payload)
     except InvalidStateError:
         pass  # the caller cancelled it

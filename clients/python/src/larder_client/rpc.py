@@ -1,0 +1,245 @@
+"""What the generated typed methods (`_gen/api.py`) are made of.
+
+A generated method builds a `Call` (method path, request message, response
+type, call options); the `unary` / `async_unary` decorators turn it into a
+method that runs the call on the client, blocking or awaitable, with
+`.future(...)` and `.call(...)` beside it. For type checkers and editors,
+`_gen/api.py` declares each such method with a generated Protocol of plain
+signatures (`_LocationService_get_location`): every request field is a typed
+keyword argument and the return type is the exact response message.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, Union, cast, overload
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.field_mask_pb2 import FieldMask
+from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
+
+if TYPE_CHECKING:
+    from .client import AsyncLarderClient, LarderClient
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=Message)
+M = TypeVar("M", bound=Message)
+T = TypeVar("T")
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "<client default>"
+
+
+#: Use the client's default timeout (LarderClient(timeout=...)).
+DEFAULT = _Default()
+
+#: A call's timeout= option: seconds, None for none, or DEFAULT for the client's.
+Timeout = Union[float, None, _Default]
+#: A call's metadata= option: extra metadata entries (keys are sent lower case).
+Metadata = Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Call(Generic[R]):
+    """One call ready to run: what a generated method returns to its decorator."""
+
+    path: str
+    request: Message
+    response_type: type[R]
+    timeout: Timeout = DEFAULT
+    metadata: Metadata | None = None
+
+
+def to_timestamp(value: _dt.datetime) -> Timestamp:
+    """An aware datetime as a Timestamp; a naive one is a TypeError (never silently UTC)."""
+    if not isinstance(value, _dt.datetime):
+        raise TypeError(f"expected a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise TypeError(f"naive datetime {value.isoformat()} has no time zone: pass an aware one, "
+                        f"e.g. datetime.now(timezone.utc) or dt.replace(tzinfo=ZoneInfo('Asia/Taipei'))")
+    stamp = Timestamp()
+    stamp.FromDatetime(value.astimezone(_dt.timezone.utc))
+    return stamp
+
+
+def to_datetime(value: Timestamp, tz: _dt.tzinfo = _dt.timezone.utc) -> _dt.datetime:
+    """A Timestamp as an aware datetime, in UTC unless tz is given."""
+    return value.ToDatetime(tzinfo=tz)
+
+
+def build(cls: type[M], request: object, fields: Mapping[str, object]) -> M:
+    """The request message from a message, a dict, or keyword fields (None = unset).
+
+    Datetimes become Timestamps (aware ones only), lists of paths become
+    FieldMasks, nested dicts become their messages.
+    """
+    given = {name: value for name, value in fields.items() if value is not None}
+    if request is None:
+        return cls(**_convert(cast(Descriptor, cls.DESCRIPTOR), given))
+    if given:
+        raise TypeError(f"{cls.DESCRIPTOR.full_name}: pass a request or keyword fields, not both")
+    if isinstance(request, cls):
+        return request
+    if isinstance(request, Mapping):
+        return cls(**_convert(cast(Descriptor, cls.DESCRIPTOR), dict(request)))
+    raise TypeError(f"expected a {cls.DESCRIPTOR.full_name} or a dict of its fields, got {type(request).__name__}")
+
+
+def _convert(descriptor: Descriptor, values: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        field = descriptor.fields_by_name.get(name)
+        if field is None:
+            raise ValueError(f'{descriptor.full_name} has no field "{name}"')
+        out[name] = _convert_field(field, value)
+    return out
+
+
+def _convert_field(field: FieldDescriptor, value: Any) -> Any:
+    kind = field.message_type
+    if kind is None or kind.GetOptions().map_entry:
+        return value
+    if field.is_repeated and not isinstance(value, (str, bytes, Mapping)):
+        return [_convert_one(kind, item) for item in value]
+    return _convert_one(kind, value)
+
+
+def _convert_one(kind: Descriptor, value: Any) -> Any:
+    if kind.full_name == "google.protobuf.Timestamp" and isinstance(value, _dt.datetime):
+        return to_timestamp(value)
+    if kind.full_name == "google.protobuf.FieldMask" and isinstance(value, (list, tuple)):
+        return FieldMask(paths=list(value))
+    if isinstance(value, Mapping):
+        return _convert(kind, value)
+    return value
+
+
+# --- the decorators --------------------------------------------------------------------------------
+
+class unary(Generic[P, R]):
+    """A blocking RPC method: `client.get_location(id=...)`, or `.future(...)` for a Future."""
+
+    def __init__(self, make: Callable[Concatenate[Any, P], Call[R]]) -> None:
+        self._make = make
+        self.__name__ = make.__name__
+        self.__doc__ = make.__doc__
+
+    @overload
+    def __get__(self, host: None, owner: type | None = None) -> unary[P, R]: ...
+    @overload
+    def __get__(self, host: object, owner: type | None = None) -> BoundUnary[P, R]: ...
+
+    def __get__(self, host: object, owner: type | None = None) -> unary[P, R] | BoundUnary[P, R]:
+        if host is None:
+            return self
+        return BoundUnary(host, self)
+
+
+class BoundUnary(Generic[P, R]):
+    """A unary RPC bound to a LarderClient."""
+
+    def __init__(self, host: object, method: unary[P, R]) -> None:
+        self._host, self._method = host, method
+        self.__name__ = method.__name__
+        self.__doc__ = method.__doc__
+
+    @property
+    def _client(self) -> LarderClient:
+        return cast("LarderClient", getattr(self._host, "_larder_client"))
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._client.run(self._method._make(self._host, *args, **kwargs))
+
+    def future(self, *args: P.args, **kwargs: P.kwargs) -> Future[R]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        return self._client.run_future(self._method._make(self._host, *args, **kwargs))
+
+    def call(self, *args: P.args, **kwargs: P.kwargs) -> Call[R]:
+        """The Call this method would run, without running it."""
+        return self._method._make(self._host, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<RPC method {self.__name__}>"
+
+
+class async_unary(Generic[P, R]):
+    """An awaitable RPC method: `await client.get_location(id=...)`."""
+
+    def __init__(self, make: Callable[Concatenate[Any, P], Call[R]]) -> None:
+        self._make = make
+        self.__name__ = make.__name__
+        self.__doc__ = make.__doc__
+
+    @overload
+    def __get__(self, host: None, owner: type | None = None) -> async_unary[P, R]: ...
+    @overload
+    def __get__(self, host: object, owner: type | None = None) -> AsyncBoundUnary[P, R]: ...
+
+    def __get__(self, host: object, owner: type | None = None) -> async_unary[P, R] | AsyncBoundUnary[P, R]:
+        if host is None:
+            return self
+        return AsyncBoundUnary(host, self)
+
+
+class AsyncBoundUnary(Generic[P, R]):
+    """A unary RPC bound to an AsyncLarderClient."""
+
+    def __init__(self, host: object, method: async_unary[P, R]) -> None:
+        self._host, self._method = host, method
+        self.__name__ = method.__name__
+        self.__doc__ = method.__doc__
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, R]:
+        client = cast("AsyncLarderClient", getattr(self._host, "_larder_client"))
+        return client.run(self._method._make(self._host, *args, **kwargs))
+
+    def call(self, *args: P.args, **kwargs: P.kwargs) -> Call[R]:
+        """The Call this method would run, without running it."""
+        return self._method._make(self._host, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<async RPC method {self.__name__}>"
+
+
+# --- page iterators --------------------------------------------------------------------------------
+
+def iter_pages(fetch: Callable[..., Message], item_type: type[T], items: str,
+               fields: Mapping[str, object], timeout: Timeout, metadata: Metadata | None) -> Iterator[T]:
+    """Every item of a paged list method, following next_page_token until it is empty."""
+    token = ""
+    while True:
+        page = fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
+        for item in getattr(page, items):
+            yield cast(T, item)
+        token = cast(str, getattr(page, "next_page_token"))
+        if not token:
+            return
+
+
+async def aiter_pages(fetch: Callable[..., Coroutine[Any, Any, Message]], item_type: type[T], items: str,
+                      fields: Mapping[str, object], timeout: Timeout,
+                      metadata: Metadata | None) -> AsyncIterator[T]:
+    """iter_pages for the asyncio client."""
+    token = ""
+    while True:
+        page = await fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
+        for item in getattr(page, items):
+            yield cast(T, item)
+        token = cast(str, getattr(page, "next_page_token"))
+        if not token:
+            return
+
+
+class ServiceBase:
+    """The RPCs of one service, e.g. client.location_service.get_location."""
+
+    def __init__(self, client: object) -> None:
+        self._larder_client = client
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
