@@ -34,7 +34,7 @@ class Metrics(_message.Message):
     def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., connections_open: _Optional[int] = ..., connections_accepted: _Optional[int] = ..., calls_in_flight: _Optional[int] = ..., bytes_received: _Optional[int] = ..., bytes_sent: _Optional[int] = ..., latency_bounds_seconds: _Optional[_Iterable[float]] = ..., methods: _Optional[_Iterable[_Union[MethodMetrics, _Mapping]]] = ...) -> None: ...
 
 class MethodMetrics(_message.Message):
-    __slots__ = ("method", "calls_by_code", "latency_bucket_counts", "latency_sum_seconds")
+    __slots__ = ("method", "calls_by_code", "latency_bucket_counts", "latency_sum_seconds", "calls_started")
     class CallsByCodeEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -46,8 +46,26 @@ class MethodMetrics(_message.Message):
     CALLS_BY_CODE_FIELD_NUMBER: _ClassVar[int]
     LATENCY_BUCKET_COUNTS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_SUM_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    CALLS_STARTED_FIELD_NUMBER: _ClassVar[int]
     method: str
     calls_by_code: _containers.ScalarMap[str, int]
     latency_bucket_counts: _containers.RepeatedScalarFieldContainer[int]
     latency_sum_seconds: float
-    def __init__(self, method: _Optional[str] = ..., calls_by_code: _Optional[_Mapping[str, int]] = ..., latency_bucket_counts: _Optional[_Iterable[int]] = ..., latency_sum_seconds: _Optional[float] = ...) -> None: ...
+    calls_started: int
+    def __init__(self, method: _Optional[str] = ..., calls_by_code: _Optional[_Mapping[str, int]] = ..., latency_bucket_counts: _Optional[_Iterable[int]] = ..., latency_sum_seconds: _Optional[float] = ..., calls_started: _Optional[int] = ...) -> None: ...
+
+class GetServerInfoRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ServerInfo(_message.Message):
+    __slots__ = ("version", "commit", "protocol_version", "start_time")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    START_TIME_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    commit: str
+    protocol_version: str
+    start_time: _timestamp_pb2.Timestamp
+    def __init__(self, version: _Optional[str] = ..., commit: _Optional[str] = ..., protocol_version: _Optional[str] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
