@@ -7,7 +7,7 @@ import Glibc
 extension Server {
     /// The signals `run()` reads: SIGINT and SIGTERM drain, SIGHUP reloads. `ServerMain`
     /// blocks them before any thread starts.
-    static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    public static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     static func signalName(_ number: Int32) -> String {
         switch number {
