@@ -14,6 +14,14 @@ let hotPathSettings: [SwiftSetting] = settings + [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
 ]
 
+/// The commit `--version`, `Admin/GetServerInfo` and `larder_build_info` report: the build
+/// scripts set `LARDER_COMMIT` (scripts/commit-id.sh); without it the binaries say "unknown".
+/// A define of the one C file that returns it, so a new commit recompiles that file alone.
+let buildCommit = Context.environment["LARDER_COMMIT"].map { value in
+    String(value.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "-._+".contains($0)) }.prefix(64))
+}.flatMap { $0.isEmpty ? nil : $0 }
+let buildInfoSettings: [CSetting] = buildCommit.map { [.define("LARDER_COMMIT", to: "\"\($0)\"")] } ?? []
+
 let package = Package(
     name: "Larder",
     products: [
@@ -29,9 +37,11 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
+        // The commit the build was made from (see buildInfoSettings).
+        .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
 
         // Wire format: status codes, protobuf-c wrapper, frames, envelopes. Portable.
-        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC"], swiftSettings: hotPathSettings),
+        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: hotPathSettings),
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: hotPathSettings),

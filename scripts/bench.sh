@@ -72,6 +72,7 @@ fi
 
 # --- builds -------------------------------------------------------------------
 log "building Larder (release)"
+export LARDER_COMMIT=$(scripts/commit-id.sh)   # recorded by --version and larder_build_info
 swift build -c release --scratch-path "$SCRATCH" --product larder-server >&2
 swift build -c release --scratch-path "$SCRATCH" --product larder >&2
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)

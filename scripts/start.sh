@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+export LARDER_COMMIT=$(scripts/commit-id.sh)   # for larder --version (Package.swift)
 echo "start: swift build -c release" >&2
 swift build -c release >&2
 BIN=$(swift build -c release --show-bin-path)

@@ -15,6 +15,9 @@ scripts/gen-proto.sh --check
 PYTHON="$PWD/$VENV/bin/python" clients/python/scripts/generate.sh --check
 
 echo "== swift build (warnings are errors)" >&2
+# The commit the binaries report (--version, GetServerInfo, larder_build_info): only
+# the one C file that holds it is recompiled when it changes (see Package.swift).
+export LARDER_COMMIT=$(scripts/commit-id.sh)
 swift build --build-tests -Xswiftc -warnings-as-errors
 
 # The store and end-to-end tests also run on PostgreSQL: a throwaway cluster on

@@ -148,6 +148,96 @@ void   larder__admin__v1__method_metrics__free_unpacked
   assert(message->base.descriptor == &larder__admin__v1__method_metrics__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   larder__admin__v1__get_server_info_request__init
+                     (Larder__Admin__V1__GetServerInfoRequest         *message)
+{
+  static const Larder__Admin__V1__GetServerInfoRequest init_value = LARDER__ADMIN__V1__GET_SERVER_INFO_REQUEST__INIT;
+  *message = init_value;
+}
+size_t larder__admin__v1__get_server_info_request__get_packed_size
+                     (const Larder__Admin__V1__GetServerInfoRequest *message)
+{
+  assert(message->base.descriptor == &larder__admin__v1__get_server_info_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t larder__admin__v1__get_server_info_request__pack
+                     (const Larder__Admin__V1__GetServerInfoRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &larder__admin__v1__get_server_info_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t larder__admin__v1__get_server_info_request__pack_to_buffer
+                     (const Larder__Admin__V1__GetServerInfoRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &larder__admin__v1__get_server_info_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Larder__Admin__V1__GetServerInfoRequest *
+       larder__admin__v1__get_server_info_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Larder__Admin__V1__GetServerInfoRequest *)
+     protobuf_c_message_unpack (&larder__admin__v1__get_server_info_request__descriptor,
+                                allocator, len, data);
+}
+void   larder__admin__v1__get_server_info_request__free_unpacked
+                     (Larder__Admin__V1__GetServerInfoRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &larder__admin__v1__get_server_info_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   larder__admin__v1__server_info__init
+                     (Larder__Admin__V1__ServerInfo         *message)
+{
+  static const Larder__Admin__V1__ServerInfo init_value = LARDER__ADMIN__V1__SERVER_INFO__INIT;
+  *message = init_value;
+}
+size_t larder__admin__v1__server_info__get_packed_size
+                     (const Larder__Admin__V1__ServerInfo *message)
+{
+  assert(message->base.descriptor == &larder__admin__v1__server_info__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t larder__admin__v1__server_info__pack
+                     (const Larder__Admin__V1__ServerInfo *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &larder__admin__v1__server_info__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t larder__admin__v1__server_info__pack_to_buffer
+                     (const Larder__Admin__V1__ServerInfo *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &larder__admin__v1__server_info__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Larder__Admin__V1__ServerInfo *
+       larder__admin__v1__server_info__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Larder__Admin__V1__ServerInfo *)
+     protobuf_c_message_unpack (&larder__admin__v1__server_info__descriptor,
+                                allocator, len, data);
+}
+void   larder__admin__v1__server_info__free_unpacked
+                     (Larder__Admin__V1__ServerInfo *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &larder__admin__v1__server_info__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 #define larder__admin__v1__get_metrics_request__field_descriptors NULL
 #define larder__admin__v1__get_metrics_request__field_indices_by_name NULL
 #define larder__admin__v1__get_metrics_request__number_ranges NULL
@@ -346,7 +436,7 @@ const ProtobufCMessageDescriptor larder__admin__v1__method_metrics__calls_by_cod
   (ProtobufCMessageInit) larder__admin__v1__method_metrics__calls_by_code_entry__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__admin__v1__method_metrics__field_descriptors[4] =
+static const ProtobufCFieldDescriptor larder__admin__v1__method_metrics__field_descriptors[5] =
 {
   {
     "method",
@@ -396,9 +486,22 @@ static const ProtobufCFieldDescriptor larder__admin__v1__method_metrics__field_d
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "calls_started",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__MethodMetrics, calls_started),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__admin__v1__method_metrics__field_indices_by_name[] = {
   1,   /* field[1] = calls_by_code */
+  4,   /* field[4] = calls_started */
   2,   /* field[2] = latency_bucket_counts */
   3,   /* field[3] = latency_sum_seconds */
   0,   /* field[0] = method */
@@ -406,7 +509,7 @@ static const unsigned larder__admin__v1__method_metrics__field_indices_by_name[]
 static const ProtobufCIntRange larder__admin__v1__method_metrics__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor larder__admin__v1__method_metrics__descriptor =
 {
@@ -416,19 +519,116 @@ const ProtobufCMessageDescriptor larder__admin__v1__method_metrics__descriptor =
   "Larder__Admin__V1__MethodMetrics",
   "larder.admin.v1",
   sizeof(Larder__Admin__V1__MethodMetrics),
-  4,
+  5,
   larder__admin__v1__method_metrics__field_descriptors,
   larder__admin__v1__method_metrics__field_indices_by_name,
   1,  larder__admin__v1__method_metrics__number_ranges,
   (ProtobufCMessageInit) larder__admin__v1__method_metrics__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor larder__admin__v1__admin__method_descriptors[1] =
+#define larder__admin__v1__get_server_info_request__field_descriptors NULL
+#define larder__admin__v1__get_server_info_request__field_indices_by_name NULL
+#define larder__admin__v1__get_server_info_request__number_ranges NULL
+const ProtobufCMessageDescriptor larder__admin__v1__get_server_info_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "larder.admin.v1.GetServerInfoRequest",
+  "GetServerInfoRequest",
+  "Larder__Admin__V1__GetServerInfoRequest",
+  "larder.admin.v1",
+  sizeof(Larder__Admin__V1__GetServerInfoRequest),
+  0,
+  larder__admin__v1__get_server_info_request__field_descriptors,
+  larder__admin__v1__get_server_info_request__field_indices_by_name,
+  0,  larder__admin__v1__get_server_info_request__number_ranges,
+  (ProtobufCMessageInit) larder__admin__v1__get_server_info_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor larder__admin__v1__server_info__field_descriptors[4] =
+{
+  {
+    "version",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__ServerInfo, version),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "commit",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__ServerInfo, commit),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "protocol_version",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__ServerInfo, protocol_version),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "start_time",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__ServerInfo, start_time),
+    &google__protobuf__timestamp__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned larder__admin__v1__server_info__field_indices_by_name[] = {
+  1,   /* field[1] = commit */
+  2,   /* field[2] = protocol_version */
+  3,   /* field[3] = start_time */
+  0,   /* field[0] = version */
+};
+static const ProtobufCIntRange larder__admin__v1__server_info__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor larder__admin__v1__server_info__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "larder.admin.v1.ServerInfo",
+  "ServerInfo",
+  "Larder__Admin__V1__ServerInfo",
+  "larder.admin.v1",
+  sizeof(Larder__Admin__V1__ServerInfo),
+  4,
+  larder__admin__v1__server_info__field_descriptors,
+  larder__admin__v1__server_info__field_indices_by_name,
+  1,  larder__admin__v1__server_info__number_ranges,
+  (ProtobufCMessageInit) larder__admin__v1__server_info__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCMethodDescriptor larder__admin__v1__admin__method_descriptors[2] =
 {
   { "GetMetrics", &larder__admin__v1__get_metrics_request__descriptor, &larder__admin__v1__metrics__descriptor },
+  { "GetServerInfo", &larder__admin__v1__get_server_info_request__descriptor, &larder__admin__v1__server_info__descriptor },
 };
 const unsigned larder__admin__v1__admin__method_indices_by_name[] = {
-  0         /* GetMetrics */
+  0,        /* GetMetrics */
+  1         /* GetServerInfo */
 };
 const ProtobufCServiceDescriptor larder__admin__v1__admin__descriptor =
 {
@@ -437,7 +637,7 @@ const ProtobufCServiceDescriptor larder__admin__v1__admin__descriptor =
   "Admin",
   "Larder__Admin__V1__Admin",
   "larder.admin.v1",
-  1,
+  2,
   larder__admin__v1__admin__method_descriptors,
   larder__admin__v1__admin__method_indices_by_name
 };
@@ -448,6 +648,14 @@ void larder__admin__v1__admin__get_metrics(ProtobufCService *service,
 {
   assert(service->descriptor == &larder__admin__v1__admin__descriptor);
   service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void larder__admin__v1__admin__get_server_info(ProtobufCService *service,
+                                               const Larder__Admin__V1__GetServerInfoRequest *input,
+                                               Larder__Admin__V1__ServerInfo_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &larder__admin__v1__admin__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void larder__admin__v1__admin__init (Larder__Admin__V1__Admin_Service *service,
                                      Larder__Admin__V1__Admin_ServiceDestroy destroy)

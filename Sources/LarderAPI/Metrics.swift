@@ -85,13 +85,16 @@ public struct MethodMetrics: Hashable, Sendable {
     /// Calls per latency bucket (not cumulative), the last being +Inf.
     public var latencyBucketCounts: [UInt64]
     public var latencySumSeconds: Double
+    /// Calls read, finished or still in flight.
+    public var callsStarted: UInt64
 
     public init(method: String, callsByCode: [String: UInt64] = [:], latencyBucketCounts: [UInt64] = [],
-                latencySumSeconds: Double = 0) {
+                latencySumSeconds: Double = 0, callsStarted: UInt64 = 0) {
         self.method = method
         self.callsByCode = callsByCode
         self.latencyBucketCounts = latencyBucketCounts
         self.latencySumSeconds = latencySumSeconds
+        self.callsStarted = callsStarted
     }
 
     /// Finished calls, all codes together.
@@ -109,7 +112,7 @@ public struct MethodMetrics: Hashable, Sendable {
         self.init(
             method: try CFields.string(c.method, field: "method"), callsByCode: byCode,
             latencyBucketCounts: c.latency_bucket_counts.map { Array(UnsafeBufferPointer(start: $0, count: c.n_latency_bucket_counts)) } ?? [],
-            latencySumSeconds: c.latency_sum_seconds)
+            latencySumSeconds: c.latency_sum_seconds, callsStarted: c.calls_started)
     }
 
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Larder__Admin__V1__MethodMetrics> {
@@ -129,6 +132,7 @@ public struct MethodMetrics: Hashable, Sendable {
         c.pointee.n_latency_bucket_counts = latencyBucketCounts.count
         c.pointee.latency_bucket_counts = arena.values(latencyBucketCounts)
         c.pointee.latency_sum_seconds = latencySumSeconds
+        c.pointee.calls_started = callsStarted
         return c
     }
 }

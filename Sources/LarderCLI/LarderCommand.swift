@@ -24,6 +24,9 @@ public enum LarderCommand {
         case .help(let topic):
             stdout.write(catalog.usage(topic))
             return ExitCode.success
+        case .version:
+            stdout.write("larder \(BuildInfo.summary)\n")
+            return ExitCode.success
         case .bench(let benchArguments, let globals, let serverText, let token):
             // Global options given before `bench` reach it as the defaults it already reads.
             var benchEnvironment = environment

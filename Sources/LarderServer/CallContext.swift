@@ -1,3 +1,4 @@
+import LarderReactor
 import LarderWire
 
 /// What a handler knows about the call it serves.
@@ -10,6 +11,10 @@ public struct CallContext: Sendable {
     public let deadline: UInt64?
     /// Monotonic nanoseconds when the server read the call.
     public let receivedAt: UInt64
+    /// The client's address.
+    public let peer: SocketAddress
+    /// Size of the request frame on the wire, its length prefix included.
+    public let requestBytes: Int
 
     /// Throws DEADLINE_EXCEEDED when the deadline has passed.
     public func checkDeadline() throws(RPCError) {

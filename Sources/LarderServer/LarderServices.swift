@@ -53,6 +53,8 @@ enum LarderServices {
             try reflection.describeType(request.name)
         }
         router.inline(AdminMethods.getMetrics) { _, _ in metrics.snapshot() }
+        let serverInfo = ServerInfo.thisBuild(startTime: metrics.startTime)
+        router.inline(AdminMethods.getServerInfo) { _, _ in serverInfo }
 
         try router.validate(serving: served)
         router.assignMetricsIndices(metrics.index(of:))

@@ -4,8 +4,8 @@ import LarderWire
 import Glibc
 #endif
 
-/// The server's counters: calls by method and status code, latency
-/// histograms, connections and bytes.
+/// The server's counters: calls started, calls finished by method and status
+/// code, latency histograms, connections and bytes.
 ///
 /// Confined to the event-loop thread (hence `@unchecked Sendable`): every
 /// call finishes there (replies are delivered by the loop), so recording is a
@@ -14,18 +14,22 @@ import Glibc
 /// -O). Other threads read a `snapshot()` by running it on the loop.
 final class MetricsRecorder: @unchecked Sendable {
     /// Upper bounds of the latency buckets in nanoseconds: 50 µs to 10 s; a last bucket is +Inf.
+    /// From 5 ms on they are Prometheus's default buckets (what go-grpc-prometheus uses),
+    /// so a dashboard that names one of those `le` values finds it here too.
     static let boundsNanoseconds: [UInt64] = [
         50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000, 25_000_000,
-        50_000_000, 100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_500_000_000, 10_000_000_000,
+        50_000_000, 100_000_000, 250_000_000, 500_000_000, 1_000_000_000, 2_500_000_000, 5_000_000_000,
+        10_000_000_000,
     ]
     /// The method name calls to unserved methods are counted under.
     static let unknownMethod = "unknown"
     /// One slot per canonical status code (0-16), then one for any other code.
     private static let codeSlots = 18
     private static let bucketSlots = boundsNanoseconds.count + 1
-    /// Per method: code counts, bucket counts, latency sum.
-    private static let rowSlots = codeSlots + bucketSlots + 1
+    /// Per method: code counts, bucket counts, latency sum, calls started.
     private static let sumSlot = codeSlots + bucketSlots
+    private static let startedSlot = sumSlot + 1
+    private static let rowSlots = startedSlot + 1
 
     /// Full method names by index; the last is `unknownMethod`.
     let methodPaths: [String]
@@ -65,6 +69,12 @@ final class MetricsRecorder: @unchecked Sendable {
     /// The index of the method `path`, or that of `unknownMethod`.
     func index(of path: String) -> Int { indexByPath[path] ?? methodPaths.count - 1 }
 
+    /// Counts one call of method `index` read from a connection; `record` counts it again when it finishes.
+    func started(method index: Int) {
+        precondition(index >= 0 && index < methodPaths.count, "metrics index out of range")
+        rows[index * Self.rowSlots + Self.startedSlot] &+= 1
+    }
+
     /// Counts one finished call of method `index` with `code`, which took `nanoseconds`.
     func record(method index: Int, code: StatusCode, nanoseconds: UInt64) {
         precondition(index >= 0 && index < methodPaths.count, "metrics index out of range")
@@ -88,7 +98,7 @@ final class MetricsRecorder: @unchecked Sendable {
         for (index, path) in methodPaths.enumerated() {
             let row = UnsafeBufferPointer(start: rows + index * Self.rowSlots, count: Self.rowSlots)
             let codes = row[0..<Self.codeSlots]
-            guard codes.contains(where: { $0 > 0 }) else { continue }
+            guard row[Self.startedSlot] > 0 || codes.contains(where: { $0 > 0 }) else { continue }
             var byCode: [String: UInt64] = [:]
             for (slot, count) in codes.enumerated() where count > 0 {
                 byCode[slot < Self.codeSlots - 1 ? StatusCode(rawValue: Int32(slot)).name : "OTHER"] = count
@@ -96,7 +106,7 @@ final class MetricsRecorder: @unchecked Sendable {
             methods.append(MethodMetrics(
                 method: path, callsByCode: byCode,
                 latencyBucketCounts: Array(row[Self.codeSlots..<Self.sumSlot]),
-                latencySumSeconds: Double(row[Self.sumSlot]) / 1e9))
+                latencySumSeconds: Double(row[Self.sumSlot]) / 1e9, callsStarted: row[Self.startedSlot]))
         }
         methods.sort { $0.method < $1.method }
         return Metrics(

@@ -88,7 +88,8 @@ extension Server {
                 let envelope = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self)
                 let method = try resolveMethod(envelope.pointee.method)
                 let metadata = try RequestEnvelope.metadata(of: envelope.pointee)
-                start(envelope.pointee, method: method, metadata: metadata, on: connection)
+                start(envelope.pointee, method: method, metadata: metadata, frameBytes: Frame.headerSize + body.count,
+                      on: connection)
             }
         } catch {
             logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "reason": error.message])
@@ -115,40 +116,37 @@ extension Server {
     }
 
     private func start(_ envelope: Larder__Rpc__V1__RequestEnvelope, method: ResolvedMethod,
-                       metadata: [String: String], on connection: Connection) {
+                       metadata: [String: String], frameBytes: Int, on connection: Connection) {
         let callID = envelope.call_id
         guard callID != 0 else {
             fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
             return
         }
+        let handler: MethodHandler?
+        if case .known(let known) = method { handler = known } else { handler = nil }
+        metrics.started(method: handler?.metricsIndex ?? metrics.index(of: method.path))
         // The time of the read that brought this frame (or of a later write): one clock
         // reading per read serves all the calls it brought.
         let now = connection.lastActivity
         let context = CallContext(
             connectionID: connection.id, callID: callID, method: method.path, metadata: metadata,
             deadline: envelope.timeout_ms > 0 ? now + UInt64(envelope.timeout_ms) * 1_000_000 : nil,
-            receivedAt: now)
+            receivedAt: now, peer: connection.peer, requestBytes: frameBytes)
         if let error = admissionError(for: method.path, on: connection) {
-            connection.appendReply(callID: callID, result: .failure(error))
-            finishedEarly(context, code: error.code)
+            refuse(error, context, on: connection)
             return
         }
-        let handler: MethodHandler?
-        if case .known(let known) = method { handler = known } else { handler = nil }
         if let token, handler?.isPublic != true, !token.accepts(metadata["authorization"]) {
             let error = RPCError(.unauthenticated, metadata["authorization"] == nil
                 ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
                 : "invalid bearer token")
             logger.warn("unauthenticated", ["conn": connection.id, "call": callID, "peer": connection.peer,
                                             "method": method.path, "reason": error.message])
-            connection.appendReply(callID: callID, result: .failure(error))
-            finishedEarly(context, code: error.code)
+            refuse(error, context, on: connection)
             return
         }
         guard let handler else {
-            let error = RPCError(.unimplemented, "unknown method \"\(method.path)\"")
-            connection.appendReply(callID: callID, result: .failure(error))
-            finishedEarly(context, code: error.code)
+            refuse(RPCError(.unimplemented, "unknown method \"\(method.path)\""), context, on: connection)
             return
         }
         let payload = UnsafeRawBufferPointer(start: envelope.payload.data, count: envelope.payload.len)
@@ -166,9 +164,10 @@ extension Server {
         case .deferred(let start):
             let refused = start(payload, scratch, context) { [self] result in
                 logIfInternal(result, context)
-                reply(ResponseFrame.encode(callID: context.callID, result: result), to: context.connectionID,
-                      finished: FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
-                                             receivedAt: context.receivedAt))
+                let frame = ResponseFrame.encode(callID: context.callID, result: result)
+                reply(frame, to: context.connectionID,
+                      finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
+                                             message: result.statusMessage, replyBytes: frame.count))
             }
             if let refused {
                 // A request the handler could not decode: answered here, like an inline call.
@@ -183,11 +182,12 @@ extension Server {
 
     /// Puts a call's reply straight into its connection's output and counts it finished.
     private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
-                           on connection: Connection) {
+                           on connection: Connection, method: String? = nil) {
+        let before = connection.bufferedOutputBytes
         connection.appendReply(callID: context.callID, result: result)
-        finished(FinishedCall(callID: context.callID, methodIndex: methodIndex, code: result.statusCode,
-                              receivedAt: context.receivedAt),
-                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds())
+        finished(FinishedCall(context, methodIndex: methodIndex, code: result.statusCode, message: result.statusMessage,
+                              replyBytes: connection.bufferedOutputBytes - before),
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: method)
     }
 
     /// INTERNAL means a bug or a database failure: worth an error line with the call's ids.
@@ -211,11 +211,10 @@ extension Server {
         return nil
     }
 
-    /// Counts (and access-logs) a call answered on the loop without reaching its handler.
-    func finishedEarly(_ context: CallContext, code: StatusCode) {
-        let index = metrics.index(of: context.method)
-        finished(FinishedCall(callID: context.callID, methodIndex: index, code: code, receivedAt: context.receivedAt),
-                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: context.method)
+    /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.
+    func refuse(_ error: RPCError, _ context: CallContext, on connection: Connection) {
+        answerNow(.failure(error), context, methodIndex: metrics.index(of: context.method), on: connection,
+                  method: context.method)
     }
 
     /// Counts a finished call in the metrics and writes its access-log line (with
@@ -224,9 +223,16 @@ extension Server {
         let nanoseconds = now &- call.receivedAt
         metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
         guard configuration.accessLog else { return }
-        logger.info("call", ["conn": connectionID, "call": call.callID,
-                             "method": method ?? metrics.methodPaths[call.methodIndex],
-                             "status": call.code.name, "duration_us": nanoseconds / 1000])
+        let path = method ?? metrics.methodPaths[call.methodIndex]
+        if call.message.isEmpty {
+            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
+                                 "status": call.code.name, "duration_us": nanoseconds / 1000,
+                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
+        } else {
+            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
+                                 "status": call.code.name, "message": call.message, "duration_us": nanoseconds / 1000,
+                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
+        }
     }
 
 }

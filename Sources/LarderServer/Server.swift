@@ -24,7 +24,8 @@ public final class Server: @unchecked Sendable {
     let router: Router
     let health: HealthStatus
     let listener: TCPListener
-    let token: BearerToken?
+    /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
+    var token: BearerToken?
     /// Calls, latencies, connections and bytes; touched only on the loop thread.
     let metrics: MetricsRecorder
     let metricsHTTP: MetricsHTTPServer?
@@ -56,7 +57,24 @@ public final class Server: @unchecked Sendable {
         let callID: UInt64
         let methodIndex: Int
         let code: StatusCode
+        /// The status message sent with `code` (empty for OK).
+        let message: String
         let receivedAt: UInt64
+        let peer: SocketAddress
+        /// Sizes on the wire of the request frame and of the reply frame, length prefixes included.
+        let requestBytes: Int
+        let replyBytes: Int
+
+        init(_ context: CallContext, methodIndex: Int, code: StatusCode, message: String, replyBytes: Int) {
+            self.callID = context.callID
+            self.methodIndex = methodIndex
+            self.code = code
+            self.message = message
+            self.receivedAt = context.receivedAt
+            self.peer = context.peer
+            self.requestBytes = context.requestBytes
+            self.replyBytes = replyBytes
+        }
     }
 
     /// Binds the listening socket; `run()` starts serving.
@@ -111,9 +129,9 @@ public final class Server: @unchecked Sendable {
     public var address: SocketAddress { listener.address }
 
     /// Serves until `shutdown()` (or SIGINT/SIGTERM, when `handleSignals`) has
-    /// drained the calls in flight, then closes the store.
+    /// drained the calls in flight, then closes the store. SIGHUP reloads the token file.
     ///
-    /// With `handleSignals`, the caller must have blocked the signals with
+    /// With `handleSignals`, the caller must have blocked `handledSignals` with
     /// `SignalSource.block` before starting any thread.
     public func run(handleSignals: Bool = true) {
         let signals: SignalSource?
@@ -121,9 +139,9 @@ public final class Server: @unchecked Sendable {
             try loop.register(listener.fd, for: .readable, handler: ListenerHandler(server: self))
             // unowned: the loop keeps the source (and so this closure) registered; a strong self
             // would make server -> loop -> source -> server a cycle that is never freed.
-            signals = handleSignals ? try SignalSource(signals: [SIGINT, SIGTERM], loop: loop) { [unowned self] number in
-                logger.info("signal", ["signal": number == SIGINT ? "SIGINT" : "SIGTERM"])
-                beginDrain()
+            signals = handleSignals ? try SignalSource(signals: Self.handledSignals, loop: loop) { [unowned self] number in
+                logger.info("signal", ["signal": Self.signalName(number)])
+                if number == SIGHUP { reloadToken() } else { beginDrain() }
             } : nil
         } catch {
             logger.error("listen_failed", ["error": error])
@@ -164,6 +182,14 @@ extension Result where Failure == RPCError {
         switch self {
         case .success: return .ok
         case .failure(let error): return error.code
+        }
+    }
+
+    /// The status message of the reply: empty for OK, else the error's message.
+    var statusMessage: String {
+        switch self {
+        case .success: return ""
+        case .failure(let error): return error.message
         }
     }
 }

@@ -94,7 +94,8 @@ public enum ServerCommandLine {
             config.logLevel = level
         },
         Option(name: "auth-token-file", value: "PATH",
-               help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content") { config, value throws(UsageError) in
+               help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content, "
+                   + "read again on SIGHUP") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--auth-token-file: expected a path") }
             config.authTokenFile = value
         },
@@ -168,10 +169,11 @@ public enum ServerCommandLine {
           --help, -h
               show this help
           --version
-              show the version
+              show the version, the commit it was built from and the protocol
 
         SIGNALS: SIGTERM or SIGINT drain gracefully (health turns NOT_SERVING, new calls get
         UNAVAILABLE, calls in flight finish, the database is checkpointed and closed), exit 0.
+        SIGHUP rereads --auth-token-file (a bad file keeps the old token, logged as an error).
 
         """
         return text

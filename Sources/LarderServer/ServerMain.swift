@@ -9,8 +9,6 @@ import Glibc
 
 /// The `larder-server` program: parse flags, open the store, serve until a signal.
 public enum ServerMain {
-    public static let version = "0.1.0"
-
     /// Runs the server; returns the process exit code.
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
         let configuration: ServerConfiguration
@@ -20,7 +18,7 @@ public enum ServerMain {
                 Logger.writeRaw(ServerCommandLine.helpText, fd: 1)
                 return 0
             case .version:
-                Logger.writeRaw("larder-server \(version)\n", fd: 1)
+                Logger.writeRaw("larder-server \(BuildInfo.summary)\n", fd: 1)
                 return 0
             case .serve(let parsed):
                 configuration = parsed
@@ -34,10 +32,12 @@ public enum ServerMain {
             return 2
         }
         let logger = Logger(minimumLevel: configuration.logLevel)
-        // Before any thread starts: SIGINT/SIGTERM then stay pending until the
-        // event loop reads them, whenever they arrive.
+        logger.info("starting", ["version": BuildInfo.version, "commit": BuildInfo.commit,
+                                 "protocol": BuildInfo.protocolVersion, "pid": getpid()])
+        // Before any thread starts: SIGINT/SIGTERM (drain) and SIGHUP (reload) then stay
+        // pending until the event loop reads them, whenever they arrive.
         do {
-            try SignalSource.block([SIGINT, SIGTERM])
+            try SignalSource.block(Server.handledSignals)
         } catch {
             logger.error("signal_setup_failed", ["error": error])
             return 1

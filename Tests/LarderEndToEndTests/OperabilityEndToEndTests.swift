@@ -93,8 +93,13 @@ struct OperabilityEndToEndTests {
             #expect(list.callsByCode == ["OK": (method(before, LocationMethods.listLocations.path)?.callsByCode["OK"] ?? 0) + 3])
             #expect(method(after, LocationMethods.getLocation.path)?.callsByCode == ["NOT_FOUND": 2])
             #expect(method(after, "unknown")?.callsByCode == ["UNIMPLEMENTED": 1])
-            // The first GetMetrics has finished by the time of the second; the second is in flight.
+            // The first GetMetrics has finished by the time of the second; the second is in flight:
+            // started, not finished.
             #expect(method(after, AdminMethods.getMetrics.path)?.callsByCode == ["OK": 1])
+            #expect(method(after, AdminMethods.getMetrics.path)?.callsStarted == 2)
+            #expect(method(before, AdminMethods.getMetrics.path)?.callsStarted == 1)
+            #expect(method(before, AdminMethods.getMetrics.path)?.totalCalls == 0)
+            #expect(list.callsStarted == list.totalCalls && method(after, "unknown")?.callsStarted == 1)
             #expect(after.callsInFlight == 1)
             #expect(after.connectionsOpen == 1 && after.connectionsAccepted == 1)
             #expect(after.bytesReceived > before.bytesReceived && after.bytesSent > before.bytesSent)
@@ -103,6 +108,7 @@ struct OperabilityEndToEndTests {
             for entry in after.methods {
                 #expect(entry.latencyBucketCounts.reduce(0, +) == entry.totalCalls, "\(entry.method)")
                 #expect(entry.latencySumSeconds > 0)
+                #expect(entry.callsStarted >= entry.totalCalls)
             }
             #expect(after.methods.map(\.method) == after.methods.map(\.method).sorted())
             let startTime = try #require(after.startTime)
@@ -119,24 +125,26 @@ struct OperabilityEndToEndTests {
             }
             let (status, body) = try httpRequest(port: port, path: "/metrics")
             #expect(status == 200)
-            #expect(body.contains("# TYPE larder_calls_total counter\n"))
-            #expect(body.contains("# TYPE larder_call_duration_seconds histogram\n"))
+            #expect(body.contains("# TYPE grpc_server_handled_total counter\n"))
+            #expect(body.contains("# TYPE grpc_server_handling_seconds histogram\n"))
             let samples = prometheusSamples(body)
-            let list = "method=\"/larder.v1.LocationService/ListLocations\""
-            #expect(samples["larder_calls_total{\(list),code=\"OK\"}"] == 4)
-            #expect(samples["larder_calls_total{method=\"/larder.v1.LocationService/GetLocation\",code=\"INVALID_ARGUMENT\"}"] == 1)
-            #expect(samples["larder_call_duration_seconds_count{\(list)}"] == 4)
-            #expect(samples["larder_call_duration_seconds_bucket{\(list),le=\"+Inf\"}"] == 4)
-            let buckets = body.split(separator: "\n").filter { $0.hasPrefix("larder_call_duration_seconds_bucket{\(list)") }
+            let service = "grpc_type=\"unary\",grpc_service=\"larder.v1.LocationService\""
+            let list = "\(service),grpc_method=\"ListLocations\""
+            #expect(samples["grpc_server_handled_total{\(list),grpc_code=\"OK\"}"] == 4)
+            #expect(samples["grpc_server_handled_total{\(service),grpc_method=\"GetLocation\",grpc_code=\"InvalidArgument\"}"] == 1)
+            #expect(samples["grpc_server_handling_seconds_count{\(list)}"] == 4)
+            #expect(samples["grpc_server_handling_seconds_bucket{\(list),le=\"+Inf\"}"] == 4)
+            let buckets = body.split(separator: "\n").filter { $0.hasPrefix("grpc_server_handling_seconds_bucket{\(list),") }
             let counts = buckets.compactMap { line in line.split(separator: " ").last.flatMap { Double($0) } }
-            #expect(counts.count == 17 && counts == counts.sorted(), "cumulative buckets")
+            #expect(counts.count == 18 && counts == counts.sorted(), "cumulative buckets")
             #expect(samples["larder_connections_open"] == 1)
             #expect(samples["larder_calls_in_flight"] == 0)
             #expect((samples["larder_received_bytes_total"] ?? 0) > 0 && (samples["larder_sent_bytes_total"] ?? 0) > 0)
 
             // A second scrape sees later calls.
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
-            #expect(prometheusSamples(try httpRequest(port: port, path: "/metrics").body)["larder_calls_total{\(list),code=\"OK\"}"] == 5)
+            #expect(prometheusSamples(try httpRequest(port: port, path: "/metrics").body)[
+                "grpc_server_handled_total{\(list),grpc_code=\"OK\"}"] == 5)
 
             #expect(try httpRequest(port: port, path: "/").status == 404)
             #expect(try httpRequest(port: port, path: "/metrics/extra").status == 404)
@@ -184,11 +192,21 @@ struct OperabilityEndToEndTests {
             for line in lines { #expect(line.contains(shape), "\(line)") }
             let calls = lines.filter { $0.contains(" event=call ") }
             #expect(calls.count == 3)
+            let peer = #/ peer=127\.0\.0\.1:\d+ /#
+            #expect(calls.allSatisfy { $0.contains(peer) }, "\(calls)")
             #expect(calls.first?.contains(
-                "level=info event=call conn=1 call=1 method=/larder.v1.LocationService/ListLocations status=OK duration_us=") == true)
+                #/level=info event=call conn=1 call=1 peer=\S+ method=/larder.v1.LocationService/ListLocations status=OK duration_us=\d+ bytes_in=\d+ bytes_out=\d+$/#) == true)
             #expect(calls.dropFirst().first?.contains(
-                "event=call conn=1 call=2 method=/larder.v1.LocationService/GetLocation status=NOT_FOUND duration_us=") == true)
-            #expect(calls.last?.contains("event=call conn=1 call=3 method=/larder.v1.Nope/Nothing status=UNIMPLEMENTED") == true)
+                #/event=call conn=1 call=2 peer=\S+ method=/larder.v1.LocationService/GetLocation status=NOT_FOUND message=".+" duration_us=\d+ bytes_in=\d+ bytes_out=\d+$/#) == true)
+            #expect(calls.last?.contains(
+                "method=/larder.v1.Nope/Nothing status=UNIMPLEMENTED message=\"unknown method \\\"/larder.v1.Nope/Nothing\\\"\"") == true)
+            // bytes_in and bytes_out are the frames on the wire: what the client wrote and read.
+            let received = calls.compactMap { Int($0.firstMatch(of: #/bytes_in=(\d+)/#)?.output.1 ?? "") }
+            let sent = calls.compactMap { Int($0.firstMatch(of: #/bytes_out=(\d+)/#)?.output.1 ?? "") }
+            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            #expect(received.count == 3 && sent.count == 3)
+            #expect(UInt64(received.reduce(0, +)) < metrics.bytesReceived, "the GetMetrics frame came after them")
+            #expect(UInt64(sent.reduce(0, +)) == metrics.bytesSent, "every reply before GetMetrics is written")
             #expect(lines.contains { $0.contains("level=debug event=connection_opened conn=1 peer=127.0.0.1:") })
         }
     }

@@ -32,6 +32,7 @@ struct MethodTableTests {
         (ReflectionMethods.listServices.path, "/larder.reflection.v1.ServerReflection/ListServices"),
         (ReflectionMethods.describeType.path, "/larder.reflection.v1.ServerReflection/DescribeType"),
         (AdminMethods.getMetrics.path, "/larder.admin.v1.Admin/GetMetrics"),
+        (AdminMethods.getServerInfo.path, "/larder.admin.v1.Admin/GetServerInfo"),
     ]
 
     @Test("every table entry constructs with the path from proto/", arguments: table)

@@ -117,6 +117,7 @@ public enum FuzzSeeds {
             payload("list-services", ReflectionMethods.listServices, ListServicesRequest()),
             payload("describe-type", ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.MealRecord")),
             payload("get-metrics", AdminMethods.getMetrics, GetMetricsRequest()),
+            payload("get-server-info", AdminMethods.getServerInfo, GetServerInfoRequest()),
         ]
         // Hostile values, through real field numbers.
         let createLocation = LocationMethods.createLocation.path

@@ -106,5 +106,6 @@ enum PayloadMethods {
         PayloadMethod(decodeOnly: ReflectionMethods.listServices),
         PayloadMethod(decodeOnly: ReflectionMethods.describeType),
         PayloadMethod(decodeOnly: AdminMethods.getMetrics),
+        PayloadMethod(decodeOnly: AdminMethods.getServerInfo),
     ]
 }

@@ -26,9 +26,11 @@ static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__healt
 static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__health_check_response__descriptor_ptr(void) { return &grpc__health__v1__health_check_response__descriptor; }
 static inline const ProtobufCServiceDescriptor *_Nonnull larder__admin__v1__admin__descriptor_ptr(void) { return &larder__admin__v1__admin__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__get_metrics_request__descriptor_ptr(void) { return &larder__admin__v1__get_metrics_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__get_server_info_request__descriptor_ptr(void) { return &larder__admin__v1__get_server_info_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__method_metrics__calls_by_code_entry__descriptor_ptr(void) { return &larder__admin__v1__method_metrics__calls_by_code_entry__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__method_metrics__descriptor_ptr(void) { return &larder__admin__v1__method_metrics__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__metrics__descriptor_ptr(void) { return &larder__admin__v1__metrics__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__server_info__descriptor_ptr(void) { return &larder__admin__v1__server_info__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__describe_type_request__descriptor_ptr(void) { return &larder__reflection__v1__describe_type_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__describe_type_response__descriptor_ptr(void) { return &larder__reflection__v1__describe_type_response__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__reflection__v1__enum_type__descriptor_ptr(void) { return &larder__reflection__v1__enum_type__descriptor; }
@@ -90,9 +92,11 @@ static inline const ProtobufCMessageDescriptor *_Nonnull const *_Nonnull larder_
     &grpc__health__v1__health_check_request__descriptor,
     &grpc__health__v1__health_check_response__descriptor,
     &larder__admin__v1__get_metrics_request__descriptor,
+    &larder__admin__v1__get_server_info_request__descriptor,
     &larder__admin__v1__method_metrics__calls_by_code_entry__descriptor,
     &larder__admin__v1__method_metrics__descriptor,
     &larder__admin__v1__metrics__descriptor,
+    &larder__admin__v1__server_info__descriptor,
     &larder__reflection__v1__describe_type_request__descriptor,
     &larder__reflection__v1__describe_type_response__descriptor,
     &larder__reflection__v1__enum_type__descriptor,

@@ -20,6 +20,8 @@ typedef struct Larder__Admin__V1__GetMetricsRequest Larder__Admin__V1__GetMetric
 typedef struct Larder__Admin__V1__Metrics Larder__Admin__V1__Metrics;
 typedef struct Larder__Admin__V1__MethodMetrics Larder__Admin__V1__MethodMetrics;
 typedef struct Larder__Admin__V1__MethodMetrics__CallsByCodeEntry Larder__Admin__V1__MethodMetrics__CallsByCodeEntry;
+typedef struct Larder__Admin__V1__GetServerInfoRequest Larder__Admin__V1__GetServerInfoRequest;
+typedef struct Larder__Admin__V1__ServerInfo Larder__Admin__V1__ServerInfo;
 
 
 /* --- enums --- */
@@ -114,10 +116,53 @@ struct  Larder__Admin__V1__MethodMetrics
    * Sum of the latencies of all finished calls, in seconds.
    */
   double latency_sum_seconds;
+  /*
+   * Calls started: read by the server, answered or still in flight (so at
+   * least the sum of calls_by_code).
+   */
+  uint64_t calls_started;
 };
 #define LARDER__ADMIN__V1__METHOD_METRICS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__admin__v1__method_metrics__descriptor) \
-    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0 }
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL, 0, 0 }
+
+
+struct  Larder__Admin__V1__GetServerInfoRequest
+{
+  ProtobufCMessage base;
+};
+#define LARDER__ADMIN__V1__GET_SERVER_INFO_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&larder__admin__v1__get_server_info_request__descriptor) \
+     }
+
+
+/*
+ * Which build of larder-server answers, and since when it runs.
+ */
+struct  Larder__Admin__V1__ServerInfo
+{
+  ProtobufCMessage base;
+  /*
+   * The release, e.g. "0.1.0".
+   */
+  char *version;
+  /*
+   * The git commit it was built from (12 hex digits, "-dirty" when built from
+   * a modified tree), or "unknown" when the build did not record it.
+   */
+  char *commit;
+  /*
+   * The wire protocol it speaks: the package of its envelopes, "larder.rpc.v1".
+   */
+  char *protocol_version;
+  /*
+   * When the server started.
+   */
+  Google__Protobuf__Timestamp *start_time;
+};
+#define LARDER__ADMIN__V1__SERVER_INFO__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&larder__admin__v1__server_info__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, NULL }
 
 
 /* Larder__Admin__V1__GetMetricsRequest methods */
@@ -180,6 +225,44 @@ Larder__Admin__V1__MethodMetrics *
 void   larder__admin__v1__method_metrics__free_unpacked
                      (Larder__Admin__V1__MethodMetrics *message,
                       ProtobufCAllocator *allocator);
+/* Larder__Admin__V1__GetServerInfoRequest methods */
+void   larder__admin__v1__get_server_info_request__init
+                     (Larder__Admin__V1__GetServerInfoRequest         *message);
+size_t larder__admin__v1__get_server_info_request__get_packed_size
+                     (const Larder__Admin__V1__GetServerInfoRequest   *message);
+size_t larder__admin__v1__get_server_info_request__pack
+                     (const Larder__Admin__V1__GetServerInfoRequest   *message,
+                      uint8_t             *out);
+size_t larder__admin__v1__get_server_info_request__pack_to_buffer
+                     (const Larder__Admin__V1__GetServerInfoRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Larder__Admin__V1__GetServerInfoRequest *
+       larder__admin__v1__get_server_info_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   larder__admin__v1__get_server_info_request__free_unpacked
+                     (Larder__Admin__V1__GetServerInfoRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Larder__Admin__V1__ServerInfo methods */
+void   larder__admin__v1__server_info__init
+                     (Larder__Admin__V1__ServerInfo         *message);
+size_t larder__admin__v1__server_info__get_packed_size
+                     (const Larder__Admin__V1__ServerInfo   *message);
+size_t larder__admin__v1__server_info__pack
+                     (const Larder__Admin__V1__ServerInfo   *message,
+                      uint8_t             *out);
+size_t larder__admin__v1__server_info__pack_to_buffer
+                     (const Larder__Admin__V1__ServerInfo   *message,
+                      ProtobufCBuffer     *buffer);
+Larder__Admin__V1__ServerInfo *
+       larder__admin__v1__server_info__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   larder__admin__v1__server_info__free_unpacked
+                     (Larder__Admin__V1__ServerInfo *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Larder__Admin__V1__GetMetricsRequest_Closure)
@@ -194,6 +277,12 @@ typedef void (*Larder__Admin__V1__MethodMetrics__CallsByCodeEntry_Closure)
 typedef void (*Larder__Admin__V1__MethodMetrics_Closure)
                  (const Larder__Admin__V1__MethodMetrics *message,
                   void *closure_data);
+typedef void (*Larder__Admin__V1__GetServerInfoRequest_Closure)
+                 (const Larder__Admin__V1__GetServerInfoRequest *message,
+                  void *closure_data);
+typedef void (*Larder__Admin__V1__ServerInfo_Closure)
+                 (const Larder__Admin__V1__ServerInfo *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -205,6 +294,10 @@ struct Larder__Admin__V1__Admin_Service
                       const Larder__Admin__V1__GetMetricsRequest *input,
                       Larder__Admin__V1__Metrics_Closure closure,
                       void *closure_data);
+  void (*get_server_info)(Larder__Admin__V1__Admin_Service *service,
+                          const Larder__Admin__V1__GetServerInfoRequest *input,
+                          Larder__Admin__V1__ServerInfo_Closure closure,
+                          void *closure_data);
 };
 typedef void (*Larder__Admin__V1__Admin_ServiceDestroy)(Larder__Admin__V1__Admin_Service *);
 void larder__admin__v1__admin__init (Larder__Admin__V1__Admin_Service *service,
@@ -213,11 +306,16 @@ void larder__admin__v1__admin__init (Larder__Admin__V1__Admin_Service *service,
     { &larder__admin__v1__admin__descriptor, protobuf_c_service_invoke_internal, NULL }
 #define LARDER__ADMIN__V1__ADMIN__INIT(function_prefix__) \
     { LARDER__ADMIN__V1__ADMIN__BASE_INIT,\
-      function_prefix__ ## get_metrics  }
+      function_prefix__ ## get_metrics,\
+      function_prefix__ ## get_server_info  }
 void larder__admin__v1__admin__get_metrics(ProtobufCService *service,
                                            const Larder__Admin__V1__GetMetricsRequest *input,
                                            Larder__Admin__V1__Metrics_Closure closure,
                                            void *closure_data);
+void larder__admin__v1__admin__get_server_info(ProtobufCService *service,
+                                               const Larder__Admin__V1__GetServerInfoRequest *input,
+                                               Larder__Admin__V1__ServerInfo_Closure closure,
+                                               void *closure_data);
 
 /* --- descriptors --- */
 
@@ -225,6 +323,8 @@ extern const ProtobufCMessageDescriptor larder__admin__v1__get_metrics_request__
 extern const ProtobufCMessageDescriptor larder__admin__v1__metrics__descriptor;
 extern const ProtobufCMessageDescriptor larder__admin__v1__method_metrics__descriptor;
 extern const ProtobufCMessageDescriptor larder__admin__v1__method_metrics__calls_by_code_entry__descriptor;
+extern const ProtobufCMessageDescriptor larder__admin__v1__get_server_info_request__descriptor;
+extern const ProtobufCMessageDescriptor larder__admin__v1__server_info__descriptor;
 extern const ProtobufCServiceDescriptor larder__admin__v1__admin__descriptor;
 
 PROTOBUF_C__END_DECLS

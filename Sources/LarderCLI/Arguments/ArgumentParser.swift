@@ -9,6 +9,8 @@ public enum ParseOutcome: Sendable {
     case run(ParsedCommand, GlobalOptions)
     /// `larder bench …`: the words after `bench`, and the global options given before it.
     case bench(arguments: [String], globals: GlobalOptions, serverText: String?, token: String?)
+    /// `--version`: print larder's version, commit and protocol.
+    case version
 }
 
 /// Which usage text to show.
@@ -35,6 +37,7 @@ public struct ArgumentParser: Sendable {
         if let server = environment["LARDER_SERVER"], !server.isEmpty { state.serverText = (server, "LARDER_SERVER") }
         if let token = environment["LARDER_TOKEN"], !token.isEmpty { state.token = token }
         let helpRequested = arguments.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
+        if !helpRequested && arguments.prefix(while: { $0 != "--" }).contains("--version") { return .version }
         do {
             if let outcome = try scan(arguments, into: &state) { return outcome }
         } catch {

@@ -20,5 +20,6 @@ public struct GlobalOptions: Equatable, Sendable {
         .flag("json", "Print one JSON document (proto3 JSON mapping, default values included) instead of tables"),
         OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN)"),
         .flag("help", "Show help for larder, a resource or a command (also -h)"),
+        .flag("version", "Show larder's version, commit and protocol ('larder version' adds the server's)"),
     ]
 }

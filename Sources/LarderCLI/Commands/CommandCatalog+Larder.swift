@@ -4,7 +4,7 @@ extension CommandCatalog {
         resources: [GroupCommands.resource, CategoryCommands.resource, LocationCommands.resource,
                     MealCommands.resource],
         commands: [HealthCommand.spec, ReflectionCommands.methods, ReflectionCommands.describe, CallCommand.spec,
-                   StatsCommand.spec])
+                   StatsCommand.spec, VersionCommand.spec])
 
     /// The usage text of `topic`.
     func usage(_ topic: HelpTopic) -> String {

@@ -10,12 +10,14 @@ public enum StatsOutput {
         text += "Calls        \(metrics.callsInFlight) in flight, "
             + "\(metrics.methods.reduce(0) { $0 + $1.totalCalls }) finished\n"
         text += "Bytes        \(bytes(metrics.bytesReceived)) received, \(bytes(metrics.bytesSent)) sent\n\n"
-        if metrics.methods.isEmpty { return text + "No calls yet.\n" }
+        // A method whose only calls are in flight (this very GetMetrics, on a fresh server) has no row yet.
+        let methods = metrics.methods.filter { $0.totalCalls > 0 }
+        if methods.isEmpty { return text + "No calls yet.\n" }
         let columns: [TableRenderer.Column] = [
             .init("METHOD"), .init("CALLS", .right), .init("ERRORS", .right), .init("AVG", .right),
             .init("P50", .right), .init("P99", .right), .init("CODES"),
         ]
-        let rows = metrics.methods.map { method -> [String] in
+        let rows = methods.map { method -> [String] in
             let total = method.totalCalls
             let errors = total - (method.callsByCode["OK"] ?? 0)
             let codes = method.callsByCode

@@ -372,6 +372,22 @@ class MethodMetricsDict(TypedDict, total=False):
     calls_by_code: _abc.Mapping[str, int]
     latency_bucket_counts: _abc.Iterable[int]
     latency_sum_seconds: float
+    calls_started: int
+
+
+class GetServerInfoRequestDict(TypedDict, total=False):
+    """The fields of larder.admin.v1.GetServerInfoRequest as a dict (every key optional)."""
+
+    pass
+
+
+class ServerInfoDict(TypedDict, total=False):
+    """The fields of larder.admin.v1.ServerInfo as a dict (every key optional)."""
+
+    version: str
+    commit: str
+    protocol_version: str
+    start_time: _dt.datetime | _timestamp_pb2.Timestamp
 
 
 class _CategoryGroupService_create_category_group(Protocol):
@@ -1441,6 +1457,43 @@ class _Admin_get_metrics(Protocol):
         ...
 
 
+class _Admin_get_server_info(Protocol):
+    """get_server_info(...) on Admin and the client."""
+
+    def __call__(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _larder_admin_v1_admin.ServerInfo:
+        """/larder.admin.v1.Admin/GetServerInfo: larder.admin.v1.GetServerInfoRequest -> larder.admin.v1.ServerInfo."""
+        ...
+
+    def future(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _futures.Future[_larder_admin_v1_admin.ServerInfo]:
+        """Starts the call without waiting; the timeout is enforced by the server."""
+        ...
+
+    def call(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.ServerInfo]:
+        """The Call this method would run, without running it."""
+        ...
+
+
 class _AsyncCategoryGroupService_create_category_group(Protocol):
     """create_category_group(...) on AsyncCategoryGroupService and the client."""
 
@@ -2200,6 +2253,32 @@ class _AsyncAdmin_get_metrics(Protocol):
         ...
 
 
+class _AsyncAdmin_get_server_info(Protocol):
+    """get_server_info(...) on AsyncAdmin and the client."""
+
+    def __call__(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Coroutine[Any, Any, _larder_admin_v1_admin.ServerInfo]:
+        """/larder.admin.v1.Admin/GetServerInfo: larder.admin.v1.GetServerInfoRequest -> larder.admin.v1.ServerInfo."""
+        ...
+
+    def call(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.ServerInfo]:
+        """The Call this method would run, without running it."""
+        ...
+
+
 class CategoryGroupService(_rpc.ServiceBase):
     """The RPCs of larder.v1.CategoryGroupService."""
 
@@ -2748,6 +2827,23 @@ class Admin(_rpc.ServiceBase):
     else:
         get_metrics = _rpc.unary(_get_metrics)
 
+    def _get_server_info(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.ServerInfo]:
+        """/larder.admin.v1.Admin/GetServerInfo: larder.admin.v1.GetServerInfoRequest -> larder.admin.v1.ServerInfo."""
+        return _rpc.Call('/larder.admin.v1.Admin/GetServerInfo', _rpc.build(_larder_admin_v1_admin.GetServerInfoRequest, request, {}),
+                         _larder_admin_v1_admin.ServerInfo, timeout, metadata)
+
+    if TYPE_CHECKING:
+        get_server_info: _Admin_get_server_info
+    else:
+        get_server_info = _rpc.unary(_get_server_info)
+
 
 class Methods:
     """Every service as an attribute, and every uniquely named RPC as a method."""
@@ -2795,6 +2891,7 @@ class Methods:
         list_services: _ServerReflection_list_services
         describe_type: _ServerReflection_describe_type
         get_metrics: _Admin_get_metrics
+        get_server_info: _Admin_get_server_info
     else:
         create_category_group = CategoryGroupService.create_category_group
         get_category_group = CategoryGroupService.get_category_group
@@ -2821,6 +2918,7 @@ class Methods:
         list_services = ServerReflection.list_services
         describe_type = ServerReflection.describe_type
         get_metrics = Admin.get_metrics
+        get_server_info = Admin.get_server_info
 
     def iter_meal_records(
         self,
@@ -3391,6 +3489,23 @@ class AsyncAdmin(_rpc.ServiceBase):
     else:
         get_metrics = _rpc.async_unary(_get_metrics)
 
+    def _get_server_info(
+        self,
+        request: _larder_admin_v1_admin.GetServerInfoRequest | GetServerInfoRequestDict | None = None,
+        /,
+        *,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _rpc.Call[_larder_admin_v1_admin.ServerInfo]:
+        """/larder.admin.v1.Admin/GetServerInfo: larder.admin.v1.GetServerInfoRequest -> larder.admin.v1.ServerInfo."""
+        return _rpc.Call('/larder.admin.v1.Admin/GetServerInfo', _rpc.build(_larder_admin_v1_admin.GetServerInfoRequest, request, {}),
+                         _larder_admin_v1_admin.ServerInfo, timeout, metadata)
+
+    if TYPE_CHECKING:
+        get_server_info: _AsyncAdmin_get_server_info
+    else:
+        get_server_info = _rpc.async_unary(_get_server_info)
+
 
 class AsyncMethods:
     """Every service as an attribute, and every uniquely named RPC as a method."""
@@ -3438,6 +3553,7 @@ class AsyncMethods:
         list_services: _AsyncServerReflection_list_services
         describe_type: _AsyncServerReflection_describe_type
         get_metrics: _AsyncAdmin_get_metrics
+        get_server_info: _AsyncAdmin_get_server_info
     else:
         create_category_group = AsyncCategoryGroupService.create_category_group
         get_category_group = AsyncCategoryGroupService.get_category_group
@@ -3464,6 +3580,7 @@ class AsyncMethods:
         list_services = AsyncServerReflection.list_services
         describe_type = AsyncServerReflection.describe_type
         get_metrics = AsyncAdmin.get_metrics
+        get_server_info = AsyncAdmin.get_server_info
 
     def iter_meal_records(
         self,

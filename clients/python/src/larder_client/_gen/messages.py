@@ -70,6 +70,8 @@ from .larder.admin.v1.admin_pb2 import (  # larder/admin/v1/admin.proto
     GetMetricsRequest as GetMetricsRequest,
     Metrics as Metrics,
     MethodMetrics as MethodMetrics,
+    GetServerInfoRequest as GetServerInfoRequest,
+    ServerInfo as ServerInfo,
 )
 
 __all__ = [
@@ -94,6 +96,7 @@ __all__ = [
     "GetLocationRequest",
     "GetMealRecordRequest",
     "GetMetricsRequest",
+    "GetServerInfoRequest",
     "HealthCheckRequest",
     "HealthCheckResponse",
     "ItemCategory",
@@ -119,6 +122,7 @@ __all__ = [
     "MethodInfo",
     "MethodMetrics",
     "Metrics",
+    "ServerInfo",
     "ServiceInfo",
     "SummarizeMealRecordsRequest",
     "SummarizeMealRecordsResponse",

@@ -125,10 +125,15 @@ class MethodMetrics(_message.Message):
     CALLS_BY_CODE_FIELD_NUMBER: _builtins.int
     LATENCY_BUCKET_COUNTS_FIELD_NUMBER: _builtins.int
     LATENCY_SUM_SECONDS_FIELD_NUMBER: _builtins.int
+    CALLS_STARTED_FIELD_NUMBER: _builtins.int
     method: _builtins.str
     """Full method name, e.g. "/larder.v1.LocationService/GetLocation"."""
     latency_sum_seconds: _builtins.float
     """Sum of the latencies of all finished calls, in seconds."""
+    calls_started: _builtins.int
+    """Calls started: read by the server, answered or still in flight (so at
+    least the sum of calls_by_code).
+    """
     @_builtins.property
     def calls_by_code(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
         """Finished calls by status code name, e.g. {"OK": "41", "NOT_FOUND": "2"}."""
@@ -146,11 +151,65 @@ class MethodMetrics(_message.Message):
         calls_by_code: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
         latency_bucket_counts: _abc.Iterable[_builtins.int] | None = ...,
         latency_sum_seconds: _builtins.float = ...,
+        calls_started: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["calls_by_code", b"calls_by_code", "latency_bucket_counts", b"latency_bucket_counts", "latency_sum_seconds", b"latency_sum_seconds", "method", b"method"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["calls_by_code", b"calls_by_code", "calls_started", b"calls_started", "latency_bucket_counts", b"latency_bucket_counts", "latency_sum_seconds", b"latency_sum_seconds", "method", b"method"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MethodMetrics: _TypeAlias = MethodMetrics  # noqa: Y015
+
+@_typing.final
+class GetServerInfoRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetServerInfoRequest: _TypeAlias = GetServerInfoRequest  # noqa: Y015
+
+@_typing.final
+class ServerInfo(_message.Message):
+    """Which build of larder-server answers, and since when it runs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    PROTOCOL_VERSION_FIELD_NUMBER: _builtins.int
+    START_TIME_FIELD_NUMBER: _builtins.int
+    version: _builtins.str
+    """The release, e.g. "0.1.0"."""
+    commit: _builtins.str
+    """The git commit it was built from (12 hex digits, "-dirty" when built from
+    a modified tree), or "unknown" when the build did not record it.
+    """
+    protocol_version: _builtins.str
+    """The wire protocol it speaks: the package of its envelopes, "larder.rpc.v1"."""
+    @_builtins.property
+    def start_time(self) -> _timestamp_pb2.Timestamp:
+        """When the server started."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        protocol_version: _builtins.str = ...,
+        start_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["start_time", b"start_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "protocol_version", b"protocol_version", "start_time", b"start_time", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ServerInfo: _TypeAlias = ServerInfo  # noqa: Y015

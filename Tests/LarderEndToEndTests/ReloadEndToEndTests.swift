@@ -1,0 +1,117 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+@Suite("SIGHUP reloads the token file")
+struct ReloadEndToEndTests {
+    /// A new token is required from the SIGHUP on, while a call admitted with the old one
+    /// (a write held up by a lock on the database) still finishes OK; a file that no longer
+    /// holds a token keeps the token in force and logs an error.
+    @Test func sighupSwapsTheTokenWithoutTouchingCallsInFlight() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-reload-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token").path
+        try "old-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+
+        let server = try ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120"])
+        defer { server.stop() }
+        let old = try client(server, token: "old-token")
+        let new = try client(server, token: "new-token")
+        defer {
+            old.close()
+            new.close()
+        }
+        _ = try await old.call(LocationMethods.listLocations, ListLocationsRequest())
+        await expectStatus(.unauthenticated) { try await new.call(LocationMethods.listLocations, ListLocationsRequest()) }
+
+        // A write admitted with the old token, waiting for the database lock.
+        let lock = try SQLiteLock(path: server.databasePath)
+        let write = Task {
+            try await old.call(LocationMethods.createLocation,
+                               CreateLocationRequest(location: Location(name: "In flight", colorHex: "#010203")))
+        }
+        var inFlight: Int64 = 0
+        for _ in 0..<500 where inFlight < 2 {
+            inFlight = try await old.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight
+            if inFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(inFlight == 2, "the write waits for the lock")
+
+        try "new-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(server.waitForLog("event=token_reloaded", seconds: 30), "\(server.stderr)")
+        #expect(server.stderr.contains("level=info event=signal signal=SIGHUP"))
+        #expect(server.stderr.contains("level=info event=token_reloaded path=\(tokenFile)"))
+        await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
+        _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
+        #expect(try await new.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+
+        lock.release()
+        #expect(try await write.value.name == "In flight", "admitted before the reload, it finishes")
+
+        // A bad file: the token in force stays, and the failure is an error line.
+        try "".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(server.waitForLog("event=token_reload_failed", seconds: 30), "\(server.stderr)")
+        let failure = server.stderr.split(separator: "\n").first { $0.contains("event=token_reload_failed") }
+        #expect(failure?.contains("level=error event=token_reload_failed path=\(tokenFile) error=") == true)
+        #expect(failure?.contains("is empty") == true)
+        _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
+        await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
+
+        try FileManager.default.removeItem(atPath: tokenFile)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(server.waitForLog("No such file", seconds: 30), "\(server.stderr)")
+        _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
+        #expect(server.stop() == 0, "SIGHUP never stopped it; SIGTERM still drains and exits 0")
+    }
+
+    /// Without --auth-token-file there is nothing to reload: SIGHUP is logged and the server serves on
+    /// (it used to kill the server, with no drain and no log line).
+    @Test func sighupWithoutATokenFileKeepsServing() async throws {
+        try await withServer { server, client in
+            kill(server.processIdentifier, SIGHUP)
+            #expect(server.waitForLog("event=reload_skipped", seconds: 30), "\(server.stderr)")
+            #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+    }
+
+    private func client(_ server: ServerProcess, token: String) throws -> LarderClient {
+        var options = ClientOptions(defaultTimeout: .seconds(60))
+        options.setBearerToken(token)
+        return try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
+    }
+}
+
+/// An open write transaction on a SQLite database (the sqlite3 shell's), so that the
+/// server's writer waits; `release()` rolls it back.
+final class SQLiteLock {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(path: String) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        let locked = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard locked.contains("locked") else { throw RPCError.internalError("sqlite3 did not take the lock: \(locked)") }
+    }
+
+    func release() {
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
