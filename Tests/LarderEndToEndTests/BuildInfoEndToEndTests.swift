@@ -47,7 +47,7 @@ struct BuildInfoEndToEndTests {
 
     @Test func versionCommandPrintsClientAndServerLikeKubectl() async throws {
         try await withServer { server, _ in
-            let text = try runLarder(["version"], server: server)
+            let text = try await runLarder(["version"], server: server)
             #expect(text.status == 0, "\(text.stderr)")
             let lines = text.stdout.split(separator: "\n").map(String.init)
             #expect(lines.count == 3, "\(text.stdout)")
@@ -55,7 +55,7 @@ struct BuildInfoEndToEndTests {
             #expect(lines.dropFirst().first == "Server Version: \(BuildInfo.summary)")
             #expect(lines.last?.hasPrefix("Server Started: ") == true)
 
-            let json = try runLarder(["--json", "version"], server: server)
+            let json = try await runLarder(["--json", "version"], server: server)
             #expect(json.status == 0, "\(json.stderr)")
             let document = try JSONParser.parse(json.stdout)
             for side in ["clientVersion", "serverVersion"] {
@@ -66,7 +66,7 @@ struct BuildInfoEndToEndTests {
             #expect(document["serverVersion"]?["startTime"]?.stringValue != nil)
             #expect(document["clientVersion"]?["startTime"] == nil)
 
-            let clientOnly = try runLarder(["version", "--client"], server: server)
+            let clientOnly = try await runLarder(["version", "--client"], server: server)
             #expect(clientOnly.status == 0 && clientOnly.stdout == "Client Version: \(BuildInfo.summary)\n")
         }
     }

@@ -16,7 +16,7 @@ struct ReloadEndToEndTests {
         let tokenFile = directory.appendingPathComponent("token").path
         try "old-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
 
-        let server = try ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120"])
+        let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120"])
         defer { server.stop() }
         let old = try client(server, token: "old-token")
         let new = try client(server, token: "new-token")
@@ -42,7 +42,7 @@ struct ReloadEndToEndTests {
 
         try "new-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         kill(server.processIdentifier, SIGHUP)
-        #expect(server.waitForLog("event=token_reloaded", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("event=token_reloaded", seconds: 30), "\(server.stderr)")
         #expect(server.stderr.contains("level=info event=signal signal=SIGHUP"))
         #expect(server.stderr.contains("level=info event=token_reloaded path=\(tokenFile)"))
         await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
@@ -55,7 +55,7 @@ struct ReloadEndToEndTests {
         // A bad file: the token in force stays, and the failure is an error line.
         try "".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         kill(server.processIdentifier, SIGHUP)
-        #expect(server.waitForLog("event=token_reload_failed", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("event=token_reload_failed", seconds: 30), "\(server.stderr)")
         let failure = server.stderr.split(separator: "\n").first { $0.contains("event=token_reload_failed") }
         #expect(failure?.contains("level=error event=token_reload_failed path=\(tokenFile) error=") == true)
         #expect(failure?.contains("is empty") == true)
@@ -64,7 +64,7 @@ struct ReloadEndToEndTests {
 
         try FileManager.default.removeItem(atPath: tokenFile)
         kill(server.processIdentifier, SIGHUP)
-        #expect(server.waitForLog("No such file", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("No such file", seconds: 30), "\(server.stderr)")
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
         #expect(server.stop() == 0, "SIGHUP never stopped it; SIGTERM still drains and exits 0")
     }
@@ -74,7 +74,7 @@ struct ReloadEndToEndTests {
     @Test func sighupWithoutATokenFileKeepsServing() async throws {
         try await withServer { server, client in
             kill(server.processIdentifier, SIGHUP)
-            #expect(server.waitForLog("event=reload_skipped", seconds: 30), "\(server.stderr)")
+            #expect(await server.waitForLog("event=reload_skipped", seconds: 30), "\(server.stderr)")
             #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
         }
