@@ -101,7 +101,7 @@ extension Server {
     /// the payload is decoded by the handler before this returns, and a method
     /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
-        let summary = DecodeLimitScan.envelopeSummary(body)
+        let summary = DecodeLimitScan.envelopeSummary(body, limits: .server)
         if summary.metadataBytes > DecodeLimits.server.maxMetadataBytes {
             refuseEnvelope(RPCError(.resourceExhausted, "request metadata of \(summary.metadataBytes) bytes exceeds the "
                 + "limit of \(DecodeLimits.server.maxMetadataBytes) (each entry counts its key and value bytes plus 32)"),

@@ -122,11 +122,19 @@ public enum DecodeLimitScan {
 
     /// The call id and the metadata size of a request envelope, read from its
     /// top-level fields only; the metadata size is `DecodeLimits.maxMetadataBytes`'s measure.
-    public static func envelopeSummary(_ bytes: UnsafeRawBufferPointer) -> (callID: UInt64, metadataBytes: Int) {
+    /// Stops once the metadata size passes `limits.maxMetadataBytes` or the fields
+    /// `limits.maxFields` (the call id is then the one seen so far: encoders put it first).
+    public static func envelopeSummary(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits? = nil)
+        -> (callID: UInt64, metadataBytes: Int)
+    {
         var reader = WireReader(bytes: bytes)
         var callID: UInt64 = 0
         var metadataBytes = 0
-        while !reader.isAtEnd {
+        var fields = 0
+        let metadataLimit = limits?.maxMetadataBytes ?? .max
+        let fieldLimit = limits?.maxFields ?? .max
+        while !reader.isAtEnd && metadataBytes <= metadataLimit && fields <= fieldLimit {
+            fields += 1
             guard let tag = reader.varint() else { break }
             switch tag & 7 {
             case 0:
