@@ -21,6 +21,7 @@ Bounded: each kind sends --frames frames and stops after --seconds.
 """
 import argparse
 import json
+import multiprocessing
 import socket
 import struct
 import threading
@@ -83,9 +84,11 @@ def recv_exact(sock, count):
     return bytes(data)
 
 
-def probe(port, stop, samples):
+def probe(port, stop, results):
+    """Runs in its own process (no GIL shared with the attacker); sends its samples back."""
     sock = socket.create_connection(("127.0.0.1", port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    samples = []
     call_id = 1
     while not stop.is_set():
         started = time.perf_counter()
@@ -94,6 +97,7 @@ def probe(port, stop, samples):
         samples.append(time.perf_counter() - started)
         call_id += 1
     sock.close()
+    results.put(samples)
 
 
 def attack(port, kind, frames, deadline, results):
@@ -124,18 +128,18 @@ def attack(port, kind, frames, deadline, results):
 
 
 def measure(port, kind, frames, seconds):
-    samples, stop, results = [], threading.Event(), {}
-    prober = threading.Thread(target=probe, args=(port, stop, samples))
+    stop, queue, results = multiprocessing.Event(), multiprocessing.Queue(), {}
+    prober = multiprocessing.Process(target=probe, args=(port, stop, queue))
     prober.start()
-    time.sleep(0.2)
-    before = len(samples)
+    time.sleep(0.5)
     if kind != "none":
         attack(port, kind, frames, time.monotonic() + seconds, results)
     else:
-        time.sleep(1.0)
+        time.sleep(2.0)
     stop.set()
+    samples = queue.get(timeout=60)
     prober.join()
-    during = sorted(samples[before:]) or [0.0]
+    during = sorted(samples[20:]) or [0.0]  # the first calls warm the connection up
     return {
         "kind": kind,
         "frames_sent": results.get("sent", 0),
