@@ -29,6 +29,7 @@ extension Server {
             do {
                 try loop.register(fd, for: .readable, handler: connection)
             } catch {
+                connection.releaseBudget()
                 SocketIO.close(fd)
                 continue
             }
