@@ -271,7 +271,7 @@ struct HardeningEndToEndTests {
     @Test func sigtermExitsAsSoonAsBufferedRepliesAreWritten() async throws {
         // A per-connection output limit above what is buffered: this test is about the drain alone.
         let server = try ServerProcess(arguments: ["--drain-timeout", "120", "--durability", "normal",
-                                                   "--max-output-bytes", "268435456"])
+                                                   "--max-output-bytes", "268435456", "--access-log"])
         let client = try Self.client(server)
         try await Self.addLocations(200, to: client)
         client.close()
@@ -282,8 +282,14 @@ struct HardeningEndToEndTests {
         #expect(raw.receive()?.statusCode == .ok)
         kill(server.processIdentifier, SIGTERM)
         #expect(server.waitForLog("event=draining"))
-        // Replies pile up in the server while this peer does not read.
-        try await Task.sleep(for: .seconds(1))
+        // Every reply reaches the connection (the access log has a line per call) while this
+        // peer reads nothing: the last one arrives with megabytes still unwritten.
+        var delivered = 0
+        for _ in 0..<600 where delivered < count {
+            delivered = server.stderr.components(separatedBy: "method=\(LocationMethods.listLocations.path)").count - 1
+            if delivered < count { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(delivered == count)
         var ok = 1
         while ok < count, let reply = raw.receive(), reply.statusCode == .ok { ok += 1 }
         #expect(ok == count, "every call in flight is answered")
