@@ -21,3 +21,8 @@ static inline int cepoll_block_signals(const int *signals, int count, sigset_t *
     for (int i = 0; i < count; i++) sigaddset(set, signals[i]);
     return pthread_sigmask(SIG_BLOCK, set, NULL);
 }
+
+#include <malloc.h>
+
+// Gives free heap memory back to the system (all malloc arenas); returns 1 if any was.
+static inline int cepoll_trim_free_memory(void) { return malloc_trim(0); }

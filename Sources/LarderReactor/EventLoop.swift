@@ -40,17 +40,23 @@ public final class EventLoop: @unchecked Sendable {
         close(epollFD)
     }
 
-    /// Watches `fd` for `events`, calling `handler` on this loop's thread.
+    /// Watches `fd` for `events`, calling `handler` on this loop's thread. A peer's
+    /// half-close (EPOLLRDHUP) is reported along with readability, never without it:
+    /// it stays signalled, and a handler not reading would be called in a busy loop.
     public func register(_ fd: Int32, for events: IOEvents, handler: any EventHandler) throws(SystemError) {
-        var event = epoll_event(events: events.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: fd))
+        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(fd: fd))
         try syscall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
         handlers[fd] = handler
     }
 
     /// Changes the events watched for `fd`.
     public func modify(_ fd: Int32, for events: IOEvents) throws(SystemError) {
-        var event = epoll_event(events: events.rawValue | EPOLLRDHUP.rawValue, data: epoll_data_t(fd: fd))
+        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(fd: fd))
         try syscall("epoll_ctl(MOD)") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+    }
+
+    private static func epollEvents(_ events: IOEvents) -> UInt32 {
+        events.contains(.readable) ? events.rawValue | EPOLLRDHUP.rawValue : events.rawValue
     }
 
     /// Stops watching `fd`. The caller still owns and closes it.

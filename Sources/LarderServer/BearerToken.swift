@@ -34,14 +34,16 @@ struct BearerToken: Sendable {
         return BearerToken(token)
     }
 
-    /// True when `authorization` is exactly `Bearer <token>`; takes the same
-    /// time whatever prefix matches.
+    /// True when `authorization` is exactly `Bearer <token>`. Every byte of the
+    /// longer of the two is compared, whatever matches, so the time taken
+    /// depends only on the lengths; a different length never matches.
     func accepts(_ authorization: String?) -> Bool {
         let presented = Array((authorization ?? "").utf8)
-        var difference = UInt8(truncatingIfNeeded: presented.count ^ expected.count)
-        for index in 0..<expected.count {
+        var difference: UInt8 = presented.count == expected.count ? 0 : 1
+        for index in 0..<max(presented.count, expected.count) {
             let byte = index < presented.count ? presented[index] : 0
-            difference |= byte ^ expected[index]
+            let wanted = index < expected.count ? expected[index] : 0
+            difference |= byte ^ wanted
         }
         return difference == 0
     }

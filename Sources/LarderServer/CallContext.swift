@@ -15,11 +15,20 @@ public struct CallContext: Sendable {
     public let peer: SocketAddress
     /// Size of the request frame on the wire, its length prefix included.
     public let requestBytes: Int
+    /// The connection's bytes in the server's memory budget; nil outside a server.
+    let usage: ConnectionUsage?
 
     /// Throws DEADLINE_EXCEEDED when the deadline has passed.
     public func checkDeadline() throws(RPCError) {
         if let deadline, MonotonicClock.nanoseconds() >= deadline {
             throw RPCError(.deadlineExceeded, "deadline of \(method) exceeded")
         }
+    }
+
+    /// Throws RESOURCE_EXHAUSTED when the connection holds more than its share
+    /// of the memory budget: checked again when the call starts to run, since
+    /// calls pipelined at once were all admitted before any reply existed.
+    func checkMemoryShare() throws(RPCError) {
+        if let error = usage?.admissionError() { throw error }
     }
 }

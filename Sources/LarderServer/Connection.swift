@@ -24,6 +24,23 @@ final class Connection: EventHandler {
     var state = State.open
     /// Calls read from this connection whose replies have not come back yet.
     var callsInFlight = 0
+    /// The ids of those calls: a second call with one of them is refused.
+    var callIDsInFlight: Set<UInt64> = []
+    /// This connection's bytes in the server's memory budget (its output and undecoded input).
+    let usage: ConnectionUsage
+    /// Bytes of `decoder`'s buffer counted in `usage`.
+    private var accountedInput = 0
+    /// True once the peer shut down its sending side: replies to the calls in flight
+    /// are still written, then the connection closes.
+    var inputClosed = false
+    /// True while reading is held back because the memory budget is used up and
+    /// this connection holds more than its share.
+    var heldForBudget = false
+    /// True once the server closed this connection; nothing more happens on it.
+    private(set) var isClosed = false
+    /// Monotonic time since which unwritten replies have waited without a byte
+    /// going out; nil while nothing waits.
+    private(set) var writeBlockedSince: UInt64?
     /// Replies waiting to be written, from `outputOffset` on.
     private var output: [UInt8] = []
     private var outputOffset = 0
@@ -35,8 +52,9 @@ final class Connection: EventHandler {
     /// True while reading is paused because too many reply bytes are buffered.
     private(set) var readPaused = false
 
-    init(id: UInt64, fd: Int32, peer: SocketAddress, server: Server, maxFrameBytes: Int) {
+    init(id: UInt64, fd: Int32, peer: SocketAddress, server: Server, maxFrameBytes: Int, budget: MemoryBudget) {
         self.id = id
+        self.usage = ConnectionUsage(budget: budget)
         self.fd = fd
         self.peer = peer
         self.server = server
@@ -56,8 +74,23 @@ final class Connection: EventHandler {
         if events.contains(.readable) || events.contains(.hangup) { server.connectionReadable(self) }
     }
 
+    /// Counts the decoder's buffer, partial frame included, in the memory budget.
+    func accountInput() {
+        let buffered = decoder.bufferedByteCount
+        usage.add(buffered - accountedInput)
+        accountedInput = buffered
+    }
+
+    /// Gives this connection's bytes back to the budget (it is closing).
+    func releaseBudget() {
+        usage.release(bufferedOutputBytes + accountedInput)
+        accountedInput = 0
+        isClosed = true
+    }
+
     /// Queues framed reply bytes; written by the next `flush()`.
     func enqueue(_ bytes: [UInt8]) {
+        usage.add(bytes.count)
         if output.isEmpty {
             output = bytes
         } else {
@@ -67,6 +100,8 @@ final class Connection: EventHandler {
 
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) {
+        let before = output.count
+        defer { usage.add(output.count - before) }
         switch result {
         case .success(let payload):
             ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)
@@ -77,6 +112,8 @@ final class Connection: EventHandler {
 
     /// Writes what the socket takes now; watches for writability if some is left.
     func flush() {
+        var written = 0
+        defer { usage.remove(written) }
         while outputOffset < output.count {
             let outcome: SocketIO.Outcome
             do {
@@ -89,17 +126,24 @@ final class Connection: EventHandler {
             }
             guard case .transferred(let count) = outcome else { break }
             outputOffset += count
+            written += count
             server.metrics.sent(count)
             lastActivity = MonotonicClock.nanoseconds()
         }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
             outputOffset = 0
+            writeBlockedSince = nil
             if case .closing = state {
                 shutdown(fd, Int32(SHUT_WR))
             }
+        } else if written > 0 {
+            writeBlockedSince = lastActivity  // just now
+        } else if writeBlockedSince == nil {
+            writeBlockedSince = MonotonicClock.nanoseconds()
         }
         updateInterest()
+        if outputOffset == 0 && output.isEmpty { server.outputDrained(self) }
     }
 
     /// Stops or resumes reading according to the output backlog.
@@ -111,7 +155,7 @@ final class Connection: EventHandler {
             readPaused = false
         }
         var wanted: IOEvents = []
-        if !readPaused { wanted.insert(.readable) }
+        if !readPaused && !heldForBudget && !inputClosed { wanted.insert(.readable) }
         if bufferedOutputBytes > 0 { wanted.insert(.writable) }
         if wanted != interest {
             interest = wanted

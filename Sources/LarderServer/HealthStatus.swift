@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderWire
 import Synchronization
 
 /// The server's serving status for the health service: SERVING until shutdown begins.
@@ -16,10 +17,11 @@ final class HealthStatus: Sendable {
     var isServing: Bool { serving.load(ordering: .relaxed) }
 
     /// gRPC health semantics: "" is the whole server, a known service shares
-    /// the server's status, any other name is SERVICE_UNKNOWN.
-    func check(_ request: HealthCheckRequest) -> HealthCheckResponse {
+    /// the server's status.
+    /// - Throws: NOT_FOUND for any other name (as the gRPC health protocol says for Check).
+    func check(_ request: HealthCheckRequest) throws(RPCError) -> HealthCheckResponse {
         guard request.service.isEmpty || serviceNames.contains(request.service) else {
-            return HealthCheckResponse(status: .serviceUnknown)
+            throw RPCError.notFound("unknown service \"\(request.service)\"; check \"\" for the whole server")
         }
         return HealthCheckResponse(status: isServing ? .serving : .notServing)
     }

@@ -18,6 +18,14 @@ extension Server {
     private func readFrames(from connection: Connection) {
         // Bounded: a peer that keeps sending cannot starve the others.
         for _ in 0..<8 {
+            if connection.inputClosed || connection.isClosed { return }
+            if !connection.isClosing && connection.usage.mustHoldInput {
+                // The budget is used up and this connection holds more than its share:
+                // its bytes wait in the kernel until `tick` finds room again.
+                connection.heldForBudget = true
+                connection.updateInterest()
+                return
+            }
             let outcome: SocketIO.Outcome
             do {
                 outcome = try readBuffer.withUnsafeMutableBytes { raw throws(SystemError) in
@@ -29,6 +37,15 @@ extension Server {
             }
             switch outcome {
             case .endOfStream:
+                if !connection.isClosing && (connection.callsInFlight > 0 || connection.bufferedOutputBytes > 0) {
+                    // A half-close: the peer sent all it will, but still reads. Answer the
+                    // calls in flight; `outputDrained` closes after the last reply.
+                    connection.inputClosed = true
+                    connection.partialFrameSince = nil
+                    connection.updateInterest()
+                    logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
+                    return
+                }
                 close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
                 return
             case .wouldBlock:
@@ -40,7 +57,7 @@ extension Server {
                 readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 processFrames(of: connection)
                 connection.flush()
-                if connection.readPaused || connection.isClosing { return }
+                if connection.readPaused || connection.isClosing || connection.isClosed { return }
                 if count < readBuffer.count { return }
             }
         }
@@ -63,6 +80,7 @@ extension Server {
                 return
             }
         }
+        connection.accountInput()
         // A frame completed, so what is left began arriving just now: a peer that pipelines
         // without pause (every read ending mid-frame) is not a slow one.
         connection.partialFrameSince = connection.decoder.bufferedByteCount == 0 ? nil
@@ -83,6 +101,13 @@ extension Server {
     /// the payload is decoded by the handler before this returns, and a method
     /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
+        let summary = DecodeLimitScan.envelopeSummary(body, limits: .server)
+        if summary.metadataBytes > DecodeLimits.server.maxMetadataBytes {
+            refuseEnvelope(RPCError(.resourceExhausted, "request metadata of \(summary.metadataBytes) bytes exceeds the "
+                + "limit of \(DecodeLimits.server.maxMetadataBytes) (each entry counts its key and value bytes plus 32)"),
+                callID: summary.callID, frameBytes: Frame.headerSize + body.count, on: connection)
+            return
+        }
         do {
             try scratch.unpack.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
                 let envelope = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self)
@@ -91,10 +116,28 @@ extension Server {
                 start(envelope.pointee, method: method, metadata: metadata, frameBytes: Frame.headerSize + body.count,
                       on: connection)
             }
+        } catch where error.code == .resourceExhausted {
+            refuseEnvelope(error, callID: summary.callID, frameBytes: Frame.headerSize + body.count, on: connection)
         } catch {
             logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "reason": error.message])
             fail(connection, RPCError.invalidArgument("malformed request envelope: \(error.message)"))
         }
+    }
+
+    /// An envelope over `DecodeLimits.server`: its call alone gets the error when its call
+    /// id could be read (the framing is intact), else the connection does.
+    private func refuseEnvelope(_ error: RPCError, callID: UInt64, frameBytes: Int, on connection: Connection) {
+        logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer, "call": callID,
+                                          "reason": error.message])
+        guard callID != 0 else {
+            fail(connection, error)
+            return
+        }
+        // The method is unknown (the envelope was not decoded): counted as an unknown method.
+        let context = CallContext(connectionID: connection.id, callID: callID, method: "", metadata: [:], deadline: nil,
+                                  receivedAt: connection.lastActivity, peer: connection.peer, requestBytes: frameBytes,
+                                  usage: connection.usage)
+        refuse(error, context, on: connection)
     }
 
     /// A method name from an envelope: its handler when it names one, else the name itself.
@@ -131,8 +174,14 @@ extension Server {
         let context = CallContext(
             connectionID: connection.id, callID: callID, method: method.path, metadata: metadata,
             deadline: envelope.timeout_ms > 0 ? now + UInt64(envelope.timeout_ms) * 1_000_000 : nil,
-            receivedAt: now, peer: connection.peer, requestBytes: frameBytes)
-        if let error = admissionError(for: method.path, on: connection) {
+            receivedAt: now, peer: connection.peer, requestBytes: frameBytes, usage: connection.usage)
+        if connection.callIDsInFlight.contains(callID) {
+            refuse(RPCError.invalidArgument(
+                "call_id \(callID) is already in flight on this connection; use an id unique among your calls in flight"),
+                   context, on: connection)
+            return
+        }
+        if let error = admissionError(for: method, on: connection) {
             refuse(error, context, on: connection)
             return
         }
@@ -165,7 +214,7 @@ extension Server {
             let refused = start(payload, scratch, context) { [self] result in
                 logIfInternal(result, context)
                 let frame = ResponseFrame.encode(callID: context.callID, result: result)
-                reply(frame, to: context.connectionID,
+                reply(frame, to: context.connectionID, usage: context.usage,
                       finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
                                              message: result.statusMessage, replyBytes: frame.count))
             }
@@ -175,6 +224,7 @@ extension Server {
             } else {
                 // Counted only now: replies are delivered on this thread, never before this returns.
                 connection.callsInFlight += 1
+                connection.callIDsInFlight.insert(callID)
                 callsInFlight += 1
             }
         }
@@ -199,16 +249,20 @@ extension Server {
     }
 
     /// Why a call may not start now, if it may not.
-    func admissionError(for method: String, on connection: Connection) -> RPCError? {
+    ///
+    /// Calls answered on the loop (health, reflection, admin) hold nothing after they
+    /// are answered: neither the per-connection call limit nor the memory budget refuses them.
+    func admissionError(for method: ResolvedMethod, on connection: Connection) -> RPCError? {
         // Health checks still run while draining, so connected clients see NOT_SERVING.
-        if drainDeadline != nil && method != HealthMethods.check.path {
+        if drainDeadline != nil && method.path != HealthMethods.check.path {
             return RPCError.unavailable("server is shutting down")
         }
+        guard case .known(let handler) = method, case .deferred = handler.execution else { return nil }
         if connection.callsInFlight >= configuration.maxCallsPerConnection {
             return RPCError(.resourceExhausted,
                             "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
         }
-        return nil
+        return connection.usage.admissionError()
     }
 
     /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.

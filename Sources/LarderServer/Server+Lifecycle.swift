@@ -22,7 +22,19 @@ extension Server {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         loop.unregister(connection.fd)
         SocketIO.close(connection.fd)
-        logger.debug("connection_closed", ["conn": connection.id, "peer": connection.peer, "reason": reason])
+        connection.releaseBudget()
+        logger.debug("connection_closed", ["conn": connection.id, "peer": connection.peer, "reason": reason,
+                                           "budget_bytes": budget.usedBytes])
+        if drainDeadline != nil { finishDrainIfDone() }
+    }
+
+    /// Called by a connection whose output has just been written out entirely: a
+    /// half-closed one is done after its last reply, and a drain may be complete.
+    func outputDrained(_ connection: Connection) {
+        if connection.inputClosed && connection.callsInFlight == 0 && !connection.isClosing {
+            close(connection, reason: "peer closed")
+        }
+        if drainDeadline != nil { finishDrainIfDone() }
     }
 
     // MARK: - Timers and shutdown
@@ -31,14 +43,26 @@ extension Server {
         let now = MonotonicClock.nanoseconds()
         let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
         let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
+        let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000
         // Decide first, act after: acting may close connections, which edits the dictionary.
         var expired: [(Connection, RPCError?)] = []
+        var stalled: [Connection] = []
         for connection in connections.values {
+            if stallLimit > 0, let since = connection.writeBlockedSince, now - since > stallLimit {
+                stalled.append(connection)
+                continue
+            }
+            if connection.heldForBudget && !connection.usage.mustHoldInput {
+                connection.heldForBudget = false
+                connection.updateInterest()
+            }
             switch connection.state {
             case .closing(let since):
                 if now - since > 2_000_000_000 { expired.append((connection, nil)) }
             case .open:
-                if connection.readPaused {
+                if connection.inputClosed {
+                    continue  // no more frames will come; the replies in flight finish it
+                } else if connection.readPaused {
                     // The server chose not to read; the peer is not slow.
                     connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
                 } else if let since = connection.partialFrameSince, now - since > frameLimit {
@@ -56,11 +80,41 @@ extension Server {
         for (connection, error) in expired {
             if let error { fail(connection, error) } else { close(connection, reason: "closed after error") }
         }
+        for connection in stalled {
+            // It does not read, so an error frame would not reach it either.
+            logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
+                                        "unwritten_bytes": connection.bufferedOutputBytes,
+                                        "seconds": configuration.writeStallTimeoutSeconds])
+            close(connection, reason: "write stalled")
+        }
+        resumeAcceptingIfDue(now: now)
+        watchBudget(now: now)
         if let deadline = drainDeadline, now >= deadline {
             logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
             stopLoop()
         }
     }
+
+    /// Logs an exhausted memory budget (once per interval), and gives free memory back to the
+    /// system once what peers held has shrunk well below its peak (big replies leave free heap
+    /// pages behind that malloc would otherwise keep).
+    func watchBudget(now: UInt64) {
+        let used = budget.usedBytes
+        budgetPeak = max(budgetPeak, used)
+        if budget.isExhausted,
+           budgetExhaustedLoggedAt.map({ now - $0 >= Self.acceptFailureLogInterval * 1_000_000_000 }) ?? true {
+            budgetExhaustedLoggedAt = now
+            logger.warn("memory_budget_exhausted", ["used_bytes": used, "budget_bytes": budget.limit,
+                                                    "connections": connections.count])
+        }
+        if budgetPeak >= Self.trimThreshold && used <= budgetPeak / 8 {
+            budgetPeak = used
+            ProcessMemory.returnFreeMemory()
+        }
+    }
+
+    /// Peak bytes held for peers worth giving memory back for once they are gone.
+    static let trimThreshold = 16 * 1024 * 1024
 
     func beginDrain() {
         guard drainDeadline == nil else { return }

@@ -12,9 +12,11 @@ extension Server {
     /// Queues a framed reply from a store thread, which calls `wakeForReplies()` once it
     /// delivered the results it had: a commit's replies wake the loop once, not once each
     /// (on a busy core, each wake-up would let the loop preempt the writer for one reply).
-    func reply(_ bytes: [UInt8], to connectionID: UInt64, finished: FinishedCall) {
+    /// The bytes count in the connection's `usage` from now until the loop takes them.
+    func reply(_ bytes: [UInt8], to connectionID: UInt64, usage: ConnectionUsage?, finished: FinishedCall) {
+        usage?.add(bytes.count)
         replies.withLock { queue in
-            queue.pending.append(PendingReply(connectionID: connectionID, bytes: bytes, finished: finished))
+            queue.pending.append(PendingReply(connectionID: connectionID, usage: usage, bytes: bytes, finished: finished))
         }
     }
 
@@ -40,16 +42,21 @@ extension Server {
         for reply in batch {
             callsInFlight -= 1
             finished(reply.finished, connectionID: reply.connectionID, now: now)
+            // Out of the queue: counted again below as the connection's output, if it is still open.
+            reply.usage?.remove(reply.bytes.count)
             guard let connection = connections[reply.connectionID] else { continue }
             connection.callsInFlight -= 1
+            connection.callIDsInFlight.remove(reply.finished.callID)
             if connection.bufferedOutputBytes == 0 { touched.append(connection) }
             connection.enqueue(reply.bytes)
         }
         store.submitBatch {
-            for connection in touched where connections[connection.id] != nil {
+            for connection in touched where !connection.isClosed {
                 connection.flush()
                 // Reading may have paused on a full output buffer.
-                if !connection.readPaused && connection.decoder.bufferedByteCount > 0 { processFrames(of: connection) }
+                if !connection.isClosed && !connection.readPaused && connection.decoder.bufferedByteCount > 0 {
+                    processFrames(of: connection)
+                }
             }
         }
         finishDrainIfDone()

@@ -30,6 +30,18 @@ public final class Server: @unchecked Sendable {
     let metrics: MetricsRecorder
     let metricsHTTP: MetricsHTTPServer?
     var listening = true
+    /// Memory held for peers (unwritten replies, undecoded requests), all connections together.
+    let budget: MemoryBudget
+    /// Accepting stopped after a failed accept (out of descriptors) until this monotonic time.
+    var acceptPausedUntil: UInt64?
+    /// Failed accepts not yet logged, and when the last line about them went out.
+    var acceptFailuresUnlogged = 0
+    var acceptFailureLoggedAt: UInt64?
+    var lastAcceptError: SystemError?
+    /// When the last line about the exhausted memory budget went out.
+    var budgetExhaustedLoggedAt: UInt64?
+    /// The most memory held for peers since free memory was last given back to the system.
+    var budgetPeak = 0
     var connections: [UInt64: Connection] = [:]
     var nextConnectionID: UInt64 = 1
     var callsInFlight = 0
@@ -42,6 +54,8 @@ public final class Server: @unchecked Sendable {
 
     struct PendingReply {
         let connectionID: UInt64
+        /// The connection's budget, holding `bytes` until the loop takes them.
+        let usage: ConnectionUsage?
         let bytes: [UInt8]
         let finished: FinishedCall
     }
@@ -82,6 +96,8 @@ public final class Server: @unchecked Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        self.budget = MemoryBudget(limit: configuration.memoryBudgetBytes,
+                                   perConnectionLimit: configuration.maxBufferedOutputBytes)
         let health = HealthStatus(serviceNames: LarderServices.served.map(\.name))
         self.health = health
         let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)

@@ -69,8 +69,17 @@ public enum ServerCommandLine {
             config.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
         },
         Option(name: "max-output-bytes", value: "N",
-               help: "reply bytes buffered per connection before the server stops reading from it (default 8388608)") { config, value throws(UsageError) in
+               help: "reply bytes buffered per connection before the server stops reading from it and refuses its new calls (default 8388608)") { config, value throws(UsageError) in
             config.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
+        },
+        Option(name: "memory-budget-bytes", value: "N",
+               help: "bytes of unwritten replies and undecoded requests all connections together may hold; "
+                   + "past it, connections over their share get RESOURCE_EXHAUSTED for new calls (default 268435456)") { config, value throws(UsageError) in
+            config.memoryBudgetBytes = try parseInt(value, flag: "memory-budget-bytes", range: (1 << 20)...(1 << 40))
+        },
+        Option(name: "write-stall-timeout", value: "SECONDS",
+               help: "drop a connection that has not read any of its replies for this long; 0 = never (default 30)") { config, value throws(UsageError) in
+            config.writeStallTimeoutSeconds = try parseInt(value, flag: "write-stall-timeout", range: 0...86_400)
         },
         Option(name: "idle-timeout", value: "SECONDS",
                help: "close connections silent this long with no call in flight; 0 = never (default 300)") { config, value throws(UsageError) in

@@ -23,6 +23,11 @@ public struct ServerConfiguration: Sendable {
     public var maxCallsPerConnection = 1024
     /// Bytes of replies buffered for one connection beyond which the server stops reading from it.
     public var maxBufferedOutputBytes = 8 * 1024 * 1024
+    /// Bytes all connections together may hold in unwritten replies and undecoded requests;
+    /// past it, the connections holding more than their share get no new calls.
+    public var memoryBudgetBytes = 256 * 1024 * 1024
+    /// Seconds a connection may leave replies unread (no byte written to it) before it is dropped; 0 = never.
+    public var writeStallTimeoutSeconds = 30
     /// Seconds a connection may stay silent with no call in flight before it is closed; 0 = never.
     public var idleTimeoutSeconds = 300
     /// Seconds a peer may take to finish a frame it has started.

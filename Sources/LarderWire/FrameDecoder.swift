@@ -10,6 +10,10 @@ public struct FrameDecoder: Sendable {
     }
 
     public let maxFrameSize: Int
+    /// Capacity kept once every buffered frame is consumed; a larger buffer
+    /// (a big frame came through) is given back, so an idle connection holds
+    /// no more than this.
+    public static let retainedCapacity = 64 * 1024
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -19,6 +23,9 @@ public struct FrameDecoder: Sendable {
 
     /// Bytes received but not yet returned as frames.
     public var bufferedByteCount: Int { buffer.count - start }
+
+    /// Bytes of memory the buffer holds now, used or not.
+    public var capacity: Int { buffer.capacity }
 
     /// The first bytes buffered (up to 4), for diagnosing a peer that speaks another protocol.
     public var bufferedPrefix: [UInt8] { Array(buffer[start..<min(start + 4, buffer.count)]) }
@@ -49,10 +56,7 @@ public struct FrameDecoder: Sendable {
         guard buffer.count >= end else { return nil }
         let body = Array(buffer[(start + Frame.headerSize)..<end])
         start = end
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
+        if start == buffer.count { releaseConsumed() }
         return body
     }
 
@@ -70,11 +74,14 @@ public struct FrameDecoder: Sendable {
         let result = try buffer.withUnsafeBytes { raw in
             try body(UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]))
         }
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
+        if start == buffer.count { releaseConsumed() }
         return result
+    }
+
+    /// Empties the buffer, keeping its memory only when it is small.
+    private mutating func releaseConsumed() {
+        buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)
+        start = 0
     }
 
     private mutating func compactIfNeeded() {

@@ -34,9 +34,12 @@ public final class UnpackArena {
     private let allocator: UnsafeMutablePointer<ProtobufCAllocator>
     /// Nesting of `withUnpacked`: memory is reclaimed when it drops to zero.
     private var depth = 0
+    /// Checked on the wire bytes of every message before it is unpacked; nil = none.
+    public let limits: DecodeLimits?
 
-    /// An arena whose reusable block holds `blockSize` bytes.
-    public init(blockSize: Int = 64 * 1024) {
+    /// An arena whose reusable block holds `blockSize` bytes, refusing messages over `limits`.
+    public init(blockSize: Int = 64 * 1024, limits: DecodeLimits? = nil) {
+        self.limits = limits
         let size = max(blockSize, 1024)
         guard let block = malloc(size) else { fatalError("out of memory") }
         state = .allocate(capacity: 1)
@@ -61,11 +64,12 @@ public final class UnpackArena {
 
     /// Unpacks `bytes` as a message of `descriptor` in this arena and runs `body` on it.
     /// The message and everything it points to live until the outermost call returns.
-    /// - Throws: what `ProtoCodec.withUnpacked` throws.
+    /// - Throws: RESOURCE_EXHAUSTED when the bytes exceed `limits`; what `ProtoCodec.withUnpacked` throws.
     public func withUnpacked<R>(
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
         _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
     ) throws(RPCError) -> R {
+        if let limits { try DecodeLimitScan.check(bytes, as: descriptor, limits: limits) }
         depth += 1
         defer {
             depth -= 1

@@ -7,8 +7,14 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
     let fd: Int32
     private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024)
 
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port`; `receiveBufferBytes` shrinks the socket's receive
+    /// buffer (set before connecting, so the window stays small), for a peer that must
+    /// leave replies in the server rather than in its own kernel buffer.
+    init(port: UInt16, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBufferBytes {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -46,6 +52,9 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
         }
         return offset
     }
+
+    /// Shuts down the sending side (the server reads end of stream); replies still arrive.
+    func shutdownSending() { _ = shutdown(fd, Int32(SHUT_WR)) }
 
     /// Sends one framed request envelope.
     func send(_ envelope: RequestEnvelope) { send(Frame.encode(envelope)) }

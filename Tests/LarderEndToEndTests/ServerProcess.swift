@@ -23,6 +23,8 @@ final class ServerProcess: @unchecked Sendable {
     private var process: Process?
     private let log = Locked<String>("")
     private let extraArguments: [String]
+    /// The descriptor limit (`ulimit -n`) the server runs under; nil = inherited.
+    private let descriptorLimit: Int?
 
     var address: String { "127.0.0.1:\(port)" }
 
@@ -45,7 +47,9 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts a server on a fresh database of `backend` (a temp SQLite file, or a
     /// PostgreSQL database of its own), or on `databasePath` (a file or URL) to share one.
-    init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil) async throws {
+    init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil,
+         descriptorLimit: Int? = nil) async throws {
+        self.descriptorLimit = descriptorLimit
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if let databasePath {
@@ -102,8 +106,16 @@ final class ServerProcess: @unchecked Sendable {
     /// (Re)starts the server on the same database, on a new ephemeral port.
     func start() async throws {
         let process = Process()
-        process.executableURL = try Self.binary("larder-server")
-        process.arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
+        let arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
+        if let descriptorLimit {
+            // exec: the shell becomes the server, so signals and the pid are the server's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"",
+                                 try Self.binary("larder-server").path] + arguments
+        } else {
+            process.executableURL = try Self.binary("larder-server")
+            process.arguments = arguments
+        }
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = FileHandle.nullDevice

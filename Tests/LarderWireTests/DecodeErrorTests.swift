@@ -136,3 +136,41 @@ struct MealCategoryWireTests {
         return out
     }
 }
+
+@Suite("DecodeLimits")
+struct DecodeLimitsTests {
+    static func check(_ bytes: [UInt8], limits: DecodeLimits = .server) -> RPCError? {
+        bytes.withUnsafeBytes { raw in
+            do throws(RPCError) {
+                try DecodeLimitScan.check(raw, as: RequestEnvelope.descriptor, limits: limits)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    @Test func aValidEnvelopeIsWithinTheLimits() {
+        let envelope = RequestEnvelope(callID: 9, method: "/a.B/C", payload: [1, 2, 3], metadata: ["authorization": "Bearer x"])
+        #expect(Self.check(ProtoCodec.encode(envelope)) == nil)
+        let summary = ProtoCodec.encode(envelope).withUnsafeBytes { DecodeLimitScan.envelopeSummary($0) }
+        #expect(summary.callID == 9)
+        #expect(summary.metadataBytes == "authorization".utf8.count + "Bearer x".utf8.count + 32)
+    }
+
+    @Test func eachBoundIsEnforcedWithAClearMessage() {
+        let limits = DecodeLimits(maxFields: 50, maxUnknownFields: 3, maxRepeatedElements: 5, maxMetadataBytes: 1024)
+        // 60 repeated call_id fields.
+        let fields = Self.check(Array(repeating: [0x08, 0x01], count: 60).flatMap { $0 }, limits: limits)
+        #expect(fields?.code == .resourceExhausted)
+        #expect(fields?.message.contains("more than 50 fields") == true)
+        // Four unknown fields (numbers 100-103).
+        let unknown = Self.check([0xA0, 0x06, 0, 0xA8, 0x06, 0, 0xB0, 0x06, 0, 0xB8, 0x06, 0], limits: limits)
+        #expect(unknown?.message.contains("more than 3 unknown fields") == true)
+        // Six metadata entries: over five elements of one repeated field.
+        let metadata = Dictionary(uniqueKeysWithValues: (0..<6).map { ("k\($0)", "v") })
+        let repeated = Self.check(ProtoCodec.encode(RequestEnvelope(callID: 1, method: "m", payload: [], metadata: metadata)),
+                                  limits: limits)
+        #expect(repeated?.message.contains("more than 5 elements in metadata") == true)
+    }
+}

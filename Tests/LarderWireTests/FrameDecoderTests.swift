@@ -118,4 +118,26 @@ struct FrameDecoderTests {
         #expect(received == expected)
         #expect(decoder.bufferedByteCount == 0)
     }
+
+    @Test("a big frame's buffer is given back once it is consumed, by next() and withNextFrame")
+    func bigBuffersAreGivenBack() throws {
+        let big = [UInt8](repeating: 7, count: 4 * 1024 * 1024)
+        for useClosure in [false, true] {
+            var decoder = FrameDecoder()
+            decoder.append(Frame.encode(big))
+            #expect(decoder.capacity >= big.count)
+            if useClosure {
+                #expect(try decoder.withNextFrame { $0.count } == big.count)
+            } else {
+                #expect(try decoder.next()?.count == big.count)
+            }
+            #expect(decoder.bufferedByteCount == 0)
+            #expect(decoder.capacity <= FrameDecoder.retainedCapacity)
+            // Small frames keep their buffer: no allocation per frame.
+            decoder.append(Frame.encode([1, 2, 3]))
+            _ = try decoder.next()
+            decoder.append(Frame.encode([4, 5, 6]))
+            #expect(try decoder.next() == [4, 5, 6])
+        }
+    }
 }

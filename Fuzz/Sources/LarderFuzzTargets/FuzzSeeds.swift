@@ -165,6 +165,12 @@ public enum FuzzSeeds {
                                 + field(2, Array(repeating: field(1, text("name")), count: 200).flatMap { $0 })))
         seeds.append(payload("repeated-scalar-field", LocationMethods.getLocation.path,
                              Array(repeating: field(1, text(MemoryStore.locationID)), count: 100).flatMap { $0 }))
+        // Just past the server's DecodeLimits: 1,001 mask paths, 101 unknown fields.
+        seeds.append(payload("limits-mask-paths", LocationMethods.updateLocation.path,
+                             field(1, field(1, text(MemoryStore.locationID)) + field(2, text("x")))
+                                + field(2, Array(repeating: field(1, []), count: 1001).flatMap { $0 })))
+        seeds.append(payload("limits-unknown-fields", LocationMethods.listLocations.path,
+                             (0..<101).flatMap { field(100 + $0, varint: 1) }))
         return seeds
     }
 
@@ -203,6 +209,9 @@ public enum FuzzSeeds {
                     + Array(repeating: field(2, text(health)), count: 100).flatMap { $0 }),
             Seed(name: "unknown-fields", bytes: field(1, varint: 1) + field(2, text(health))
                     + field(15, field(1, field(1, field(1, text("deep"))))) + field(1000, varint: 3)),
+            Seed(name: "limits-metadata-bytes", bytes: field(1, varint: 1)
+                    + (0..<200).flatMap { field(5, field(1, text("key\($0)")) + field(2, text("value"))) }),
+            Seed(name: "limits-fields", bytes: Array(repeating: field(1, varint: 1), count: 10_001).flatMap { $0 }),
             Seed(name: "response-envelope", bytes: ProtoCodec.encode(ResponseEnvelope(
                 callID: 9, statusCode: .invalidArgument, statusMessage: "id must be a UUID"))),
         ]

@@ -32,9 +32,10 @@ struct PayloadMethod: Sendable {
         run = { payload throws(FuzzFailure) in
             let request: Request
             do throws(RPCError) {
-                request = try ProtoCodec.decode(Request.self, from: payload)
+                // As the server decodes: within its DecodeLimits.
+                request = try UnpackArena(blockSize: 1024, limits: .server).decode(Request.self, from: payload)
             } catch {
-                try Self.expectClientError(error, "decoding \(method.path)")
+                try Self.expectClientError(error, "decoding \(method.path)", limitsApply: true)
                 return
             }
             try EnvelopeFuzzer.roundTrip(request)
@@ -59,8 +60,11 @@ struct PayloadMethod: Sendable {
     }
 
     /// Errors from bad input must carry a code and message a client can act on.
-    static func expectClientError(_ error: RPCError, _ context: String) throws(FuzzFailure) {
+    /// `limitsApply`: the request was decoded within `DecodeLimits`, which refuse with RESOURCE_EXHAUSTED.
+    static func expectClientError(_ error: RPCError, _ context: String, limitsApply: Bool = false) throws(FuzzFailure) {
         switch error.code {
+        case .resourceExhausted where limitsApply:
+            if error.message.isEmpty { throw FuzzFailure("\(context): RESOURCE_EXHAUSTED with an empty message") }
         case .invalidArgument, .notFound, .alreadyExists, .failedPrecondition:
             if error.message.isEmpty { throw FuzzFailure("\(context): \(error.code.name) with an empty message") }
         default:

@@ -1,0 +1,88 @@
+import LarderWire
+import Synchronization
+
+/// The server-wide budget for memory held on behalf of peers: replies produced
+/// but not yet written, and request bytes read but not yet decoded (partial
+/// frames included), across all connections.
+///
+/// Updated from the loop and, for replies, from the store threads; read by
+/// both when they decide whether a connection may start another call.
+final class MemoryBudget: Sendable {
+    /// Bytes all connections together may hold before the fattest are held back.
+    let limit: Int
+    /// Bytes one connection may hold before its new calls are refused, whatever the total.
+    let perConnectionLimit: Int
+    private let used = Atomic<Int>(0)
+    private let connections = Atomic<Int>(0)
+
+    init(limit: Int, perConnectionLimit: Int) {
+        self.limit = limit
+        self.perConnectionLimit = perConnectionLimit
+    }
+
+    /// Bytes held now, all connections together.
+    var usedBytes: Int { used.load(ordering: .relaxed) }
+
+    /// Open connections sharing the budget.
+    var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+    /// True while all connections together hold the whole budget or more.
+    var isExhausted: Bool { usedBytes >= limit }
+
+    /// Each connection's fair part of the budget while it is exhausted.
+    var share: Int { limit / max(connectionCount, 1) }
+
+    func add(_ bytes: Int) { used.add(bytes, ordering: .relaxed) }
+    func remove(_ bytes: Int) { used.subtract(bytes, ordering: .relaxed) }
+    func connectionOpened() { connections.add(1, ordering: .relaxed) }
+    func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
+}
+
+/// One connection's bytes in the `MemoryBudget`, shared with the store threads
+/// that produce its replies.
+final class ConnectionUsage: Sendable {
+    let budget: MemoryBudget
+    private let held = Atomic<Int>(0)
+
+    init(budget: MemoryBudget) {
+        self.budget = budget
+        budget.connectionOpened()
+    }
+
+    /// Bytes this connection holds now.
+    var bytes: Int { held.load(ordering: .relaxed) }
+
+    func add(_ count: Int) {
+        guard count != 0 else { return }
+        held.add(count, ordering: .relaxed)
+        budget.add(count)
+    }
+
+    func remove(_ count: Int) { add(-count) }
+
+    /// Gives back the `bytes` the closing connection held on the loop and leaves the
+    /// budget. Replies still queued for it are given back as the loop drops them.
+    func release(_ bytes: Int) {
+        remove(bytes)
+        budget.connectionClosed()
+    }
+
+    /// True when this connection holds more than it may: over the per-connection
+    /// limit, or over its share while the whole budget is used up.
+    var isOverShare: Bool {
+        let bytes = bytes
+        return bytes > budget.perConnectionLimit || (budget.isExhausted && bytes > budget.share)
+    }
+
+    /// True when the whole budget is used up and this connection holds more than its share:
+    /// reading from it waits (partial frames count too).
+    var mustHoldInput: Bool { budget.isExhausted && bytes > budget.share }
+
+    /// RESOURCE_EXHAUSTED when this connection may not start another call now.
+    func admissionError() -> RPCError? {
+        guard isOverShare else { return nil }
+        return RPCError(.resourceExhausted,
+                        "this connection holds \(bytes) bytes of unread replies and undecoded requests (limit \(budget.perConnectionLimit), "
+                            + "server-wide budget \(budget.limit)); read the replies before sending more calls")
+    }
+}

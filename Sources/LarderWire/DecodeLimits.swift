@@ -1,0 +1,205 @@
+import CProtobufC
+
+/// Bounds on the work one decoded message may cost, checked on its wire bytes
+/// before protobuf-c unpacks it (which allocates per field).
+///
+/// The server decodes every request envelope and request payload on its event
+/// loop; without these bounds, a 4 MiB frame of two million empty fields would
+/// stall every other client for as long as unpacking takes.
+public struct DecodeLimits: Hashable, Sendable {
+    /// Fields on the wire in one message, nested messages included: every
+    /// element of a repeated field, every field-mask path and map entry counts.
+    public var maxFields: Int
+    /// Fields whose number the message does not declare (protobuf-c keeps a copy of each).
+    public var maxUnknownFields: Int
+    /// Elements of one repeated field in one message (field-mask paths, map entries,
+    /// packed scalars).
+    public var maxRepeatedElements: Int
+    /// Request metadata, counted like gRPC's header list size: each entry's key and value
+    /// bytes plus 32.
+    public var maxMetadataBytes: Int
+
+    public init(maxFields: Int = 10_000, maxUnknownFields: Int = 100, maxRepeatedElements: Int = 1_000,
+                maxMetadataBytes: Int = 8 * 1024) {
+        self.maxFields = maxFields
+        self.maxUnknownFields = maxUnknownFields
+        self.maxRepeatedElements = maxRepeatedElements
+        self.maxMetadataBytes = maxMetadataBytes
+    }
+
+    /// What `larder-server` enforces (see docs/LIMITS.md).
+    public static let server = DecodeLimits()
+
+    /// Bytes one metadata entry counts against `maxMetadataBytes`.
+    public static let metadataEntryOverhead = 32
+}
+
+/// Checks the wire bytes of a message against `DecodeLimits`, stopping at the
+/// first bound exceeded, so the work is bounded by the limits, not by the input.
+///
+/// Malformed bytes are not its business: it stops quietly, and protobuf-c
+/// rejects them.
+public enum DecodeLimitScan {
+    /// Nesting deeper than any message in proto/.
+    static let maxDepth = 32
+
+    /// RESOURCE_EXHAUSTED naming the bound when `bytes`, as a `descriptor` message, exceed `limits`.
+    public static func check(_ bytes: UnsafeRawBufferPointer, as descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+                             limits: DecodeLimits) throws(RPCError) {
+        var counts = Counts()
+        if let exceeded = scan(bytes, descriptor, limits, &counts, depth: 0) {
+            throw RPCError(.resourceExhausted,
+                           "\(String(cString: descriptor.pointee.name)) \(exceeded) (a limit of this server)")
+        }
+    }
+
+    struct Counts {
+        var fields = 0
+        var unknown = 0
+    }
+
+    /// What was exceeded, as the end of a sentence, or nil.
+    private static func scan(_ bytes: UnsafeRawBufferPointer, _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+                             _ limits: DecodeLimits, _ counts: inout Counts, depth: Int) -> String? {
+        guard depth < maxDepth else { return nil }
+        var reader = WireReader(bytes: bytes)
+        // Elements seen of each repeated field, by field index; allocated only when one occurs.
+        var repeated: [Int] = []
+        while !reader.isAtEnd {
+            guard let tag = reader.varint(), tag >> 3 <= UInt64(UInt32.max) else { return nil }
+            counts.fields += 1
+            if counts.fields > limits.maxFields { return "has more than \(limits.maxFields) fields" }
+            var value: UnsafeRawBufferPointer?
+            switch tag & 7 {
+            case 0: guard reader.varint() != nil else { return nil }
+            case 1: guard reader.skip(8) else { return nil }
+            case 5: guard reader.skip(4) else { return nil }
+            case 2:
+                guard let length = reader.varint(), let bytes = reader.take(length) else { return nil }
+                value = bytes
+            default: return nil
+            }
+            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
+                counts.unknown += 1
+                if counts.unknown > limits.maxUnknownFields {
+                    return "has more than \(limits.maxUnknownFields) unknown fields"
+                }
+                continue
+            }
+            let name = { String(cString: field.pointee.name) }
+            if field.pointee.label == PROTOBUF_C_LABEL_REPEATED {
+                let index = field - descriptor.pointee.fields
+                if repeated.isEmpty { repeated = Array(repeating: 0, count: Int(descriptor.pointee.n_fields)) }
+                let isPacked = tag & 7 == 2 && field.pointee.type != PROTOBUF_C_TYPE_STRING
+                    && field.pointee.type != PROTOBUF_C_TYPE_BYTES && field.pointee.type != PROTOBUF_C_TYPE_MESSAGE
+                let elements = isPacked ? packedCount(value, type: field.pointee.type) : 1
+                repeated[index] += elements
+                if isPacked {
+                    counts.fields += elements - 1
+                    if counts.fields > limits.maxFields { return "has more than \(limits.maxFields) fields" }
+                }
+                if repeated[index] > limits.maxRepeatedElements {
+                    return "has more than \(limits.maxRepeatedElements) elements in \(name())"
+                }
+            }
+            if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE, let value, let nested = field.pointee.descriptor {
+                let nestedDescriptor = nested.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+                if let exceeded = scan(value, nestedDescriptor, limits, &counts, depth: depth + 1) { return exceeded }
+            }
+        }
+        return nil
+    }
+
+    /// Elements in a packed repeated scalar field's bytes.
+    private static func packedCount(_ value: UnsafeRawBufferPointer?, type: ProtobufCType) -> Int {
+        guard let value else { return 0 }
+        switch type {
+        case PROTOBUF_C_TYPE_FIXED64, PROTOBUF_C_TYPE_SFIXED64, PROTOBUF_C_TYPE_DOUBLE: return value.count / 8
+        case PROTOBUF_C_TYPE_FIXED32, PROTOBUF_C_TYPE_SFIXED32, PROTOBUF_C_TYPE_FLOAT: return value.count / 4
+        default: return value.reduce(0) { $0 + ($1 & 0x80 == 0 ? 1 : 0) }  // varints end on a byte below 0x80
+        }
+    }
+
+    /// The call id and the metadata size of a request envelope, read from its
+    /// top-level fields only; the metadata size is `DecodeLimits.maxMetadataBytes`'s measure.
+    /// Stops once the metadata size passes `limits.maxMetadataBytes` or the fields
+    /// `limits.maxFields` (the call id is then the one seen so far: encoders put it first).
+    public static func envelopeSummary(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits? = nil)
+        -> (callID: UInt64, metadataBytes: Int)
+    {
+        var reader = WireReader(bytes: bytes)
+        var callID: UInt64 = 0
+        var metadataBytes = 0
+        var fields = 0
+        let metadataLimit = limits?.maxMetadataBytes ?? .max
+        let fieldLimit = limits?.maxFields ?? .max
+        while !reader.isAtEnd && metadataBytes <= metadataLimit && fields <= fieldLimit {
+            fields += 1
+            guard let tag = reader.varint() else { break }
+            switch tag & 7 {
+            case 0:
+                guard let value = reader.varint() else { return (callID, metadataBytes) }
+                if tag >> 3 == 1 { callID = value }
+            case 1: guard reader.skip(8) else { return (callID, metadataBytes) }
+            case 5: guard reader.skip(4) else { return (callID, metadataBytes) }
+            case 2:
+                guard let length = reader.varint(), let entry = reader.take(length) else { return (callID, metadataBytes) }
+                if tag >> 3 == 5 { metadataBytes += metadataEntrySize(entry) }
+            default: return (callID, metadataBytes)
+            }
+        }
+        return (callID, metadataBytes)
+    }
+
+    /// Key bytes + value bytes + 32 of one encoded map entry.
+    private static func metadataEntrySize(_ entry: UnsafeRawBufferPointer) -> Int {
+        var reader = WireReader(bytes: entry)
+        var size = DecodeLimits.metadataEntryOverhead
+        while !reader.isAtEnd {
+            guard let tag = reader.varint() else { break }
+            switch tag & 7 {
+            case 0: guard reader.varint() != nil else { return size }
+            case 1: guard reader.skip(8) else { return size }
+            case 5: guard reader.skip(4) else { return size }
+            case 2:
+                guard let length = reader.varint(), let value = reader.take(length) else { return size }
+                size += value.count
+            default: return size
+            }
+        }
+        return size
+    }
+}
+
+/// Bounds-checked reading of protobuf wire primitives.
+struct WireReader {
+    let bytes: UnsafeRawBufferPointer
+    var offset = 0
+
+    var isAtEnd: Bool { offset >= bytes.count }
+
+    mutating func varint() -> UInt64? {
+        var value: UInt64 = 0
+        for shift in stride(from: 0, to: 70, by: 7) {
+            guard offset < bytes.count else { return nil }
+            let byte = bytes[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << UInt64(shift)
+            if byte & 0x80 == 0 { return value }
+        }
+        return nil
+    }
+
+    mutating func skip(_ count: Int) -> Bool {
+        guard bytes.count - offset >= count else { return false }
+        offset += count
+        return true
+    }
+
+    mutating func take(_ length: UInt64) -> UnsafeRawBufferPointer? {
+        guard length <= UInt64(bytes.count - offset) else { return nil }
+        let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
+        offset += Int(length)
+        return slice
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderWire
+import Testing
+
+/// Issue 14's server defects, each against the real binary: token length, the memory
+/// budget, decode limits, descriptor exhaustion, drain, half-close, inline calls at the
+/// call limit, health of an unknown service, duplicate call ids.
+@Suite("Server hardening")
+struct HardeningEndToEndTests {
+    static func envelope(_ callID: UInt64, _ path: String, _ payload: [UInt8] = [],
+                         metadata: [String: String] = [:]) -> RequestEnvelope {
+        RequestEnvelope(callID: callID, method: path, payload: payload, metadata: metadata)
+    }
+
+    static func listLocations(_ callID: UInt64) -> RequestEnvelope {
+        envelope(callID, LocationMethods.listLocations.path, ProtoCodec.encode(ListLocationsRequest()))
+    }
+
+    static func health(_ callID: UInt64, service: String = "") -> RequestEnvelope {
+        envelope(callID, HealthMethods.check.path, ProtoCodec.encode(HealthCheckRequest(service: service)))
+    }
+
+    /// `count` locations with long names, so that one ListLocations reply is about 25 KB per 200.
+    static func addLocations(_ count: Int, to client: LarderClient) async throws {
+        for index in 0..<count {
+            let name = "Hardening location \(index) " + String(repeating: "x", count: 70)
+            _ = try await client.call(LocationMethods.createLocation,
+                                      CreateLocationRequest(location: Location(name: name, colorHex: "#102030")))
+        }
+    }
+
+    static func client(_ server: ServerProcess) throws -> LarderClient {
+        try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
+                         options: ClientOptions(defaultTimeout: .seconds(30)))
+    }
+
+    /// Polls the server's metrics until no call but the metrics call itself is in flight (bounded: 60 s).
+    static func waitUntilIdle(_ client: LarderClient) async throws {
+        for _ in 0..<600 {
+            if try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight <= 1 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("calls still in flight after 60 s")
+    }
+
+    /// Frames of `count` pipelined ListLocations calls, ids 1...count.
+    static func pipelinedLists(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for id in 1...count { Frame.append(ProtoCodec.encode(listLocations(UInt64(id))), to: &bytes) }
+        return bytes
+    }
+
+    // MARK: - Item 1: bearer token
+
+    @Test func aTokenWithTrailingBytesIsRefused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token").path
+        try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile])
+        defer { server.stop() }
+        let address = ServerAddress(host: "127.0.0.1", port: server.port)
+        // 256 and 512 extra bytes: a length difference that folds to zero in one byte.
+        for presented in ["s3cret-token" + String(repeating: "x", count: 256),
+                          "s3cret-token" + String(repeating: "x", count: 512),
+                          "s3cret-toke", "s3cret-token "] {
+            var options = ClientOptions()
+            options.setBearerToken(presented)
+            let client = try LarderClient(server: address, options: options)
+            defer { client.close() }
+            await expectStatus(.unauthenticated) {
+                try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            }
+        }
+        var options = ClientOptions()
+        options.setBearerToken("s3cret-token")
+        let authorized = try LarderClient(server: address, options: options)
+        defer { authorized.close() }
+        #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+    }
+
+    // MARK: - Item 2: memory budget and write stalls
+
+    @Test func aPeerOverItsShareOfTheMemoryBudgetGetsResourceExhausted() async throws {
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--write-stall-timeout", "0",
+                                                   "--durability", "normal"])
+        defer { server.stop() }
+        let client = try Self.client(server)
+        defer { client.close() }
+        try await Self.addLocations(200, to: client)
+        // 1,000 replies of ~27 KB (27 MB) to a peer that reads nothing until the server is done.
+        let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
+        let count = 1000
+        raw.send(Self.pipelinedLists(count))
+        try await Self.waitUntilIdle(client)
+        var ok = 0, exhausted = 0, answered = 0
+        var message = ""
+        while answered < count, let reply = raw.receive() {
+            answered += 1
+            switch reply.statusCode {
+            case .ok: ok += 1
+            case .resourceExhausted:
+                exhausted += 1
+                message = reply.statusMessage
+            default: Issue.record("unexpected \(reply.statusCode.name): \(reply.statusMessage)")
+            }
+        }
+        #expect(answered == count, "every call is answered")
+        #expect(ok > 0)
+        #expect(exhausted > 0, "calls run while the connection held more than its share are refused")
+        #expect(message.contains("unread replies"), "\(message)")
+        // Having read, the connection is admitted again.
+        raw.send(Self.listLocations(UInt64(count + 1)))
+        #expect(raw.receive()?.statusCode == .ok)
+        #expect(await server.waitForLog("event=memory_budget_exhausted"))
+    }
+
+    @Test func aPeerThatStopsReadingIsDroppedAfterTheWriteStallTimeout() async throws {
+        let server = try await ServerProcess(arguments: ["--write-stall-timeout", "1", "--durability", "normal"])
+        defer { server.stop() }
+        let client = try Self.client(server)
+        defer { client.close() }
+        try await Self.addLocations(200, to: client)
+        let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
+        raw.send(Self.pipelinedLists(150))
+        #expect(await server.waitForLog("event=write_stall", seconds: 30))
+        #expect(raw.isClosedByServer())
+        // Its replies are given back to the budget: a later connection's close reports none held.
+        try await Self.waitUntilIdle(client)
+        let later = try RawConnection(port: server.port)
+        later.send(Self.health(1))
+        #expect(later.receive()?.statusCode == .ok)
+        later.shutdownSending()
+        #expect(later.isClosedByServer())
+        var released = false
+        for _ in 0..<100 where !released {
+            released = server.stderr.split(separator: "\n").last { $0.contains("event=connection_closed") }?
+                .contains("budget_bytes=0") == true
+            if !released { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(released, "no bytes stay counted once the stalled peer is gone")
+        #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 204)
+    }
+
+    // MARK: - Item 3: partial frames count against the budget
+
+    @Test func partialFramesCountAgainstTheMemoryBudget() async throws {
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "3"])
+        defer { server.stop() }
+        // Four peers each start a 3 MiB frame: 12 MiB of partial frames against a 1 MiB budget.
+        var peers: [RawConnection] = []
+        for _ in 0..<4 {
+            let peer = try RawConnection(port: server.port)
+            var bytes: [UInt8] = []
+            Frame.appendHeader(length: 3 * 1024 * 1024, to: &bytes)
+            bytes += [UInt8](repeating: 0x0A, count: 3 * 1024 * 1024 - 1)
+            _ = peer.sendWithoutBlocking(bytes, seconds: 1)
+            peers.append(peer)
+        }
+        #expect(await server.waitForLog("event=memory_budget_exhausted", seconds: 20))
+        // Others are still served: health is answered on the loop and holds nothing.
+        let probe = try RawConnection(port: server.port)
+        probe.send(Self.health(1))
+        #expect(probe.receive()?.statusCode == .ok)
+        // The frame timeout still cuts the partial frames off.
+        for peer in peers {
+            #expect(peer.isClosedByServer())
+        }
+        probe.send(Self.listLocations(2))
+        #expect(probe.receive()?.statusCode == .ok)
+    }
+
+    // MARK: - Item 4: decode-heavy frames
+
+    static func varint(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var out: [UInt8] = []
+        while value >= 0x80 {
+            out.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        return out + [UInt8(value)]
+    }
+
+    @Test func decodeHeavyFramesAreRefusedPerCall() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+
+        // 300 metadata entries: over the 8 KiB metadata limit (each counts its bytes + 32).
+        var metadata: [String: String] = [:]
+        for index in 0..<300 { metadata["key-\(index)"] = "value" }
+        raw.send(Self.envelope(1, LocationMethods.listLocations.path, metadata: metadata))
+        var reply = try #require(raw.receive())
+        #expect(reply.callID == 1 && reply.statusCode == .resourceExhausted, "\(reply.statusMessage)")
+        #expect(reply.statusMessage.contains("metadata"))
+
+        // An update mask of 5,000 paths: over the 1,000 elements of one repeated field.
+        let mask = UpdateLocationRequest(location: Location(id: UUID().uuidString.lowercased(), name: "x", colorHex: "#000000"),
+                                         updateMask: FieldMask(paths: Array(repeating: "name", count: 5000)))
+        raw.send(Self.envelope(2, LocationMethods.updateLocation.path, ProtoCodec.encode(mask)))
+        reply = try #require(raw.receive())
+        #expect(reply.callID == 2 && reply.statusCode == .resourceExhausted, "\(reply.statusMessage)")
+        #expect(reply.statusMessage.contains("paths"), "\(reply.statusMessage)")
+
+        // 200 unknown fields in a payload.
+        var unknown: [UInt8] = []
+        for number in 0..<200 { unknown += Self.varint(UInt64(100 + number) << 3) + [0] }
+        raw.send(Self.envelope(3, LocationMethods.listLocations.path, unknown))
+        reply = try #require(raw.receive())
+        #expect(reply.callID == 3 && reply.statusCode == .resourceExhausted, "\(reply.statusMessage)")
+        #expect(reply.statusMessage.contains("unknown fields"), "\(reply.statusMessage)")
+
+        // An envelope of 20,000 fields (call_id over and over): the call is refused, by the last id.
+        var body: [UInt8] = []
+        for _ in 0..<20_000 { body += [0x08, 0x04] }
+        raw.send(Frame.encode(body))
+        reply = try #require(raw.receive())
+        #expect(reply.callID == 4 && reply.statusCode == .resourceExhausted, "\(reply.statusMessage)")
+
+        // The connection survived all of it.
+        raw.send(Self.listLocations(5))
+        reply = try #require(raw.receive())
+        #expect(reply.callID == 5 && reply.statusCode == .ok)
+    }
+
+    // MARK: - Item 6: out of file descriptors
+
+    @Test func runningOutOfDescriptorsBacksOffAndRecovers() async throws {
+        let server = try await ServerProcess(descriptorLimit: 64)
+        defer { server.stop() }
+        // More clients than descriptors: the kernel completes their connections (backlog),
+        // the server cannot accept them all.
+        var clients: [Int32] = []
+        for _ in 0..<100 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = server.port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            clients.append(fd)
+        }
+        #expect(await server.waitForLog("event=accept_failed", seconds: 20))
+        try await Task.sleep(for: .seconds(3))
+        let lines = server.stderr.split(separator: "\n").filter { $0.contains("event=accept_failed") }
+        // One line at once, then at most one per 5 s interval, each with the count of failures.
+        #expect(lines.count >= 1 && lines.count <= 3, "\(lines.count) accept_failed lines")
+        #expect(lines.allSatisfy { $0.contains("failures=") })
+        for fd in clients { close(fd) }
+        // Once the clients are gone, the server accepts and serves again.
+        var served = false
+        for _ in 0..<100 where !served {
+            if let probe = try? RawConnection(port: server.port) {
+                probe.send(Self.health(1))
+                served = probe.receive()?.statusCode == .ok
+            }
+            if !served { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(served)
+        #expect(server.stop() == 0)
+    }
+
+    // MARK: - Item 7: SIGTERM exits once the last reply is written
+
+    @Test func sigtermExitsAsSoonAsBufferedRepliesAreWritten() async throws {
+        // A per-connection output limit above what is buffered: this test is about the drain alone.
+        let server = try await ServerProcess(arguments: ["--drain-timeout", "120", "--durability", "normal",
+                                                   "--max-output-bytes", "268435456", "--access-log"])
+        let client = try Self.client(server)
+        try await Self.addLocations(200, to: client)
+        client.close()
+        let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
+        let count = 200  // 5 MB of replies: more than the kernel's socket buffers take from a peer that does not read
+        raw.send(Self.pipelinedLists(count))
+        // The first reply means the server has read (and admitted) the whole batch.
+        #expect(raw.receive()?.statusCode == .ok)
+        kill(server.processIdentifier, SIGTERM)
+        #expect(await server.waitForLog("event=draining"))
+        // Every reply reaches the connection (the access log has a line per call) while this
+        // peer reads nothing: the last one arrives with megabytes still unwritten.
+        var delivered = 0
+        for _ in 0..<600 where delivered < count {
+            delivered = server.stderr.components(separatedBy: "method=\(LocationMethods.listLocations.path)").count - 1
+            if delivered < count { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(delivered == count)
+        var ok = 1
+        while ok < count, let reply = raw.receive(), reply.statusCode == .ok { ok += 1 }
+        #expect(ok == count, "every call in flight is answered")
+        // stop() waits up to 30 s, then kills: well inside the 120 s drain timeout.
+        #expect(server.stop() == 0)
+        #expect(!server.stderr.contains("event=drain_timeout"))
+        #expect(server.stderr.contains("event=stopped"))
+    }
+
+    // MARK: - Item 8: half-close
+
+    @Test func aHalfClosedPeerStillGetsItsReplies() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        var bytes: [UInt8] = []
+        for id in 1...5 {
+            let create = CreateLocationRequest(location: Location(name: "Half close \(id)", colorHex: "#445566"))
+            Frame.append(ProtoCodec.encode(Self.envelope(UInt64(id), LocationMethods.createLocation.path,
+                                                         ProtoCodec.encode(create))), to: &bytes)
+        }
+        for id in 6...10 { Frame.append(ProtoCodec.encode(Self.listLocations(UInt64(id))), to: &bytes) }
+        raw.send(bytes)
+        raw.shutdownSending()
+        var answered: Set<UInt64> = []
+        while let reply = raw.receive() {
+            #expect(reply.statusCode == .ok, "\(reply.statusMessage)")
+            answered.insert(reply.callID)
+        }
+        #expect(answered == Set(1...10), "every call in flight is answered before the server closes")
+        #expect(raw.isClosedByServer())
+    }
+
+    // MARK: - Item 9: inline calls at the per-connection limit
+
+    @Test func healthReflectionAndAdminAreNotRefusedAtTheCallLimit() async throws {
+        let server = try await ServerProcess(arguments: ["--max-calls-per-connection", "2"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        var bytes: [UInt8] = []
+        var inline: Set<UInt64> = []
+        for id in 1...40 {
+            let callID = UInt64(id)
+            let envelope: RequestEnvelope
+            switch id % 4 {
+            case 1: envelope = Self.health(callID)
+            case 2: envelope = Self.envelope(callID, ReflectionMethods.listServices.path)
+            case 3: envelope = Self.envelope(callID, AdminMethods.getMetrics.path)
+            default: envelope = Self.listLocations(callID)
+            }
+            if id % 4 != 0 { inline.insert(callID) }
+            Frame.append(ProtoCodec.encode(envelope), to: &bytes)
+            // Deferred calls before them fill the limit.
+            for extra in 0..<3 { Frame.append(ProtoCodec.encode(Self.listLocations(UInt64(1000 + id * 10 + extra))), to: &bytes) }
+        }
+        raw.send(bytes)
+        var codes: [UInt64: StatusCode] = [:]
+        for _ in 0..<(40 * 4) {
+            guard let reply = raw.receive() else { break }
+            codes[reply.callID] = reply.statusCode
+        }
+        #expect(codes.count == 160, "every call is answered")
+        #expect(codes.values.contains(.resourceExhausted), "the limit was reached")
+        for id in inline { #expect(codes[id] == .ok, "inline call \(id): \(codes[id]?.name ?? "no reply")") }
+    }
+
+    // MARK: - Item 12: health of an unknown service, duplicate call ids
+
+    @Test func healthOfAnUnknownServiceIsNotFound() async throws {
+        try await withServer { _, client in
+            let error = await expectStatus(.notFound) {
+                try await client.call(HealthMethods.check, HealthCheckRequest(service: "larder.v1.NoSuchService"))
+            }
+            #expect(error?.message.contains("larder.v1.NoSuchService") == true)
+            let known = try await client.call(HealthMethods.check, HealthCheckRequest(service: "larder.v1.LocationService"))
+            #expect(known.status == .serving)
+        }
+    }
+
+    @Test func aDuplicateCallIDInFlightIsRefusedAndTheConnectionKept() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        var bytes: [UInt8] = []
+        for envelope in [Self.listLocations(7), Self.listLocations(7), Self.listLocations(8)] {
+            Frame.append(ProtoCodec.encode(envelope), to: &bytes)
+        }
+        raw.send(bytes)
+        var replies: [(UInt64, StatusCode, String)] = []
+        for _ in 0..<3 {
+            let reply = try #require(raw.receive())
+            replies.append((reply.callID, reply.statusCode, reply.statusMessage))
+        }
+        #expect(replies.filter { $0.0 == 7 && $0.1 == .ok }.count == 1)
+        let duplicate = replies.filter { $0.0 == 7 && $0.1 == .invalidArgument }
+        #expect(duplicate.count == 1)
+        #expect(duplicate.first?.2.contains("already in flight") == true)
+        #expect(replies.contains { $0.0 == 8 && $0.1 == .ok })
+        // The id is free again once answered.
+        raw.send(Self.listLocations(7))
+        #expect(raw.receive()?.statusCode == .ok)
+    }
+}
