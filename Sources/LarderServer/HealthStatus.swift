@@ -1,7 +1,8 @@
 import LarderAPI
 import Synchronization
 
-/// The server's serving status for the health service: SERVING until shutdown begins.
+/// The server's serving status for the health service: SERVING until shutdown
+/// begins, except while the database is unavailable (`Store.isAvailable`).
 final class HealthStatus: Sendable {
     private let serving = Atomic<Bool>(true)
     private let serviceNames: Set<String>
@@ -17,10 +18,10 @@ final class HealthStatus: Sendable {
 
     /// gRPC health semantics: "" is the whole server, a known service shares
     /// the server's status, any other name is SERVICE_UNKNOWN.
-    func check(_ request: HealthCheckRequest) -> HealthCheckResponse {
+    func check(_ request: HealthCheckRequest, databaseAvailable: Bool = true) -> HealthCheckResponse {
         guard request.service.isEmpty || serviceNames.contains(request.service) else {
             return HealthCheckResponse(status: .serviceUnknown)
         }
-        return HealthCheckResponse(status: isServing ? .serving : .notServing)
+        return HealthCheckResponse(status: isServing && databaseAvailable ? .serving : .notServing)
     }
 }

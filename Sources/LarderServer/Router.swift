@@ -89,6 +89,7 @@ struct Router: Sendable {
         handlers[method.path] = Self.deferred(method) { request, context, respond in
             store.read({ reader throws(RPCError) in
                 try context.checkDeadline()
+                reader.boundWaits(byDeadline: context.deadline)
                 let encoded = ProtoCodec.encode(try operation(request, reader))
                 try context.checkDeadline()
                 return encoded
@@ -107,6 +108,7 @@ struct Router: Sendable {
             store.write({ writer throws(RPCError) in
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()
+                writer.boundWaits(byDeadline: context.deadline)
                 return ProtoCodec.encode(try operation(request, writer))
             }, completion: { result in
                 guard case .success = result else { return respond(result) }
