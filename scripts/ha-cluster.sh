@@ -38,9 +38,11 @@ url() {
 
 owner() { if [[ $(id -u) -eq 0 ]]; then echo postgres; else id -un; fi; }
 
-as_owner() {
-  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
+# Prefix that runs a command as the owner; setpriv execs it (no child in between),
+# so `"${AS_OWNER[@]}" cmd &` leaves the real pid in $!.
+AS_OWNER=()
+[[ $(id -u) -eq 0 ]] && AS_OWNER=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+as_owner() { "${AS_OWNER[@]}" "$@"; }
 
 bin_dir() { ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1; }
 
@@ -84,7 +86,7 @@ start() {
   # Runs as the owner too: nothing here needs root.
   mkdir -p "$DIR/etcd"
   chown "$(owner)" "$DIR/etcd"
-  as_owner setsid etcd --name e1 --data-dir "$DIR/etcd/data" \
+  "${AS_OWNER[@]}" etcd --name e1 --data-dir "$DIR/etcd/data" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
     --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
@@ -107,8 +109,8 @@ start() {
     chown -R "$(owner)" "$member"
     chmod 700 "$member"
     # A PGPASSWORD (or other PG*) in Patroni's environment breaks replica bootstrap silently.
-    as_owner env -u PGPASSWORD -u PGUSER -u PGHOST -u PGPORT -u PGDATABASE \
-      setsid patroni "$member/patroni.yml" >"$DIR/$name.log" 2>&1 < /dev/null &
+    "${AS_OWNER[@]}" env -u PGPASSWORD -u PGUSER -u PGHOST -u PGPORT -u PGDATABASE \
+      patroni "$member/patroni.yml" >"$DIR/$name.log" 2>&1 < /dev/null &
     echo $! >"$DIR/$name.pid"
     # The first member bootstraps alone, so it surely becomes the first primary.
     if [[ $i -eq 0 ]]; then
