@@ -91,7 +91,7 @@ start() {
     --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
     --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 1))" \
     --initial-cluster "e1=http://127.0.0.1:$((ETCD_PORT + 1))" --initial-cluster-state new \
-    --listen-metrics-urls "" >"$DIR/etcd.log" 2>&1 < /dev/null &
+    --enable-v2=true >"$DIR/etcd.log" 2>&1 < /dev/null &
   echo $! >"$DIR/etcd.pid"
   for _ in $(seq 100); do
     api "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1 && break

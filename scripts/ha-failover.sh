@@ -46,7 +46,8 @@ PIDS=()
 cleanup() {
   touch "$WORK/stop"
   for pid in "${PIDS[@]}"; do kill -CONT "$pid" 2>/dev/null || true; kill -KILL "$pid" 2>/dev/null || true; done
-  scripts/ha-cluster.sh stop >/dev/null 2>&1 || true
+  cp "$LARDER_HA_DIR"/*.log "$WORK/" 2>/dev/null || true
+  [[ ${LARDER_HA_KEEP:-0} == 1 ]] || scripts/ha-cluster.sh stop >/dev/null 2>&1 || true
   log "logs and results kept in $WORK"
 }
 trap cleanup EXIT

@@ -58,10 +58,10 @@ def run(args):
                         "id": record_id, "name": "failover", "calories": 100, "category": 1,
                         "eaten_at": {"seconds": int(time.time())}})
                     with lock:
-                        acked.append(record_id)
+                        acked.append((record_id, time.time()))
                 else:
                     with lock:
-                        record_id = random.choice(acked[-1000:]) if acked else None
+                        record_id = random.choice(acked[-1000:])[0] if acked else None
                     if record_id is None:
                         time.sleep(0.01)
                         continue
@@ -105,7 +105,7 @@ def run(args):
         thread.join(timeout=args.timeout + 5)
     with lock:
         with open(os.path.join(args.out, "acked.txt"), "w") as f:
-            f.writelines(i + "\n" for i in acked)
+            f.writelines(f"{i} {t:.3f}\n" for i, t in acked)
         with open(os.path.join(args.out, "unknown.txt"), "w") as f:
             f.writelines(i + "\n" for i in unknown)
         with open(os.path.join(args.out, "timeline.json"), "w") as f:
@@ -122,7 +122,8 @@ def psql(port, sql):
 
 
 def report(args):
-    acked = set(open(os.path.join(args.out, "acked.txt")).read().split())
+    acked_at = dict(line.split() for line in open(os.path.join(args.out, "acked.txt")))
+    acked = set(acked_at)
     unknown = set(open(os.path.join(args.out, "unknown.txt")).read().split())
     timeline = sorted(json.load(open(os.path.join(args.out, "timeline.json"))))
     events = []
@@ -134,6 +135,9 @@ def report(args):
                    if psql(p, "SELECT pg_is_in_recovery()") == "f")
     present = set(psql(primary, "SELECT id FROM meal_records").split())
     lost = acked - present
+    if lost:
+        with open(os.path.join(args.out, "lost.txt"), "w") as f:
+            f.writelines(f"{i} {acked_at[i]}\n" for i in sorted(lost, key=lambda i: float(acked_at[i])))
     applied_unknown = len(unknown & present)
 
     # Every member holds the same rows once the replicas caught up with the primary.
@@ -175,7 +179,8 @@ def report(args):
         if name.startswith("kill9-primary") or name.startswith("sigstop-primary"):
             rounds += 1
         max_gap = max(max_gap, gap)
-        print(f"{name:<28} {gap:>10.1f} {('%.1f' % back) if back is not None else 'never':>14}  "
+        lost_here = sum(1 for i in lost if start <= float(acked_at[i]) < end)
+        print(f"{name:<28} lost={lost_here} {gap:>10.1f} {('%.1f' % back) if back is not None else 'never':>14}  "
               f"{dict(failed) or '-'} (rate before {rate:.0f} writes/s)")
     statuses = collections.Counter(c for _, k, c in timeline if c != "OK")
     reads_ok = sum(1 for _, k, c in timeline if k == "read" and c == "OK")

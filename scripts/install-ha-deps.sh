@@ -5,7 +5,7 @@
 # or test Larder itself.
 set -euo pipefail
 
-APT_PACKAGES=(patroni etcd-server etcd-client haproxy postgresql)
+APT_PACKAGES=(patroni python3-etcd etcd-server etcd-client haproxy postgresql)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -21,9 +21,9 @@ extension PostgresStore {
         /// How long connecting to one host may take before it fails (libpq's
         /// `connect_timeout`, at least 2; a URL parameter overrides it).
         public var connectTimeoutSeconds: Int
-        /// How long one statement may run (the server's `statement_timeout`) and wait
-        /// for an answer (client side, one second more) before its connection is
-        /// dropped and the call fails UNAVAILABLE; calls with a shorter deadline stop there.
+        /// How long one statement may wait for PostgreSQL's answer (client side) before
+        /// its connection is dropped and the call fails UNAVAILABLE; calls with a shorter
+        /// deadline stop there. (Not the server's `statement_timeout`: see `open`.)
         public var statementTimeoutSeconds: Int
         /// How often a connection of its own checks that the database is there and takes writes (for health).
         public var monitorInterval: Duration

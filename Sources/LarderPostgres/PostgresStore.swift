@@ -38,7 +38,7 @@ public final class PostgresStore: Store {
     public static func open(url: String, options: Options = Options()) throws(RPCError) -> PostgresStore {
         let target = PostgresURL.redacted(url)
         do throws(PostgresError) {
-            let timeout = UInt64(options.statementTimeoutSeconds + 1) * 1_000_000_000
+            let timeout = UInt64(options.statementTimeoutSeconds) * 1_000_000_000
             let connect = { @Sendable () throws(PostgresError) -> PostgresConnection in
                 let connection = try PostgresConnection(url: url, applicationName: options.applicationName,
                                                         connectTimeoutSeconds: options.connectTimeoutSeconds)
@@ -46,8 +46,9 @@ public final class PostgresStore: Store {
                 return connection
             }
             let availability = PostgresAvailability(onChange: options.onAvailabilityChange)
-            let timeoutSetup = "SET statement_timeout = \(options.statementTimeoutSeconds * 1000)"
-            let setup = [timeoutSetup] + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
+            // No server-side statement_timeout: one firing while a COMMIT waits for a synchronous
+            // standby makes PostgreSQL report the COMMIT as done although no standby has it.
+            let setup = options.durability == .normal ? ["SET synchronous_commit TO off"] : []
             let writerConnection = try connect()
             // Migrating may take long: only the server's own limits apply to it.
             writerConnection.statementTimeoutNanoseconds = nil
@@ -62,8 +63,7 @@ public final class PostgresStore: Store {
             var readers: [any StoreConnection] = []
             do throws(PostgresError) {
                 for _ in 0..<max(1, options.readerCount) {
-                    readers.append(try PostgresSession(connection: try connect(), setup: [timeoutSetup],
-                                                       availability: availability))
+                    readers.append(try PostgresSession(connection: try connect(), availability: availability))
                 }
             } catch {
                 for reader in readers { reader.close() }
