@@ -9,7 +9,7 @@
 #   scripts/ha-cluster.sh status   # members, roles, timelines (patronictl list)
 #   scripts/ha-cluster.sh stop     # stops it and deletes its files
 #
-# Ports from $LARDER_HA_PORT (default 57400): etcd P and P+1 (peer), PostgreSQL
+# Ports from $LARDER_HA_PORT (default 61400, above the ephemeral range): etcd P and P+1 (peer), PostgreSQL
 # P+11..P+13, Patroni's REST API P+21..P+23. Files in $LARDER_HA_DIR (default
 # ${TMPDIR:-/tmp}/larder-ha-P). $LARDER_HA_FSYNC=off trades crash safety of
 # each member's disk for speed (replication still holds). Patroni refuses to
@@ -18,7 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BASE=${LARDER_HA_PORT:-57400}
+BASE=${LARDER_HA_PORT:-61400}
 DIR=${LARDER_HA_DIR:-${TMPDIR:-/tmp}/larder-ha-$BASE}
 FSYNC=${LARDER_HA_FSYNC:-on}
 ETCD_PORT=$BASE

@@ -15,17 +15,19 @@
 #
 #   scripts/ha-failover.sh [ROUNDS]     # default 3; ROUNDS=1 is the short CI version
 #
-# Environment: LARDER_HA_PORT (base port, default 57400; uses P..P+40),
+# Environment: LARDER_HA_PORT (base port, default 61400, above Linux's ephemeral
+# ports; uses P..P+41),
 # LARDER_HA_FREEZE (seconds, default 20; 0 skips the freeze),
 # LARDER_HA_KILL_REPLICA (1 = default, 0 skips), LARDER_SERVER_BIN (default .build/debug/larder-server).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${1:-3}
-BASE=${LARDER_HA_PORT:-57400}
+BASE=${LARDER_HA_PORT:-61400}
 FREEZE=${LARDER_HA_FREEZE:-20}
 KILL_REPLICA=${LARDER_HA_KILL_REPLICA:-1}
 SERVER_BIN=${LARDER_SERVER_BIN:-.build/debug/larder-server}
+CLI_BIN=$(dirname "$SERVER_BIN")/larder
 PYTHON=${LARDER_VENV:-.venv}/bin/python
 export LARDER_HA_PORT=$BASE
 export LARDER_HA_DIR=${LARDER_HA_DIR:-${TMPDIR:-/tmp}/larder-ha-$BASE}
@@ -120,7 +122,7 @@ for i in 0 1; do
 done
 for i in 0 1; do
   for _ in $(seq 100); do
-    .build/debug/larder --server "${REPLICAS[$i]}" --timeout 2 health >/dev/null 2>&1 && break
+    "$CLI_BIN" --server "${REPLICAS[$i]}" --timeout 2 health >/dev/null 2>&1 && break
     sleep 0.2
   done
 done
@@ -175,6 +177,7 @@ if (( KILL_REPLICA == 1 )); then
 fi
 
 touch "$WORK/stop"
+wait_members 90 || log "not every member is running at the end"
 wait "$LOAD" || die "the load generator failed: $(tail -n 5 "$WORK/load.log")"
 cat "$WORK/load.log" >&2
 log "verifying"

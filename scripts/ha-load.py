@@ -131,8 +131,21 @@ def report(args):
         stamp, name = line.split(maxsplit=1)
         events.append((float(stamp), name.strip()))
 
-    primary = next(p for p in args.member_ports.split(",")
-                   if psql(p, "SELECT pg_is_in_recovery()") == "f")
+    primary = None
+    for _ in range(60):
+        for port in args.member_ports.split(","):
+            try:
+                if psql(port, "SELECT pg_is_in_recovery()") == "f":
+                    primary = port
+                    break
+            except (RuntimeError, subprocess.TimeoutExpired):
+                pass
+        if primary:
+            break
+        time.sleep(1)
+    if primary is None:
+        print("no primary within 60 s: cannot verify")
+        return 1
     present = set(psql(primary, "SELECT id FROM meal_records").split())
     lost = acked - present
     if lost:
@@ -148,7 +161,7 @@ def report(args):
         for port in args.member_ports.split(","):
             try:
                 digests[port] = psql(port, digest_sql)
-            except RuntimeError as error:
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
                 digests[port] = f"unreachable ({error})"
         if len(set(digests.values())) == 1:
             break

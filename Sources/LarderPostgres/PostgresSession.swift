@@ -69,7 +69,10 @@ final class PostgresSession: StoreConnection {
             availability?.markLost(message)
             return RPCError.unavailable(message)
         }
-        if error.isConnectionProblem { availability?.markLost(error.message) }
+        // A call's deadline passing says little about the database (the monitor finds out).
+        if error.isConnectionProblem && error.sqlState != PostgresError.deadlineExceeded {
+            availability?.markLost(error.message)
+        }
         return error.rpcError
     }
 
