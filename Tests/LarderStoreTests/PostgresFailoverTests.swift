@@ -104,8 +104,12 @@ struct PostgresFailoverTests {
         #expect(try Self.create(store, "before").get().name == "before")
         let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
         defer { admin.close() }
-        let frozen = try Self.backends(admin, database)
-        #expect(frozen.count == 4, "writer, two readers and the monitor: \(frozen)")
+        // The monitor connects on a thread of its own: wait until it is there too.
+        var frozen: [Int32] = []
+        #expect(try Self.eventually {
+            frozen = try Self.backends(admin, database)
+            return frozen.count == 4
+        }, "writer, two readers and the monitor: \(frozen)")
         for pid in frozen { try #require(kill(pid, SIGSTOP) == 0, "the test cluster must run on this machine") }
         defer { for pid in frozen { kill(pid, SIGCONT) } }
 
