@@ -199,7 +199,8 @@ def report(args):
     reads_ok = sum(1 for _, k, c in timeline if k == "read" and c == "OK")
     print(f"writes acknowledged: {len(acked)}, present on the primary: {len(acked) - len(lost)}, "
           f"lost: {len(lost)}; outcome UNKNOWN: {len(unknown)} (of them applied: {applied_unknown})")
-    print(f"reads OK: {reads_ok}; failed calls by status over the run: {dict(statuses)}")
+    print(f"reads OK: {reads_ok}; acknowledged ids a read did not find (stale reads): {statuses.get('NOT_FOUND', 0)}; "
+          f"failed calls by status over the run: {dict(statuses)}")
     print(f"members consistent: {consistent} {digests}")
     print(f"rounds={rounds} acknowledged={len(acked)} lost={len(lost)} max_unavailable_s={max_gap:.1f}")
     return 0 if not lost and consistent and "WRONG_ROW" not in statuses else 1
