@@ -50,5 +50,11 @@ env -u LARDER_TEST_POSTGRES_URL TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-sup
   swift test --sanitize=thread --scratch-path .build/tsan --skip aClientThatNeverReadsDoesNotGrowServerMemory \
   --skip postgresServerIsReachable
 
+# Failover under load, one kill -9 round plus a 15 s freeze of the primary and a killed
+# replica (~2 min): Patroni + etcd + HAProxy on 127.0.0.1 (docs/DEPLOY.md; the full run is
+# `scripts/ha-failover.sh 3`). Fails if an acknowledged write is lost.
+echo "== HA failover, one round (scripts/ha-failover.sh)" >&2
+LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" LARDER_HA_FREEZE=15 scripts/ha-failover.sh 1
+
 echo "== fuzz: each target 20 s (findings: .build/fuzz-runs/<target>/artifacts)" >&2
 scripts/fuzz.sh 20

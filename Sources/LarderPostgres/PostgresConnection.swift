@@ -13,6 +13,8 @@ import CLibPQ
 /// Not thread-safe and not `Sendable`: one thread uses it at a time.
 public final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// The libpq keywords and values the connection was opened with, for `reconnect()`.
+    private let parameters: (keywords: [String], values: [String])
     private var prepared: Set<String> = []
     private var parameterBytes: [UInt8] = []
     private var parameterOffsets: [Int] = []
@@ -22,39 +24,60 @@ public final class PostgresConnection {
     /// Connects to `url` (a `postgres://` or `postgresql://` URI, or a libpq
     /// key=value string); `database` replaces the URL's database when given.
     /// Notices (such as "already exists, skipping") are dropped, not printed.
+    ///
+    /// Unless the URL says otherwise, the connection asks for a read-write session
+    /// (`target_session_attrs=read-write`: of several hosts, the primary) and
+    /// turns on TCP keepalives, so a peer that vanished is noticed in seconds.
     public init(url: String, database: String? = nil, applicationName: String = "larder",
                 connectTimeoutSeconds: Int = 10) throws(PostgresError) {
         target = PostgresURL.redacted(url)
         // Keywords before "dbname" are defaults the URL may override; those after it override the URL.
-        var keywords = ["connect_timeout", "application_name", "dbname"]
-        var values = [String(max(1, connectTimeoutSeconds)), applicationName, url]
+        var keywords = ["connect_timeout", "application_name", "target_session_attrs", "keepalives",
+                        "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname"]
+        var values = [String(max(2, connectTimeoutSeconds)), applicationName, "read-write", "1",
+                      "5", "2", "3", "10000", url]
         if let database {
             keywords.append("dbname")
             values.append(database)
         }
+        parameters = (keywords, values)
+        handle = try Self.connect(keywords, values, target: target)
+    }
+
+    /// Opens a new libpq connection, in non-blocking mode, or throws SQLSTATE 08001.
+    private static func connect(_ keywords: [String], _ values: [String],
+                                target: String) throws(PostgresError) -> OpaquePointer {
         let connection = Self.withCStringArray(keywords) { keywords in
             Self.withCStringArray(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
         guard let connection else {
             throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): out of memory")
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
+        guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
             let message = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
             throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): \(message)")
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        handle = connection
+        return connection
     }
 
     deinit { close() }
 
-    /// Closes the connection; later calls fail with SQLSTATE 08003. Idempotent.
+    /// Closes the connection; later calls fail with SQLSTATE 08003 until `reconnect()`. Idempotent.
     public func close() {
         guard let connection = handle else { return }
         handle = nil
+        prepared.removeAll()
         PQfinish(connection)
     }
+
+    /// How long one statement may wait for the server (client side) before the
+    /// connection is dropped with SQLSTATE `PostgresError.timedOut`; nil = no limit.
+    public var statementTimeoutNanoseconds: UInt64?
+    /// A monotonic-clock instant (`CLOCK_MONOTONIC` nanoseconds) after which waiting
+    /// stops with SQLSTATE `PostgresError.deadlineExceeded` (the call's deadline); nil = none.
+    public var deadline: UInt64?
 
     /// True while the connection to the server is up (as far as libpq knows).
     public var isConnected: Bool {
@@ -69,32 +92,42 @@ public final class PostgresConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
-    /// Opens the connection anew with the same parameters; prepared statements are gone.
+    /// Opens the connection anew with the same parameters (closing the old one
+    /// first); prepared statements are gone. With several hosts, libpq tries each in turn.
     public func reconnect() throws(PostgresError) {
-        guard let handle else { throw Self.closedError }
-        prepared.removeAll()
-        PQreset(handle)
-        guard PQstatus(handle) == CONNECTION_OK else {
-            throw PostgresError(sqlState: PostgresError.connectionFailure,
-                                message: "cannot reconnect to \(target): \(Self.trimmed(PQerrorMessage(handle)))")
+        close()
+        do throws(PostgresError) {
+            handle = try Self.connect(parameters.keywords, parameters.values, target: target)
+        } catch {
+            throw PostgresError(sqlState: PostgresError.connectionFailure, message: error.message)
         }
+    }
+
+    /// True when the idle connection is known to be dead: closed, or the server
+    /// hung up (or sent a fatal error) since the last statement. Reads whatever
+    /// the server sent meanwhile without waiting, so checking costs one `poll(2)`.
+    public var isStale: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return true }
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return PQconsumeInput(handle) == 0 || PQstatus(handle) != CONNECTION_OK
     }
 
     /// Runs fixed SQL without parameters (one or more statements; the last one's result).
     @discardableResult
     public func execute(_ sql: String) throws(PostgresError) -> PostgresResult {
         let connection = try connected()
-        return try check(PQexec(connection, sql), sql: sql)
+        return try finish(PQsendQuery(connection, sql), sql: sql)
     }
 
     /// Runs `sql` once with bound parameters (`$1`, `$2`, …), unprepared.
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> PostgresResult {
         let connection = try connected()
-        let result = withParameters(parameters) { count, values in
-            PQexecParams(connection, sql, count, nil, values, nil, nil, 0)
+        let sent = withParameters(parameters) { count, values in
+            PQsendQueryParams(connection, sql, count, nil, values, nil, nil, 0)
         }
-        return try check(result, sql: sql)
+        return try finish(sent, sql: sql)
     }
 
     /// Runs the statement `name` with bound parameters, preparing it from `sql`
@@ -103,13 +136,13 @@ public final class PostgresConnection {
     public func run(_ name: String, sql: String, _ parameters: [PostgresValue]) throws(PostgresError) -> PostgresResult {
         let connection = try connected()
         if !prepared.contains(name) {
-            _ = try check(PQprepare(connection, name, sql, Int32(parameters.count), nil), sql: sql)
+            _ = try finish(PQsendPrepare(connection, name, sql, Int32(parameters.count), nil), sql: sql)
             prepared.insert(name)
         }
-        let result = withParameters(parameters) { count, values in
-            PQexecPrepared(connection, name, count, values, nil, nil, 0)
+        let sent = withParameters(parameters) { count, values in
+            PQsendQueryPrepared(connection, name, count, values, nil, nil, 0)
         }
-        return try check(result, sql: sql)
+        return try finish(sent, sql: sql)
     }
 
     // MARK: Internals
@@ -126,8 +159,8 @@ public final class PostgresConnection {
     /// passes libpq an array of pointers into it, valid only during `body`.
     private func withParameters(
         _ parameters: [PostgresValue],
-        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?
-    ) -> OpaquePointer? {
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> Int32
+    ) -> Int32 {
         guard !parameters.isEmpty else { return body(0, nil) }
         parameterBytes.removeAll(keepingCapacity: true)
         parameterOffsets.removeAll(keepingCapacity: true)
@@ -143,6 +176,14 @@ public final class PostgresConnection {
                 return pointers.withUnsafeBufferPointer { body(Int32(pointers.count), $0.baseAddress) }
             }
         }
+    }
+
+    /// Waits (bounded) for the results of the statement just sent (`sent` is the
+    /// PQsend* return value), then wraps the last one, or throws the first error.
+    private func finish(_ sent: Int32, sql: String) throws(PostgresError) -> PostgresResult {
+        guard sent == 1, let connection = handle else { throw connectionError(sql: sql) }
+        let result = try awaitResult(connection, sql: sql)
+        return try check(result, sql: sql)
     }
 
     /// Wraps a successful result, or throws the error it (or the connection) reports.
@@ -167,14 +208,14 @@ public final class PostgresConnection {
                             constraint: field(clibpq_diag_constraint_name()), sql: sql)
     }
 
-    private func connectionError(sql: String) -> PostgresError {
+    func connectionError(sql: String) -> PostgresError {
         guard let handle else { return Self.closedError }
         let bad = PQstatus(handle) != CONNECTION_OK
         return PostgresError(sqlState: bad ? PostgresError.connectionFailure : "XX000",
                              message: Self.trimmed(PQerrorMessage(handle)), sql: sql)
     }
 
-    private static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
+    static func trimmed(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "" }
         var message = String(cString: text)
         while message.last?.isWhitespace == true { message.removeLast() }

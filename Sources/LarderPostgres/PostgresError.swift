@@ -33,6 +33,12 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public static let duplicateTable = "42P07"
     public static let connectionFailure = "08006"
     public static let connectionDoesNotExist = "08003"
+    /// Larder's own (class 08): the server did not answer within the statement timeout.
+    public static let timedOut = "08L01"
+    /// Larder's own (class 08): the call's deadline passed while waiting for the server.
+    public static let deadlineExceeded = "08L02"
+    /// The session is read-only (a hot standby, or `default_transaction_read_only`).
+    public static let readOnlyTransaction = "25006"
 
     /// The two-character class, e.g. "23" (integrity constraint violation).
     public var sqlStateClass: Substring { sqlState.prefix(2) }
@@ -53,6 +59,9 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The canonical status for errors that `PostgresSession` does not map to a rule of its own.
     public var rpcError: RPCError {
+        if sqlState == Self.deadlineExceeded {
+            return RPCError(.deadlineExceeded, "the call's deadline passed while waiting for PostgreSQL: \(message)")
+        }
         if isConnectionProblem {
             return RPCError.unavailable("the PostgreSQL server is unreachable, try again: \(message)")
         }

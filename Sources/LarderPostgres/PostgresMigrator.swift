@@ -39,6 +39,8 @@ struct PostgresMigrator {
     private func migrateOnce(seed: Bool) throws(PostgresError) {
         let connection = session.connection
         try connection.execute("BEGIN")
+        // Migrating a big table may take longer than the statement timeout of normal calls.
+        try connection.execute("SET LOCAL statement_timeout = 0")
         try lock()
         try connection.execute(PostgresSchema.migrationsTable)
         let current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")

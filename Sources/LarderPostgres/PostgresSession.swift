@@ -5,43 +5,134 @@ import LarderWire
 /// The PostgreSQL implementation of the store primitives on one connection.
 /// Used by one executor thread at a time.
 ///
-/// A lost connection fails the call in progress with UNAVAILABLE; the next
-/// transaction reconnects first (and re-runs `setup`), so a restarted
-/// PostgreSQL server is picked up again without restarting larder-server.
+/// Losing the database never needs a restart of larder-server:
+/// - before each transaction an idle connection the server hung up on (a
+///   restart, a failover) is noticed and replaced, and a transaction whose
+///   first statement finds the connection dead is started once more on a new
+///   one: nothing had been done in it yet;
+/// - a session that turns out read-only (a standby, after a failover) is
+///   dropped and re-resolved, so the next transaction finds the primary;
+/// - while the database stays unreachable, reconnecting is retried with a
+///   bounded backoff (`PostgresBackoff`) and calls in between fail fast with UNAVAILABLE;
+/// - every wait is bounded by the statement timeout and the calls' deadlines
+///   (`PostgresConnection.deadline`);
+/// - a COMMIT whose answer was lost answers UNKNOWN: it may have been applied.
 final class PostgresSession: StoreConnection {
     let connection: PostgresConnection
     /// Fixed SQL run on every (re)connect, e.g. `SET synchronous_commit TO off`.
     private let setup: [String]
+    private let availability: PostgresAvailability?
+    private var backoff = PostgresBackoff()
+    /// The latest deadline of the calls of the current transaction, while every one of them has a deadline.
+    private var latestDeadline: UInt64?
+    private var everyCallHasDeadline = true
 
-    init(connection: PostgresConnection, setup: [String] = []) throws(PostgresError) {
+    init(connection: PostgresConnection, setup: [String] = [],
+         availability: PostgresAvailability? = nil) throws(PostgresError) {
         self.connection = connection
         self.setup = setup
+        self.availability = availability
         for sql in setup { try connection.execute(sql) }
     }
 
-    // MARK: Transactions
+    // MARK: Deadlines
 
+    /// Waits of the current transaction end at the latest deadline of its calls
+    /// (a call whose own deadline passed is answered DEADLINE_EXCEEDED by the
+    /// router, without failing the others), or only at the statement timeout
+    /// when some call has no deadline.
+    func boundWaits(byDeadline deadline: UInt64?) {
+        if let deadline, everyCallHasDeadline {
+            latestDeadline = max(latestDeadline ?? 0, deadline)
+        } else {
+            everyCallHasDeadline = false
+            latestDeadline = nil
+        }
+        connection.deadline = latestDeadline
+    }
+
+    private func resetDeadlines() {
+        latestDeadline = nil
+        everyCallHasDeadline = true
+        connection.deadline = nil
+    }
+
+    // MARK: Connecting
+
+    /// Maps a failure to its status; a lost or read-only session is dropped and
+    /// counts as the database being lost.
+    private func failure(_ error: PostgresError) -> RPCError {
+        if error.sqlState == PostgresError.readOnlyTransaction {
+            connection.close()
+            let message = "the PostgreSQL session at \(connection.target) is read-only (a standby, after a "
+                + "failover?): it was dropped, the next call reconnects to the primary; retry"
+            availability?.markLost(message)
+            return RPCError.unavailable(message)
+        }
+        // A call's deadline passing says little about the database (the monitor finds out).
+        if error.isConnectionProblem && error.sqlState != PostgresError.deadlineExceeded {
+            availability?.markLost(error.message)
+        }
+        return error.rpcError
+    }
+
+    /// Replaces a dead connection (with backoff while the database stays away)
+    /// and re-runs `setup`; a session that turns out read-only is refused.
     private func ensureConnected() throws(RPCError) {
-        guard !connection.isConnected else { return }
+        guard connection.isStale else { return }
+        let now = PostgresConnection.monotonicNanoseconds()
+        if let wait = backoff.remainingWait(now: now) {
+            throw RPCError.unavailable("the PostgreSQL server at \(connection.target) is unreachable; next "
+                                       + "reconnect attempt in \(wait / 1_000_000) ms; retry: \(backoff.lastError)")
+        }
         do throws(PostgresError) {
             try connection.reconnect()
             for sql in setup { try connection.execute(sql) }
+            let readOnly = try connection.query("SHOW transaction_read_only")
+            if readOnly.rowCount == 1, readOnly.string(row: 0, column: 0) == "on" {
+                throw PostgresError(sqlState: PostgresError.readOnlyTransaction, message: "the session is read-only")
+            }
+            backoff.succeeded()
         } catch {
-            throw error.rpcError
+            let rpc = failure(error)
+            connection.close()
+            backoff.failed(now: PostgresConnection.monotonicNanoseconds(), error: rpc.message)
+            throw rpc
         }
     }
 
     private func control(_ sql: String) throws(RPCError) {
-        do throws(PostgresError) { try connection.execute(sql) } catch { throw error.rpcError }
+        do throws(PostgresError) { try connection.execute(sql) } catch { throw failure(error) }
     }
+
+    /// Runs the first statement of a transaction; when it finds the connection
+    /// dead, reconnects and runs it once more (nothing had been done in it yet).
+    private func start(_ sql: String) throws(RPCError) {
+        try ensureConnected()
+        do throws(PostgresError) {
+            try connection.execute(sql)
+            return
+        } catch {
+            guard error.isConnectionProblem, error.sqlState != PostgresError.timedOut,
+                  error.sqlState != PostgresError.deadlineExceeded else { throw failure(error) }
+            connection.close()
+        }
+        try ensureConnected()
+        try control(sql)
+    }
+
+    // MARK: Transactions
 
     func beginRead() throws(RPCError) {
-        try ensureConnected()
+        resetDeadlines()
         // One snapshot for every read of the batch.
-        try control("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        try start("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
     }
 
-    func endRead() throws(RPCError) { try control("COMMIT") }
+    func endRead() throws(RPCError) {
+        try control("COMMIT")
+        availability?.markAvailable()
+    }
 
     // Transaction control is sent lazily to save round trips: BEGIN travels with
     // the first SAVEPOINT, each RELEASE with the next SAVEPOINT, and COMMIT
@@ -51,14 +142,19 @@ final class PostgresSession: StoreConnection {
     private var pendingRelease = false
 
     func beginWrite() throws(RPCError) {
+        resetDeadlines()
         try ensureConnected()
         pendingBegin = true
         pendingRelease = false
     }
 
     func savepoint() throws(RPCError) {
-        let prefix = pendingBegin ? "BEGIN; " : pendingRelease ? "RELEASE SAVEPOINT op; " : ""
-        pendingBegin = false
+        if pendingBegin {
+            pendingBegin = false
+            pendingRelease = false
+            return try start("BEGIN; SAVEPOINT op")
+        }
+        let prefix = pendingRelease ? "RELEASE SAVEPOINT op; " : ""
         pendingRelease = false
         try control(prefix + "SAVEPOINT op")
     }
@@ -74,12 +170,18 @@ final class PostgresSession: StoreConnection {
         }
         let status: String
         do throws(PostgresError) { status = try connection.execute("COMMIT").commandStatus } catch {
-            throw error.rpcError
+            guard error.isConnectionProblem else { throw failure(error) }
+            _ = failure(error)
+            // The COMMIT may have reached the server and been applied before the answer was lost.
+            throw RPCError(.unknown, "the connection to PostgreSQL was lost during COMMIT, so this write may "
+                           + "or may not have been applied: read it back before repeating it (a create with "
+                           + "the same id answers ALREADY_EXISTS if it was applied): \(error.message)")
         }
         // COMMIT of a transaction that failed earlier answers ROLLBACK instead of an error.
         guard status != "ROLLBACK" else {
             throw RPCError(.aborted, "the transaction was rolled back by the database; retry the call")
         }
+        availability?.markAvailable()
     }
 
     func rollback() {
@@ -138,7 +240,7 @@ final class PostgresSession: StoreConnection {
             for row in 0..<result.rowCount { rows.append(try decode(result, row)) }
             return rows
         } catch {
-            throw error.rpcError
+            throw failure(error)
         }
     }
 
@@ -155,7 +257,7 @@ final class PostgresSession: StoreConnection {
             return try connection.run(query.name, sql: query.sql, parameters).affectedRows
         } catch {
             if error.sqlStateClass == "23", let mapped = constraint(error) { throw mapped }
-            throw error.rpcError
+            throw failure(error)
         }
     }
 

@@ -18,20 +18,41 @@ extension PostgresStore {
         public var readerCount: Int
         /// The most writes committed together in one transaction.
         public var maxWriteBatch: Int
-        /// How long connecting may take before it fails.
+        /// How long connecting to one host may take before it fails (libpq's
+        /// `connect_timeout`, at least 2; a URL parameter overrides it).
         public var connectTimeoutSeconds: Int
+        /// How long one statement may wait for PostgreSQL's answer (client side) before
+        /// its connection is dropped and the call fails UNAVAILABLE; calls with a shorter
+        /// deadline stop there. (Not the server's `statement_timeout`: see `open`.)
+        public var statementTimeoutSeconds: Int
+        /// How often a connection of its own checks that the database is there and takes writes (for health).
+        public var monitorInterval: Duration
+        /// Told when the database is lost and when it is back (on a store thread; keep it quick).
+        public var onAvailabilityChange: @Sendable (AvailabilityChange) -> Void
         /// Shown in `pg_stat_activity.application_name` (the URL may override it).
         public var applicationName: String
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
-                    maxWriteBatch: Int = 512, connectTimeoutSeconds: Int = 10,
-                    applicationName: String = "larder-server") {
+                    maxWriteBatch: Int = 512, connectTimeoutSeconds: Int = 3, statementTimeoutSeconds: Int = 10,
+                    monitorInterval: Duration = .seconds(1), applicationName: String = "larder-server",
+                    onAvailabilityChange: @escaping @Sendable (AvailabilityChange) -> Void = { _ in }) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount
             self.maxWriteBatch = maxWriteBatch
             self.connectTimeoutSeconds = connectTimeoutSeconds
+            self.statementTimeoutSeconds = max(1, statementTimeoutSeconds)
+            self.monitorInterval = monitorInterval
+            self.onAvailabilityChange = onAvailabilityChange
             self.applicationName = applicationName
         }
+    }
+
+    /// A change in whether the database can be reached (and takes writes).
+    public enum AvailabilityChange: Sendable, Equatable {
+        /// No connection could reach the database, or it turned read-only; why.
+        case lost(reason: String)
+        /// The database answers again after `unavailableSeconds`.
+        case regained(unavailableSeconds: Double)
     }
 }

@@ -11,13 +11,22 @@ import LarderWire
 /// migrations and the default data run exactly once, under an advisory lock.
 public final class PostgresStore: Store {
     private let executor: StoreExecutor
+    private let availability: PostgresAvailability
+    private let monitor: PostgresMonitor
     /// The database URL without its password.
     public let target: String
 
-    private init(target: String, executor: StoreExecutor) {
+    private init(target: String, executor: StoreExecutor, availability: PostgresAvailability,
+                 monitor: PostgresMonitor) {
         self.target = target
         self.executor = executor
+        self.availability = availability
+        self.monitor = monitor
     }
+
+    /// False from the moment a connection (or the monitor, within `Options.monitorInterval`)
+    /// finds the database unreachable or read-only, until one succeeds again.
+    public var isAvailable: Bool { availability.isAvailable }
 
     /// Connects to `url` (`postgres://user[:password]@host[:port]/database[?…]`),
     /// migrates the schema (seeding a new database when `options.seed`), and opens
@@ -29,22 +38,32 @@ public final class PostgresStore: Store {
     public static func open(url: String, options: Options = Options()) throws(RPCError) -> PostgresStore {
         let target = PostgresURL.redacted(url)
         do throws(PostgresError) {
-            let connect = { () throws(PostgresError) -> PostgresConnection in
-                try PostgresConnection(url: url, applicationName: options.applicationName,
-                                       connectTimeoutSeconds: options.connectTimeoutSeconds)
+            let timeout = UInt64(options.statementTimeoutSeconds) * 1_000_000_000
+            let connect = { @Sendable () throws(PostgresError) -> PostgresConnection in
+                let connection = try PostgresConnection(url: url, applicationName: options.applicationName,
+                                                        connectTimeoutSeconds: options.connectTimeoutSeconds)
+                connection.statementTimeoutNanoseconds = timeout
+                return connection
             }
+            let availability = PostgresAvailability(onChange: options.onAvailabilityChange)
+            // No server-side statement_timeout: one firing while a COMMIT waits for a synchronous
+            // standby makes PostgreSQL report the COMMIT as done although no standby has it.
             let setup = options.durability == .normal ? ["SET synchronous_commit TO off"] : []
-            let writer = try PostgresSession(connection: try connect(), setup: setup)
+            let writerConnection = try connect()
+            // Migrating may take long: only the server's own limits apply to it.
+            writerConnection.statementTimeoutNanoseconds = nil
+            let writer = try PostgresSession(connection: writerConnection, setup: setup, availability: availability)
             do throws(PostgresError) {
                 try PostgresMigrator(session: writer).migrate(seed: options.seed)
             } catch {
                 writer.close()
                 throw error
             }
+            writerConnection.statementTimeoutNanoseconds = timeout
             var readers: [any StoreConnection] = []
             do throws(PostgresError) {
                 for _ in 0..<max(1, options.readerCount) {
-                    readers.append(try PostgresSession(connection: try connect()))
+                    readers.append(try PostgresSession(connection: try connect(), availability: availability))
                 }
             } catch {
                 for reader in readers { reader.close() }
@@ -53,7 +72,14 @@ public final class PostgresStore: Store {
             }
             let executor = StoreExecutor(writer: writer, readers: readers,
                                          options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
-            return PostgresStore(target: target, executor: executor)
+            let monitor = PostgresMonitor(interval: options.monitorInterval, availability: availability) {
+                () throws(PostgresError) -> PostgresConnection in
+                let probe = try PostgresConnection(url: url, applicationName: options.applicationName + "-monitor",
+                                                   connectTimeoutSeconds: options.connectTimeoutSeconds)
+                probe.statementTimeoutNanoseconds = 2_000_000_000
+                return probe
+            }
+            return PostgresStore(target: target, executor: executor, availability: availability, monitor: monitor)
         } catch {
             var rpc = error.sqlState == PostgresMigrator.newerSchemaState
                 ? RPCError.failedPrecondition(error.message) : error.rpcError
@@ -83,5 +109,8 @@ public final class PostgresStore: Store {
     }
 
     /// Finishes queued work, then closes every connection. Idempotent.
-    public func close() { executor.close() }
+    public func close() {
+        executor.close()
+        monitor.stop()
+    }
 }

@@ -2,7 +2,8 @@ import LarderAPI
 import LarderWire
 import Synchronization
 
-/// The server's serving status for the health service: SERVING until shutdown begins.
+/// The server's serving status for the health service: SERVING until shutdown
+/// begins, except while the database is unavailable (`Store.isAvailable`).
 final class HealthStatus: Sendable {
     private let serving = Atomic<Bool>(true)
     private let serviceNames: Set<String>
@@ -19,10 +20,10 @@ final class HealthStatus: Sendable {
     /// gRPC health semantics: "" is the whole server, a known service shares
     /// the server's status.
     /// - Throws: NOT_FOUND for any other name (as the gRPC health protocol says for Check).
-    func check(_ request: HealthCheckRequest) throws(RPCError) -> HealthCheckResponse {
+    func check(_ request: HealthCheckRequest, databaseAvailable: Bool = true) throws(RPCError) -> HealthCheckResponse {
         guard request.service.isEmpty || serviceNames.contains(request.service) else {
             throw RPCError.notFound("unknown service \"\(request.service)\"; check \"\" for the whole server")
         }
-        return HealthCheckResponse(status: isServing ? .serving : .notServing)
+        return HealthCheckResponse(status: isServing && databaseAvailable ? .serving : .notServing)
     }
 }

@@ -44,7 +44,9 @@ enum LarderServices {
         router.write(MealRecordMethods.deleteMealRecord, Operations.deleteMealRecord)
         router.read(MealRecordMethods.summarizeMealRecords, Operations.summarizeMealRecords)
 
-        router.inline(HealthMethods.check, isPublic: true) { request, _ throws(RPCError) in try health.check(request) }
+        router.inline(HealthMethods.check, isPublic: true) { request, _ throws(RPCError) in
+            try health.check(request, databaseAvailable: store.isAvailable)
+        }
 
         // Touch no database: answered on the loop. Not public: with auth on they need the token.
         let reflection = ReflectionService(services: served)

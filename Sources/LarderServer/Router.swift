@@ -90,6 +90,7 @@ struct Router: Sendable {
             store.read({ reader throws(RPCError) in
                 try context.checkDeadline()
                 try context.checkMemoryShare()
+                reader.boundWaits(byDeadline: context.deadline)
                 let encoded = ProtoCodec.encode(try operation(request, reader))
                 try context.checkDeadline()
                 return encoded
@@ -109,6 +110,7 @@ struct Router: Sendable {
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()
                 try context.checkMemoryShare()
+                writer.boundWaits(byDeadline: context.deadline)
                 return ProtoCodec.encode(try operation(request, writer))
             }, completion: { result in
                 guard case .success = result else { return respond(result) }

@@ -45,7 +45,7 @@ public enum ServerMain {
         let store: any Store
         let database = configuration.databaseDescription
         do {
-            store = try openStore(configuration)
+            store = try openStore(configuration, logger: logger)
         } catch {
             logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
@@ -64,11 +64,12 @@ public enum ServerMain {
     }
 
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
-    static func openStore(_ configuration: ServerConfiguration) throws(RPCError) -> any Store {
+    static func openStore(_ configuration: ServerConfiguration, logger: Logger) throws(RPCError) -> any Store {
         if PostgresURL.isPostgres(configuration.databasePath) {
             return try PostgresStore.open(url: configuration.databasePath, options: PostgresStore.Options(
                 durability: configuration.durability == .full ? .full : .normal,
-                seed: configuration.seed, readerCount: configuration.readerCount))
+                seed: configuration.seed, readerCount: configuration.readerCount,
+                onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: configuration.databaseDescription).log))
         }
         return try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
             durability: configuration.durability == .full ? .full : .normal,

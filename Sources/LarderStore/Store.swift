@@ -31,8 +31,14 @@ public protocol Store: Sendable {
 
     /// Runs `body`, whose submissions wake the store threads once, when it returns.
     func submitBatch(_ body: () -> Void)
+
+    /// False while the database cannot be reached or cannot take writes; health
+    /// answers NOT_SERVING then. Cheap (an atomic load): called on the event loop.
+    var isAvailable: Bool { get }
 }
 
 extension Store {
     public func submitBatch(_ body: () -> Void) { body() }
+    /// A local database file is always there.
+    public var isAvailable: Bool { true }
 }

@@ -7,6 +7,10 @@ import LarderWire
 /// `Store` opened. Ids passed in are already validated and lower case.
 /// Backends map their own failures to `RPCError` (usually INTERNAL or UNAVAILABLE).
 public protocol StoreReader {
+    /// Bounds the database waits of the operation about to run by `deadline`
+    /// (`CLOCK_MONOTONIC` nanoseconds, the call's deadline; nil = none).
+    func boundWaits(byDeadline deadline: UInt64?)
+
     /// The location with `id`, or nil.
     func location(id: String) throws(RPCError) -> Location?
     /// Every location, sorted by name (then id).

@@ -1,0 +1,60 @@
+import Dispatch
+import Synchronization
+
+/// Checks the database on its own connection every `interval`, so health
+/// turns NOT_SERVING when the database goes away (or turns read-only) even
+/// without traffic, and SERVING again as soon as it is back.
+final class PostgresMonitor: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts probing at once; `connect` opens the probe's connection.
+    init(interval: Duration, availability: PostgresAvailability,
+         connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) {
+        let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+        DispatchQueue(label: "larder-postgres-monitor").async { [self] in
+            var probe: PostgresConnection?
+            while !stopped.load(ordering: .relaxed) {
+                probe = Self.check(probe, availability: availability, connect: connect)
+                _ = wake.wait(timeout: .now() + .milliseconds(max(10, milliseconds)))
+            }
+            probe?.close()
+            finished.signal()
+        }
+    }
+
+    /// One probe: reconnects when needed, then asks whether the session takes writes.
+    private static func check(_ probe: PostgresConnection?, availability: PostgresAvailability,
+                              connect: @Sendable () throws(PostgresError) -> PostgresConnection) -> PostgresConnection? {
+        do throws(PostgresError) {
+            let connection: PostgresConnection
+            if let probe, !probe.isStale {
+                connection = probe
+            } else if let probe {
+                try probe.reconnect()
+                connection = probe
+            } else {
+                connection = try connect()
+            }
+            let readOnly = try connection.query("SHOW transaction_read_only")
+            guard readOnly.rowCount == 1, readOnly.string(row: 0, column: 0) == "off" else {
+                connection.close()
+                availability.markLost("the database session is read-only (a standby?)")
+                return connection
+            }
+            availability.markAvailable()
+            return connection
+        } catch {
+            availability.markLost(error.message)
+            return probe
+        }
+    }
+
+    /// Stops the probing and waits for it to end. Idempotent.
+    func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        wake.signal()
+        finished.wait()
+    }
+}

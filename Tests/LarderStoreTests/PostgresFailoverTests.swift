@@ -1,0 +1,145 @@
+import LarderTestSupport
+import Dispatch
+import Foundation
+import LarderAPI
+import LarderPostgres
+import LarderStore
+import LarderWire
+import Synchronization
+import Testing
+
+/// What the PostgreSQL store does when its server goes away under it: the
+/// behaviours a failover relies on, tested on the throwaway test cluster
+/// (terminated backends, a read-only database, frozen backends).
+@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+struct PostgresFailoverTests {
+    static func create(_ store: any Store, _ name: String, deadline: UInt64? = nil) -> Result<Location, RPCError> {
+        PostgresStoreTests.run(store) { w throws(RPCError) in
+            w.boundWaits(byDeadline: deadline)
+            return try Operations.createLocation(
+                CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
+        }
+    }
+
+    /// Polls `condition` every 50 ms for up to `seconds`.
+    static func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+
+    /// Backend pids of the store's connections (writer, readers, monitor) on `database`.
+    static func backends(_ admin: PostgresConnection, _ database: PostgresTestDatabase) throws -> [Int32] {
+        let rows = try admin.query("""
+            SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name LIKE 'larder-server%'
+            """, [.text(database.name)])
+        return try (0..<rows.rowCount).map { Int32(try rows.int64(row: $0, column: 0)) }
+    }
+
+    @Test func connectionsTheServerDroppedAreReplacedBeforeTheFirstCall() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStoreTests.open(database.url)
+        defer { store.close() }
+        #expect(try PostgresStoreTests.list(store).count == 4)
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name = 'larder-server'
+            """, [.text(database.name)])
+        #expect(try Self.eventually {
+            try admin.query("""
+                SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'larder-server'
+                """, [.text(database.name)]).int64(row: 0, column: 0) == 0
+        })
+        // As after a restart or a failover: the very first calls succeed, on new connections.
+        #expect(try Self.create(store, "after restart").get().name == "after restart")
+        for _ in 0..<6 { #expect(try PostgresStoreTests.list(store).count == 5) }
+    }
+
+    @Test func aReadOnlySessionIsDroppedAndTheNextCallFindsAWritableOne() throws {
+        let database = try PostgresTestDatabase()
+        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal) { change in
+            changes.withLock { $0.append(change) }
+        })
+        defer { store.close() }
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        // What a demoted primary looks like to a new session: read-only.
+        try admin.execute("ALTER DATABASE \(database.name) SET default_transaction_read_only = on")
+        try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                        [.text(database.name)])
+        let refused = Self.create(store, "on a standby")
+        guard case .failure(let error) = refused else {
+            Issue.record("a write on a read-only session succeeded")
+            return
+        }
+        #expect(error.code == .unavailable, "retryable, not FAILED_PRECONDITION: \(error)")
+        #expect(Self.eventually { !store.isAvailable })
+        // The "failover" is over: the next connection is writable again, without a restart.
+        try admin.execute("ALTER DATABASE \(database.name) RESET default_transaction_read_only")
+        var created: Location?
+        #expect(Self.eventually {
+            created = try? Self.create(store, "on the primary").get()
+            return created != nil
+        })
+        #expect(created?.name == "on the primary")
+        #expect(Self.eventually { store.isAvailable })
+        let seen = changes.withLock { $0 }
+        #expect(seen.count == 2, "\(seen)")
+        if case .lost(let reason) = seen.first { #expect(reason.contains("read-only"), "\(reason)") }
+        if seen.count == 2, case .regained(let seconds) = seen[1] { #expect(seconds > 0) }
+    }
+
+    @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
+        let database = try PostgresTestDatabase()
+        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let store = try PostgresStore.open(url: database.url, options: .init(
+            durability: .normal, statementTimeoutSeconds: 2) { change in changes.withLock { $0.append(change) } })
+        defer { store.close() }
+        #expect(try Self.create(store, "before").get().name == "before")
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        // The monitor connects on a thread of its own: wait until it is there too.
+        var frozen: [Int32] = []
+        #expect(try Self.eventually {
+            frozen = try Self.backends(admin, database)
+            return frozen.count == 4
+        }, "writer, two readers and the monitor: \(frozen)")
+        for pid in frozen { try #require(kill(pid, SIGSTOP) == 0, "the test cluster must run on this machine") }
+        defer { for pid in frozen { kill(pid, SIGCONT) } }
+
+        // Without bounds this write would wait until SIGCONT, forever.
+        let started = Date()
+        let stalled = Self.create(store, "frozen")
+        #expect(Date().timeIntervalSince(started) < 60)
+        guard case .failure(let error) = stalled else {
+            Issue.record("a write on a frozen backend succeeded")
+            return
+        }
+        #expect(error.code == .unavailable, "\(error)")
+        #expect(error.message.contains("did not answer within"), "\(error)")
+
+        // A call with a deadline stops at it: a read on the frozen readers.
+        let waiter = Waiter<ListLocationsResponse>()
+        let deadline = PostgresConnection.monotonicNanoseconds() + 1_000_000_000
+        store.read({ r throws(RPCError) in
+            r.boundWaits(byDeadline: deadline)
+            return try Operations.listLocations(ListLocationsRequest(), r)
+        }, completion: waiter.finish)
+        if case .failure(let error) = waiter.wait() {
+            #expect([.deadlineExceeded, .unavailable].contains(error.code), "\(error)")
+        }
+
+        // The frozen connections were dropped; new ones (new backends) serve the calls.
+        #expect(Self.eventually { (try? Self.create(store, "after").get()) != nil })
+        #expect(Self.eventually { changes.withLock { $0.count >= 2 } })
+        let seen = changes.withLock { $0 }
+        if case .lost = seen.first {} else { Issue.record("first change is not a loss: \(seen)") }
+        if case .regained = seen.last {} else { Issue.record("last change is not a recovery: \(seen)") }
+    }
+}
