@@ -244,7 +244,7 @@ import Testing
                                ("not-a-uuid", "meal record id \"not-a-uuid\" is not a UUID")] {
             let db = try TestDatabase()
             _ = try db.write(Operations.createMealRecord, Self.meal("first", id: Self.idA, at: 1_800_000_000))
-            try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, NULL)")
+            try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, 0, NULL)")
             let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
             #expect(error?.code == .dataLoss)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")

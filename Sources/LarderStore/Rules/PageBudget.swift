@@ -33,7 +33,8 @@ enum PageBudget {
             keep.append(index)
             lastConsumed = index
         }
-        let more = ended || rows.count > pageSize
+        // Past the budget, the backend may have stopped reading before the end: more may follow.
+        let more = ended || rows.count > pageSize || rows.bytes.count > maxBytes
         let lastPage = more ? lastConsumed : nil
         if keep.last.map({ $0 + 1 == keep.count }) ?? rows.isEmpty {
             // No record passed over: the page is a prefix of the rows, cut in place.
