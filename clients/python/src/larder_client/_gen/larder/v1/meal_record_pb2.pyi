@@ -79,14 +79,16 @@ class DeleteMealRecordRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class SummarizeMealRecordsRequest(_message.Message):
-    __slots__ = ("start_time", "end_time", "utc_offset_minutes")
+    __slots__ = ("start_time", "end_time", "utc_offset_minutes", "time_zone")
     START_TIME_FIELD_NUMBER: _ClassVar[int]
     END_TIME_FIELD_NUMBER: _ClassVar[int]
     UTC_OFFSET_MINUTES_FIELD_NUMBER: _ClassVar[int]
+    TIME_ZONE_FIELD_NUMBER: _ClassVar[int]
     start_time: _timestamp_pb2.Timestamp
     end_time: _timestamp_pb2.Timestamp
     utc_offset_minutes: int
-    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., utc_offset_minutes: _Optional[int] = ...) -> None: ...
+    time_zone: str
+    def __init__(self, start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., utc_offset_minutes: _Optional[int] = ..., time_zone: _Optional[str] = ...) -> None: ...
 
 class CategoryTotal(_message.Message):
     __slots__ = ("category", "total_calories", "meal_count")
