@@ -77,9 +77,9 @@ extension Operations {
             limit: pageSize + 1, maxBytes: maxPageBytes))
         let page = PageBudget.fit(rows, pageSize: pageSize, maxBytes: maxPageBytes)
         var nextPageToken = ""
-        if let last = page.lastConsumed {
+        if let last = page.cursorRecord {
             // The cursor is the last row passed over (eaten_at, id): read back from its encoding.
-            let record = try rows.decode(MealRecord.self, at: last)
+            let record = try ProtoCodec.decode(MealRecord.self, from: last)
             let cursor = MealRecordCursor(eatenAt: StoreInstant(record.eatenAt ?? Timestamp(seconds: 0)),
                                           id: record.id)
             nextPageToken = PageToken(cursor: cursor, filterHash: hash).encoded()

@@ -2,18 +2,18 @@ import LarderWire
 
 /// Cuts a page of encoded records to what one reply may hold.
 enum PageBudget {
-    /// The records that go in the reply, and the row a next page starts after
-    /// (nil on the last page).
+    /// The records that go in the reply, and the encoding of the row a next page
+    /// starts after (nil on the last page).
     struct Page {
         var records: EncodedMessages
-        var lastConsumed: Int?
+        var cursorRecord: [UInt8]?
     }
 
     /// `rows` (up to `pageSize` + 1, the extra one only saying that more follow) cut to
     /// `pageSize` records whose encodings, as fields of the reply, fit `maxBytes`. The page
     /// ends before the first record that would not fit; a record that cannot fit even
     /// alone is passed over (left out), so that it never blocks the listing.
-    static func fit(_ rows: EncodedMessages, pageSize: Int, maxBytes: Int) -> Page {
+    static func fit(_ rows: consuming EncodedMessages, pageSize: Int, maxBytes: Int) -> Page {
         var bytes = 0
         var lastConsumed: Int?
         var ended = false
@@ -35,17 +35,17 @@ enum PageBudget {
         }
         // Past the budget, the backend may have stopped reading before the end: more may follow.
         let more = ended || rows.count > pageSize || rows.bytes.count > maxBytes
-        let lastPage = more ? lastConsumed : nil
+        let cursorRecord = more ? lastConsumed.map { Array(rows[$0]) } : nil
         if keep.last.map({ $0 + 1 == keep.count }) ?? rows.isEmpty {
-            // No record passed over: the page is a prefix of the rows, cut in place.
+            // No record passed over: the page is a prefix of the rows, cut in place (not copied).
             var records = rows
-            records.removeLast(rows.count - keep.count)
-            return Page(records: records, lastConsumed: lastPage)
+            records.removeLast(records.count - keep.count)
+            return Page(records: records, cursorRecord: cursorRecord)
         }
         var records = EncodedMessages()
         records.reserveCapacity(messages: keep.count, bytesEach: keep.isEmpty ? 0 : bytes / keep.count)
         for index in keep { records.append(Array(rows[index])) }
-        return Page(records: records, lastConsumed: lastPage)
+        return Page(records: records, cursorRecord: cursorRecord)
     }
 
     /// Bytes of one record as a length-delimited field: tag, length varint, encoding.
