@@ -277,18 +277,23 @@ extension SQLiteSession {
     }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
-        let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil) {
-        case (false, false): .mealPage
-        case (false, true): .mealPageAfter
-        case (true, false): .mealPageCategory
-        case (true, true): .mealPageCategoryAfter
+        let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil, query.isWholeMilliseconds) {
+        case (false, false, true): .mealPage
+        case (false, true, true): .mealPageAfter
+        case (true, false, true): .mealPageCategory
+        case (true, true, true): .mealPageCategoryAfter
+        case (false, false, false): .mealPagePrecise
+        case (false, true, false): .mealPageAfterPrecise
+        case (true, false, false): .mealPageCategoryPrecise
+        case (true, true, false): .mealPageCategoryAfterPrecise
         }
         var page = EncodedMessages()
-        var missing: [(index: Int, id: String, eatenAt: StoreInstant)] = []
+        var missing: [(index: Int, id: String, milliseconds: Int64, nanos: Int64)] = []
         do throws(SQLiteError) {
             let statement = try prepared(statementKind)
             defer { statement.reset() }
-            try Self.bindRange(statement, start: query.start, end: query.end, upper: query.upperMilliseconds)
+            try Self.bindRange(statement, start: query.start, end: query.end, upper: query.upperMilliseconds,
+                               precise: statementKind.isPrecise)
             try statement.bind(Int64(query.limit), at: 3)
             if let after = query.after {
                 try statement.bind(after.eatenAt.milliseconds, at: 7)
@@ -298,12 +303,12 @@ extension SQLiteSession {
             if let category = query.category { try statement.bind(Int64(category.rawValue), at: 10) }
             page.reserveCapacity(messages: min(query.limit, 128), bytesEach: 128)
             while page.bytes.count <= query.maxBytes, try statement.step() {
-                let eatenAt = try Self.eatenAt(statement, milliseconds: 1, nanos: 3)
                 statement.withBlob(at: 0) { encoding in
                     if let encoding {
                         page.append(encoding)
                     } else {
-                        missing.append((page.count, statement.string(at: 2), eatenAt))
+                        missing.append((page.count, statement.string(at: 2), statement.int64(at: 1),
+                                        statement.int64(at: 3)))
                         page.append(UnsafeRawBufferPointer(start: nil, count: 0))
                     }
                 }
@@ -317,7 +322,8 @@ extension SQLiteSession {
     }
 
     /// `page` with the records at `missing` encoded from their columns.
-    private func rebuilding(_ page: EncodedMessages, _ missing: [(index: Int, id: String, eatenAt: StoreInstant)])
+    private func rebuilding(_ page: EncodedMessages,
+                            _ missing: [(index: Int, id: String, milliseconds: Int64, nanos: Int64)])
         throws(RPCError) -> EncodedMessages
     {
         var rebuilt = EncodedMessages()
@@ -325,7 +331,12 @@ extension SQLiteSession {
         var pending = next.next()
         for index in 0..<page.count {
             if let item = pending, item.index == index {
-                guard let record = try mealRecord(id: item.id, eatenAt: item.eatenAt) else {
+                guard let nanos = Int32(exactly: item.nanos), (0..<1_000_000).contains(nanos) else {
+                    throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record \(item.id) has eaten_at_ns \(item.nanos)")
+                        .rpcError
+                }
+                let eatenAt = StoreInstant(milliseconds: item.milliseconds, nanos: nanos)
+                guard let record = try mealRecord(id: item.id, eatenAt: eatenAt) else {
                     throw RPCError.internalError("meal record \(item.id) vanished while being read")
                 }
                 rebuilt.append(ProtoCodec.encode(record))
@@ -338,8 +349,10 @@ extension SQLiteSession {
     }
 
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
-        try all(.mealSummary, bind: { s throws(SQLiteError) in
-            try Self.bindRange(s, start: query.start, end: query.end, upper: query.end.milliseconds)
+        let statementKind: SQLiteQuery = query.isWholeMilliseconds ? .mealSummary : .mealSummaryPrecise
+        return try all(statementKind, bind: { s throws(SQLiteError) in
+            try Self.bindRange(s, start: query.start, end: query.end, upper: query.upperMilliseconds,
+                               precise: statementKind.isPrecise)
             try s.bind(query.offsetMilliseconds, at: 3)
         }) { s in
             MealSummaryRow(day: s.int64(at: 0), category: Int32(truncatingIfNeeded: s.int64(at: 1)),
@@ -349,12 +362,14 @@ extension SQLiteSession {
 }
 
 extension SQLiteSession {
-    /// Binds the eaten_at range of SQLiteQuery's meal statements: ?1/?4 start, ?5/?6 end,
-    /// ?2 the inclusive upper millisecond of the index range.
+    /// Binds the eaten_at range of SQLiteQuery's meal statements: ?1 the start, ?2 the
+    /// inclusive upper millisecond of the index range; for a precise statement also ?4 the
+    /// start's nanoseconds and ?5/?6 the end.
     private static func bindRange(_ statement: SQLiteStatement, start: StoreInstant, end: StoreInstant,
-                                  upper: Int64) throws(SQLiteError) {
+                                  upper: Int64, precise: Bool) throws(SQLiteError) {
         try statement.bind(start.milliseconds, at: 1)
         try statement.bind(upper, at: 2)
+        guard precise else { return }
         try statement.bind(Int64(start.nanos), at: 4)
         try statement.bind(end.milliseconds, at: 5)
         try statement.bind(Int64(end.nanos), at: 6)

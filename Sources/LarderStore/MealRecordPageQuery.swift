@@ -31,11 +31,16 @@ public struct MealRecordPageQuery: Hashable, Sendable {
         self.maxBytes = maxBytes
     }
 
-    /// The inclusive upper bound of the index range on eaten_at_ms: the end's
-    /// millisecond (rows in it are checked to the nanosecond), lowered to the
-    /// cursor's millisecond after a cursor.
+    /// True when both bounds fall on whole milliseconds: a backend needs no
+    /// comparison of nanoseconds for the range (only for the cursor).
+    public var isWholeMilliseconds: Bool { StoreInstant.isWholeMilliseconds(start: start, end: end) }
+
+    /// The inclusive upper bound of the index range on eaten_at_ms: the last
+    /// millisecond before the end (its own when rows in it are compared to the
+    /// nanosecond), lowered to the cursor's millisecond after a cursor.
     public var upperMilliseconds: Int64 {
-        Swift.min(end.milliseconds, after?.eatenAt.milliseconds ?? .max)
+        Swift.min(StoreInstant.upperMilliseconds(end: end, wholeMilliseconds: isWholeMilliseconds),
+                  after?.eatenAt.milliseconds ?? .max)
     }
 }
 

@@ -15,6 +15,14 @@ public struct MealSummaryQuery: Hashable, Sendable {
         self.offsetMilliseconds = offsetMilliseconds
     }
 
+    /// True when both bounds fall on whole milliseconds (see `MealRecordPageQuery`).
+    public var isWholeMilliseconds: Bool { StoreInstant.isWholeMilliseconds(start: start, end: end) }
+
+    /// The inclusive upper bound of the index range on eaten_at_ms.
+    public var upperMilliseconds: Int64 {
+        StoreInstant.upperMilliseconds(end: end, wholeMilliseconds: isWholeMilliseconds)
+    }
+
     /// Added before dividing so that the dividend is positive for every valid
     /// time (year 1 onward) and SQL's truncating division is a floor.
     public static let dayBias: Int64 = 1_000_000

@@ -37,5 +37,17 @@ public struct StoreInstant: Hashable, Comparable, Sendable, CustomStringConverti
         (lhs.milliseconds, lhs.nanos) < (rhs.milliseconds, rhs.nanos)
     }
 
+    /// True when a range [start, end) is exact in whole milliseconds: both bounds fall
+    /// on a millisecond (or the end is `max`), so no row needs its nanoseconds compared.
+    public static func isWholeMilliseconds(start: StoreInstant, end: StoreInstant) -> Bool {
+        start.nanos == 0 && (end == .max || end.nanos == 0)
+    }
+
+    /// The last millisecond a row before `end` may have: `end`'s own when rows in it are
+    /// compared to the nanosecond, else the one before it.
+    public static func upperMilliseconds(end: StoreInstant, wholeMilliseconds: Bool) -> Int64 {
+        wholeMilliseconds && end != .max ? end.milliseconds - 1 : end.milliseconds
+    }
+
     public var description: String { "\(milliseconds)ms+\(nanos)ns" }
 }
