@@ -924,7 +924,7 @@ const ProtobufCMessageDescriptor larder__v1__delete_meal_record_request__descrip
   (ProtobufCMessageInit) larder__v1__delete_meal_record_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__v1__summarize_meal_records_request__field_descriptors[3] =
+static const ProtobufCFieldDescriptor larder__v1__summarize_meal_records_request__field_descriptors[4] =
 {
   {
     "start_time",
@@ -962,16 +962,29 @@ static const ProtobufCFieldDescriptor larder__v1__summarize_meal_records_request
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "time_zone",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__SummarizeMealRecordsRequest, time_zone),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__v1__summarize_meal_records_request__field_indices_by_name[] = {
   1,   /* field[1] = end_time */
   0,   /* field[0] = start_time */
+  3,   /* field[3] = time_zone */
   2,   /* field[2] = utc_offset_minutes */
 };
 static const ProtobufCIntRange larder__v1__summarize_meal_records_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor larder__v1__summarize_meal_records_request__descriptor =
 {
@@ -981,7 +994,7 @@ const ProtobufCMessageDescriptor larder__v1__summarize_meal_records_request__des
   "Larder__V1__SummarizeMealRecordsRequest",
   "larder.v1",
   sizeof(Larder__V1__SummarizeMealRecordsRequest),
-  3,
+  4,
   larder__v1__summarize_meal_records_request__field_descriptors,
   larder__v1__summarize_meal_records_request__field_indices_by_name,
   1,  larder__v1__summarize_meal_records_request__number_ranges,

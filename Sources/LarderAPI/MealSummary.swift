@@ -8,13 +8,19 @@ public struct SummarizeMealRecordsRequest: Hashable, Sendable {
     public var startTime: Timestamp?
     /// Meals eaten before this time; required, after `startTime`.
     public var endTime: Timestamp?
-    /// The client's offset from UTC in minutes (-840...840); days are local days at this offset.
+    /// The client's offset from UTC in minutes (-840...840); days are local days at this
+    /// offset. Used when `timeZone` is empty.
     public var utcOffsetMinutes: Int32
+    /// An IANA time zone name ("Asia/Taipei"): days are local days in that zone, across
+    /// its offset changes. Empty: `utcOffsetMinutes` applies.
+    public var timeZone: String
 
-    public init(startTime: Timestamp? = nil, endTime: Timestamp? = nil, utcOffsetMinutes: Int32 = 0) {
+    public init(startTime: Timestamp? = nil, endTime: Timestamp? = nil, utcOffsetMinutes: Int32 = 0,
+                timeZone: String = "") {
         self.startTime = startTime
         self.endTime = endTime
         self.utcOffsetMinutes = utcOffsetMinutes
+        self.timeZone = timeZone
     }
 }
 
@@ -26,7 +32,8 @@ extension SummarizeMealRecordsRequest: ProtoMessage {
     public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
         let c = message.cast(to: Larder__V1__SummarizeMealRecordsRequest.self).pointee
         self.init(startTime: Timestamp?(c: c.start_time), endTime: Timestamp?(c: c.end_time),
-                  utcOffsetMinutes: c.utc_offset_minutes)
+                  utcOffsetMinutes: c.utc_offset_minutes,
+                  timeZone: try CFields.string(c.time_zone, field: "time_zone"))
     }
 
     public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
@@ -36,6 +43,7 @@ extension SummarizeMealRecordsRequest: ProtoMessage {
         c.pointee.start_time = startTime.buildC(in: arena)
         c.pointee.end_time = endTime.buildC(in: arena)
         c.pointee.utc_offset_minutes = utcOffsetMinutes
+        c.pointee.time_zone = arena.string(timeZone)
         return c.asMessage
     }
 }

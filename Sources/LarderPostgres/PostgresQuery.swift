@@ -14,10 +14,14 @@ enum PostgresQuery: Int, CaseIterable {
     private static let locationColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let groupColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let itemCategoryColumns = "id, name, icon_name, category_group_id, create_time_ms, update_time_ms"
-    private static let mealColumns = "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms"
-    /// Meal pages: $1 start (inclusive), $2 end (exclusive), $3 limit.
-    private static let mealRange = "FROM meal_records WHERE eaten_at_ms >= $1 AND eaten_at_ms < $2"
-    private static let mealOrder = " ORDER BY eaten_at_ms DESC, id DESC LIMIT $3"
+    private static let mealColumns =
+        "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms, eaten_at_ns"
+    /// Meal pages and summaries: $1/$2 the start (ms, ns; inclusive), $3/$4 the end
+    /// (exclusive); the plain bounds on eaten_at_ms give the index range.
+    private static let mealRange = "FROM meal_records WHERE eaten_at_ms >= $1 AND eaten_at_ms <= $3"
+        + " AND (eaten_at_ms, eaten_at_ns) >= ($1, $2) AND (eaten_at_ms, eaten_at_ns) < ($3, $4)"
+    /// $5: the page size.
+    private static let mealOrder = " ORDER BY eaten_at_ms DESC, eaten_at_ns DESC, id DESC LIMIT $5"
 
     /// The prepared statement's name on the connection.
     var name: String { "larder_\(self)" }
@@ -49,28 +53,32 @@ enum PostgresQuery: Int, CaseIterable {
         case .deleteItemCategoriesOfGroup: "DELETE FROM item_categories WHERE category_group_id = $1"
 
         case .mealByID: "SELECT \(Self.mealColumns) FROM meal_records WHERE id = $1"
-        case .insertMeal: "INSERT INTO meal_records (\(Self.mealColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7)"
+        case .insertMeal:
+            "INSERT INTO meal_records (\(Self.mealColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         case .updateMeal:
-            "UPDATE meal_records SET name = $2, calories = $3, category = $4, eaten_at_ms = $5, update_time_ms = $6 WHERE id = $1"
+            "UPDATE meal_records SET name = $2, calories = $3, category = $4, eaten_at_ms = $5, update_time_ms = $6, "
+                + "eaten_at_ns = $7 WHERE id = $1"
         case .deleteMeal: "DELETE FROM meal_records WHERE id = $1"
 
-        // Keyset pages: rows strictly after the cursor ($4/$5, or $5/$6 after a
-        // category $4) in (eaten_at_ms desc, id desc) order, as one row comparison
+        // Keyset pages: rows strictly after the cursor ($6-$8, or $7-$9 after a
+        // category $6) in (eaten_at desc, id desc) order, as one row comparison
         // that the index range answers directly.
         case .mealPage: "SELECT \(Self.mealColumns) \(Self.mealRange)" + Self.mealOrder
         case .mealPageAfter:
-            "SELECT \(Self.mealColumns) \(Self.mealRange) AND (eaten_at_ms, id) < ($4, $5)" + Self.mealOrder
-        case .mealPageCategory:
-            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $4" + Self.mealOrder
-        case .mealPageCategoryAfter:
-            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $4 AND (eaten_at_ms, id) < ($5, $6)"
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND (eaten_at_ms, eaten_at_ns, id) < ($6, $7, $8)"
                 + Self.mealOrder
+        case .mealPageCategory:
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $6" + Self.mealOrder
+        case .mealPageCategoryAfter:
+            "SELECT \(Self.mealColumns) \(Self.mealRange) AND category = $6"
+                + " AND (eaten_at_ms, eaten_at_ns, id) < ($7, $8, $9)" + Self.mealOrder
         case .mealSummary:
             // Bias the dividend positive so integer division floors (see MealSummaryQuery.dayBias).
+            // $5: the offset in milliseconds.
             """
-            SELECT (eaten_at_ms + $3 + 86400000000000) / 86400000 - 1000000 AS day, category,
+            SELECT (eaten_at_ms + $5 + 86400000000000) / 86400000 - 1000000 AS day, category,
                    sum(calories), count(*)
-            FROM meal_records WHERE eaten_at_ms >= $1 AND eaten_at_ms < $2
+            \(Self.mealRange)
             GROUP BY day, category ORDER BY day, category
             """
         }

@@ -69,6 +69,19 @@ enum PostgresSchema {
         CREATE INDEX meal_records_eaten_at_covering ON meal_records (eaten_at_ms DESC, id DESC, category, calories);
         CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms DESC, id DESC);
         """,
+        // 2: eaten_at to the nanosecond: eaten_at_ns holds the nanoseconds past eaten_at_ms
+        // (0-999999) and joins both indexes' keys. Earlier rows were stored truncated to the
+        // millisecond and get 0 (a constant default: no table rewrite).
+        """
+        ALTER TABLE meal_records ADD COLUMN eaten_at_ns INTEGER NOT NULL DEFAULT 0,
+            ADD CONSTRAINT meal_records_eaten_at_ns CHECK (eaten_at_ns BETWEEN 0 AND 999999);
+        DROP INDEX meal_records_eaten_at_covering;
+        DROP INDEX meal_records_category_eaten_at;
+        CREATE INDEX meal_records_eaten_at_covering
+            ON meal_records (eaten_at_ms DESC, eaten_at_ns DESC, id DESC, category, calories);
+        CREATE INDEX meal_records_category_eaten_at
+            ON meal_records (category, eaten_at_ms DESC, eaten_at_ns DESC, id DESC);
+        """,
     ]
 
     /// The schema version this build writes.

@@ -223,9 +223,17 @@ final class PostgresSession: StoreConnection {
         }
         return MealRecord(id: r.string(row: i, column: 0), name: r.string(row: i, column: 1), calories: calories,
                           category: category,
-                          eatenAt: Timestamp(unixMilliseconds: try r.int64(row: i, column: 4)),
+                          eatenAt: try eatenAt(r, i).timestamp,
                           createTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 5)),
                           updateTime: Timestamp(unixMilliseconds: try r.int64(row: i, column: 6)))
+    }
+
+    /// A meal row's eaten_at from eaten_at_ms (column 4) and eaten_at_ns (column 7).
+    private static func eatenAt(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> StoreInstant {
+        guard let ns = Int32(exactly: try r.int64(row: i, column: 7)), (0..<1_000_000).contains(ns) else {
+            throw PostgresError(sqlState: "XX001", message: "meal record \(r.string(row: i, column: 0)) has invalid eaten_at_ns")
+        }
+        return StoreInstant(milliseconds: try r.int64(row: i, column: 4), nanos: ns)
     }
 
     // MARK: Generic helpers
@@ -323,12 +331,10 @@ extension PostgresSession {
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
-        var parameters: [PostgresValue] = [.int64(query.startMilliseconds), .int64(query.endMilliseconds),
-                                           .int64(Int64(query.limit))]
+        var parameters = Self.range(query.start, query.end) + [.int64(Int64(query.limit))]
         if let category = query.category { parameters.append(.int64(Int64(category.rawValue))) }
         if let after = query.after {
-            parameters.append(.int64(after.eatenAtMilliseconds))
-            parameters.append(.text(after.id))
+            parameters += [.int64(after.eatenAt.milliseconds), .int64(Int64(after.eatenAt.nanos)), .text(after.id)]
         }
         let statement: PostgresQuery = switch (query.category != nil, query.after != nil) {
         case (false, false): .mealPage
@@ -338,13 +344,22 @@ extension PostgresSession {
         }
         // PostgreSQL keeps no encodings: each record is encoded as it is read.
         var page = EncodedMessages()
-        for record in try all(statement, parameters, Self.meal) { page.append(ProtoCodec.encode(record)) }
+        for record in try all(statement, parameters, Self.meal) {
+            // Past the byte budget: the caller ends the page here.
+            if page.bytes.count > query.maxBytes { break }
+            page.append(ProtoCodec.encode(record))
+        }
         return page
     }
 
+    /// The parameters $1-$4 of a meal range: start (ms, ns), end (ms, ns).
+    private static func range(_ start: StoreInstant, _ end: StoreInstant) -> [PostgresValue] {
+        [.int64(start.milliseconds), .int64(Int64(start.nanos)), .int64(end.milliseconds), .int64(Int64(end.nanos))]
+    }
+
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
-        try all(.mealSummary, [.int64(query.startMilliseconds), .int64(query.endMilliseconds),
-                               .int64(query.offsetMilliseconds)]) { r, i throws(PostgresError) in
+        try all(.mealSummary, Self.range(query.start, query.end) + [.int64(query.offsetMilliseconds)]) {
+            r, i throws(PostgresError) in
             MealSummaryRow(day: try r.int64(row: i, column: 0),
                            category: Int32(truncatingIfNeeded: try r.int64(row: i, column: 1)),
                            totalCalories: try r.int64(row: i, column: 2), mealCount: try r.int64(row: i, column: 3))
@@ -356,6 +371,10 @@ extension PostgresSession {
 
 extension PostgresSession {
     private static func ms(_ time: Timestamp?) -> PostgresValue { .int64(time?.unixMilliseconds ?? 0) }
+    /// The nanoseconds of `time` past its millisecond (eaten_at_ns).
+    private static func subMillisecondNanos(_ time: Timestamp?) -> PostgresValue {
+        .int64(Int64((time?.nanos ?? 0) % 1_000_000))
+    }
 
     func insertLocation(_ location: Location) throws(RPCError) {
         _ = try change(.insertLocation, [.text(location.id), .text(location.name), .text(location.colorHex),
@@ -419,7 +438,8 @@ extension PostgresSession {
     func insertMealRecord(_ record: MealRecord) throws(RPCError) {
         _ = try change(.insertMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
                                      .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
-                                     Self.ms(record.createTime), Self.ms(record.updateTime)]) { error in
+                                     Self.ms(record.createTime), Self.ms(record.updateTime),
+                                     Self.subMillisecondNanos(record.eatenAt)]) { error in
             Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
         }
     }
@@ -427,7 +447,7 @@ extension PostgresSession {
     func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
         try change(.updateMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
                                  .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
-                                 Self.ms(record.updateTime)]) > 0
+                                 Self.ms(record.updateTime), Self.subMillisecondNanos(record.eatenAt)]) > 0
     }
 
     func deleteMealRecord(id: String) throws(RPCError) -> Bool { try change(.deleteMeal, [.text(id)]) > 0 }

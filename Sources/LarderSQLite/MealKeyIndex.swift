@@ -3,11 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderStore
 import Synchronization
 
-/// Where each meal record is stored: its id → its `eaten_at_ms`, the first half of
-/// the table's primary key `(eaten_at_ms, id)`. Held in memory instead of a unique
-/// index on `meal_records(id)`.
+/// Where each meal record is stored: its id → its eaten_at (`eaten_at_ms`,
+/// `eaten_at_ns`), the rest of the table's primary key `(eaten_at_ms, eaten_at_ns, id)`.
+/// Held in memory instead of a unique index on `meal_records(id)`.
 ///
 /// Ids are random UUIDs, so such an index took each create to a random page of it:
 /// with many creates per transaction, every one of them wrote a page of its own to
@@ -26,8 +27,8 @@ import Synchronization
 final class MealKeyIndex: Sendable {
     /// A change of the writer's open transaction.
     enum Staged: Equatable, Sendable {
-        /// The record is (now) at this `eaten_at_ms`.
-        case at(Int64)
+        /// The record is (now) at this eaten_at.
+        case at(StoreInstant)
         /// The record is deleted.
         case deleted
     }
@@ -35,7 +36,7 @@ final class MealKeyIndex: Sendable {
     /// What a reader sees of one id.
     struct Entry: Equatable, Sendable {
         /// Where the record is as of the last published commit; nil when it did not exist.
-        var committed: Int64?
+        var committed: StoreInstant?
         /// The writer's change in flight (possibly committed, not yet published).
         var staged: Staged?
 
@@ -44,7 +45,7 @@ final class MealKeyIndex: Sendable {
     }
 
     private struct State {
-        var committed: [ScrambledKey: Int64] = [:]
+        var committed: [ScrambledKey: StoreInstant] = [:]
         var staged: [ScrambledKey: Staged] = [:]
     }
 
@@ -102,7 +103,7 @@ final class MealKeyIndex: Sendable {
 
     /// Records that the committed table holds each key at its `eatenAt`; returns a key
     /// that was there already, if any.
-    func load(_ rows: [(key: MealKey, eatenAt: Int64)]) -> MealKey? {
+    func load(_ rows: [(key: MealKey, eatenAt: StoreInstant)]) -> MealKey? {
         for row in rows {
             let key = scrambled(row.key)
             let added = shard(key).state.withLock { $0.committed.updateValue(row.eatenAt, forKey: key) == nil }
@@ -121,7 +122,7 @@ final class MealKeyIndex: Sendable {
     }
 
     /// Where the writer's own transaction sees `key`: its staged change, else the committed place.
-    func writerView(_ key: MealKey) -> Int64? {
+    func writerView(_ key: MealKey) -> StoreInstant? {
         let key = scrambled(key)
         return shard(key).state.withLock { state in
             switch state.staged[key] {

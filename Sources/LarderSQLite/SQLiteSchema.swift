@@ -106,6 +106,30 @@ enum SQLiteSchema {
         ALTER TABLE meal_records_ascending RENAME TO meal_records;
         CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms, id);
         """,
+        // 6: eaten_at to the nanosecond: eaten_at_ns holds the nanoseconds past eaten_at_ms
+        // (0-999999) and joins the primary key, which keeps its order (and keeps ascending).
+        // Earlier rows were stored truncated to the millisecond: they get 0, which is what
+        // their stored encodings already say, so the encodings stay as they are.
+        """
+        CREATE TABLE meal_records_ns (
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            calories INTEGER NOT NULL CHECK (calories BETWEEN 0 AND 100000),
+            category INTEGER NOT NULL CHECK (category BETWEEN 1 AND 4),
+            eaten_at_ms INTEGER NOT NULL,
+            eaten_at_ns INTEGER NOT NULL CHECK (eaten_at_ns BETWEEN 0 AND 999999),
+            create_time_ms INTEGER NOT NULL,
+            update_time_ms INTEGER NOT NULL,
+            encoding BLOB,
+            PRIMARY KEY (eaten_at_ms, eaten_at_ns, id)
+        ) WITHOUT ROWID;
+        INSERT INTO meal_records_ns
+            SELECT id, name, calories, category, eaten_at_ms, 0, create_time_ms, update_time_ms, encoding
+            FROM meal_records ORDER BY eaten_at_ms, id;
+        DROP TABLE meal_records;
+        ALTER TABLE meal_records_ns RENAME TO meal_records;
+        CREATE INDEX meal_records_category_eaten_at ON meal_records (category, eaten_at_ms, eaten_at_ns, id);
+        """,
     ]
 
     /// The first version whose meal records carry their encoding.

@@ -127,9 +127,19 @@ final class SQLiteSession: StoreConnection {
             throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record \(row.string(at: 0)) has invalid values")
         }
         return MealRecord(id: row.string(at: 0), name: row.string(at: 1), calories: calories, category: category,
-                          eatenAt: Timestamp(unixMilliseconds: row.int64(at: 4)),
+                          eatenAt: try eatenAt(row, milliseconds: 4, nanos: 7).timestamp,
                           createTime: Timestamp(unixMilliseconds: row.int64(at: 5)),
                           updateTime: Timestamp(unixMilliseconds: row.int64(at: 6)))
+    }
+
+    /// The eaten_at of a row from its two columns; SQLITE_CORRUPT for nanoseconds out of range.
+    private static func eatenAt(_ row: SQLiteStatement, milliseconds: Int32, nanos: Int32)
+        throws(SQLiteError) -> StoreInstant
+    {
+        guard let ns = Int32(exactly: row.int64(at: nanos)), (0..<1_000_000).contains(ns) else {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: "a meal record has eaten_at_ns \(row.int64(at: nanos)), not 0-999999")
+        }
+        return StoreInstant(milliseconds: row.int64(at: milliseconds), nanos: ns)
     }
 
     // MARK: Generic helpers
@@ -224,12 +234,13 @@ extension SQLiteSession {
     }
 
     /// The meal record with this primary key, or nil.
-    private func mealRecord(id: String, eatenAt: Int64) throws(RPCError) -> MealRecord? {
+    private func mealRecord(id: String, eatenAt: StoreInstant) throws(RPCError) -> MealRecord? {
         do throws(SQLiteError) {
             let statement = try prepared(.mealByKey)
             defer { statement.reset() }
             try statement.bind(id, at: 1)
-            try statement.bind(eatenAt, at: 2)
+            try statement.bind(eatenAt.milliseconds, at: 2)
+            try statement.bind(Int64(eatenAt.nanos), at: 3)
             return try statement.step() ? try Self.meal(statement) : nil
         } catch {
             throw error.rpcError
@@ -266,35 +277,38 @@ extension SQLiteSession {
     }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
-        let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil) {
-        case (false, false): .mealPage
-        case (false, true): .mealPageAfter
-        case (true, false): .mealPageCategory
-        case (true, true): .mealPageCategoryAfter
+        let statementKind: SQLiteQuery = switch (query.category != nil, query.after != nil, query.isWholeMilliseconds) {
+        case (false, false, true): .mealPage
+        case (false, true, true): .mealPageAfter
+        case (true, false, true): .mealPageCategory
+        case (true, true, true): .mealPageCategoryAfter
+        case (false, false, false): .mealPagePrecise
+        case (false, true, false): .mealPageAfterPrecise
+        case (true, false, false): .mealPageCategoryPrecise
+        case (true, true, false): .mealPageCategoryAfterPrecise
         }
         var page = EncodedMessages()
-        var missing: [(index: Int, id: String, eatenAt: Int64)] = []
+        var missing: [(index: Int, id: String, milliseconds: Int64, nanos: Int64)] = []
         do throws(SQLiteError) {
             let statement = try prepared(statementKind)
             defer { statement.reset() }
-            try statement.bind(query.startMilliseconds, at: 1)
+            try Self.bindRange(statement, start: query.start, end: query.end, upper: query.upperMilliseconds,
+                               precise: statementKind.isPrecise)
             try statement.bind(Int64(query.limit), at: 3)
             if let after = query.after {
-                let (bound, overflow) = after.eatenAtMilliseconds.addingReportingOverflow(1)
-                try statement.bind(overflow ? query.endMilliseconds : min(query.endMilliseconds, bound), at: 2)
-                try statement.bind(after.eatenAtMilliseconds, at: 4)
-                try statement.bind(after.id, at: 5)
-            } else {
-                try statement.bind(query.endMilliseconds, at: 2)
+                try statement.bind(after.eatenAt.milliseconds, at: 7)
+                try statement.bind(Int64(after.eatenAt.nanos), at: 8)
+                try statement.bind(after.id, at: 9)
             }
-            if let category = query.category { try statement.bind(Int64(category.rawValue), at: 6) }
+            if let category = query.category { try statement.bind(Int64(category.rawValue), at: 10) }
             page.reserveCapacity(messages: min(query.limit, 128), bytesEach: 128)
-            while try statement.step() {
+            while page.bytes.count <= query.maxBytes, try statement.step() {
                 statement.withBlob(at: 0) { encoding in
                     if let encoding {
                         page.append(encoding)
                     } else {
-                        missing.append((page.count, statement.string(at: 2), statement.int64(at: 1)))
+                        missing.append((page.count, statement.string(at: 2), statement.int64(at: 1),
+                                        statement.int64(at: 3)))
                         page.append(UnsafeRawBufferPointer(start: nil, count: 0))
                     }
                 }
@@ -308,7 +322,8 @@ extension SQLiteSession {
     }
 
     /// `page` with the records at `missing` encoded from their columns.
-    private func rebuilding(_ page: EncodedMessages, _ missing: [(index: Int, id: String, eatenAt: Int64)])
+    private func rebuilding(_ page: EncodedMessages,
+                            _ missing: [(index: Int, id: String, milliseconds: Int64, nanos: Int64)])
         throws(RPCError) -> EncodedMessages
     {
         var rebuilt = EncodedMessages()
@@ -316,7 +331,12 @@ extension SQLiteSession {
         var pending = next.next()
         for index in 0..<page.count {
             if let item = pending, item.index == index {
-                guard let record = try mealRecord(id: item.id, eatenAt: item.eatenAt) else {
+                guard let nanos = Int32(exactly: item.nanos), (0..<1_000_000).contains(nanos) else {
+                    throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record \(item.id) has eaten_at_ns \(item.nanos)")
+                        .rpcError
+                }
+                let eatenAt = StoreInstant(milliseconds: item.milliseconds, nanos: nanos)
+                guard let record = try mealRecord(id: item.id, eatenAt: eatenAt) else {
                     throw RPCError.internalError("meal record \(item.id) vanished while being read")
                 }
                 rebuilt.append(ProtoCodec.encode(record))
@@ -329,14 +349,30 @@ extension SQLiteSession {
     }
 
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
-        try all(.mealSummary, bind: { s throws(SQLiteError) in
-            try s.bind(query.startMilliseconds, at: 1)
-            try s.bind(query.endMilliseconds, at: 2)
+        let statementKind: SQLiteQuery = query.isWholeMilliseconds ? .mealSummary : .mealSummaryPrecise
+        return try all(statementKind, bind: { s throws(SQLiteError) in
+            try Self.bindRange(s, start: query.start, end: query.end, upper: query.upperMilliseconds,
+                               precise: statementKind.isPrecise)
             try s.bind(query.offsetMilliseconds, at: 3)
         }) { s in
             MealSummaryRow(day: s.int64(at: 0), category: Int32(truncatingIfNeeded: s.int64(at: 1)),
                            totalCalories: s.int64(at: 2), mealCount: s.int64(at: 3))
         }
+    }
+}
+
+extension SQLiteSession {
+    /// Binds the eaten_at range of SQLiteQuery's meal statements: ?1 the start, ?2 the
+    /// inclusive upper millisecond of the index range; for a precise statement also ?4 the
+    /// start's nanoseconds and ?5/?6 the end.
+    private static func bindRange(_ statement: SQLiteStatement, start: StoreInstant, end: StoreInstant,
+                                  upper: Int64, precise: Bool) throws(SQLiteError) {
+        try statement.bind(start.milliseconds, at: 1)
+        try statement.bind(upper, at: 2)
+        guard precise else { return }
+        try statement.bind(Int64(start.nanos), at: 4)
+        try statement.bind(end.milliseconds, at: 5)
+        try statement.bind(Int64(end.nanos), at: 6)
     }
 }
 
@@ -444,16 +480,17 @@ extension SQLiteSession {
     func insertMealRecord(_ record: MealRecord) throws(RPCError) {
         let key = try Self.mealKey(record.id)
         guard mealKeys.writerView(key) == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
-        let eatenAt = record.eatenAt?.unixMilliseconds ?? 0
+        let eatenAt = StoreInstant(record.eatenAt ?? Timestamp(seconds: 0))
         _ = try change(.insertMeal, bind: { s throws(SQLiteError) in
             try s.bind(record.id, at: 1)
             try s.bind(record.name, at: 2)
             try s.bind(Int64(record.calories), at: 3)
             try s.bind(Int64(record.category.rawValue), at: 4)
-            try s.bind(eatenAt, at: 5)
+            try s.bind(eatenAt.milliseconds, at: 5)
             try s.bind(record.createTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 7)
-            try s.bind(blob: ProtoCodec.encode(record), at: 8)
+            try s.bind(Int64(eatenAt.nanos), at: 8)
+            try s.bind(blob: ProtoCodec.encode(record), at: 9)
         }, constraint: { error in
             Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
         })
@@ -463,16 +500,18 @@ extension SQLiteSession {
     func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
         let key = try Self.mealKey(record.id)
         guard let storedAt = mealKeys.writerView(key) else { return false }
-        let eatenAt = record.eatenAt?.unixMilliseconds ?? 0
+        let eatenAt = StoreInstant(record.eatenAt ?? Timestamp(seconds: 0))
         let changed = try change(.updateMeal, bind: { s throws(SQLiteError) in
             try s.bind(record.id, at: 1)
             try s.bind(record.name, at: 2)
             try s.bind(Int64(record.calories), at: 3)
             try s.bind(Int64(record.category.rawValue), at: 4)
-            try s.bind(eatenAt, at: 5)
+            try s.bind(eatenAt.milliseconds, at: 5)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(blob: ProtoCodec.encode(record), at: 7)
-            try s.bind(storedAt, at: 8)
+            try s.bind(storedAt.milliseconds, at: 8)
+            try s.bind(Int64(storedAt.nanos), at: 9)
+            try s.bind(Int64(eatenAt.nanos), at: 10)
         })
         guard changed > 0 else { return false }
         if eatenAt != storedAt { mealKeyChanges.stage(key, .at(eatenAt)) }
@@ -484,7 +523,8 @@ extension SQLiteSession {
         guard let storedAt = mealKeys.writerView(key) else { return false }
         let changed = try change(.deleteMeal, bind: { s throws(SQLiteError) in
             try s.bind(id, at: 1)
-            try s.bind(storedAt, at: 2)
+            try s.bind(storedAt.milliseconds, at: 2)
+            try s.bind(Int64(storedAt.nanos), at: 3)
         })
         guard changed > 0 else { return false }
         mealKeyChanges.stage(key, .deleted)
@@ -505,10 +545,11 @@ extension SQLiteSession {
     /// before schema version 4). Runs inside the migration's transaction.
     func fillMissingMealEncodings() throws(RPCError) {
         // A one-off scan, so not among the indexed statements of SQLiteQuery.
-        var keys: [(id: String, eatenAt: Int64)] = []
+        var keys: [(id: String, eatenAt: StoreInstant)] = []
         do throws(SQLiteError) {
-            let select = try connection.prepare("SELECT id, eaten_at_ms FROM meal_records WHERE encoding IS NULL")
-            while try select.step() { keys.append((select.string(at: 0), select.int64(at: 1))) }
+            let select = try connection.prepare(
+                "SELECT id, eaten_at_ms, eaten_at_ns FROM meal_records WHERE encoding IS NULL")
+            while try select.step() { keys.append((select.string(at: 0), try Self.eatenAt(select, milliseconds: 1, nanos: 2))) }
         } catch {
             throw error.rpcError
         }
@@ -517,7 +558,8 @@ extension SQLiteSession {
             _ = try change(.setMealEncoding, bind: { s throws(SQLiteError) in
                 try s.bind(id, at: 1)
                 try s.bind(blob: ProtoCodec.encode(record), at: 2)
-                try s.bind(eatenAt, at: 3)
+                try s.bind(eatenAt.milliseconds, at: 3)
+                try s.bind(Int64(eatenAt.nanos), at: 4)
             })
         }
     }
@@ -529,9 +571,9 @@ extension SQLiteSession {
         defer { rollback() }
         // A one-off scan of the narrowest index that holds both columns.
         let select = try connection.prepare(
-            "SELECT id, eaten_at_ms FROM meal_records INDEXED BY meal_records_category_eaten_at")
+            "SELECT id, eaten_at_ms, eaten_at_ns FROM meal_records INDEXED BY meal_records_category_eaten_at")
         defer { select.reset() }
-        var rows: [(key: MealKey, eatenAt: Int64)] = []
+        var rows: [(key: MealKey, eatenAt: StoreInstant)] = []
         rows.reserveCapacity(4096)
         var more = true
         while more {
@@ -544,7 +586,7 @@ extension SQLiteSession {
                     throw SQLiteError(code: SQLITE_CORRUPT,
                                       message: "meal record id \"\(select.string(at: 0))\" is not a UUID")
                 }
-                rows.append((key, select.int64(at: 1)))
+                rows.append((key, try Self.eatenAt(select, milliseconds: 1, nanos: 2)))
             }
             if let duplicate = mealKeys.load(rows) {
                 throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record id \"\(duplicate)\" is stored twice")

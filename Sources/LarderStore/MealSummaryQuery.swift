@@ -1,17 +1,26 @@
-/// The input of the summary aggregation: meals with
-/// `startMilliseconds <= eaten_at_ms < endMilliseconds`, grouped by local day.
+/// The input of the summary aggregation: meals with `start <= eaten_at < end`
+/// (to the nanosecond), grouped by local day.
 ///
 /// The local day of a meal is `floor((eaten_at_ms + offsetMilliseconds) / 86_400_000)`,
-/// a day number counted from 1970-01-01.
+/// a day number counted from 1970-01-01. A summary in a time zone runs one query
+/// per stretch of constant UTC offset.
 public struct MealSummaryQuery: Hashable, Sendable {
-    public var startMilliseconds: Int64
-    public var endMilliseconds: Int64
+    public var start: StoreInstant
+    public var end: StoreInstant
     public var offsetMilliseconds: Int64
 
-    public init(startMilliseconds: Int64, endMilliseconds: Int64, offsetMilliseconds: Int64) {
-        self.startMilliseconds = startMilliseconds
-        self.endMilliseconds = endMilliseconds
+    public init(start: StoreInstant, end: StoreInstant, offsetMilliseconds: Int64) {
+        self.start = start
+        self.end = end
         self.offsetMilliseconds = offsetMilliseconds
+    }
+
+    /// True when both bounds fall on whole milliseconds (see `MealRecordPageQuery`).
+    public var isWholeMilliseconds: Bool { StoreInstant.isWholeMilliseconds(start: start, end: end) }
+
+    /// The inclusive upper bound of the index range on eaten_at_ms.
+    public var upperMilliseconds: Int64 {
+        StoreInstant.upperMilliseconds(end: end, wholeMilliseconds: isWholeMilliseconds)
     }
 
     /// Added before dividing so that the dividend is positive for every valid

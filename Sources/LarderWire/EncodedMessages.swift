@@ -15,6 +15,9 @@ public struct EncodedMessages: Hashable, Sendable {
     /// The number of messages.
     public var count: Int { ends.count }
 
+    /// True when it holds no message.
+    public var isEmpty: Bool { ends.isEmpty }
+
     /// The encoding of message `index`.
     public subscript(index: Int) -> ArraySlice<UInt8> {
         bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]

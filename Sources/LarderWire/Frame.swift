@@ -5,15 +5,18 @@ public enum Frame {
     /// The default maximum N, 4 MiB.
     public static let defaultMaxSize = 4 * 1024 * 1024
 
-    /// Appends one frame holding `body` to `buffer`.
+    /// Appends one frame holding `body` to `buffer`. A body too long for the prefix
+    /// (over 4 GiB) gets the prefix `FrameLength.unframeable`, which every decoder
+    /// refuses (no limit reaches it), rather than a truncated length that would
+    /// split the stream somewhere inside the body.
     public static func append(_ body: [UInt8], to buffer: inout [UInt8]) {
-        appendHeader(length: body.count, to: &buffer)
+        appendHeader(length: FrameLength(exactly: body.count) ?? .unframeable, to: &buffer)
         buffer.append(contentsOf: body)
     }
 
     /// Appends the 4-byte big-endian length prefix.
-    public static func appendHeader(length: Int, to buffer: inout [UInt8]) {
-        let n = UInt32(truncatingIfNeeded: length)
+    public static func appendHeader(length: FrameLength, to buffer: inout [UInt8]) {
+        let n = length.value
         buffer.append(UInt8(truncatingIfNeeded: n >> 24))
         buffer.append(UInt8(truncatingIfNeeded: n >> 16))
         buffer.append(UInt8(truncatingIfNeeded: n >> 8))
@@ -32,4 +35,23 @@ public enum Frame {
     public static func encode<M: ProtoMessage>(_ message: M) -> [UInt8] {
         encode(ProtoCodec.encode(message))
     }
+}
+
+/// The length of a frame's body, as its 4-byte prefix holds it: made only from a
+/// count that fits, so a prefix is never truncated.
+public struct FrameLength: Hashable, Sendable {
+    /// The prefix's value.
+    public let value: UInt32
+
+    /// `count` as a frame length; nil when it is negative or over `limit` (at most
+    /// 4 GiB - 1, what the prefix holds).
+    public init?(exactly count: Int, limit: Int = Int(UInt32.max)) {
+        guard count >= 0, count <= limit, let value = UInt32(exactly: count) else { return nil }
+        self.value = value
+    }
+
+    private init(raw: UInt32) { value = raw }
+
+    /// The largest prefix: above every frame limit (at most 2³⁰), so refused by any decoder.
+    public static let unframeable = FrameLength(raw: .max)
 }

@@ -5,24 +5,36 @@ import CProtobufC
 /// copying the payload into an intermediate message first (the server's hot path).
 public enum ResponseFrame {
     /// Appends one frame: length prefix + ResponseEnvelope{callID, code, message, payload}.
+    ///
+    /// A reply whose envelope would exceed `maxSize` (the 4 MiB every client accepts by
+    /// default; never more than the prefix holds) is replaced by a RESOURCE_EXHAUSTED
+    /// reply for the same call: a client would otherwise drop the whole connection.
     public static func append(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
-                              to buffer: inout [UInt8]) {
-        var envelope = Larder__Rpc__V1__ResponseEnvelope()
-        larder__rpc__v1__response_envelope__init(&envelope)
-        envelope.call_id = callID
-        envelope.status_code = code.rawValue
-        message.withCString { messagePointer in
+                              maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) {
+        let tooLarge: Int? = message.withCString { messagePointer in
             payload.withUnsafeBufferPointer { payloadPointer in
+                var envelope = Larder__Rpc__V1__ResponseEnvelope()
+                larder__rpc__v1__response_envelope__init(&envelope)
+                envelope.call_id = callID
+                envelope.status_code = code.rawValue
                 envelope.status_message = message.isEmpty ? nil : UnsafeMutablePointer(mutating: messagePointer)
                 envelope.payload = ProtobufCBinaryData(
                     len: payloadPointer.count, data: payloadPointer.count == 0 ? nil : UnsafeMutablePointer(mutating: payloadPointer.baseAddress))
-                withUnsafePointer(to: &envelope) { pointer in
+                return withUnsafePointer(to: &envelope) { pointer -> Int? in
                     let message = UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self)
                     let size = protobuf_c_message_get_packed_size(message)
-                    Frame.appendHeader(length: size, to: &buffer)
+                    guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
+                    Frame.appendHeader(length: length, to: &buffer)
                     ProtoCodec.pack(message, size: size, appendingTo: &buffer)
+                    return nil
                 }
             }
+        }
+        if let tooLarge {
+            append(callID: callID, code: .resourceExhausted,
+                   message: "the reply is \(tooLarge) bytes, more than the largest frame of \(maxSize) bytes; "
+                       + "ask for less (a smaller page_size)",
+                   payload: [], maxSize: max(maxSize, 4096), to: &buffer)
         }
     }
 

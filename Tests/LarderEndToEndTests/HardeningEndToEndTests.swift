@@ -155,7 +155,7 @@ struct HardeningEndToEndTests {
         for _ in 0..<4 {
             let peer = try RawConnection(port: server.port)
             var bytes: [UInt8] = []
-            Frame.appendHeader(length: 3 * 1024 * 1024, to: &bytes)
+            Frame.appendHeader(length: try #require(FrameLength(exactly: 3 * 1024 * 1024)), to: &bytes)
             bytes += [UInt8](repeating: 0x0A, count: 3 * 1024 * 1024 - 1)
             _ = peer.sendWithoutBlocking(bytes, seconds: 1)
             peers.append(peer)

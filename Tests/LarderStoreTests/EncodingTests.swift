@@ -21,15 +21,19 @@ import Testing
     }
 
     @Test func pageTokenRoundTripsAndChecksFilters() throws {
-        let hash = PageToken.filterHash(startMilliseconds: 5, endMilliseconds: nil, category: 2)
-        let token = PageToken(cursor: MealRecordCursor(eatenAtMilliseconds: -62_135_596_800_000,
+        let five = StoreInstant(milliseconds: 5)
+        let hash = PageToken.filterHash(start: five, end: nil, category: 2)
+        let token = PageToken(cursor: MealRecordCursor(eatenAt: StoreInstant(milliseconds: -62_135_596_800_000,
+                                                                             nanos: 999_999),
                                                        id: "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"),
                               filterHash: hash)
         let text = token.encoded()
-        #expect(text.count == 44)
+        #expect(text.count == 50)
         #expect(try PageToken.decode(text, filterHash: hash) == token)
-        #expect(PageToken.filterHash(startMilliseconds: nil, endMilliseconds: 5, category: 2) != hash)
-        #expect(PageToken.filterHash(startMilliseconds: 5, endMilliseconds: nil, category: 0) != hash)
+        #expect(PageToken.filterHash(start: nil, end: five, category: 2) != hash)
+        #expect(PageToken.filterHash(start: five, end: nil, category: 0) != hash)
+        // Filters that differ by one nanosecond are other filters.
+        #expect(PageToken.filterHash(start: StoreInstant(milliseconds: 5, nanos: 1), end: nil, category: 2) != hash)
         #expect(throws: (any Error).self) { try PageToken.decode(text, filterHash: hash &+ 1) }
     }
 

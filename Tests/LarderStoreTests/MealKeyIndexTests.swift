@@ -34,14 +34,14 @@ import Testing
     @Test func stagedChangesAreTheWritersUntilPublished() throws {
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
-        #expect(index.load([(a, 10)]) == nil)
-        #expect(index.load([(a, 11)]) == a, "a second row with the same id is reported")
+        #expect(index.load([(a, t(10))]) == nil)
+        #expect(index.load([(a, t(11))]) == a, "a second row with the same id is reported")
         var transaction = MealKeyTransaction(index: index)
-        transaction.stage(a, .at(20))
-        #expect(index.writerView(a) == 20)
-        #expect(index.entry(a) == .init(committed: 11, staged: .at(20)), "readers see both places")
+        transaction.stage(a, .at(t(20)))
+        #expect(index.writerView(a) == t(20))
+        #expect(index.entry(a) == .init(committed: t(11), staged: .at(t(20))), "readers see both places")
         transaction.committed()
-        #expect(index.entry(a) == .init(committed: 20, staged: nil))
+        #expect(index.entry(a) == .init(committed: t(20), staged: nil))
         transaction.stage(a, .deleted)
         #expect(index.writerView(a) == nil)
         transaction.committed()
@@ -52,35 +52,35 @@ import Testing
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
         let b = try #require(MealKey(id: Self.idB))
-        _ = index.load([(a, 1)])
+        _ = index.load([(a, t(1))])
         var transaction = MealKeyTransaction(index: index)
         transaction.savepoint()
-        transaction.stage(a, .at(2))
+        transaction.stage(a, .at(t(2)))
         transaction.releaseSavepoint()
         transaction.savepoint()
-        transaction.stage(b, .at(3))
+        transaction.stage(b, .at(t(3)))
         transaction.stage(a, .deleted)
         transaction.rollbackToSavepoint()
-        #expect(index.writerView(a) == 2 && index.writerView(b) == nil)
+        #expect(index.writerView(a) == t(2) && index.writerView(b) == nil)
         #expect(index.entry(b).isEmpty)
         transaction.committed()
-        #expect(index.entry(a) == .init(committed: 2, staged: nil) && index.count == 1)
+        #expect(index.entry(a) == .init(committed: t(2), staged: nil) && index.count == 1)
     }
 
     @Test func aRollbackRestoresTheCommittedState() throws {
         let index = MealKeyIndex()
         let a = try #require(MealKey(id: Self.idA))
         let b = try #require(MealKey(id: Self.idB))
-        _ = index.load([(a, 1)])
+        _ = index.load([(a, t(1))])
         var transaction = MealKeyTransaction(index: index)
         transaction.stage(a, .deleted)
-        transaction.stage(b, .at(5))
-        transaction.stage(b, .at(6))
+        transaction.stage(b, .at(t(5)))
+        transaction.stage(b, .at(t(6)))
         transaction.rollback()
-        #expect(index.entry(a) == .init(committed: 1, staged: nil))
+        #expect(index.entry(a) == .init(committed: t(1), staged: nil))
         #expect(index.entry(b).isEmpty)
         transaction.committed()
-        #expect(index.count == 1 && index.writerView(a) == 1)
+        #expect(index.count == 1 && index.writerView(a) == t(1))
     }
 
     // MARK: Through the store
@@ -244,7 +244,7 @@ import Testing
                                ("not-a-uuid", "meal record id \"not-a-uuid\" is not a UUID")] {
             let db = try TestDatabase()
             _ = try db.write(Operations.createMealRecord, Self.meal("first", id: Self.idA, at: 1_800_000_000))
-            try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, NULL)")
+            try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, 0, NULL)")
             let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
             #expect(error?.code == .dataLoss)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
@@ -285,4 +285,9 @@ import Testing
                    completion: page.finish)
         #expect(try page.wait().get().mealRecords.map(\.id) == ids.reversed())
     }
+}
+
+/// The index's place for a record at `milliseconds` (no nanoseconds).
+private func t(_ milliseconds: Int64, _ nanos: Int32 = 0) -> StoreInstant {
+    StoreInstant(milliseconds: milliseconds, nanos: nanos)
 }

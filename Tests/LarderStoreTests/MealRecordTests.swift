@@ -14,15 +14,30 @@ import Testing
     }
 
     @Test(arguments: Backend.all)
-    static func createKeepsMillisecondsAndDefaultsEatenAtToNow(backend: Backend) throws {
-        try Self(backend).createKeepsMillisecondsAndDefaultsEatenAtToNow()
+    static func createKeepsNanosecondsAndDefaultsEatenAtToNow(backend: Backend) throws {
+        try Self(backend).createKeepsNanosecondsAndDefaultsEatenAtToNow()
     }
 
-    func createKeepsMillisecondsAndDefaultsEatenAtToNow() throws {
+    func createKeepsNanosecondsAndDefaultsEatenAtToNow() throws {
         let exact = try create(MealRecord(name: "Oatmeal", calories: 350, category: .breakfast,
                                           eatenAt: Timestamp(seconds: 1_795_000_000, nanos: 123_456_789)))
-        #expect(exact.eatenAt == Timestamp(seconds: 1_795_000_000, nanos: 123_000_000))
+        #expect(exact.eatenAt == Timestamp(seconds: 1_795_000_000, nanos: 123_456_789))
         #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: exact.id)) == exact)
+        let listed = try db.read(Operations.listMealRecords, ListMealRecordsRequest()).decoded().mealRecords
+        #expect(listed == [exact])
+        // Before 1970 and at the edges of the valid years, too.
+        for time in [Timestamp(seconds: -1, nanos: 999_999_999), Timestamp(seconds: -62_135_596_800, nanos: 1),
+                     Timestamp(seconds: 253_402_300_799, nanos: 999_999_999)] {
+            let record = try create(MealRecord(name: "Edge", calories: 1, category: .snack, eatenAt: time))
+            #expect(record.eatenAt == time)
+            #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: record.id)).eatenAt == time)
+        }
+        var moved = exact
+        moved.eatenAt = Timestamp(seconds: 1_795_000_000, nanos: 123_456_790)
+        let updated = try db.write(Operations.updateMealRecord, UpdateMealRecordRequest(
+            mealRecord: moved, updateMask: FieldMask(paths: ["eaten_at"])))
+        #expect(updated.eatenAt == moved.eatenAt)
+        #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: exact.id)).eatenAt == moved.eatenAt)
 
         let now = try create(MealRecord(name: "Snack", calories: 0, category: .snack))
         let eatenAt = try #require(now.eatenAt)

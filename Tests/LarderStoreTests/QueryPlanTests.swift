@@ -18,11 +18,12 @@ import Testing
         while try statement.step() { plan.append(statement.string(at: 3)) }
         // The summary groups by a computed local day: a small temporary B-tree of
         // (day, category) groups, never a sort of the rows themselves.
-        if query == .mealSummary {
+        if query == .mealSummary || query == .mealSummaryPrecise {
             #expect(plan.contains("USE TEMP B-TREE FOR GROUP BY"), "\(plan)")
             plan.removeAll { $0 == "USE TEMP B-TREE FOR GROUP BY" }
         }
-        if query == .mealSummary || query == .mealPage || query == .mealPageAfter {
+        if [.mealSummary, .mealPage, .mealPageAfter, .mealSummaryPrecise, .mealPagePrecise,
+            .mealPageAfterPrecise].contains(query) {
             // A range of the table clustered by (eaten_at_ms, id): no lookup per row.
             #expect(plan.contains { $0.contains("USING PRIMARY KEY") }, "\(query): \(plan)")
         }

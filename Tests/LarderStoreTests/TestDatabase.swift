@@ -64,6 +64,20 @@ final class TestDatabase {
         try connection.execute(sql)
     }
 
+    /// Closes the store and runs `sql` on its database with a connection of its own, on
+    /// either backend (SQLite file or PostgreSQL database); `reopen` serves it again.
+    func closeAndExecuteRaw(_ sql: String) throws {
+        switch backend {
+        case .sqlite:
+            try closeAndExecute(sql)
+        case .postgres:
+            store.close()
+            let connection = try PostgresConnection(url: path)
+            defer { connection.close() }
+            _ = try connection.execute(sql)
+        }
+    }
+
     deinit {
         store.close()
         try? FileManager.default.removeItem(at: directory)

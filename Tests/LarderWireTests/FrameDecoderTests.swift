@@ -46,18 +46,55 @@ struct FrameDecoderTests {
     }
 
     @Test("a header is big-endian")
-    func header() {
+    func header() throws {
         #expect(Frame.encode([0xAB]) == [0, 0, 0, 1, 0xAB])
         var header: [UInt8] = []
-        Frame.appendHeader(length: 0x0102_0304, to: &header)
+        Frame.appendHeader(length: try #require(FrameLength(exactly: 0x0102_0304)), to: &header)
         #expect(header == [1, 2, 3, 4])
     }
 
+    @Test("a frame length is made only from a count the prefix holds")
+    func frameLengthFitsThePrefix() {
+        #expect(FrameLength(exactly: Int(UInt32.max))?.value == UInt32.max)
+        #expect(FrameLength(exactly: Int(UInt32.max) + 1) == nil)
+        #expect(FrameLength(exactly: -1) == nil)
+        #expect(FrameLength(exactly: 1025, limit: 1024) == nil)
+        #expect(FrameLength(exactly: 1024, limit: 1024)?.value == 1024)
+        // Every decoder refuses the prefix an unframeable body gets.
+        var decoder = FrameDecoder(maxFrameSize: 1 << 30)
+        var header: [UInt8] = []
+        Frame.appendHeader(length: .unframeable, to: &header)
+        decoder.append(header)
+        #expect(throws: FrameDecoder.Failure.frameTooLarge(length: UInt32.max, limit: 1 << 30)) { try decoder.next() }
+    }
+
+    @Test("a reply larger than the frame limit becomes RESOURCE_EXHAUSTED for that call")
+    func oversizeReplyIsRefused() throws {
+        var buffer: [UInt8] = []
+        ResponseFrame.append(callID: 7, code: .ok, message: "", payload: [UInt8](repeating: 1, count: 2000),
+                             maxSize: 1024, to: &buffer)
+        var decoder = FrameDecoder(maxFrameSize: 1024)
+        decoder.append(buffer)
+        let body = try #require(try decoder.next())
+        let envelope = try ProtoCodec.decode(ResponseEnvelope.self, from: body)
+        #expect(envelope.callID == 7)
+        #expect(envelope.statusCode == .resourceExhausted)
+        #expect(envelope.statusMessage.contains("more than the largest frame of 1024 bytes"))
+        #expect(try decoder.next() == nil)
+
+        // Within the limit, the reply is sent as it is.
+        buffer.removeAll()
+        ResponseFrame.append(callID: 8, code: .ok, message: "", payload: [1, 2, 3], maxSize: 1024, to: &buffer)
+        decoder.append(buffer)
+        let ok = try ProtoCodec.decode(ResponseEnvelope.self, from: try #require(try decoder.next()))
+        #expect(ok.statusCode == .ok && ok.payload == [1, 2, 3])
+    }
+
     @Test("an oversize length is rejected from its header alone")
-    func oversizeRejectedBeforeBody() {
+    func oversizeRejectedBeforeBody() throws {
         var decoder = FrameDecoder(maxFrameSize: 1024)
         var header: [UInt8] = []
-        Frame.appendHeader(length: 1025, to: &header)
+        Frame.appendHeader(length: try #require(FrameLength(exactly: 1025)), to: &header)
         decoder.append(header)
         #expect(throws: FrameDecoder.Failure.frameTooLarge(length: 1025, limit: 1024)) { try decoder.next() }
         // Nothing of the body had to arrive (or be buffered) for the error.

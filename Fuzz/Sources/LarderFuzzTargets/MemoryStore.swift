@@ -61,18 +61,16 @@ final class MemoryStore: StoreWriter {
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { mealRows[id] }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
+        func at(_ meal: MealRecord) -> StoreInstant { StoreInstant(meal.eatenAt ?? Timestamp(seconds: 0)) }
         let rows = mealRows.values.filter { meal in
-            let at = meal.eatenAt?.unixMilliseconds ?? 0
-            guard at >= query.startMilliseconds, at < query.endMilliseconds else { return false }
+            guard at(meal) >= query.start, at(meal) < query.end else { return false }
             if let category = query.category, meal.category != category { return false }
             if let after = query.after {
-                return at < after.eatenAtMilliseconds || (at == after.eatenAtMilliseconds && meal.id < after.id)
+                return at(meal) < after.eatenAt || (at(meal) == after.eatenAt && meal.id < after.id)
             }
             return true
         }
-        let sorted = rows.sorted {
-            ($0.eatenAt?.unixMilliseconds ?? 0, $0.id) > ($1.eatenAt?.unixMilliseconds ?? 0, $1.id)
-        }
+        let sorted = rows.sorted { (at($0), $0.id) > (at($1), $1.id) }
         var page = EncodedMessages()
         for record in sorted.prefix(max(0, query.limit)) { page.append(ProtoCodec.encode(record)) }
         return page
@@ -81,8 +79,9 @@ final class MemoryStore: StoreWriter {
     func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
         var rows: [Int64: [Int32: MealSummaryRow]] = [:]
         for meal in mealRows.values {
-            let at = meal.eatenAt?.unixMilliseconds ?? 0
-            guard at >= query.startMilliseconds, at < query.endMilliseconds else { continue }
+            let instant = StoreInstant(meal.eatenAt ?? Timestamp(seconds: 0))
+            guard instant >= query.start, instant < query.end else { continue }
+            let at = instant.milliseconds
             // The SQL's floor division, without its bias: Swift can floor directly.
             let local = at + query.offsetMilliseconds
             let day = local >= 0 ? local / MealSummaryQuery.dayMilliseconds

@@ -183,13 +183,20 @@ struct  Larder__V1__SummarizeMealRecordsRequest
   Google__Protobuf__Timestamp *end_time;
   /*
    * The client's offset from UTC in minutes (-840..840), e.g. 480 for
-   * UTC+08:00. Days are local calendar days at this offset.
+   * UTC+08:00. Days are local calendar days at this offset. Used when
+   * time_zone is empty; must be 0 when time_zone is set.
    */
   int32_t utc_offset_minutes;
+  /*
+   * An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days
+   * are local calendar days in that zone, following its daylight-saving and
+   * other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
+   */
+  char *time_zone;
 };
 #define LARDER__V1__SUMMARIZE_MEAL_RECORDS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__v1__summarize_meal_records_request__descriptor) \
-    , NULL, NULL, 0 }
+    , NULL, NULL, 0, (char *)protobuf_c_empty_string }
 
 
 /*

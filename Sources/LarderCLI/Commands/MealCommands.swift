@@ -120,23 +120,41 @@ enum MealCommands {
             OptionSpec("since", value: "TIME", "Start, inclusive (RFC 3339, or YYYY-MM-DD = local midnight)",
                        required: true),
             OptionSpec("until", value: "TIME", "End, exclusive", required: true),
-            OptionSpec("utc-offset", value: "±HH:MM", "The offset that defines local days (default: this machine's)"),
+            OptionSpec("tz", value: "ZONE",
+                       "The IANA time zone whose days are counted, across DST changes (default: this machine's, from TZ or /etc/localtime)"),
+            OptionSpec("utc-offset", value: "±HH:MM", "Count days at this fixed offset instead of a time zone"),
         ],
-        examples: ["larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"]
+        examples: ["larder meals summary --since 2026-11-01 --until 2026-12-01 --tz Asia/Taipei",
+                   "larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"]
     ) { command, context throws(CLIError) in
         var offset = context.localTime.currentOffset()
+        var zone = ""
         if let text = command.value("utc-offset") {
+            guard command.value("tz") == nil else {
+                throw .usage("give --tz or --utc-offset, not both", command.spec)
+            }
             guard let parsed = UTCOffset(parsing: text) else {
                 throw .usage("--utc-offset must look like +08:00 or -05:30 (at most ±14:00), got \"\(text)\"",
                              command.spec)
             }
             offset = parsed
+        } else if let name = command.value("tz") {
+            guard !name.isEmpty else { throw .usage("--tz needs a zone name such as Asia/Taipei", command.spec) }
+            zone = name
+        } else {
+            // This machine's zone by name, so that the server follows its DST changes; a zone
+            // Foundation knows only as a fixed offset ("GMT+0800") is sent as that offset.
+            let identifier = context.localTime.timeZone.identifier
+            if identifier.contains("/") || identifier == "UTC" { zone = identifier }
         }
         let request = SummarizeMealRecordsRequest(
             startTime: try command.timestamp("since", context.localTime),
             endTime: try command.timestamp("until", context.localTime),
-            utcOffsetMinutes: Int32(offset.minutes))
+            utcOffsetMinutes: zone.isEmpty ? Int32(offset.minutes) : 0, timeZone: zone)
         let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
-        try context.emit(response) { HumanOutput.summary(response, offset: offset) }
+        try context.emit(response) {
+            let text = HumanOutput.summary(response, offset: offset)
+            return zone.isEmpty ? text : text.replacing("at UTC\(offset)", with: "in \(zone)")
+        }
     }
 }

@@ -6,7 +6,7 @@ extension Operations {
     public static let defaultPageSize = 50
     public static let maxPageSize = 1000
 
-    /// Creates a meal record; `eaten_at` defaults to now and is kept to the millisecond.
+    /// Creates a meal record; `eaten_at` defaults to now and is kept to the nanosecond.
     /// INVALID_ARGUMENT for a bad field, ALREADY_EXISTS for a taken id.
     public static func createMealRecord(_ request: CreateMealRecordRequest,
                                         _ db: any StoreWriter) throws(RPCError) -> MealRecord {
@@ -30,10 +30,30 @@ extension Operations {
                                      _ db: any StoreReader) throws(RPCError) -> MealRecord {
         let id = try Validation.id(request.id, field: "id")
         guard let record = try db.mealRecord(id: id) else { throw StoreError.notFound("meal record", id: id) }
+        try checkReplySize(record)
         return record
     }
 
-    /// One page of meal records, newest first, filtered by [start_time, end_time) and category.
+    /// RESOURCE_EXHAUSTED for a record too large for a reply: only a name stored before
+    /// names were capped in bytes can make one (a record is otherwise under 600 bytes).
+    static func checkReplySize(_ record: MealRecord) throws(RPCError) {
+        guard record.name.utf8.count > 4096 else { return }
+        let size = ProtoCodec.encode(record).count
+        guard size > maxPageBytes else { return }
+        throw RPCError(.resourceExhausted,
+                       "meal record \(record.id) is \(size) bytes, more than a reply holds (\(maxPageBytes)): "
+                       + "its name was stored before names were limited to \(Validation.maxNameBytes) bytes; "
+                       + "update its name or delete it")
+    }
+
+    /// The most bytes of records one ListMealRecords page holds: the 4 MiB frame every
+    /// client accepts by default, less room for the envelope and the page token.
+    public static let maxPageBytes = Frame.defaultMaxSize - 4096
+
+    /// One page of meal records, newest first, filtered by [start_time, end_time) and category
+    /// (to the nanosecond). A page that would exceed `maxPageBytes` ends early, with a
+    /// next_page_token; a record larger than that alone (only data stored before names were
+    /// capped in bytes can be) is left out of lists (Get answers RESOURCE_EXHAUSTED for it).
     /// INVALID_ARGUMENT for a negative page size, a bad time, or a page token that is not one
     /// or was issued for other filters.
     public static func listMealRecords(_ request: ListMealRecordsRequest,
@@ -42,31 +62,29 @@ extension Operations {
             throw RPCError.invalidArgument("page_size must not be negative, got \(request.pageSize)")
         }
         let pageSize = request.pageSize == 0 ? defaultPageSize : min(Int(request.pageSize), maxPageSize)
-        let start = try request.startTime.map { t throws(RPCError) in
-            try Validation.milliseconds(t, field: "start_time")
-        }
-        let end = try request.endTime.map { t throws(RPCError) in try Validation.milliseconds(t, field: "end_time") }
+        let start = try request.startTime.map { t throws(RPCError) in try Validation.instant(t, field: "start_time") }
+        let end = try request.endTime.map { t throws(RPCError) in try Validation.instant(t, field: "end_time") }
         if let start, let end, end <= start {
             throw RPCError.invalidArgument("end_time must be after start_time")
         }
         let category = request.category == .unspecified ? nil : request.category
-        let hash = PageToken.filterHash(startMilliseconds: start, endMilliseconds: end,
-                                        category: request.category.rawValue)
+        let hash = PageToken.filterHash(start: start, end: end, category: request.category.rawValue)
         let after = request.pageToken.isEmpty
             ? nil : try PageToken.decode(request.pageToken, filterHash: hash).cursor
 
-        var records = try db.mealRecords(MealRecordPageQuery(
-            startMilliseconds: start ?? .min, endMilliseconds: end ?? .max, category: category, after: after,
-            limit: pageSize + 1))
+        let rows = try db.mealRecords(MealRecordPageQuery(
+            start: start ?? .min, end: end ?? .max, category: category, after: after,
+            limit: pageSize + 1, maxBytes: maxPageBytes))
+        let page = PageBudget.fit(rows, pageSize: pageSize, maxBytes: maxPageBytes)
         var nextPageToken = ""
-        if records.count > pageSize {
-            records.removeLast(records.count - pageSize)
-            // The cursor is the last record's (eaten_at, id): read back from its encoding.
-            let last = try records.decode(MealRecord.self, at: records.count - 1)
-            let cursor = MealRecordCursor(eatenAtMilliseconds: last.eatenAt?.unixMilliseconds ?? 0, id: last.id)
+        if let last = page.cursorRecord {
+            // The cursor is the last row passed over (eaten_at, id): read back from its encoding.
+            let record = try ProtoCodec.decode(MealRecord.self, from: last)
+            let cursor = MealRecordCursor(eatenAt: StoreInstant(record.eatenAt ?? Timestamp(seconds: 0)),
+                                          id: record.id)
             nextPageToken = PageToken(cursor: cursor, filterHash: hash).encoded()
         }
-        return EncodedListMealRecordsResponse(mealRecords: records, nextPageToken: nextPageToken)
+        return EncodedListMealRecordsResponse(mealRecords: page.records, nextPageToken: nextPageToken)
     }
 
     /// Changes the fields the mask names (all mutable ones when empty; then `eaten_at` is required).
@@ -96,6 +114,7 @@ extension Operations {
         if let category { record.category = category }
         if let eatenAt { record.eatenAt = eatenAt }
         record.updateTime = StoreClock.now()
+        try checkReplySize(record)
         guard try db.updateMealRecord(record) else { throw StoreError.notFound("meal record", id: id) }
         return record
     }

@@ -7,29 +7,77 @@ extension Operations {
     /// The widest UTC offset accepted, in minutes (UTC±14:00).
     public static let maxUTCOffsetMinutes: Int32 = 840
 
-    /// Calorie totals and meal counts over [start_time, end_time): per local day at
-    /// `utc_offset_minutes` (oldest first), per category (enum order), and overall.
-    /// The database aggregates; rows are not loaded. INVALID_ARGUMENT for a missing or
-    /// bad time, end not after start, an offset outside ±840, or a range over 3660 days.
+    /// Calorie totals and meal counts over [start_time, end_time) (to the nanosecond): per
+    /// local day (oldest first) in the IANA zone `time_zone`, or at `utc_offset_minutes`
+    /// when it is empty; per category (enum order), and overall. The database aggregates,
+    /// one query per stretch of constant offset; rows are not loaded. INVALID_ARGUMENT for
+    /// a missing or bad time, end not after start, an offset outside ±840, an unknown zone
+    /// (or a zone together with an offset), or a range over 3660 days.
     public static func summarizeMealRecords(_ request: SummarizeMealRecordsRequest,
                                             _ db: any StoreReader) throws(RPCError) -> SummarizeMealRecordsResponse {
+        try summarizeMealRecords(request, db, zones: .system)
+    }
+
+    /// `summarizeMealRecords` with the zones read from `zones`.
+    public static func summarizeMealRecords(_ request: SummarizeMealRecordsRequest, _ db: any StoreReader,
+                                            zones: TimeZoneDatabase)
+        throws(RPCError) -> SummarizeMealRecordsResponse
+    {
         guard let startTime = request.startTime else { throw RPCError.invalidArgument("start_time is required") }
         guard let endTime = request.endTime else { throw RPCError.invalidArgument("end_time is required") }
-        let start = try Validation.milliseconds(startTime, field: "start_time")
-        let end = try Validation.milliseconds(endTime, field: "end_time")
+        let start = try Validation.instant(startTime, field: "start_time")
+        let end = try Validation.instant(endTime, field: "end_time")
         guard end > start else { throw RPCError.invalidArgument("end_time must be after start_time") }
         guard (-maxUTCOffsetMinutes...maxUTCOffsetMinutes).contains(request.utcOffsetMinutes) else {
             throw RPCError.invalidArgument(
                 "utc_offset_minutes must be between -\(maxUTCOffsetMinutes) and \(maxUTCOffsetMinutes), got \(request.utcOffsetMinutes)")
         }
-        guard end - start <= maxSummaryDays * MealSummaryQuery.dayMilliseconds else {
+        guard end.milliseconds - start.milliseconds <= maxSummaryDays * MealSummaryQuery.dayMilliseconds else {
             throw RPCError.invalidArgument(
                 "the range from start_time to end_time must be at most \(maxSummaryDays) days")
         }
+        let zone: TimeZoneRules
+        if request.timeZone.isEmpty {
+            zone = TimeZoneRules(fixedOffset: Int64(request.utcOffsetMinutes) * 60)
+        } else {
+            guard request.utcOffsetMinutes == 0 else {
+                throw RPCError.invalidArgument("set time_zone or utc_offset_minutes, not both")
+            }
+            zone = try zones.rules(named: request.timeZone, field: "time_zone")
+        }
 
-        let rows = try db.mealSummary(MealSummaryQuery(
-            startMilliseconds: start, endMilliseconds: end, offsetMilliseconds: Int64(request.utcOffsetMinutes) * 60_000))
+        // One aggregation per stretch of constant offset; a local day may span two (a
+        // fall-back hour, or a change at midnight), so groups are merged by (day, category).
+        let startSecond = Timestamp(unixMilliseconds: start.milliseconds).seconds
+        let endSecond = end.timestamp.seconds + (end.timestamp.nanos > 0 ? 1 : 0)
+        let segments = zone.segments(from: startSecond, to: endSecond)
+        var merged: [MergeKey: (calories: Int64, count: Int64)] = [:]
+        for (index, segment) in segments.enumerated() {
+            let from = index == 0 ? start : StoreInstant(milliseconds: segment.start * 1000)
+            let to = index + 1 < segments.count ? StoreInstant(milliseconds: segments[index + 1].start * 1000) : end
+            for row in try db.mealSummary(MealSummaryQuery(start: from, end: to,
+                                                           offsetMilliseconds: segment.offset * 1000)) {
+                let key = MergeKey(day: row.day, category: row.category)
+                let sum = merged[key] ?? (0, 0)
+                merged[key] = (sum.calories + row.totalCalories, sum.count + row.mealCount)
+            }
+        }
+        let rows = merged.keys.sorted().compactMap { key in
+            merged[key].map { MealSummaryRow(day: key.day, category: key.category, totalCalories: $0.calories,
+                                             mealCount: $0.count) }
+        }
+        return try summary(of: rows)
+    }
 
+    private struct MergeKey: Hashable, Comparable {
+        var day: Int64
+        var category: Int32
+
+        static func < (lhs: MergeKey, rhs: MergeKey) -> Bool { (lhs.day, lhs.category) < (rhs.day, rhs.category) }
+    }
+
+    /// The response for aggregation rows ordered by (day, category).
+    private static func summary(of rows: [MealSummaryRow]) throws(RPCError) -> SummarizeMealRecordsResponse {
         var response = SummarizeMealRecordsResponse()
         var totals: [Int64: CategoryTotal] = [:]
         var mealCount: Int64 = 0

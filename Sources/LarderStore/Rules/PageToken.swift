@@ -1,14 +1,17 @@
 import LarderWire
 
 /// The opaque `page_token` of ListMealRecords: base64url (no padding) of
-/// version (1 byte), the last row's eaten_at_ms (8 bytes, big endian), its
-/// id (16 bytes) and a hash of the request's filters (8 bytes).
+/// version (1 byte), the last row's eaten_at as Unix milliseconds (8 bytes, big
+/// endian) and nanoseconds past them (4 bytes), its id (16 bytes) and a hash of
+/// the request's filters (8 bytes).
 ///
 /// The hash makes a token unusable with other filters; the keyset position
 /// keeps pages correct while rows are inserted. Not a secret: only opaque.
+/// Version 1 (before nanosecond precision: no nanoseconds, a hash of
+/// millisecond filters) is refused as not valid; a client starts over.
 struct PageToken: Hashable {
-    static let version: UInt8 = 1
-    private static let byteCount = 33
+    static let version: UInt8 = 2
+    private static let byteCount = 37
 
     var cursor: MealRecordCursor
     var filterHash: UInt64
@@ -16,21 +19,24 @@ struct PageToken: Hashable {
     func encoded() -> String {
         var bytes: [UInt8] = [Self.version]
         bytes.reserveCapacity(Self.byteCount)
-        Self.append(UInt64(bitPattern: cursor.eatenAtMilliseconds), to: &bytes)
+        Self.append(UInt64(bitPattern: cursor.eatenAt.milliseconds), bytes: 8, to: &bytes)
+        Self.append(UInt64(UInt32(bitPattern: cursor.eatenAt.nanos)), bytes: 4, to: &bytes)
         bytes.append(contentsOf: StoreID.parse(cursor.id) ?? [UInt8](repeating: 0, count: 16))
-        Self.append(filterHash, to: &bytes)
+        Self.append(filterHash, bytes: 8, to: &bytes)
         return Base64URL.encode(bytes)
     }
 
     /// Decodes `text`; INVALID_ARGUMENT when it is not a token or belongs to other filters.
     static func decode(_ text: String, filterHash: UInt64) throws(RPCError) -> PageToken {
-        guard let bytes = Base64URL.decode(text), bytes.count == byteCount, bytes[0] == version else {
+        guard let bytes = Base64URL.decode(text), bytes.count == byteCount, bytes[0] == version,
+              let nanos = Int32(exactly: read(bytes, at: 9, count: 4)), (0..<1_000_000).contains(nanos) else {
             throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")
         }
         let token = PageToken(
-            cursor: MealRecordCursor(eatenAtMilliseconds: Int64(bitPattern: read(bytes, at: 1)),
-                                     id: StoreID.format(Array(bytes[9..<25]))),
-            filterHash: read(bytes, at: 25))
+            cursor: MealRecordCursor(
+                eatenAt: StoreInstant(milliseconds: Int64(bitPattern: read(bytes, at: 1, count: 8)), nanos: nanos),
+                id: StoreID.format(Array(bytes[13..<29]))),
+            filterHash: read(bytes, at: 29, count: 8))
         guard token.filterHash == filterHash else {
             throw RPCError.invalidArgument(
                 "page_token was issued for other filters; repeat start_time, end_time and category unchanged")
@@ -38,8 +44,8 @@ struct PageToken: Hashable {
         return token
     }
 
-    /// FNV-1a over the filters that define a listing (not the page size).
-    static func filterHash(startMilliseconds: Int64?, endMilliseconds: Int64?, category: Int32) -> UInt64 {
+    /// FNV-1a over the filters that define a listing (not the page size), to the nanosecond.
+    static func filterHash(start: StoreInstant?, end: StoreInstant?, category: Int32) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ value: UInt64) {
             for shift in stride(from: 56, through: 0, by: -8) {
@@ -47,19 +53,22 @@ struct PageToken: Hashable {
                 hash = hash &* 0x0000_0100_0000_01B3
             }
         }
-        mix(startMilliseconds == nil ? 0 : 1)
-        mix(UInt64(bitPattern: startMilliseconds ?? 0))
-        mix(endMilliseconds == nil ? 0 : 1)
-        mix(UInt64(bitPattern: endMilliseconds ?? 0))
+        for bound in [start, end] {
+            mix(bound == nil ? 0 : 1)
+            mix(UInt64(bitPattern: bound?.milliseconds ?? 0))
+            mix(UInt64(UInt32(bitPattern: bound?.nanos ?? 0)))
+        }
         mix(UInt64(UInt32(bitPattern: category)))
         return hash
     }
 
-    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    private static func append(_ value: UInt64, bytes count: Int, to bytes: inout [UInt8]) {
+        for shift in stride(from: (count - 1) * 8, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        }
     }
 
-    private static func read(_ bytes: [UInt8], at offset: Int) -> UInt64 {
-        bytes[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
+    private static func read(_ bytes: [UInt8], at offset: Int, count: Int) -> UInt64 {
+        bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

@@ -5,13 +5,18 @@ import LarderWire
 /// normalized value or throws INVALID_ARGUMENT naming the field.
 enum Validation {
     static let maxNameLength = 100
+    /// A name's cap in UTF-8 bytes: 4 per character (any character of 100 in the
+    /// basic multilingual plane or beyond), so that a grapheme made of thousands of
+    /// combining marks cannot pass as one character.
+    static let maxNameBytes = 400
     static let maxIconLength = 100
     static let maxCalories: Int32 = 100_000
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
     static let minSeconds: Int64 = -62_135_596_800
     static let maxSeconds: Int64 = 253_402_300_799
 
-    /// A name trimmed of whitespace and newlines: 1-100 characters, no control characters.
+    /// A name trimmed of whitespace and newlines: 1-100 characters and at most 400
+    /// UTF-8 bytes, no control characters.
     static func name(_ raw: String, field: String) throws(RPCError) -> String {
         if let ascii = asciiName(raw) {
             switch ascii {
@@ -32,6 +37,11 @@ enum Validation {
             throw RPCError.invalidArgument("\(field) is required")
         }
         let trimmed = String(scalars[first...last])
+        let bytes = trimmed.utf8.count
+        guard bytes <= maxNameBytes else {
+            throw RPCError.invalidArgument(
+                "\(field) must be at most \(maxNameBytes) bytes of UTF-8 after trimming, got \(bytes)")
+        }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw RPCError.invalidArgument("\(field) must not contain control characters")
         }
@@ -96,8 +106,13 @@ enum Validation {
         raw.isEmpty ? StoreID.generate() : try id(raw, field: field)
     }
 
-    /// A valid timestamp (year 1-9999, nanos 0-999999999), as Unix milliseconds.
-    static func milliseconds(_ time: Timestamp, field: String) throws(RPCError) -> Int64 {
+    /// A valid timestamp (year 1-9999, nanos 0-999999999), as the store keys it.
+    static func instant(_ time: Timestamp, field: String) throws(RPCError) -> StoreInstant {
+        StoreInstant(try storedTime(time, field: field))
+    }
+
+    /// A valid timestamp (year 1-9999, nanos 0-999999999), kept to the nanosecond.
+    static func storedTime(_ time: Timestamp, field: String) throws(RPCError) -> Timestamp {
         guard (0...999_999_999).contains(time.nanos) else {
             throw RPCError.invalidArgument("\(field) has nanos \(time.nanos); must be 0-999999999")
         }
@@ -105,12 +120,7 @@ enum Validation {
             throw RPCError.invalidArgument(
                 "\(field) is outside years 1-9999 (seconds \(time.seconds))")
         }
-        return time.unixMilliseconds
-    }
-
-    /// A timestamp truncated to the millisecond precision the store keeps.
-    static func storedTime(_ time: Timestamp, field: String) throws(RPCError) -> Timestamp {
-        Timestamp(unixMilliseconds: try milliseconds(time, field: field))
+        return time
     }
 
     /// Calories in 0-100000.

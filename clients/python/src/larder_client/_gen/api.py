@@ -229,6 +229,7 @@ class SummarizeMealRecordsRequestDict(TypedDict, total=False):
     start_time: _dt.datetime | _timestamp_pb2.Timestamp
     end_time: _dt.datetime | _timestamp_pb2.Timestamp
     utc_offset_minutes: int
+    time_zone: str
 
 
 class CategoryTotalDict(TypedDict, total=False):
@@ -1257,6 +1258,7 @@ class _MealRecordService_summarize_meal_records(Protocol):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _larder_v1_meal_record.SummarizeMealRecordsResponse:
@@ -1264,7 +1266,8 @@ class _MealRecordService_summarize_meal_records(Protocol):
 
         start_time: Meals eaten at or after this time; required.
         end_time: Meals eaten before this time; required, after start_time.
-        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset. Used when time_zone is empty; must be 0 when time_zone is set.
+        time_zone: An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days are local calendar days in that zone, following its daylight-saving and other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
         """
         ...
 
@@ -1276,6 +1279,7 @@ class _MealRecordService_summarize_meal_records(Protocol):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _futures.Future[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -1290,6 +1294,7 @@ class _MealRecordService_summarize_meal_records(Protocol):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -2113,6 +2118,7 @@ class _AsyncMealRecordService_summarize_meal_records(Protocol):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -2120,7 +2126,8 @@ class _AsyncMealRecordService_summarize_meal_records(Protocol):
 
         start_time: Meals eaten at or after this time; required.
         end_time: Meals eaten before this time; required, after start_time.
-        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset. Used when time_zone is empty; must be 0 when time_zone is set.
+        time_zone: An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days are local calendar days in that zone, following its daylight-saving and other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
         """
         ...
 
@@ -2132,6 +2139,7 @@ class _AsyncMealRecordService_summarize_meal_records(Protocol):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -2722,6 +2730,7 @@ class MealRecordService(_rpc.ServiceBase):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -2729,9 +2738,10 @@ class MealRecordService(_rpc.ServiceBase):
 
         start_time: Meals eaten at or after this time; required.
         end_time: Meals eaten before this time; required, after start_time.
-        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset. Used when time_zone is empty; must be 0 when time_zone is set.
+        time_zone: An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days are local calendar days in that zone, following its daylight-saving and other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
         """
-        return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
+        return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes, "time_zone": time_zone}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
     if TYPE_CHECKING:
@@ -3384,6 +3394,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         start_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         end_time: _dt.datetime | _timestamp_pb2.Timestamp | None = None,
         utc_offset_minutes: int | None = None,
+        time_zone: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_meal_record.SummarizeMealRecordsResponse]:
@@ -3391,9 +3402,10 @@ class AsyncMealRecordService(_rpc.ServiceBase):
 
         start_time: Meals eaten at or after this time; required.
         end_time: Meals eaten before this time; required, after start_time.
-        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset.
+        utc_offset_minutes: The client's offset from UTC in minutes (-840..840), e.g. 480 for UTC+08:00. Days are local calendar days at this offset. Used when time_zone is empty; must be 0 when time_zone is set.
+        time_zone: An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days are local calendar days in that zone, following its daylight-saving and other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
         """
-        return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes}),
+        return _rpc.Call('/larder.v1.MealRecordService/SummarizeMealRecords', _rpc.build(_larder_v1_meal_record.SummarizeMealRecordsRequest, request, {"start_time": start_time, "end_time": end_time, "utc_offset_minutes": utc_offset_minutes, "time_zone": time_zone}),
                          _larder_v1_meal_record.SummarizeMealRecordsResponse, timeout, metadata)
 
     if TYPE_CHECKING:

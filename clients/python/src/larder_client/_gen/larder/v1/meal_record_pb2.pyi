@@ -234,9 +234,16 @@ class SummarizeMealRecordsRequest(_message.Message):
     START_TIME_FIELD_NUMBER: _builtins.int
     END_TIME_FIELD_NUMBER: _builtins.int
     UTC_OFFSET_MINUTES_FIELD_NUMBER: _builtins.int
+    TIME_ZONE_FIELD_NUMBER: _builtins.int
     utc_offset_minutes: _builtins.int
     """The client's offset from UTC in minutes (-840..840), e.g. 480 for
-    UTC+08:00. Days are local calendar days at this offset.
+    UTC+08:00. Days are local calendar days at this offset. Used when
+    time_zone is empty; must be 0 when time_zone is set.
+    """
+    time_zone: _builtins.str
+    """An IANA time zone name, e.g. "Asia/Taipei" or "America/New_York". Days
+    are local calendar days in that zone, following its daylight-saving and
+    other offset changes (from the server's tzdata). Empty: utc_offset_minutes.
     """
     @_builtins.property
     def start_time(self) -> _timestamp_pb2.Timestamp:
@@ -252,10 +259,11 @@ class SummarizeMealRecordsRequest(_message.Message):
         start_time: _timestamp_pb2.Timestamp | None = ...,
         end_time: _timestamp_pb2.Timestamp | None = ...,
         utc_offset_minutes: _builtins.int = ...,
+        time_zone: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "start_time", b"start_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "start_time", b"start_time", "utc_offset_minutes", b"utc_offset_minutes"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end_time", b"end_time", "start_time", b"start_time", "time_zone", b"time_zone", "utc_offset_minutes", b"utc_offset_minutes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,130 @@
+import Foundation
+import LarderAPI
+@testable import LarderStore
+import LarderWire
+import Testing
+
+/// SummarizeMealRecords by IANA time zone: local days from the system's tzdata, across
+/// daylight-saving changes, on every backend.
+@Suite struct TimeZoneSummaryTests {
+    let db: TestDatabase
+
+    init(_ backend: Backend) throws { db = try TestDatabase(backend) }
+
+    static func time(_ rfc3339: String) -> Timestamp {
+        let seconds = ISO8601DateFormatter().date(from: rfc3339).map { Int64($0.timeIntervalSince1970) } ?? 0
+        return Timestamp(seconds: seconds)
+    }
+
+    func meal(_ at: String, _ calories: Int32 = 100) throws {
+        _ = try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: MealRecord(
+            name: "meal", calories: calories, category: .dinner, eatenAt: Self.time(at))))
+    }
+
+    func days(_ zone: String, from start: String, to end: String) throws -> [String: Int32] {
+        let summary = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+            startTime: Self.time(start), endTime: Self.time(end), timeZone: zone))
+        return Dictionary(uniqueKeysWithValues: summary.days.map { ($0.date, $0.mealCount) })
+    }
+
+    @Test(arguments: Backend.all)
+    static func newYorkDaysFollowTheFallBackChange(backend: Backend) throws {
+        try Self(backend).newYorkDaysFollowTheFallBackChange()
+    }
+
+    /// 2026-11-01: clocks go from 02:00 EDT back to 01:00 EST.
+    func newYorkDaysFollowTheFallBackChange() throws {
+        try meal("2026-10-31T16:00:00Z")   // Oct 31 12:00 EDT
+        try meal("2026-11-01T03:59:59Z")   // Oct 31 23:59:59 EDT
+        try meal("2026-11-01T04:30:00Z")   // Nov 1 00:30 EDT: the case
+        try meal("2026-11-01T05:30:00Z")   // Nov 1 01:30 EDT
+        try meal("2026-11-01T06:30:00Z")   // Nov 1 01:30 EST (the hour again)
+        try meal("2026-11-02T04:30:00Z")   // Nov 1 23:30 EST
+        try meal("2026-11-02T05:30:00Z")   // Nov 2 00:30 EST
+        let days = try days("America/New_York", from: "2026-10-25T00:00:00Z", to: "2026-11-08T00:00:00Z")
+        #expect(days == ["2026-10-31": 2, "2026-11-01": 4, "2026-11-02": 1])
+    }
+
+    @Test(arguments: Backend.all)
+    static func springForwardAndZonesWithoutDaylightTime(backend: Backend) throws {
+        try Self(backend).springForwardAndZonesWithoutDaylightTime()
+    }
+
+    func springForwardAndZonesWithoutDaylightTime() throws {
+        try meal("2026-03-08T04:59:00Z")   // New York Mar 7 23:59 EST; Taipei Mar 8 12:59 (and so on)
+        try meal("2026-03-08T05:00:00Z")   // New York Mar 8 00:00 EST
+        try meal("2026-03-09T03:59:00Z")   // New York Mar 8 23:59 EDT
+        try meal("2026-03-09T16:00:00Z")   // New York Mar 9 12:00 EDT; Taipei Mar 10 00:00
+        #expect(try days("America/New_York", from: "2026-03-01T00:00:00Z", to: "2026-03-15T00:00:00Z")
+                == ["2026-03-07": 1, "2026-03-08": 2, "2026-03-09": 1])
+        #expect(try days("Asia/Taipei", from: "2026-03-01T00:00:00Z", to: "2026-03-15T00:00:00Z")
+                == ["2026-03-08": 2, "2026-03-09": 1, "2026-03-10": 1])
+        // The same as the fixed offset where the zone has one.
+        let fixed = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+            startTime: Self.time("2026-03-01T00:00:00Z"), endTime: Self.time("2026-03-15T00:00:00Z"),
+            utcOffsetMinutes: 480))
+        let zoned = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+            startTime: Self.time("2026-03-01T00:00:00Z"), endTime: Self.time("2026-03-15T00:00:00Z"),
+            timeZone: "Asia/Taipei"))
+        #expect(fixed == zoned)
+    }
+
+    @Test(arguments: Backend.all)
+    static func yearsPastTheListedTransitionsFollowTheZonesRule(backend: Backend) throws {
+        try Self(backend).yearsPastTheListedTransitionsFollowTheZonesRule()
+    }
+
+    /// tzdata lists transitions to 2037; later ones come from the file's POSIX rule.
+    func yearsPastTheListedTransitionsFollowTheZonesRule() throws {
+        try meal("2040-07-01T03:30:00Z")   // New York Jun 30 23:30 EDT
+        try meal("2040-12-01T04:30:00Z")   // New York Nov 30 23:30 EST
+        #expect(try days("America/New_York", from: "2040-06-01T00:00:00Z", to: "2040-12-31T00:00:00Z")
+                == ["2040-06-30": 1, "2040-11-30": 1])
+    }
+
+    @Test static func badZonesAreInvalidArguments() throws {
+        let db = try TestDatabase()
+        for (zone, offset, message) in [
+            ("Mars/Olympus_Mons", Int32(0), "time_zone \"Mars/Olympus_Mons\" is not a known time zone"),
+            ("../../etc/passwd", 0, "time_zone must be an IANA time zone name"),
+            ("/etc/localtime", 0, "time_zone must be an IANA time zone name"),
+            ("zone.tab", 0, "is not a known time zone"),
+            ("America", 0, "is not a known time zone"),
+            ("Asia/Taipei", 480, "set time_zone or utc_offset_minutes, not both"),
+        ] {
+            let error = rpcError {
+                try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+                    startTime: Self.time("2026-03-01T00:00:00Z"), endTime: Self.time("2026-03-02T00:00:00Z"),
+                    utcOffsetMinutes: offset, timeZone: zone))
+            }
+            #expect(error?.code == .invalidArgument, "\(zone)")
+            #expect(error?.message.contains(message) == true, "\(zone): \(String(describing: error))")
+        }
+    }
+
+    /// Our TZif reader agrees with Foundation's TimeZone (ICU) on the offset at every
+    /// hour-and-a-bit step over 1990-2100 in zones with and without daylight time.
+    @Test(arguments: ["America/New_York", "Europe/Paris", "Europe/London", "Australia/Sydney", "Pacific/Auckland",
+                      "Asia/Taipei", "Asia/Kolkata", "America/Sao_Paulo", "Africa/Casablanca", "UTC"])
+    static func offsetsAgreeWithFoundation(zone: String) throws {
+        let rules = try TimeZoneDatabase.system.rules(named: zone, field: "time_zone")
+        let reference = try #require(TimeZone(identifier: zone))
+        var mismatches: [String] = []
+        // 1990-01-01 to 2100-01-01 in steps of 4 h 7 min, so every hour of the day is hit.
+        var t: Int64 = 631_152_000
+        while t < 4_102_444_800, mismatches.count < 5 {
+            let expected = Int64(reference.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t))))
+            if rules.offset(at: t) != expected { mismatches.append("\(t): \(rules.offset(at: t)) != \(expected)") }
+            t += 4 * 3600 + 7 * 60
+        }
+        #expect(mismatches.isEmpty, "\(zone): \(mismatches)")
+    }
+
+    @Test static func segmentsSplitARangeAtEachChangeOfOffset() throws {
+        let rules = try TimeZoneDatabase.system.rules(named: "America/New_York", field: "time_zone")
+        // 2026-01-01 to 2027-01-01: EST, EDT from Mar 8 07:00Z, EST from Nov 1 06:00Z.
+        let segments = rules.segments(from: 1_767_225_600, to: 1_798_761_600)
+        #expect(segments.map(\.start) == [1_767_225_600, 1_772_953_200, 1_793_512_800])
+        #expect(segments.map(\.offset) == [-18_000, -14_400, -18_000])
+    }
+}
