@@ -43,13 +43,18 @@ final class LoadLoop: @unchecked Sendable {
     private var endSample: CPUSample?
     private let waiter: SocketWaiter
     private var roundRobin = 0
+    /// Measured calls over time (charts), and per step of a load schedule.
+    private var timeline: TimeSeries
+    private var steps: TimeSeries?
+    /// Why the run stopped on this loop's side (a `--data` rendering that does not fit).
+    private var templateFailure: String?
 
     private static let maxFrameSize = Frame.defaultMaxSize
     private static let readChunk = 64 * 1024
 
     init(index: Int, connections: [BenchConnection], control: RunControl, progress: LoopProgress,
-         templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, seed: UInt64,
-         serverPID: Int32?, progressLine: ProgressLine?) {
+         templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, loadSchedule: LoadSchedule?,
+         share: Double, seed: UInt64, serverPID: Int32?, progressLine: ProgressLine?, timelineSeconds: Double) {
         self.index = index
         self.connections = connections
         self.control = control
@@ -60,12 +65,19 @@ final class LoadLoop: @unchecked Sendable {
         random = SplitMix64(seed: seed)
         envelopes = .allocate(capacity: templates.envelopes.count)
         _ = envelopes.initialize(from: templates.envelopes)
-        if let ratePerSecond {
+        if let loadSchedule {
+            var schedule = RateSchedule(schedule: loadSchedule, share: share, start: control.start,
+                                        origin: control.measureStart)
+            for _ in 0..<index { schedule.advance() }
+            self.schedule = schedule
+        } else if let ratePerSecond {
             // Loops interleave: loop i starts i intervals in.
             var schedule = RateSchedule(ratePerSecond: ratePerSecond, start: control.start)
             for _ in 0..<index { schedule.advance() }
             self.schedule = schedule
         }
+        timeline = TimeSeries(widthSeconds: timelineSeconds)
+        steps = loadSchedule.map { TimeSeries(widthSeconds: $0.stepSeconds) }
         self.serverPID = serverPID
         showProgress = progressLine
         for (position, connection) in connections.enumerated() { connection.position = position }
@@ -87,7 +99,7 @@ final class LoadLoop: @unchecked Sendable {
         }
         while true {
             now = MonotonicClock.now()
-            if now >= control.end || control.stop.load(ordering: .relaxed) || stopping { break }
+            if now >= control.end || control.stop.load(ordering: .relaxed) || stopping || control.isCancelled { break }
             if index == 0 && startSample == nil && now >= control.measureStart {
                 startSample = CPUSample.take(serverPID: serverPID)
             }
@@ -145,6 +157,36 @@ final class LoadLoop: @unchecked Sendable {
         let callID = connection.makeCallID(slot: slot)
         let envelope = envelopes.baseAddress! + template
         envelope.pointee.call_id = callID
+        if let generator = templates.generators[template] {
+            let number = control.requestNumber.wrappingAdd(1, ordering: .relaxed).oldValue
+            let payload: [UInt8]
+            do throws(RPCError) {
+                payload = try generator.encode(number: number, random: &random)
+            } catch {
+                templateFailure = error.message
+                stopping = true
+                control.stop.store(true, ordering: .relaxed)
+                connection.freeSlots.append(slot)
+                return
+            }
+            payload.withUnsafeBufferPointer { bytes in
+                envelope.pointee.payload = ProtobufCBinaryData(
+                    len: bytes.count, data: bytes.isEmpty ? nil : UnsafeMutablePointer(mutating: bytes.baseAddress))
+                pack(envelope, into: connection)
+                envelope.pointee.payload = ProtobufCBinaryData(len: 0, data: nil)
+            }
+        } else {
+            pack(envelope, into: connection)
+        }
+        connection.callIDs[slot] = callID
+        connection.intendedTimes[slot] = intended
+        connection.sentTimes[slot] = now
+        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
+        connection.inFlight += 1
+    }
+
+    /// Appends `envelope` as one frame to the connection's output.
+    private func pack(_ envelope: UnsafeMutablePointer<Larder__Rpc__V1__RequestEnvelope>, into connection: BenchConnection) {
         let message = UnsafeRawPointer(envelope).assumingMemoryBound(to: ProtobufCMessage.self)
         let size = protobuf_c_message_get_packed_size(message)
         connection.output.reserve(Frame.headerSize + size)
@@ -156,11 +198,6 @@ final class LoadLoop: @unchecked Sendable {
         out[3] = UInt8(truncatingIfNeeded: length)
         let packed = protobuf_c_message_pack(message, out + Frame.headerSize)
         connection.output.end += Frame.headerSize + packed
-        connection.callIDs[slot] = callID
-        connection.intendedTimes[slot] = intended
-        connection.sentTimes[slot] = now
-        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
-        connection.inFlight += 1
     }
 
     /// Open loop: sends every call whose intended time has come, while slots are free.
@@ -178,7 +215,7 @@ final class LoadLoop: @unchecked Sendable {
                     break
                 }
             }
-            guard let connection = chosen, let slot = connection.freeSlots.popLast() else { return }
+            guard let connection = chosen, let slot = connection.freeSlots.popLast(), !stopping else { return }
             issue(on: connection, slot: slot, intended: schedule.nextTime, now: now)
             schedule.advance()
         }
@@ -311,6 +348,9 @@ final class LoadLoop: @unchecked Sendable {
                     uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
                 }
                 if code >= 0 && code < 17 { codeCounts[Int(code)] += 1 } else { otherCodes[code, default: 0] += 1 }
+                let elapsed = now - control.measureStart
+                timeline.record(elapsed: elapsed, latency: corrected, failed: code != 0)
+                steps?.record(elapsed: elapsed, latency: corrected, failed: code != 0)
             }
         }
         if schedule == nil && !stopping && now < control.end {
@@ -347,6 +387,9 @@ final class LoadLoop: @unchecked Sendable {
         for (group, stats) in groupStats.enumerated() { result.byWorkload[picker.workloads[group]] = stats }
         result.lostCalls = lostCalls
         result.connectionFailures = connectionFailures
+        result.templateFailure = templateFailure
+        result.timeline = timeline
+        result.steps = steps
         result.totalCalls = totalCalls
         result.endedAt = endedAt
         result.startSample = startSample
