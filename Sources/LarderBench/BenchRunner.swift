@@ -50,6 +50,9 @@ public enum BenchRunner {
         } catch {
             outcome = .failure(error)
         }
+        if case .success(let result) = outcome, options.activeWorkloads.contains(.create) {
+            data.addCreated(result.createdMealIDs, complete: result.uncapturedCreates == 0)
+        }
         guard !data.isEmpty else { return outcome }
         var cleanup: CleanupReport
         if options.keepData {

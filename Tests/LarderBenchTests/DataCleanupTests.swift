@@ -42,6 +42,8 @@ struct DataCleanupTests {
         // The calls in flight when the 300th completed were created too.
         #expect((300...308).contains(cleanup.deletedMeals))
         #expect(store.meals.isEmpty)
+        // The ids came back in the create replies: no listing was needed to find them.
+        #expect(server.requestsByMethod[MealRecordMethods.listMealRecords.path] == nil)
     }
 
     @Test func keepDataKeepsItAndNamesTheCleanUpCommand() async throws {

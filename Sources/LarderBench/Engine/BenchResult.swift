@@ -36,6 +36,9 @@ public struct BenchResult: Sendable {
     public var interrupted = false
     /// Why a `--data` rendering stopped the run.
     public var templateFailure: String?
+    /// Ids of the meal records the create workload made, and how many of its replies had none readable.
+    var createdMealIDs: [String] = []
+    var uncapturedCreates = 0
     /// What happened to the data the run created (nil when it created none).
     public var cleanup: CleanupReport?
 

@@ -15,7 +15,7 @@ public final class CreatedData: Sendable {
     struct State {
         var locationIDs: [String] = []
         var mealIDs: [String] = []
-        /// Create calls ran: meals eaten "now" under the prefix exist beyond `mealIDs`.
+        /// Create calls ran whose ids are not (all) in `mealIDs`: meals eaten "now" under the prefix exist beyond them.
         var createCallsMade = false
         /// `--call` ran: anything named with the prefix may exist.
         var callsMade = false
@@ -31,6 +31,13 @@ public final class CreatedData: Sendable {
     func addLocations(_ ids: [String]) { state.withLock { $0.locationIDs += ids } }
     func addMeals(_ ids: [String]) { state.withLock { $0.mealIDs += ids } }
     func noteCreateCalls() { state.withLock { $0.createCallsMade = true } }
+    /// The create calls' ids: when every reply had one, no meal needs to be found by name.
+    func addCreated(_ ids: [String], complete: Bool) {
+        state.withLock {
+            $0.mealIDs += ids
+            if complete { $0.createCallsMade = false }
+        }
+    }
     func noteCalls() { state.withLock { $0.callsMade = true } }
 
     var snapshot: State { state.withLock { $0 } }

@@ -95,6 +95,7 @@ enum LoadEngine {
             serverCPUSeconds: serverSeconds,
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds), steps: merged.steps.map { truncated($0, seconds) },
-            interrupted: control.isCancelled, templateFailure: merged.templateFailure)
+            interrupted: control.isCancelled, templateFailure: merged.templateFailure,
+            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates)
     }
 }

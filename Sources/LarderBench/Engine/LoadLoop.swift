@@ -48,6 +48,12 @@ final class LoadLoop: @unchecked Sendable {
     private var steps: TimeSeries?
     /// Why the run stopped on this loop's side (a `--data` rendering that does not fit).
     private var templateFailure: String?
+    /// Per group: whether its replies carry the id of a record it created (the create workload).
+    private let capturesIDs: [Bool]
+    /// Ids of the meal records create calls made (warm-up included), for deleting them afterwards.
+    private var createdIDs: [String] = []
+    /// Create replies whose id could not be read (then the records are found by name).
+    private var uncapturedCreates = 0
 
     private static let maxFrameSize = Frame.defaultMaxSize
     private static let readChunk = 64 * 1024
@@ -76,6 +82,7 @@ final class LoadLoop: @unchecked Sendable {
             for _ in 0..<index { schedule.advance() }
             self.schedule = schedule
         }
+        capturesIDs = picker.workloads.map { $0 == .create }
         timeline = TimeSeries(widthSeconds: timelineSeconds)
         steps = loadSchedule.map { TimeSeries(widthSeconds: $0.stepSeconds) }
         self.serverPID = serverPID
@@ -127,12 +134,30 @@ final class LoadLoop: @unchecked Sendable {
             }
         }
         let endedAt = MonotonicClock.now()
+        if capturesIDs.contains(true) { drainCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
             endSample = CPUSample.take(serverPID: serverPID)
         }
         for connection in connections { connection.closeSocket() }
         return makeResult(endedAt: endedAt)
+    }
+
+    /// After the load: reads the replies still due (up to 5 s, none measured, none followed by
+    /// another call) so every create call's id is known; creates still unanswered are counted as uncaptured.
+    private func drainCreates() {
+        stopping = true
+        let deadline = MonotonicClock.now() + 5_000_000_000
+        while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
+            let now = MonotonicClock.now()
+            guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
+            for ready in waiter.ready where ready.readable { readReplies(connections[ready.index]) }
+        }
+        for connection in connections where connection.isOpen {
+            for slot in 0..<connection.depth where connection.callIDs[slot] != 0 && capturesIDs[Int(connection.groups[slot])] {
+                uncapturedCreates += 1
+            }
+        }
     }
 
     // MARK: - Waiting
@@ -314,7 +339,17 @@ final class LoadLoop: @unchecked Sendable {
             fail(connection, code: .internal, message: "server replied to call id \(callID), which is not in flight")
             return
         }
+        if code == 0 && capturesIDs[Int(connection.groups[slot])] { captureID(envelope.pointee.payload) }
         complete(connection, slot: slot, code: code, now: now)
+    }
+
+    /// Keeps the id of a created record: field 1 (a 36-character UUID string) leads a MealRecord's encoding.
+    private func captureID(_ payload: ProtobufCBinaryData) {
+        guard payload.len >= 38, let data = payload.data, data[0] == 0x0A, data[1] == 36 else {
+            uncapturedCreates += 1
+            return
+        }
+        createdIDs.append(String(decoding: UnsafeBufferPointer(start: data + 2, count: 36), as: UTF8.self))
     }
 
     /// Records a finished call and, in a closed loop, sends the next one on its slot.
@@ -366,6 +401,7 @@ final class LoadLoop: @unchecked Sendable {
         lostCalls += connection.inFlight
         totalErrors += connection.inFlight
         for slot in 0..<connection.depth where connection.callIDs[slot] != 0 {
+            if capturesIDs[Int(connection.groups[slot])] { uncapturedCreates += 1 }
             connection.callIDs[slot] = 0
             connection.freeSlots.append(slot)
         }
@@ -388,6 +424,8 @@ final class LoadLoop: @unchecked Sendable {
         result.lostCalls = lostCalls
         result.connectionFailures = connectionFailures
         result.templateFailure = templateFailure
+        result.createdIDs = createdIDs
+        result.uncapturedCreates = uncapturedCreates
         result.timeline = timeline
         result.steps = steps
         result.totalCalls = totalCalls

@@ -18,6 +18,9 @@ struct LoopResult: Sendable {
     var totalCalls = 0
     /// Why a `--data` rendering stopped the run.
     var templateFailure: String?
+    /// Ids of the records create calls made, and how many replies had none readable.
+    var createdIDs: [String] = []
+    var uncapturedCreates = 0
     /// Measured calls over time, and per load-schedule step.
     var timeline = TimeSeries(widthSeconds: 1)
     var steps: TimeSeries?
@@ -38,6 +41,8 @@ struct LoopResult: Sendable {
         connectionFailures += other.connectionFailures
         totalCalls += other.totalCalls
         if templateFailure == nil { templateFailure = other.templateFailure }
+        createdIDs += other.createdIDs
+        uncapturedCreates += other.uncapturedCreates
         timeline.merge(other.timeline)
         if let otherSteps = other.steps {
             if steps == nil { steps = otherSteps } else { steps?.merge(otherSteps) }
