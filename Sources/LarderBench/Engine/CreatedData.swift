@@ -55,7 +55,7 @@ public final class CreatedData: Sendable {
         if !state.locationIDs.isEmpty { parts.append("\(Format.grouped(state.locationIDs.count)) locations") }
         if !state.mealIDs.isEmpty { parts.append("\(Format.grouped(state.mealIDs.count)) meal records") }
         if state.createCallsMade { parts.append("the meal records of the create calls") }
-        if state.callsMade { parts.append("whatever the --call calls created under the prefix") }
+        if state.callsMade { parts.append("what the --call calls created") }
         let list = parts.count > 1 ? parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
             : parts.first ?? "nothing"
         return "\(list) named \(prefix)…"
