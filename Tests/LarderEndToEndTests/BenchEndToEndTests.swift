@@ -48,6 +48,25 @@ struct BenchEndToEndTests {
         #expect(try Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
     }
 
+    @Test func aSecondCtrlCQuitsAtOnceAndSaysHowToDeleteWhatIsLeft() throws {
+        let server = try ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench(["--workload", "get", "--seed-locations", "50000", "--duration", "60s"], server: server)
+        #expect(run.waitFor { run.stderr.contains("creating 50000 locations") }, "\(run.stderr)")
+        usleep(300_000)
+        run.signal(SIGINT)
+        usleep(2_000)
+        run.signal(SIGINT)
+        #expect(run.waitForExit() == 130, "\(run.stderr)")
+        #expect(run.stderr.contains("interrupted twice; quitting"), "\(run.stderr)")
+        if run.stderr.contains("without deleting") {
+            #expect(run.stderr.contains("delete it with: larder bench --server \(server.address) --clean-up larder-bench-"))
+        }
+        // Whatever it left, the clean-up it names removes.
+        _ = try Self.cleanUpAll(server)
+        #expect(try Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
     @Test func keptDataIsNamedAndCleanUpDeletesIt() throws {
         let server = try ServerProcess()
         defer { server.stop() }
