@@ -146,6 +146,8 @@ struct DataCleanupTests {
         #expect(result.seeded == ["7 meal records"])
         #expect(result.cleanup?.deletedMeals == 7)
         #expect(store.meals.isEmpty)
+        // A read-only method creates nothing: the seeded meals are deleted by id, nothing is listed.
+        #expect(server.requestsByMethod[MealRecordMethods.listMealRecords.path] == nil)
     }
 
     @Test func aRenderingThatDoesNotFitStopsTheRun() async throws {

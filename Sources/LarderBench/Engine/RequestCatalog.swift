@@ -114,7 +114,7 @@ enum RequestCatalog {
                 let mealIDs = call.template.usesMealIDs ? try seedMeals() : []
                 let generator = PayloadGenerator(template: call.template, prefix: data.prefix,
                                                  locationIDs: locationIDs, mealIDs: mealIDs)
-                data.noteCalls()
+                if !call.isReadOnly { data.noteCalls() }
                 if call.template.isConstant {
                     var unused = random
                     prepared.groups.append(Group(workload: .call, method: call.path,

@@ -7,6 +7,12 @@ public struct CallSpec: Sendable, Equatable {
     /// The request in proto3 JSON with `{{...}}` placeholders (see `PayloadTemplate`).
     public var template: PayloadTemplate
 
+    /// Whether the method only reads (Get…, List…, Summarize…, Check, …): then nothing is looked for to delete.
+    public var isReadOnly: Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        return ["Get", "List", "Summarize", "Check", "Watch", "ServerReflectionInfo"].contains { name.hasPrefix($0) }
+    }
+
     /// Resolves `method` among the compiled services and parses `data`.
     /// Accepts `/pkg.Service/Method`, `pkg.Service/Method` and `pkg.Service.Method` (as ghz).
     /// - Throws: INVALID_ARGUMENT naming the method or the template's problem.
