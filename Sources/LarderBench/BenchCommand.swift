@@ -99,9 +99,10 @@ final class InterruptHandler: @unchecked Sendable {
     init(cancellation: BenchCancellation, onSecond: @escaping @Sendable () -> Void) {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-        source.setEventHandler { [unowned self] in
-            count += 1
-            if count == 1 {
+        source.setEventHandler { [unowned self, source] in
+            let first = count == 0
+            count += max(1, Int(source.data))
+            if first && count == 1 {
                 cancellation.cancel()
                 StandardError.write("\nlarder bench: interrupted; stopping and deleting what the run created "
                     + "(Ctrl-C again to quit at once)\n")

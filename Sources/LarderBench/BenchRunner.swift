@@ -44,7 +44,8 @@ public enum BenchRunner {
         var outcome: Result<BenchResult, RPCError>
         do throws(RPCError) {
             let prepared = try RequestCatalog.prepare(options, data: data, cancellation: cancellation, notify: notify)
-            let templates = RequestTemplates(payloads: prepared.groups, metadata: metadata(options))
+            let templates = RequestTemplates(payloads: prepared.groups, metadata: metadata(options),
+                                             callCreates: options.call.map { !$0.isReadOnly } ?? false)
             outcome = .success(try LoadEngine.run(options, templates: templates, seeded: prepared.seeded,
                                                   showProgress: showProgress, cancellation: cancellation))
         } catch {

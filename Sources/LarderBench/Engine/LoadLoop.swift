@@ -50,6 +50,8 @@ final class LoadLoop: @unchecked Sendable {
     private var templateFailure: String?
     /// Per group: whether its replies carry the id of a record it created (the create workload).
     private let capturesIDs: [Bool]
+    /// Whether the loop waits for the replies still due when the load ends.
+    private let drainsAtEnd: Bool
     /// Ids of the meal records create calls made (warm-up included), for deleting them afterwards.
     private var createdIDs: [String] = []
     /// Create replies whose id could not be read (then the records are found by name).
@@ -83,6 +85,8 @@ final class LoadLoop: @unchecked Sendable {
             self.schedule = schedule
         }
         capturesIDs = picker.workloads.map { $0 == .create }
+        // Calls that may create something are answered before the data is deleted, so none lands after.
+        drainsAtEnd = capturesIDs.contains(true) || (picker.workloads.contains(.call) && templates.callCreates)
         timeline = TimeSeries(widthSeconds: timelineSeconds)
         steps = loadSchedule.map { TimeSeries(widthSeconds: $0.stepSeconds) }
         self.serverPID = serverPID
@@ -134,7 +138,7 @@ final class LoadLoop: @unchecked Sendable {
             }
         }
         let endedAt = MonotonicClock.now()
-        if capturesIDs.contains(true) { drainCreates() }
+        if drainsAtEnd { drainCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
             endSample = CPUSample.take(serverPID: serverPID)

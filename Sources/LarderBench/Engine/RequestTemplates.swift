@@ -22,7 +22,11 @@ final class RequestTemplates: @unchecked Sendable {
     /// - Parameters:
     ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
     ///   - metadata: call metadata sent with every call (e.g. authorization).
-    init(payloads: [RequestCatalog.Group], metadata: [(String, String)]) {
+    /// Whether a `--call` group's method may create data (not read-only).
+    let callCreates: Bool
+
+    init(payloads: [RequestCatalog.Group], metadata: [(String, String)], callCreates: Bool = false) {
+        self.callCreates = callCreates
         var ranges: [Workload: Range<Int>] = [:]
         var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
         var generators: [PayloadGenerator?] = []
