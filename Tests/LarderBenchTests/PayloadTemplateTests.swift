@@ -101,6 +101,19 @@ struct PayloadTemplateTests {
         #expect((195...205).contains(halfCalls), "\(halfCalls) calls")
     }
 
+    @Test func timeSeriesMergesNeighbourWindows() {
+        var series = TimeSeries(widthSeconds: 0.01)
+        for millisecond in 0..<1000 {
+            series.record(elapsed: UInt64(millisecond) * 1_000_000, latency: UInt64(millisecond), failed: millisecond < 5)
+        }
+        #expect(series.windows.count == 100)
+        let wider = series.coarsened(toAtMost: 30)
+        #expect(wider.widthSeconds == 0.04 && wider.windows.count == 25)
+        #expect(wider.windows.map(\.calls).reduce(0, +) == 1000 && wider.windows[0].calls == 40)
+        #expect(wider.windows[0].errors == 5 && wider.windows[24].latency.max == 999)
+        #expect(series.coarsened(toAtMost: 200) == series)
+    }
+
     @Test func coarsePercentilesAreWithinTwoPercent() {
         var histogram = CoarseHistogram()
         for value in UInt64(1)...100_000 { histogram.record(value) }

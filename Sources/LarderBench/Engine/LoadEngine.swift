@@ -23,9 +23,9 @@ enum LoadEngine {
             start: MonotonicClock.now(), warmupSeconds: options.warmupSeconds,
             durationSeconds: options.requests == nil ? options.durationSeconds : nil,
             requests: options.requests, timeLimitSeconds: options.timeLimitSeconds, cancellation: cancellation)
-        let plannedSeconds = options.requests == nil ? options.durationSeconds
-            : max(options.timeLimitSeconds - options.warmupSeconds, 1)
-        let timelineSeconds = TimeSeries.chartWidth(forSeconds: plannedSeconds)
+        // By count the length is unknown: fine windows (at most 2,000 up to the time limit), merged to ~100 after.
+        let timelineSeconds = options.requests == nil ? TimeSeries.chartWidth(forSeconds: options.durationSeconds)
+            : max(0.01, (options.timeLimitSeconds - options.warmupSeconds) / 2000)
         let progresses = (0..<threadCount).map { _ in LoopProgress() }
         let progressLine = showProgress
             ? ProgressLine(loops: progresses, start: control.start, measureStart: control.measureStart) : nil
@@ -94,7 +94,7 @@ enum LoadEngine {
             benchCPUSeconds: max(0, (end?.selfSeconds ?? 0) - (start?.selfSeconds ?? 0)),
             serverCPUSeconds: serverSeconds,
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
-            seeded: seeded, timeline: truncated(merged.timeline, seconds), steps: merged.steps.map { truncated($0, seconds) },
+            seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
             interrupted: control.isCancelled, templateFailure: merged.templateFailure,
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates)
     }

@@ -57,6 +57,23 @@ public struct TimeSeries: Sendable, Equatable {
         if windows.count > count { windows.removeLast(windows.count - Swift.max(count, 0)) }
     }
 
+    /// The same calls in windows `factor` times as wide.
+    func merged(by factor: Int) -> TimeSeries {
+        guard factor > 1 else { return self }
+        var wider = TimeSeries(widthSeconds: widthSeconds * Double(factor))
+        wider.windows = stride(from: 0, to: windows.count, by: factor).map { start in
+            var window = Window()
+            for index in start..<Swift.min(start + factor, windows.count) { window.merge(windows[index]) }
+            return window
+        }
+        return wider
+    }
+
+    /// At most `count` windows: neighbours merged when there are more.
+    func coarsened(toAtMost count: Int) -> TimeSeries {
+        merged(by: (windows.count + count - 1) / Swift.max(count, 1))
+    }
+
     /// The width for about 100 windows over `seconds`, rounded to 1-2-5 steps, at least 10 ms.
     static func chartWidth(forSeconds seconds: Double) -> Double {
         let raw = Swift.max(seconds / 100, 0.01)
