@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "CLarderProto", "CProtobufC",
+                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.

@@ -263,7 +263,7 @@ for size in $SIZES; do
     if (( spent >= FILL_MAX_SECONDS )); then log "  fill budget of $FILL_MAX_SECONDS s spent at $have records"; break; fi
     want=$(( size - have < FILL_CHUNK ? size - have : FILL_CHUNK ))
     log "  filling: $have -> $(( have + want )) meal records"
-    bench part=fill size="$size" -- --workload create --requests "$want" --connections "$FILL_CONNS" \
+    bench part=fill size="$size" -- --workload create --keep-data --requests "$want" --connections "$FILL_CONNS" \
       --concurrency "$FILL_CONCURRENCY" --warmup 0s --time-limit "$(( FILL_MAX_SECONDS - spent + 5 ))s"
     have=$(meal_count)
     chunks=$(( chunks + 1 ))

@@ -1,10 +1,13 @@
+import Dispatch
 import Foundation
 import LarderWire
 
 /// `larder bench`: the entry point the CLI calls.
 public enum BenchCommand {
-    /// Parses `arguments` (after `bench`), runs the load, prints the report to
-    /// stdout and notices to stderr.
+    /// Parses `arguments` (after `bench`), runs the load, deletes what it created,
+    /// writes the report to stdout or `--output` and notices to stderr.
+    /// The first Ctrl-C ends the load early and still deletes the data; a second one
+    /// quits at once and says what was left and how to delete it.
     /// - Returns: the exit status (see `--help`).
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
         let options: BenchOptions
@@ -13,6 +16,8 @@ public enum BenchCommand {
             case .help:
                 print(BenchHelp.text)
                 return 0
+            case .cleanUp(let parsed, let prefix):
+                return cleanUp(parsed, prefix: prefix)
             case .run(let parsed):
                 options = parsed
             }
@@ -20,14 +25,24 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(error.message)\n")
             return 2
         }
+        let cancellation = BenchCancellation()
+        let data = CreatedData()
+        let interrupts = InterruptHandler(cancellation: cancellation) { [options] in
+            StandardError.write(data.isEmpty ? "\nlarder bench: interrupted twice; quitting\n"
+                : "\nlarder bench: interrupted twice; quitting without deleting \(data.summary)\n"
+                + "larder bench: delete it with: "
+                + CleanupReport(prefix: data.prefix, created: "").cleanUpCommand(server: options.server) + "\n")
+        }
+        defer { interrupts.stop() }
         let result: BenchResult
         do throws(RPCError) {
-            result = try await BenchRunner.run(options, showProgress: StandardError.isInteractive) { notice in
+            result = try await BenchRunner.run(options, showProgress: StandardError.isInteractive,
+                                               cancellation: cancellation, data: data) { notice in
                 StandardError.write("larder bench: \(notice)\n")
             }
         } catch {
             StandardError.write("larder bench: \(error.description)\n")
-            return 3
+            return cancellation.isCancelled ? 130 : 3
         }
         if let path = options.histogramOutputPath {
             do {
@@ -36,9 +51,72 @@ public enum BenchCommand {
                 StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
             }
         }
-        let report = options.json ? BenchReport.json(result) : BenchReport.text(result)
-        FileHandle.standardOutput.write(Data(report.utf8))
+        let report = BenchReport.render(result, format: options.format)
+        if let path = options.outputPath {
+            do {
+                try report.write(toFile: path, atomically: true, encoding: .utf8)
+                StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
+            } catch {
+                StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription)\n")
+                FileHandle.standardOutput.write(Data(report.utf8))
+            }
+        } else {
+            FileHandle.standardOutput.write(Data(report.utf8))
+        }
+        if options.format != .text, let cleanup = result.cleanup {
+            StandardError.write("larder bench: data: \(BenchReport.cleanupText(cleanup, server: options.server))\n")
+        }
         for failure in Set(result.connectionFailures).sorted() { StandardError.write("larder bench: \(failure)\n") }
-        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 ? 0 : 1
+        if let failure = result.templateFailure { StandardError.write("larder bench: stopped: \(failure)\n") }
+        if result.interrupted { return 130 }
+        let cleanedUp = result.cleanup?.failure == nil
+        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.templateFailure == nil
+            && cleanedUp ? 0 : 1
+    }
+
+    /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.
+    private static func cleanUp(_ options: BenchOptions, prefix: String) -> Int32 {
+        do throws(RPCError) {
+            let counts = try DataCleaner.sweep(prefix: prefix, server: options.server,
+                                               metadata: BenchRunner.seedMetadata(options), mealsSince: .some(nil))
+            print("deleted \(Format.grouped(counts.locations)) locations and \(Format.grouped(counts.meals)) "
+                + "meal records named \(prefix)…")
+            return 0
+        } catch {
+            StandardError.write("larder bench: --clean-up: \(error.description)\n")
+            return 3
+        }
+    }
+}
+
+/// SIGINT while a bench runs: the first cancels the run, the second calls `onSecond` and exits 130.
+final class InterruptHandler: @unchecked Sendable {
+    // The source is set once in init and cancelled in stop(); the count lives on `queue`.
+    private let source: any DispatchSourceSignal
+    private let queue = DispatchQueue(label: "larder.bench.interrupt")
+    private var count = 0
+
+    init(cancellation: BenchCancellation, onSecond: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
+        source.setEventHandler { [unowned self, source] in
+            let first = count == 0
+            count += max(1, Int(source.data))
+            if first && count == 1 {
+                cancellation.cancel()
+                StandardError.write("\nlarder bench: interrupted; stopping and deleting what the run created "
+                    + "(Ctrl-C again to quit at once)\n")
+            } else {
+                onSecond()
+                exit(130)
+            }
+        }
+        source.resume()
+    }
+
+    /// Restores the default SIGINT behaviour.
+    func stop() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
     }
 }

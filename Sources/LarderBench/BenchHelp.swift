@@ -2,13 +2,26 @@
 enum BenchHelp {
     static let text = """
     usage: larder bench [--server HOST:PORT] [--workload ping|get|create|list|mix] [--mix get=80,create=15,list=5]
+                        [--call METHOD [-d JSON|@FILE]] [-m METADATA]...
                         [--connections C] [--concurrency N] [--threads T]
-                        [--duration 10s | --requests R] [--warmup 1s] [--rate R] [--time-limit D]
-                        [--json] [--hist-out FILE] [--token TOKEN] [--server-pid PID]
+                        [--duration 10s | --requests R] [--warmup 1s] [--time-limit D]
+                        [--rate R | --load-schedule step|line --load-start R --load-step R
+                                    [--load-step-duration 1s] [--load-end R]]
+                        [--format text|json|csv|html] [-o FILE] [--json] [--hist-out FILE]
+                        [--keep-data] [--token TOKEN] [--server-pid PID]
+           larder bench [--server HOST:PORT] --clean-up PREFIX
 
     Load-tests a Larder server and reports throughput, latency percentiles and CPU use.
-    Traffic goes only to --server. Before a get run it creates --seed-locations locations
-    (default 1000), before a list run --seed-meals meal records (default 500), and says so on stderr.
+    Traffic goes only to --server.
+
+    Data: everything the bench creates is named under a prefix of its own, larder-bench-XXXXXX
+    (locations larder-bench-XXXXXX-N, meal records larder-bench-XXXXXX-porridge, ...), and is deleted
+    after the run, also after Ctrl-C; the report says what was deleted. Before a get run it creates
+    --seed-locations locations (default 1000), before a list run --seed-meals meal records (default 500);
+    a create run's meals are found and deleted by name. --keep-data keeps all of it; the report then names
+    the prefix. The first Ctrl-C stops the load and still deletes; a second one quits at once and prints
+    what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
+    (which must start with larder-bench-; larder-bench- alone removes what any run left).
 
     Workloads:
       ping     /grpc.health.v1.Health/Check (no database)
@@ -16,38 +29,76 @@ enum BenchHelp {
       create   CreateMealRecord
       list     ListMealRecords, first page of 50
       mix      weighted mix of the above (--mix, default get=80,create=15,list=5)
+      --call   any method (like ghz): --call /larder.v1.LocationService/ListLocations
+               (also larder.v1.LocationService/ListLocations or larder.v1.LocationService.ListLocations)
+
+    Request template (-d/--data, proto3 JSON; @FILE reads a file), placeholders replaced as text per call:
+      {{.RequestNumber}}     the call's number, from 0 (warm-up included)
+      {{.Prefix}}            this run's data prefix: name what you create with it and it is deleted afterwards
+      {{.UUID}}              a random UUID v4
+      {{.Timestamp}}         now, RFC 3339 UTC
+      {{randomString N}}     N random lowercase letters and digits (1-1000)
+      {{randomInt MIN MAX}}  a random integer from MIN to MAX
+      {{randomLocationID}}   the id of one of --seed-locations locations created before the run
+      {{randomMealID}}       the id of one of --seed-meals meal records created before the run
+      e.g. larder bench --call /larder.v1.LocationService/CreateLocation \\
+             -d '{"location": {"name": "{{.Prefix}}-{{.RequestNumber}}", "colorHex": "#00AA00"}}'
+           larder bench --call /larder.v1.LocationService/GetLocation -d '{"id": "{{randomLocationID}}"}'
+      The random values come from a generator seeded per run. Metadata is not templated.
 
     Options:
       --server HOST:PORT   server address (default 127.0.0.1:7411, or $LARDER_SERVER)
       --connections C      TCP connections (default min(concurrency, 4))
       --concurrency N      calls in flight in total, spread over the connections (default 64)
       --threads T          event-loop threads, each owning some connections (default 1)
-      --duration D         measured time, e.g. 10s, 500ms, 2m (default 10s)
+      --duration D         measured time, e.g. 10s, 500ms, 2m (default 10s; with a ramp that has --load-end:
+                           the time to reach it plus one step)
       --requests R         measure R calls instead of a duration (still capped by --time-limit)
       --warmup D           load before measuring (default 1s)
-      --rate R             open loop: R calls/s on a constant schedule; latency counts from each call's
-                           intended start (coordinated omission corrected, like wrk2); --concurrency caps
+      --rate R             open loop: R calls/s on a constant schedule (--load-schedule const); latency counts from
+                           each call's intended start (coordinated omission corrected, like wrk2); --concurrency caps
                            the calls in flight; the uncorrected latency is reported too
+      --load-schedule step|line   open loop with a changing rate, as ghz: step starts at --load-start calls/s and
+                           adds --load-step every --load-step-duration (default 1s); line adds --load-step calls/s
+                           every second; both stop at --load-end when given (a negative step ramps down to it).
+                           The warm-up runs at the start rate; the ramp starts with the measured window. The
+                           report has one row per step (a line ramp: per --load-step-duration window)
       --time-limit D       hard cap on warm-up + measurement (default warm-up + duration + 5s, or 60s with --requests)
-      --json               print one JSON document instead of the text report
+      -m, --metadata M     call metadata, repeatable: 'key: value', key=value or a JSON object '{"key": "value"}'
+      --format F           text (default), json, csv or html; --json is --format json
+      -o, --output FILE    write the report to FILE instead of stdout
       --hist-out FILE      write the full percentile spectrum (HdrHistogram text format, values in ms)
+      --keep-data          keep what the run created (see Data)
       --token TOKEN        send "authorization: Bearer TOKEN" (default $LARDER_TOKEN)
       --server-pid PID     also report that process's CPU use (from /proc/PID/stat)
-      --seed-locations N, --seed-meals N   data created before get and list runs
+      --seed-locations N, --seed-meals N   data created before get and list runs (and for the random ids above)
 
     The bench's own CPU per call (getrusage) is always reported: it should stay well below the server's.
     A progress line is drawn on stderr when stdout and stderr are both terminals.
 
+    HTML (--format html): one self-contained page, no external files: summary, latency histogram, latency over time
+    (p50, p99, max) and throughput over time (with the target rate of an open loop) as inline SVG, the steps, and the
+    text report. CSV (--format csv): one table, columns
+      section,name,start_s,seconds,target_rate,calls,errors,calls_per_s,p50_us,p90_us,p99_us,max_us
+    with section total (one row), workload (each workload of a mix), step (each step of a ramp) and window (the
+    measured window in about 100 equal slices; times in seconds from its start).
+
     JSON keys (latencies in microseconds, CPU % of one core):
-      workload, mix {name: weight}, server, connections, concurrency, threads, rate (null = closed loop),
+      workload, call {method, data} (or null), mix {name: weight}, server, connections, concurrency, threads,
+      rate (null = closed loop or a ramp), load_schedule {kind, start, step, step_s, end} (or null),
       warmup_s, seconds (measurement window), seeded [text], calls, ok, errors, errors_by_code {CODE_NAME: n},
-      first_error_messages {CODE_NAME: text}, lost_calls,
+      first_error_messages {CODE_NAME: text}, lost_calls, interrupted, stopped_by (text or null),
       by_workload {name: {calls, errors, latency_us}} (a mix only, else {}), connection_failures [text], calls_per_s,
       latency_us {count, min, mean, stddev, p50, p90, p99, p999, p9999, max},
-      latency_uncorrected_us (same keys, or null without --rate), histogram [{from_us, to_us, count}],
+      latency_uncorrected_us (same keys, or null for a closed loop), histogram [{from_us, to_us, count}],
+      steps [{index, start_s, seconds, target_rate, calls, errors, calls_per_s, latency_us {p50, p90, p99, max}}],
+      timeline {window_s, windows [{start_s, calls, errors, calls_per_s, latency_us {p50, p90, p99, max}}]},
+      data {prefix, created, kept, deleted_locations, deleted_meal_records, failure, clean_up_command} (or null),
       bench_cpu_us_per_call, bench_cpu_pct, server_cpu_pct (or null), server_cpu_us_per_call (or null)
+      (step and window percentiles are within about 2%)
 
-    Exit status: 0 when the run made calls and none failed, 1 when some calls failed, 2 for usage errors,
-    3 when the run could not start (connect, creating data).
+    Exit status: 0 when the run made calls, none failed and its data was deleted (or kept), 1 when some calls
+    failed or deleting failed, 2 for usage errors, 3 when the run could not start (connect, creating data),
+    130 when interrupted by Ctrl-C.
     """
 }

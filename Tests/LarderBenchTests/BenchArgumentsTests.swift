@@ -133,3 +133,87 @@ struct BenchArgumentsTests {
         #expect(BenchHelp.text.contains("bench_cpu_us_per_call"))
     }
 }
+
+@Suite("BenchArguments: --call, formats, schedules, data")
+struct BenchArgumentsNewFlagsTests {
+    static func options(_ arguments: [String]) throws -> BenchOptions { try BenchArgumentsTests.options(arguments) }
+
+    @Test func callDataAndMetadata() throws {
+        let options = try Self.options([
+            "--call", "larder.v1.LocationService/GetLocation", "-d", #"{"id": "{{randomLocationID}}"}"#,
+            "-m", #"{"x-a": "1", "X-B": "two"}"#, "--metadata", "x-c: three", "-m=x-d=4",
+        ])
+        #expect(options.workload == .call)
+        #expect(options.call?.path == "/larder.v1.LocationService/GetLocation")
+        #expect(options.call?.template.usesLocationIDs == true)
+        #expect(options.metadata == [MetadataEntry(key: "x-a", value: "1"), MetadataEntry(key: "x-b", value: "two"),
+                                     MetadataEntry(key: "x-c", value: "three"), MetadataEntry(key: "x-d", value: "4")])
+        #expect(try Self.options(["--call", "larder.v1.LocationService.ListLocations"]).call?.path
+            == "/larder.v1.LocationService/ListLocations")
+    }
+
+    @Test func formatsAndOutput() throws {
+        #expect(try Self.options(["--format", "html", "-o", "/tmp/r.html"]).format == .html)
+        #expect(try Self.options(["--format=csv"]).outputPath == nil)
+        #expect(try Self.options(["--json", "--format", "json"]).format == .json)
+        #expect(try Self.options(["--keep-data"]).keepData)
+        #expect(try !Self.options([]).keepData)
+    }
+
+    @Test func schedules() throws {
+        let step = try Self.options(["--load-schedule", "step", "--load-start", "100", "--load-step", "50",
+                                     "--load-step-duration", "2s", "--load-end", "300"])
+        #expect(step.schedule == LoadSchedule(kind: .step, start: 100, step: 50, stepSeconds: 2, end: 300))
+        #expect(step.isOpenLoop && step.rate == nil)
+        // The ramp takes 8 s to reach 300, then one more step: 10 s measured, 16 s cap.
+        #expect(step.durationSeconds == 10 && step.timeLimitSeconds == 16)
+        let line = try Self.options(["--load-schedule", "line", "--load-start", "10", "--load-step", "5",
+                                     "--duration", "3s"])
+        #expect(line.schedule?.kind == .line && line.schedule?.stepSeconds == 1 && line.durationSeconds == 3)
+        #expect(try Self.options(["--load-schedule", "const", "--rate", "500"]).rate == 500)
+    }
+
+    @Test func cleanUpMode() throws {
+        guard case .cleanUp(let options, let prefix) = try BenchArguments.parse(
+            ["--server", "127.0.0.1:9", "--clean-up", "larder-bench-abc123"]) else {
+            Issue.record("expected --clean-up")
+            return
+        }
+        #expect(prefix == "larder-bench-abc123" && options.server.port == 9)
+    }
+
+    @Test(arguments: [
+        (["--call", "/larder.v1.LocationService/Nope"], "LocationService has CreateLocation"),
+        (["--call", "/nope.Service/X"], "expected /package.Service/Method"),
+        (["--call", "/larder.v1.LocationService/GetLocation", "--workload", "get"], "either --call or --workload"),
+        (["-d", "{}"], "--data needs --call"),
+        (["--call", "/larder.v1.LocationService/GetLocation", "-d", "{\"idd\": 1}"], "--data for larder.v1.GetLocationRequest"),
+        (["--call", "/larder.v1.LocationService/GetLocation", "-d", "@/nonexistent/file"], "cannot read that file"),
+        (["--workload", "call"], "use --call METHOD"),
+        (["--metadata", "novalue"], "has no ':' or '='"),
+        (["--metadata", "bad key: v"], "must be letters, digits"),
+        (["--metadata", "{\"a\": 1}"], "must be a string"),
+        (["--format", "xml"], "--format must be one of text, json, csv, html"),
+        (["--format", "csv", "--json"], "--json is --format json"),
+        (["--load-schedule", "ramp"], "--load-schedule must be one of const, step, line"),
+        (["--load-schedule", "step", "--load-start", "10"], "needs --load-start R and --load-step R"),
+        (["--load-schedule", "step", "--load-start", "10", "--load-step", "0"], "not 0"),
+        (["--load-schedule", "step", "--load-start", "10", "--load-step", "-5"], "needs --load-end"),
+        (["--load-schedule", "step", "--load-start", "100", "--load-step", "5", "--load-end", "50"], "the other way"),
+        (["--load-schedule", "line", "--load-start", "10", "--load-step", "5", "--rate", "9"], "--rate is a constant rate"),
+        (["--load-start", "10"], "need --load-schedule step or line"),
+        (["--load-schedule", "const"], "--load-schedule const needs --rate"),
+        (["--load-schedule", "step", "--load-start", "1", "--load-step", "1", "--load-end", "5000",
+          "--load-step-duration", "10ms"], "at most 1000"),
+        (["--clean-up", "Kitchen"], "must start with \"larder-bench-\""),
+        (["--keep-data=yes"], "--keep-data takes no value"),
+    ] as [([String], String)])
+    func badNewFlagsNameTheProblem(arguments: [String], message: String) {
+        #expect {
+            try BenchArguments.parse(arguments)
+        } throws: { error in
+            let error = error as? RPCError
+            return error?.code == .invalidArgument && error?.message.contains(message) == true
+        }
+    }
+}

@@ -120,7 +120,7 @@ struct LoadEngineTests {
         let result = try await BenchRunner.run(options) { notice in notices.withLock { $0.append(notice) } }
         #expect(result.callsByCode == [.ok: 400])
         #expect(result.seeded == ["20 locations", "10 meal records"])
-        #expect(notices.withLock { $0 }.contains { $0.hasPrefix("creating 20 locations for get") })
+        #expect(notices.withLock { $0 }.contains { $0.hasPrefix("creating 20 locations (named larder-bench-") })
         let workloads = result.byWorkload.keys.map(\.rawValue).sorted()
         #expect(workloads == ["create", "get", "list"])
         #expect(result.byWorkload.values.map(\.calls).reduce(0, +) == 400)

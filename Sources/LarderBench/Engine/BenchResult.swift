@@ -28,6 +28,19 @@ public struct BenchResult: Sendable {
     public var cpuWindowSeconds: Double
     /// What was created before the run, e.g. `1000 locations`.
     public var seeded: [String]
+    /// Measured calls in windows of equal length (the charts of the HTML report).
+    public var timeline = TimeSeries(widthSeconds: 1)
+    /// Measured calls per step of `--load-schedule`.
+    public var steps: TimeSeries?
+    /// Ctrl-C ended the run early.
+    public var interrupted = false
+    /// Why a `--data` rendering stopped the run.
+    public var templateFailure: String?
+    /// Ids of the meal records the create workload made, and how many of its replies had none readable.
+    var createdMealIDs: [String] = []
+    var uncapturedCreates = 0
+    /// What happened to the data the run created (nil when it created none).
+    public var cleanup: CleanupReport?
 
     /// Measured calls, failed ones included.
     public var calls: Int { callsByCode.values.reduce(0, +) }

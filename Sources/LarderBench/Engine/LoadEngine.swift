@@ -8,8 +8,8 @@ import Synchronization
 enum LoadEngine {
     /// Runs the load described by `options` with `templates`, blocking the calling thread.
     /// - Throws: UNAVAILABLE when a connection cannot be opened.
-    static func run(_ options: BenchOptions, templates: RequestTemplates, seeded: [String], showProgress: Bool)
-        throws(RPCError) -> BenchResult
+    static func run(_ options: BenchOptions, templates: RequestTemplates, seeded: [String], showProgress: Bool,
+                    cancellation: BenchCancellation? = nil) throws(RPCError) -> BenchResult
     {
         let connectionCount = min(options.connections, options.concurrency)
         var connections: [BenchConnection] = []
@@ -22,7 +22,10 @@ enum LoadEngine {
         let control = RunControl(
             start: MonotonicClock.now(), warmupSeconds: options.warmupSeconds,
             durationSeconds: options.requests == nil ? options.durationSeconds : nil,
-            requests: options.requests, timeLimitSeconds: options.timeLimitSeconds)
+            requests: options.requests, timeLimitSeconds: options.timeLimitSeconds, cancellation: cancellation)
+        // By count the length is unknown: fine windows (at most 2,000 up to the time limit), merged to ~100 after.
+        let timelineSeconds = options.requests == nil ? TimeSeries.chartWidth(forSeconds: options.durationSeconds)
+            : max(0.01, (options.timeLimitSeconds - options.warmupSeconds) / 2000)
         let progresses = (0..<threadCount).map { _ in LoopProgress() }
         let progressLine = showProgress
             ? ProgressLine(loops: progresses, start: control.start, measureStart: control.measureStart) : nil
@@ -34,7 +37,9 @@ enum LoadEngine {
                 index: index, connections: owned, control: control, progress: progresses[index],
                 templates: templates, mix: options.mix,
                 ratePerSecond: options.rate.map { $0 * Double(depth) / Double(options.concurrency) },
-                seed: seedSource.next(), serverPID: options.serverPID, progressLine: index == 0 ? progressLine : nil)
+                loadSchedule: options.schedule, share: Double(depth) / Double(options.concurrency),
+                seed: seedSource.next(), serverPID: options.serverPID, progressLine: index == 0 ? progressLine : nil,
+                timelineSeconds: timelineSeconds)
         }
         connections.removeAll()
 
@@ -54,6 +59,12 @@ enum LoadEngine {
         progressLine?.finish()
         for result in results.withLock({ $0 }) { merged.merge(result) }
         return makeResult(merged, options: options, control: control, seeded: seeded)
+    }
+
+    private static func truncated(_ series: TimeSeries, _ seconds: Double) -> TimeSeries {
+        var series = series
+        series.truncate(toSeconds: seconds)
+        return series
     }
 
     private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String])
@@ -77,12 +88,14 @@ enum LoadEngine {
         if let before = start?.serverSeconds, let after = end?.serverSeconds { serverSeconds = after - before }
         return BenchResult(
             options: options, seconds: seconds, latency: merged.latency,
-            uncorrectedLatency: options.rate == nil ? nil : merged.uncorrectedLatency, byWorkload: merged.byWorkload,
+            uncorrectedLatency: options.isOpenLoop ? merged.uncorrectedLatency : nil, byWorkload: merged.byWorkload,
             callsByCode: callsByCode, firstMessages: firstMessages, lostCalls: merged.lostCalls,
             connectionFailures: merged.connectionFailures,
             benchCPUSeconds: max(0, (end?.selfSeconds ?? 0) - (start?.selfSeconds ?? 0)),
             serverCPUSeconds: serverSeconds,
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
-            seeded: seeded)
+            seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
+            interrupted: control.isCancelled, templateFailure: merged.templateFailure,
+            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates)
     }
 }

@@ -43,13 +43,26 @@ final class LoadLoop: @unchecked Sendable {
     private var endSample: CPUSample?
     private let waiter: SocketWaiter
     private var roundRobin = 0
+    /// Measured calls over time (charts), and per step of a load schedule.
+    private var timeline: TimeSeries
+    private var steps: TimeSeries?
+    /// Why the run stopped on this loop's side (a `--data` rendering that does not fit).
+    private var templateFailure: String?
+    /// Per group: whether its replies carry the id of a record it created (the create workload).
+    private let capturesIDs: [Bool]
+    /// Whether the loop waits for the replies still due when the load ends.
+    private let drainsAtEnd: Bool
+    /// Ids of the meal records create calls made (warm-up included), for deleting them afterwards.
+    private var createdIDs: [String] = []
+    /// Create replies whose id could not be read (then the records are found by name).
+    private var uncapturedCreates = 0
 
     private static let maxFrameSize = Frame.defaultMaxSize
     private static let readChunk = 64 * 1024
 
     init(index: Int, connections: [BenchConnection], control: RunControl, progress: LoopProgress,
-         templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, seed: UInt64,
-         serverPID: Int32?, progressLine: ProgressLine?) {
+         templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, loadSchedule: LoadSchedule?,
+         share: Double, seed: UInt64, serverPID: Int32?, progressLine: ProgressLine?, timelineSeconds: Double) {
         self.index = index
         self.connections = connections
         self.control = control
@@ -60,12 +73,22 @@ final class LoadLoop: @unchecked Sendable {
         random = SplitMix64(seed: seed)
         envelopes = .allocate(capacity: templates.envelopes.count)
         _ = envelopes.initialize(from: templates.envelopes)
-        if let ratePerSecond {
+        if let loadSchedule {
+            var schedule = RateSchedule(schedule: loadSchedule, share: share, start: control.start,
+                                        origin: control.measureStart)
+            for _ in 0..<index { schedule.advance() }
+            self.schedule = schedule
+        } else if let ratePerSecond {
             // Loops interleave: loop i starts i intervals in.
             var schedule = RateSchedule(ratePerSecond: ratePerSecond, start: control.start)
             for _ in 0..<index { schedule.advance() }
             self.schedule = schedule
         }
+        capturesIDs = picker.workloads.map { $0 == .create }
+        // Calls that may create something are answered before the data is deleted, so none lands after.
+        drainsAtEnd = capturesIDs.contains(true) || (picker.workloads.contains(.call) && templates.callCreates)
+        timeline = TimeSeries(widthSeconds: timelineSeconds)
+        steps = loadSchedule.map { TimeSeries(widthSeconds: $0.stepSeconds) }
         self.serverPID = serverPID
         showProgress = progressLine
         for (position, connection) in connections.enumerated() { connection.position = position }
@@ -87,7 +110,7 @@ final class LoadLoop: @unchecked Sendable {
         }
         while true {
             now = MonotonicClock.now()
-            if now >= control.end || control.stop.load(ordering: .relaxed) || stopping { break }
+            if now >= control.end || control.stop.load(ordering: .relaxed) || stopping || control.isCancelled { break }
             if index == 0 && startSample == nil && now >= control.measureStart {
                 startSample = CPUSample.take(serverPID: serverPID)
             }
@@ -115,12 +138,30 @@ final class LoadLoop: @unchecked Sendable {
             }
         }
         let endedAt = MonotonicClock.now()
+        if drainsAtEnd { drainCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
             endSample = CPUSample.take(serverPID: serverPID)
         }
         for connection in connections { connection.closeSocket() }
         return makeResult(endedAt: endedAt)
+    }
+
+    /// After the load: reads the replies still due (up to 5 s, none measured, none followed by
+    /// another call) so every create call's id is known; creates still unanswered are counted as uncaptured.
+    private func drainCreates() {
+        stopping = true
+        let deadline = MonotonicClock.now() + 5_000_000_000
+        while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
+            let now = MonotonicClock.now()
+            guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
+            for ready in waiter.ready where ready.readable { readReplies(connections[ready.index]) }
+        }
+        for connection in connections where connection.isOpen {
+            for slot in 0..<connection.depth where connection.callIDs[slot] != 0 && capturesIDs[Int(connection.groups[slot])] {
+                uncapturedCreates += 1
+            }
+        }
     }
 
     // MARK: - Waiting
@@ -145,6 +186,36 @@ final class LoadLoop: @unchecked Sendable {
         let callID = connection.makeCallID(slot: slot)
         let envelope = envelopes.baseAddress! + template
         envelope.pointee.call_id = callID
+        if let generator = templates.generators[template] {
+            let number = control.requestNumber.wrappingAdd(1, ordering: .relaxed).oldValue
+            let payload: [UInt8]
+            do throws(RPCError) {
+                payload = try generator.encode(number: number, random: &random)
+            } catch {
+                templateFailure = error.message
+                stopping = true
+                control.stop.store(true, ordering: .relaxed)
+                connection.freeSlots.append(slot)
+                return
+            }
+            payload.withUnsafeBufferPointer { bytes in
+                envelope.pointee.payload = ProtobufCBinaryData(
+                    len: bytes.count, data: bytes.isEmpty ? nil : UnsafeMutablePointer(mutating: bytes.baseAddress))
+                pack(envelope, into: connection)
+                envelope.pointee.payload = ProtobufCBinaryData(len: 0, data: nil)
+            }
+        } else {
+            pack(envelope, into: connection)
+        }
+        connection.callIDs[slot] = callID
+        connection.intendedTimes[slot] = intended
+        connection.sentTimes[slot] = now
+        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
+        connection.inFlight += 1
+    }
+
+    /// Appends `envelope` as one frame to the connection's output.
+    private func pack(_ envelope: UnsafeMutablePointer<Larder__Rpc__V1__RequestEnvelope>, into connection: BenchConnection) {
         let message = UnsafeRawPointer(envelope).assumingMemoryBound(to: ProtobufCMessage.self)
         let size = protobuf_c_message_get_packed_size(message)
         connection.output.reserve(Frame.headerSize + size)
@@ -156,11 +227,6 @@ final class LoadLoop: @unchecked Sendable {
         out[3] = UInt8(truncatingIfNeeded: length)
         let packed = protobuf_c_message_pack(message, out + Frame.headerSize)
         connection.output.end += Frame.headerSize + packed
-        connection.callIDs[slot] = callID
-        connection.intendedTimes[slot] = intended
-        connection.sentTimes[slot] = now
-        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
-        connection.inFlight += 1
     }
 
     /// Open loop: sends every call whose intended time has come, while slots are free.
@@ -178,7 +244,7 @@ final class LoadLoop: @unchecked Sendable {
                     break
                 }
             }
-            guard let connection = chosen, let slot = connection.freeSlots.popLast() else { return }
+            guard let connection = chosen, let slot = connection.freeSlots.popLast(), !stopping else { return }
             issue(on: connection, slot: slot, intended: schedule.nextTime, now: now)
             schedule.advance()
         }
@@ -277,7 +343,17 @@ final class LoadLoop: @unchecked Sendable {
             fail(connection, code: .internal, message: "server replied to call id \(callID), which is not in flight")
             return
         }
+        if code == 0 && capturesIDs[Int(connection.groups[slot])] { captureID(envelope.pointee.payload) }
         complete(connection, slot: slot, code: code, now: now)
+    }
+
+    /// Keeps the id of a created record: field 1 (a 36-character UUID string) leads a MealRecord's encoding.
+    private func captureID(_ payload: ProtobufCBinaryData) {
+        guard payload.len >= 38, let data = payload.data, data[0] == 0x0A, data[1] == 36 else {
+            uncapturedCreates += 1
+            return
+        }
+        createdIDs.append(String(decoding: UnsafeBufferPointer(start: data + 2, count: 36), as: UTF8.self))
     }
 
     /// Records a finished call and, in a closed loop, sends the next one on its slot.
@@ -311,6 +387,9 @@ final class LoadLoop: @unchecked Sendable {
                     uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
                 }
                 if code >= 0 && code < 17 { codeCounts[Int(code)] += 1 } else { otherCodes[code, default: 0] += 1 }
+                let elapsed = now - control.measureStart
+                timeline.record(elapsed: elapsed, latency: corrected, failed: code != 0)
+                steps?.record(elapsed: elapsed, latency: corrected, failed: code != 0)
             }
         }
         if schedule == nil && !stopping && now < control.end {
@@ -326,6 +405,7 @@ final class LoadLoop: @unchecked Sendable {
         lostCalls += connection.inFlight
         totalErrors += connection.inFlight
         for slot in 0..<connection.depth where connection.callIDs[slot] != 0 {
+            if capturesIDs[Int(connection.groups[slot])] { uncapturedCreates += 1 }
             connection.callIDs[slot] = 0
             connection.freeSlots.append(slot)
         }
@@ -347,6 +427,11 @@ final class LoadLoop: @unchecked Sendable {
         for (group, stats) in groupStats.enumerated() { result.byWorkload[picker.workloads[group]] = stats }
         result.lostCalls = lostCalls
         result.connectionFailures = connectionFailures
+        result.templateFailure = templateFailure
+        result.createdIDs = createdIDs
+        result.uncapturedCreates = uncapturedCreates
+        result.timeline = timeline
+        result.steps = steps
         result.totalCalls = totalCalls
         result.endedAt = endedAt
         result.startSample = startSample

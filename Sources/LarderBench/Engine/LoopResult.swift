@@ -16,6 +16,14 @@ struct LoopResult: Sendable {
     var connectionFailures: [String] = []
     /// Calls sent and completed over the whole run, warm-up included.
     var totalCalls = 0
+    /// Why a `--data` rendering stopped the run.
+    var templateFailure: String?
+    /// Ids of the records create calls made, and how many replies had none readable.
+    var createdIDs: [String] = []
+    var uncapturedCreates = 0
+    /// Measured calls over time, and per load-schedule step.
+    var timeline = TimeSeries(widthSeconds: 1)
+    var steps: TimeSeries?
     /// When the loop stopped.
     var endedAt: UInt64 = 0
     /// CPU readings at the start and end of the measurement window (loop 0 only).
@@ -32,6 +40,13 @@ struct LoopResult: Sendable {
         lostCalls += other.lostCalls
         connectionFailures += other.connectionFailures
         totalCalls += other.totalCalls
+        if templateFailure == nil { templateFailure = other.templateFailure }
+        createdIDs += other.createdIDs
+        uncapturedCreates += other.uncapturedCreates
+        timeline.merge(other.timeline)
+        if let otherSteps = other.steps {
+            if steps == nil { steps = otherSteps } else { steps?.merge(otherSteps) }
+        }
         endedAt = max(endedAt, other.endedAt)
         if startSample == nil { startSample = other.startSample }
         if endSample == nil { endSample = other.endSample }

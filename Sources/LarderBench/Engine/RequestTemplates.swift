@@ -16,13 +16,20 @@ final class RequestTemplates: @unchecked Sendable {
     private(set) var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
     /// Which templates belong to which workload.
     let ranges: [Workload: Range<Int>]
+    /// Per template: renders its payload for each call (`--call` with placeholders); nil = fixed payload.
+    let generators: [PayloadGenerator?]
 
     /// - Parameters:
     ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
     ///   - metadata: call metadata sent with every call (e.g. authorization).
-    init(payloads: [(workload: Workload, method: String, payloads: [[UInt8]])], metadata: [(String, String)]) {
+    /// Whether a `--call` group's method may create data (not read-only).
+    let callCreates: Bool
+
+    init(payloads: [RequestCatalog.Group], metadata: [(String, String)], callCreates: Bool = false) {
+        self.callCreates = callCreates
         var ranges: [Workload: Range<Int>] = [:]
         var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
+        var generators: [PayloadGenerator?] = []
         let entries = Self.metadataEntries(metadata, allocations: &allocations)
         for group in payloads {
             let method = Self.copy(string: group.method, allocations: &allocations)
@@ -35,11 +42,13 @@ final class RequestTemplates: @unchecked Sendable {
                 envelope.n_metadata = metadata.count
                 envelope.metadata = entries
                 envelopes.append(envelope)
+                generators.append(group.generator)
             }
             ranges[group.workload] = start..<envelopes.count
         }
         self.envelopes = envelopes
         self.ranges = ranges
+        self.generators = generators
     }
 
     deinit {

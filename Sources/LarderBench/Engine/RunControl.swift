@@ -18,9 +18,15 @@ final class RunControl: Sendable {
     let measured = Atomic<Int>(0)
     /// When the last wanted call completed, in a run by count.
     let lastCompletion = Atomic<UInt64>(0)
+    /// The number of the next `--call` request (`{{.RequestNumber}}`).
+    let requestNumber = Atomic<Int>(0)
+    /// Ctrl-C: ends the run at the next turn.
+    let cancellation: BenchCancellation?
 
-    init(start: UInt64, warmupSeconds: Double, durationSeconds: Double?, requests: Int?, timeLimitSeconds: Double) {
+    init(start: UInt64, warmupSeconds: Double, durationSeconds: Double?, requests: Int?, timeLimitSeconds: Double,
+         cancellation: BenchCancellation? = nil) {
         self.start = start
+        self.cancellation = cancellation
         measureStart = start + MonotonicClock.nanoseconds(warmupSeconds)
         hardEnd = start + MonotonicClock.nanoseconds(timeLimitSeconds)
         if requests == nil, let durationSeconds {
@@ -30,6 +36,9 @@ final class RunControl: Sendable {
         }
         self.requests = requests
     }
+
+    /// Whether the run was interrupted.
+    var isCancelled: Bool { cancellation?.isCancelled == true }
 
     /// The time no loop goes past.
     var end: UInt64 { min(measureEnd, hardEnd) }

@@ -28,47 +28,103 @@ final class SeedClient {
 
     deinit { TCPSocket.close(fd) }
 
-    /// Calls `method` once per request, `batch` calls in flight at a time.
+    /// Calls `method` once per request, `batch` calls in flight at a time;
+    /// `onBatch` gets each batch's responses as they arrive.
     /// - Returns: the decoded responses, in request order.
-    /// - Throws: the first failed call's error, naming the method.
-    func callAll<Request, Response>(_ method: RPCMethod<Request, Response>, _ requests: [Request], batch: Int = 100)
-        throws(RPCError) -> [Response]
+    /// - Throws: the first failed call's error, naming the method; CANCELLED between batches once `cancellation` is set.
+    func callAll<Request, Response>(_ method: RPCMethod<Request, Response>, _ requests: [Request], batch: Int = 100,
+                                    cancellation: BenchCancellation? = nil,
+                                    onBatch: ([Response]) -> Void = { _ in }) throws(RPCError) -> [Response]
     {
         var responses: [Response] = []
         responses.reserveCapacity(requests.count)
         var offset = 0
         while offset < requests.count {
-            guard MonotonicClock.now() < deadline else {
-                throw .deadlineExceeded("creating data with \(method.path) took too long (\(offset) of \(requests.count) done)")
+            if cancellation?.isCancelled == true {
+                throw RPCError(.cancelled, "interrupted while creating data (\(offset) of \(requests.count) done)")
             }
-            let chunk = requests[offset..<min(offset + batch, requests.count)]
-            var output: [UInt8] = []
-            var ids: [UInt64: Int] = [:]
-            for (position, request) in chunk.enumerated() {
-                let envelope = RequestEnvelope(callID: nextCallID, method: method.path,
-                                               payload: ProtoCodec.encode(request), metadata: metadata)
-                ids[nextCallID] = position
-                nextCallID += 1
-                Frame.append(ProtoCodec.encode(envelope), to: &output)
-            }
-            try send(output)
-            var replies = [Response?](repeating: nil, count: chunk.count)
-            var received = 0
-            while received < chunk.count {
-                let envelope = try ProtoCodec.decode(ResponseEnvelope.self, from: try nextFrame())
-                if let error = envelope.error {
+            try checkDeadline(method, done: offset, of: requests.count)
+            let chunk = Array(requests[offset..<min(offset + batch, requests.count)])
+            var decoded: [Response] = []
+            for outcome in try exchange(method.path, chunk.map { ProtoCodec.encode($0) }) {
+                switch outcome {
+                case .success(let payload): decoded.append(try ProtoCodec.decode(Response.self, from: payload))
+                case .failure(let error):
+                    onBatch(decoded)
                     throw RPCError(error.code, "\(method.path) failed while creating data: \(error.message)")
                 }
-                guard let position = ids[envelope.callID], replies[position] == nil else {
-                    throw .internalError("server replied to unknown call id \(envelope.callID)")
-                }
-                replies[position] = try ProtoCodec.decode(Response.self, from: envelope.payload)
-                received += 1
             }
-            responses += replies.compactMap { $0 }
+            onBatch(decoded)
+            responses += decoded
             offset += chunk.count
         }
         return responses
+    }
+
+    /// Calls `method` once per request, `batch` at a time, where NOT_FOUND counts as done (deleting).
+    /// - Returns: how many calls ended OK.
+    /// - Throws: the first other failure, naming the method.
+    func callEach<Request, Response>(_ method: RPCMethod<Request, Response>, _ requests: [Request], batch: Int = 100)
+        throws(RPCError) -> Int
+    {
+        var succeeded = 0
+        var offset = 0
+        while offset < requests.count {
+            try checkDeadline(method, done: offset, of: requests.count)
+            let chunk = Array(requests[offset..<min(offset + batch, requests.count)])
+            for outcome in try exchange(method.path, chunk.map { ProtoCodec.encode($0) }) {
+                switch outcome {
+                case .success: succeeded += 1
+                case .failure(let error) where error.code == .notFound: continue
+                case .failure(let error): throw RPCError(error.code, "\(method.path) failed: \(error.message)")
+                }
+            }
+            offset += chunk.count
+        }
+        return succeeded
+    }
+
+    /// One call; the decoded response.
+    func call<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request) throws(RPCError) -> Response {
+        switch try exchange(method.path, [ProtoCodec.encode(request)])[0] {
+        case .success(let payload): return try ProtoCodec.decode(Response.self, from: payload)
+        case .failure(let error): throw RPCError(error.code, "\(method.path) failed: \(error.message)")
+        }
+    }
+
+    private func checkDeadline<Request, Response>(_ method: RPCMethod<Request, Response>, done: Int, of total: Int)
+        throws(RPCError)
+    {
+        guard MonotonicClock.now() < deadline else {
+            throw .deadlineExceeded("\(method.path) took too long (\(done) of \(total) done)")
+        }
+    }
+
+    /// Sends one pipelined batch and waits for every reply: per request, its payload or its error.
+    private func exchange(_ path: String, _ payloads: [[UInt8]]) throws(RPCError) -> [Result<[UInt8], RPCError>] {
+        var output: [UInt8] = []
+        var ids: [UInt64: Int] = [:]
+        for (position, payload) in payloads.enumerated() {
+            let envelope = RequestEnvelope(callID: nextCallID, method: path, payload: payload, metadata: metadata)
+            ids[nextCallID] = position
+            nextCallID += 1
+            Frame.append(ProtoCodec.encode(envelope), to: &output)
+        }
+        try send(output)
+        var replies = [Result<[UInt8], RPCError>?](repeating: nil, count: payloads.count)
+        var received = 0
+        while received < payloads.count {
+            let envelope = try ProtoCodec.decode(ResponseEnvelope.self, from: try nextFrame())
+            if envelope.callID == 0, let error = envelope.error {
+                throw RPCError(error.code, "the server closed the connection: \(error.message)")
+            }
+            guard let position = ids[envelope.callID], replies[position] == nil else {
+                throw .internalError("server replied to unknown call id \(envelope.callID)")
+            }
+            replies[position] = envelope.error.map { .failure($0) } ?? .success(envelope.payload)
+            received += 1
+        }
+        return replies.compactMap { $0 }
     }
 
     private func send(_ bytes: [UInt8]) throws(RPCError) {

@@ -20,8 +20,18 @@ public struct BenchOptions: Sendable, Equatable {
     public var rate: Double?
     /// Hard cap on warm-up + measurement, whatever else is asked.
     public var timeLimitSeconds = 60.0
-    /// Print one JSON document instead of the text report.
-    public var json = false
+    /// Open loop under a ramp (`--load-schedule step|line`); `rate` is nil then.
+    public var schedule: LoadSchedule?
+    /// How the report is written (`--format`; `--json` is `.json`).
+    public var format = ReportFormat.text
+    /// Write the report to this file instead of stdout (`--output`).
+    public var outputPath: String?
+    /// Keep what the run created instead of deleting it afterwards (`--keep-data`).
+    public var keepData = false
+    /// `--call`: any method, with a templated JSON request.
+    public var call: CallSpec?
+    /// Call metadata sent with every call (`--metadata`), besides the token.
+    public var metadata: [MetadataEntry] = []
     /// Write the percentile spectrum to this file.
     public var histogramOutputPath: String?
     /// Sent as `authorization: Bearer TOKEN` metadata.
@@ -34,6 +44,15 @@ public struct BenchOptions: Sendable, Equatable {
     public var seedMeals = 500
 
     public init() {}
+
+    /// Print one JSON document instead of the text report (`--json`, the same as `--format json`).
+    public var json: Bool {
+        get { format == .json }
+        set { format = newValue ? .json : .text }
+    }
+
+    /// Whether calls follow an arrival schedule (`--rate` or `--load-schedule`).
+    public var isOpenLoop: Bool { rate != nil || schedule != nil }
 
     /// The workloads whose calls this run makes.
     public var activeWorkloads: [Workload] { mix.workloads }

@@ -10,4 +10,6 @@ public enum Workload: String, CaseIterable, Sendable {
     case list
     /// A weighted mix of the others (`--mix`).
     case mix
+    /// Any method with a templated JSON request (`--call`, `--data`).
+    case call
 }

@@ -26,7 +26,7 @@ public struct WorkloadMix: Sendable, Equatable {
             let parts = entry.split(separator: "=", omittingEmptySubsequences: false)
             guard parts.count == 2 else { throw .invalidArgument("--mix entry \"\(entry)\" has no '='; \(expected)") }
             let name = parts[0].trimmingCharacters(in: " ")
-            guard let workload = Workload(rawValue: name), workload != .mix else {
+            guard let workload = Workload(rawValue: name), workload != .mix, workload != .call else {
                 throw .invalidArgument("--mix: unknown workload \"\(name)\"; \(expected)")
             }
             guard let weight = Int(parts[1].trimmingCharacters(in: " ")), (0...1_000_000).contains(weight) else {

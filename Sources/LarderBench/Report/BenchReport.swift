@@ -13,13 +13,15 @@ public enum BenchReport {
     public static func text(_ result: BenchResult) -> String {
         let options = result.options
         var lines: [String] = []
-        let load = options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
+        let load = options.schedule.map { "open loop, \($0.description), at most \(options.concurrency) in flight" }
+            ?? options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
             ?? "\(options.concurrency) in flight"
         lines.append("larder bench: \(workloadText(options)) against \(options.server), \(options.connections) "
             + "connection\(options.connections == 1 ? "" : "s"), \(load), \(options.threads) thread"
             + "\(options.threads == 1 ? "" : "s")")
         lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
             + (result.seeded.isEmpty ? "" : " (created \(result.seeded.joined(separator: ", ")))"))
+        if result.interrupted { lines.append("  interrupted  by Ctrl-C: the numbers cover the calls made until then") }
         lines.append("  calls        \(Format.grouped(result.calls)), \(Format.grouped(result.errors)) errors")
         lines.append("  calls/s      \(Format.fixed(result.callsPerSecond, digits: 1))")
         lines.append("  latency      " + latencyText(result.latency))
@@ -46,8 +48,11 @@ public enum BenchReport {
             let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \($0))" } ?? ""
             lines.append("  error        \(code.name) × \(Format.grouped(count))\(message)")
         }
+        if let failure = result.templateFailure { lines.append("  stopped      \(failure)") }
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
+        lines += stepLines(result)
+        if let cleanup = result.cleanup { lines.append("  data         " + cleanupText(cleanup, server: options.server)) }
         let chart = HistogramChart(result.latency).render()
         if !chart.isEmpty {
             lines.append("")
@@ -66,8 +71,24 @@ public enum BenchReport {
         for (code, count) in result.callsByCode where code != .ok { errors[code.name] = count }
         var messages: [String: Any] = [:]
         for (code, message) in result.firstMessages { messages[code.name] = message }
-        let document: [String: Any] = [
+        var document: [String: Any] = [
             "workload": options.workload.rawValue,
+            "call": options.call.map { ["method": $0.path, "data": $0.template.text] as [String: Any] as Any } ?? NSNull(),
+            "load_schedule": options.schedule.map { scheduleJSON($0) as Any } ?? NSNull(),
+            "steps": stepRows(result).map { row in
+                ["index": row.index, "start_s": row.start, "seconds": row.seconds,
+                 "target_rate": row.target.map { $0 as Any } ?? NSNull(), "calls": row.window.calls,
+                 "errors": row.window.errors, "calls_per_s": row.callsPerSecond,
+                 "latency_us": coarseJSON(row.window.latency)] as [String: Any]
+            },
+            "timeline": ["window_s": result.timeline.widthSeconds,
+                         "windows": timelineRows(result).map { row in
+                             ["start_s": row.start, "calls": row.window.calls, "errors": row.window.errors,
+                              "calls_per_s": row.callsPerSecond, "latency_us": coarseJSON(row.window.latency)]
+                                 as [String: Any]
+                         }] as [String: Any],
+            "interrupted": result.interrupted,
+            "data": result.cleanup.map { cleanupJSON($0, server: options.server) as Any } ?? NSNull(),
             "mix": mix,
             "server": options.server.description,
             "connections": options.connections,
@@ -99,6 +120,7 @@ public enum BenchReport {
             "server_cpu_pct": result.serverCPUPercent.map { $0 as Any } ?? NSNull(),
             "server_cpu_us_per_call": result.serverCPUMicrosecondsPerCall.map { $0 as Any } ?? NSNull(),
         ]
+        document["stopped_by"] = result.templateFailure.map { $0 as Any } ?? NSNull()
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]),
               let text = String(data: data, encoding: .utf8)
         else { return "{}\n" }
@@ -126,11 +148,12 @@ public enum BenchReport {
         return parts.joined(separator: "  ")
     }
 
-    private static func sortedWorkloads(_ result: BenchResult) -> [(Workload, WorkloadStats)] {
+    static func sortedWorkloads(_ result: BenchResult) -> [(Workload, WorkloadStats)] {
         result.options.mix.workloads.compactMap { workload in result.byWorkload[workload].map { (workload, $0) } }
     }
 
-    private static func workloadText(_ options: BenchOptions) -> String {
-        options.workload == .mix ? "mix \(options.mix.description)" : options.workload.rawValue
+    static func workloadText(_ options: BenchOptions) -> String {
+        if let call = options.call { return "call \(call.path)" }
+        return options.workload == .mix ? "mix \(options.mix.description)" : options.workload.rawValue
     }
 }

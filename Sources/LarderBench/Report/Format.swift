@@ -43,3 +43,10 @@ enum Format {
         return fixed(seconds, digits: 2) + "s"
     }
 }
+
+extension Format {
+    /// A rate or count without needless decimals: `1000`, `12.5`.
+    static func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : fixed(value, digits: 2)
+    }
+}

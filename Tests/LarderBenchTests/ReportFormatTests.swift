@@ -1,0 +1,102 @@
+import Foundation
+import LarderWire
+import Testing
+@testable import LarderBench
+
+@Suite("CSV and HTML reports")
+struct ReportFormatTests {
+    /// A 10 s step-ramp run with a latency that grows over time, and data that was deleted.
+    static func result() throws -> BenchResult {
+        var options = try BenchArgumentsTests.options([
+            "--workload", "get", "--load-schedule", "step", "--load-start", "100", "--load-step", "100",
+            "--load-step-duration", "2s", "--load-end", "500",
+        ])
+        options.server = BenchAddress(host: "127.0.0.1", port: 7411)
+        var latency = LatencyHistogram()
+        var timeline = TimeSeries(widthSeconds: TimeSeries.chartWidth(forSeconds: 10))
+        var steps = TimeSeries(widthSeconds: 2)
+        var calls = 0
+        for millisecond in stride(from: 0, to: 10_000, by: 4) {
+            let value = UInt64(200 + millisecond)
+            let elapsed = UInt64(millisecond) * 1_000_000
+            latency.record(value)
+            timeline.record(elapsed: elapsed, latency: value, failed: false)
+            steps.record(elapsed: elapsed, latency: value, failed: millisecond % 1000 == 0)
+            calls += 1
+        }
+        var result = BenchResult(
+            options: options, seconds: 10, latency: latency, uncorrectedLatency: latency, byWorkload: [:],
+            callsByCode: [.ok: calls - 10, .unavailable: 10], firstMessages: [:], lostCalls: 0, connectionFailures: [],
+            benchCPUSeconds: 0.1, serverCPUSeconds: nil, cpuWindowSeconds: 10, seeded: ["1000 locations"])
+        result.timeline = timeline
+        result.steps = steps
+        result.cleanup = CleanupReport(prefix: "larder-bench-abc123", created: "1,000 locations named larder-bench-abc123…",
+                                       deletedLocations: 1000)
+        return result
+    }
+
+    @Test func stepsReportTheScheduleRateOfEachStep() throws {
+        let result = try Self.result()
+        let rows = BenchReport.stepRows(result)
+        #expect(rows.map(\.target) == [100, 200, 300, 400, 500])
+        #expect(rows.map(\.window.calls) == [500, 500, 500, 500, 500])
+        #expect(rows.map(\.window.errors) == [2, 2, 2, 2, 2])
+        let text = BenchReport.text(result)
+        #expect(text.contains("open loop, step 100 → 500 calls/s, +100 every 2s"))
+        #expect(text.contains("steps   from     target/s"))
+        let json = try BenchReportTests.parse(BenchReport.json(result))
+        let steps = try #require(json["steps"] as? [[String: Any]])
+        #expect(steps.compactMap { $0["target_rate"] as? Double } == [100, 200, 300, 400, 500])
+        #expect((json["load_schedule"] as? [String: Any])?["kind"] as? String == "step")
+        #expect((json["data"] as? [String: Any])?["deleted_locations"] as? Int == 1000)
+    }
+
+    @Test func csvHasOneRowPerTotalStepAndWindow() throws {
+        let result = try Self.result()
+        let lines = CSVReport.render(result).split(separator: "\n").map(String.init)
+        #expect(lines.first == CSVReport.header)
+        let columns = CSVReport.header.split(separator: ",").count
+        #expect(lines.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == columns })
+        let sections = lines.dropFirst().map { $0.prefix { $0 != "," } }
+        #expect(sections.filter { $0 == "total" }.count == 1)
+        #expect(sections.filter { $0 == "step" }.count == 5)
+        #expect(sections.filter { $0 == "window" }.count == 100)
+        let total = lines[1].split(separator: ",", omittingEmptySubsequences: false)
+        #expect(total[5] == "2500" && total[6] == "10")
+        #expect(CSVReport.quoted("a,\"b\"") == "\"a,\"\"b\"\"\"")
+    }
+
+    @Test func htmlIsOneFileWithoutExternalAssets() throws {
+        let html = HTMLReport.render(try Self.result())
+        for forbidden in ["http://", "https://", "src=", "<link", "@import", "url("] {
+            #expect(!html.contains(forbidden), "the page refers to something outside itself: \(forbidden)")
+        }
+        #expect(html.contains("<svg class=\"chart\" id=\"latency-histogram\""))
+        #expect(html.contains("<svg class=\"chart\" id=\"latency-over-time\""))
+        #expect(html.contains("<svg class=\"chart\" id=\"throughput-over-time\""))
+        #expect(html.contains("deleted 1,000 locations"))
+    }
+
+    @Test func htmlChartsAreDrawnByHeadlessChromium() throws {
+        let result = try Self.result()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("larder-bench-report-\(UUID().uuidString).html")
+        try HTMLReport.render(result).write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let dom = try Chromium.dumpDOM(of: file)
+        #expect(dom.contains("data-charts-checked=\"true\""), "the page's script did not run:\n\(dom.prefix(500))")
+        let bars = HistogramChart(result.latency).rows.count
+        let windows = BenchReport.timelineRows(result).count
+        // Marks with a laid-out size, per chart: bars; three lines and their points; two lines and their points.
+        #expect(drawn("latency-histogram", in: dom) == bars)
+        #expect(drawn("latency-over-time", in: dom) == 3 * (windows + 1))
+        #expect(drawn("throughput-over-time", in: dom) == 2 * (windows + 1))
+        #expect(bars > 3 && windows == 100)
+    }
+
+    private func drawn(_ id: String, in dom: String) -> Int? {
+        guard let start = dom.range(of: "id=\"\(id)\"") else { return nil }
+        let tag = dom[start.upperBound...].prefix { $0 != ">" }
+        guard let attribute = tag.range(of: "data-drawn=\"") else { return nil }
+        return Int(tag[attribute.upperBound...].prefix { $0.isNumber })
+    }
+}

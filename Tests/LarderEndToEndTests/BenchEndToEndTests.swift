@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// `larder bench` against a real server: what it creates is gone afterwards,
+/// also after Ctrl-C, and `--keep-data` / `--clean-up` do what they say.
+@Suite("larder bench against larder-server")
+struct BenchEndToEndTests {
+    static func bench(_ arguments: [String], server: ServerProcess) throws -> ChildProcess {
+        try ChildProcess(try ServerProcess.binary("larder"), ["bench", "--server", server.address] + arguments)
+    }
+
+    /// `--clean-up larder-bench-`: deletes whatever any run left; its report line.
+    static func cleanUpAll(_ server: ServerProcess) async throws -> String {
+        let run = try bench(["--clean-up", "larder-bench-"], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)")
+        return run.stdout
+    }
+
+    @Test func aRunDeletesWhatItCreatedAndWritesAnHTMLReport() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let report = server.directory.appendingPathComponent("report.html")
+        let run = try Self.bench([
+            "--workload", "mix", "--mix", "get=50,create=30,list=20", "--seed-locations", "40", "--seed-meals", "25",
+            "--duration", "1s", "--warmup", "0s", "--concurrency", "4", "--format", "html", "-o", report.path,
+        ], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)")
+        let html = try String(contentsOf: report, encoding: .utf8)
+        #expect(html.contains("<svg class=\"chart\" id=\"throughput-over-time\""))
+        #expect(run.stderr.contains("data: deleted 40 locations and "), "\(run.stderr)")
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
+    @Test func ctrlCStopsTheRunAndStillDeletes() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench([
+            "--workload", "mix", "--mix", "get=50,create=50", "--seed-locations", "200", "--duration", "120s",
+            "--time-limit", "150s", "--concurrency", "4",
+        ], server: server)
+        #expect(await run.waitFor { run.stderr.contains("created 200 locations") }, "\(run.stderr)")
+        try await Task.sleep(for: .milliseconds(500))
+        run.signal(SIGINT)
+        #expect(await run.waitForExit() == 130, "\(run.stderr)")
+        #expect(run.stderr.contains("interrupted; stopping and deleting"))
+        #expect(run.stdout.contains("interrupted  by Ctrl-C"), "\(run.stdout)")
+        #expect(run.stdout.contains("data         deleted 200 locations and "), "\(run.stdout)")
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
+    @Test func aSecondCtrlCQuitsAtOnceAndSaysHowToDeleteWhatIsLeft() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench(["--workload", "get", "--seed-locations", "50000", "--duration", "60s"], server: server)
+        #expect(await run.waitFor { run.stderr.contains("creating 50000 locations") }, "\(run.stderr)")
+        try await Task.sleep(for: .milliseconds(300))
+        run.signal(SIGINT)
+        #expect(await run.waitFor { run.stderr.contains("interrupted; stopping") || !run.process.isRunning }, "\(run.stderr)")
+        run.signal(SIGINT)
+        #expect(await run.waitForExit() == 130, "\(run.stderr)")
+        // The second Ctrl-C quits at once, unless deleting had already finished.
+        #expect(run.stderr.contains("interrupted twice; quitting") || run.stderr.contains("larder bench: deleted "),
+                "\(run.stderr)")
+        if run.stderr.contains("without deleting") {
+            #expect(run.stderr.contains("delete it with: larder bench --server \(server.address) --clean-up larder-bench-"))
+        }
+        // Whatever it left, the clean-up it names removes.
+        _ = try await Self.cleanUpAll(server)
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
+    @Test func keptDataIsNamedAndCleanUpDeletesIt() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench(["--workload", "create", "--requests", "60", "--warmup", "0s", "--keep-data", "--json"],
+                                 server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let data = try #require(json["data"] as? [String: Any])
+        let prefix = try #require(data["prefix"] as? String)
+        #expect(data["kept"] as? Bool == true)
+        #expect((data["clean_up_command"] as? String)?.hasSuffix("--clean-up \(prefix)") == true)
+        let cleanUp = try Self.bench(["--clean-up", prefix], server: server)
+        #expect(await cleanUp.waitForExit() == 0, "\(cleanUp.stderr)")
+        let deleted = cleanUp.stdout.split(separator: " ")
+        #expect(deleted.count > 5 && deleted[1] == "0" && (Int(deleted[4]) ?? 0) >= 60, "\(cleanUp.stdout)")
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
+    @Test func callRunsAnyMethodWithTemplates() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench([
+            "--call", "/larder.v1.LocationService/CreateLocation",
+            "-d", ##"{"location": {"name": "{{.Prefix}}-{{.RequestNumber}}", "colorHex": "#A0B{{randomInt 100 999}}"}}"##,
+            "--requests", "80", "--warmup", "0s", "--concurrency", "2", "--format", "csv",
+        ], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)")
+        let total = run.stdout.split(separator: "\n").first { $0.hasPrefix("total,") } ?? ""
+        #expect(total.split(separator: ",", omittingEmptySubsequences: false)[5] == "80", "\(run.stdout)")
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+}
