@@ -142,10 +142,14 @@ struct LarderClientTests {
             #expect(error.code == .unavailable)
             #expect(error.message == "connection to \(server.address) closed by the server")
         }
+        // The calls already sent are not sent again: the next call reconnects (the fake server's
+        // listener still takes the connection into its backlog but never answers), and only it waits.
+        #expect(client.isConnected == false)
         let later = await outcome { () async throws(RPCError) in
-            try await client.callRaw(path: "/test.Svc/Later", payload: [])
+            try await client.callRaw(path: "/test.Svc/Later", payload: [], timeout: .seconds(2))
         }
-        #expect(later.failureCode == .unavailable)
+        #expect(later.failureCode == .deadlineExceeded)
+        #expect(client.isConnected)
     }
 
     @Test("a call_id 0 reply fails every pending call with its status")
