@@ -84,22 +84,33 @@ final class FakeServer: Sendable {
         }
     }
 
+    /// Closes the client's current connection (the client sees EOF) and accepts the next one.
+    func dropConnection() {
+        connectionFD.withLock { fd in
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Accepts connections one after another (until stopped or 30 s pass) and reads their requests.
     private func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
         let start = ContinuousClock.now
         let limit = Duration.seconds(30)
-        var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-        while poll(&pfd, 1, 100) <= 0 {
-            if ContinuousClock.now - start > limit || stopped.withLock({ $0 }) { return }
-        }
-        let client = accept(listenFD, nil, nil)
-        guard client >= 0 else { return }
-        connectionFD.withLock { $0 = client }
-        defer {
+        while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
+            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            let client = accept(listenFD, nil, nil)
+            guard client >= 0 else { return }
+            connectionFD.withLock { $0 = client }
+            serveConnection(client, start: start, limit: limit, requests)
             connectionFD.withLock { fd in
                 close(fd)
                 fd = -1
             }
         }
+    }
+
+    private func serveConnection(_ client: Int32, start: ContinuousClock.Instant, limit: Duration,
+                                 _ requests: AsyncStream<RequestEnvelope>.Continuation) {
         var decoder = FrameDecoder()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
