@@ -253,17 +253,17 @@ public struct ArgumentParser: Sendable {
         guard let first = words.first else { return .top }
         if first == "bench" { return .command("bench") }
         if let command = catalog.command(named: first) {
-            guard words.count == 1 else { throw .usage("'\(first)' has no subcommand '\(words[1])'", command: "larder help") }
+            guard words.count == 1 else { throw .usage("'\(first)' has no subcommand '\(words[1])'", command: "larder") }
             return .command(command.path)
         }
         guard let resource = catalog.resource(named: first) else {
             throw .usage("unknown command '\(first)'; expected one of: \(topLevelWords.joined(separator: ", "))",
-                         command: "larder help")
+                         command: "larder")
         }
         guard words.count > 1 else { return .resource(resource.name) }
         guard let command = resource.command(named: words[1]), words.count == 2 else {
             throw .usage("unknown command '\(words.dropFirst().joined(separator: " "))' for 'larder \(resource.name)'; "
-                         + "expected one of: \(Self.commandList(resource))", command: "larder help")
+                         + "expected one of: \(Self.commandList(resource))", command: "larder")
         }
         return .command(command.path)
     }
