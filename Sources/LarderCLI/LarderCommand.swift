@@ -3,6 +3,21 @@ import LarderWire
 
 /// The `larder` command line, as a library: parse, run, print, exit status.
 public enum LarderCommand {
+    /// Runs `larder` with the raw bytes of `argv` after the program name, writing to the process's
+    /// stdout and stderr. An argument that is not valid UTF-8 is a usage error (exit 2), never altered.
+    /// - Returns: the exit status (see `ExitCode`).
+    public static func main(rawArguments: [[UInt8]], environment: [String: String]) async -> Int32 {
+        switch UTF8Check.decode(rawArguments) {
+        case .success(let arguments):
+            return await main(arguments: arguments, environment: environment)
+        case .failure(let bad):
+            let hex = String(bad.byte, radix: 16, uppercase: true)
+            return report(.usage("argument \(bad.index + 1) is not valid UTF-8 (byte \(bad.offset) is 0x\(hex)); "
+                                 + "larder sends text unchanged and will not guess its encoding", command: "larder"),
+                          stderr: .standardError)
+        }
+    }
+
     /// Runs `larder` with `arguments` (without the program name), writing to the process's stdout and stderr.
     /// - Returns: the exit status (see `ExitCode`).
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -10,7 +25,7 @@ public enum LarderCommand {
     }
 
     /// Runs `larder` with injectable output, for tests. `localTime` defaults to the zone of `TZ` in
-    /// `environment`, else the machine's.
+    /// `environment`, else the machine's. Tables fit the terminal of `stdout`, else `COLUMNS`.
     public static func run(arguments: [String], environment: [String: String], stdout: OutputSink,
                            stderr: OutputSink, localTime: LocalTime? = nil) async -> Int32 {
         let catalog = CommandCatalog.larder
@@ -21,6 +36,8 @@ public enum LarderCommand {
             return report(error, stderr: stderr)
         }
         switch outcome {
+        case .help(.command("bench")):
+            return await BenchCommand.run(arguments: ["--help"], environment: environment)
         case .help(let topic):
             stdout.write(catalog.usage(topic))
             return ExitCode.success
@@ -36,7 +53,8 @@ public enum LarderCommand {
             return await BenchCommand.run(arguments: arguments, environment: benchEnvironment)
         case .run(let command, let globals):
             let context = CommandContext(globals: globals, localTime: localTime ?? LocalTime(environment: environment),
-                                         stdout: stdout)
+                                         stdout: stdout, stderr: stderr, command: command.spec,
+                                         terminalWidth: TerminalWidth.columns(of: stdout, environment: environment))
             do {
                 try await command.spec.run(command, context)
             } catch {

@@ -54,7 +54,7 @@ public enum Usage {
     public static func synopsis(_ command: CommandSpec) -> String {
         var words = [command.usagePath] + command.positionals + command.optionalPositionals.map { "[\($0)]" }
         for option in command.options {
-            words.append(option.isRequired ? option.synopsis : "[\(option.synopsis)]")
+            words.append(option.isRequired ? option.usageForm : "[\(option.usageForm)]")
         }
         return words.joined(separator: " ")
     }

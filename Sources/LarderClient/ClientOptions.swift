@@ -11,13 +11,17 @@ public struct ClientOptions: Sendable {
     public var metadata: [String: String]
     /// The largest reply frame accepted (and request frame sent).
     public var maxFrameBytes: Int
+    /// The waits between reconnect attempts after the connection ended.
+    public var reconnectBackoff: ReconnectBackoff
 
     public init(connectTimeout: Duration = .seconds(5), defaultTimeout: Duration? = nil,
-                metadata: [String: String] = [:], maxFrameBytes: Int = Frame.defaultMaxSize) {
+                metadata: [String: String] = [:], maxFrameBytes: Int = Frame.defaultMaxSize,
+                reconnectBackoff: ReconnectBackoff = .init()) {
         self.connectTimeout = connectTimeout
         self.defaultTimeout = defaultTimeout
         self.metadata = metadata
         self.maxFrameBytes = maxFrameBytes
+        self.reconnectBackoff = reconnectBackoff
     }
 
     /// Adds the `authorization: Bearer <token>` metadata entry.

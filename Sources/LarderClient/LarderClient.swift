@@ -1,6 +1,8 @@
 import LarderWire
+import Synchronization
 
-/// A connection to a Larder server that carries many calls at once.
+/// A connection to a Larder server that carries many calls at once, and reconnects
+/// when it ends.
 ///
 /// ```swift
 /// let client = try LarderClient(server: ServerAddress(parsing: "127.0.0.1:7411"))
@@ -9,11 +11,27 @@ import LarderWire
 /// Calls may run concurrently from any task; replies are matched by call id.
 /// Errors are always `RPCError`: the server's status, or UNAVAILABLE,
 /// DEADLINE_EXCEEDED and CANCELLED raised by the client itself.
+///
+/// When the connection ends (the server's idle timeout, a restart, a network failure), calls
+/// already sent fail with UNAVAILABLE and are never sent again: only the caller knows whether
+/// a call may safely be repeated. The next call opens a new connection; while the server cannot
+/// be reached, attempts are spaced by `options.reconnectBackoff` and calls in between fail at once
+/// with UNAVAILABLE.
 public final class LarderClient: Sendable {
-    /// The server this client is connected to.
+    /// The server this client connects to.
     public let server: ServerAddress
     public let options: ClientOptions
-    private let connection: Connection
+    private let link: Mutex<Link>
+
+    /// The current connection and the reconnect bookkeeping.
+    private struct Link: ~Copyable {
+        var connection: Connection?
+        var closed = false
+        /// Failed connect attempts in a row since the connection ended.
+        var failures = 0
+        var nextAttempt: ContinuousClock.Instant?
+        var lastError: RPCError?
+    }
 
     /// Connects to `server`.
     /// - Throws: UNAVAILABLE `cannot connect to HOST:PORT: <reason>` when the
@@ -21,12 +39,13 @@ public final class LarderClient: Sendable {
     public init(server: ServerAddress, options: ClientOptions = .init()) throws(RPCError) {
         self.server = server
         self.options = options
-        self.connection = try Connection(address: server, connectTimeout: options.connectTimeout,
-                                         maxFrameBytes: options.maxFrameBytes)
+        let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
+                                        maxFrameBytes: options.maxFrameBytes)
+        self.link = Mutex(Link(connection: connection))
     }
 
     deinit {
-        connection.close()
+        link.withLock { $0.connection?.close() }
     }
 
     /// Calls `method` with `request` and decodes its reply.
@@ -35,8 +54,8 @@ public final class LarderClient: Sendable {
     ///   - timeout: the call's deadline (also sent to the server); nil uses `options.defaultTimeout`.
     ///   - metadata: extra metadata for this call; keys are lower-cased and win over `options.metadata`.
     /// - Throws: the server's status; DEADLINE_EXCEEDED when the timeout passes without a reply;
-    ///   UNAVAILABLE when the connection ends; CANCELLED after `close()` or task cancellation;
-    ///   INTERNAL when the reply is not a valid `Resp`.
+    ///   UNAVAILABLE when the connection ends or cannot be opened again; CANCELLED after `close()` or task
+    ///   cancellation; INTERNAL when the reply is not a valid `Resp`.
     public func call<Req, Resp>(_ method: RPCMethod<Req, Resp>, _ request: Req, timeout: Duration? = nil,
                                 metadata: [String: String] = [:]) async throws(RPCError) -> Resp {
         let reply = try await callRaw(path: method.path, payload: ProtoCodec.encode(request),
@@ -60,15 +79,57 @@ public final class LarderClient: Sendable {
         if let effectiveTimeout, effectiveTimeout <= .zero {
             throw RPCError.invalidArgument("timeout must be positive, got \(effectiveTimeout)")
         }
+        let connection = try usableConnection()
         return try await connection.call(method: path, payload: payload, timeout: effectiveTimeout,
                                          metadata: merged).get()
     }
 
+    /// The open connection, or a new one when it has ended and the backoff allows an attempt.
+    /// Connecting holds the lock, so concurrent callers wait for the one attempt and share its result.
+    private func usableConnection() throws(RPCError) -> Connection {
+        let result = link.withLock { link -> Result<Connection, RPCError> in
+            if link.closed { return .failure(RPCError(.cancelled, "the client closed the connection to \(server)")) }
+            if let connection = link.connection, connection.isUsable() { return .success(connection) }
+            link.connection = nil
+            let now = ContinuousClock.now
+            if let next = link.nextAttempt, now < next, let last = link.lastError {
+                let wait = formatSeconds(now.duration(to: next))
+                return .failure(RPCError(last.code, "\(last.message) (next attempt in \(wait))"))
+            }
+            do throws(RPCError) {
+                let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
+                                                maxFrameBytes: options.maxFrameBytes)
+                link.connection = connection
+                link.failures = 0
+                link.nextAttempt = nil
+                link.lastError = nil
+                return .success(connection)
+            } catch {
+                link.failures += 1
+                let delay = options.reconnectBackoff.delay(afterFailures: link.failures,
+                                                           random: Double.random(in: -1...1))
+                link.nextAttempt = ContinuousClock.now.advanced(by: delay)
+                link.lastError = error
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Closes the connection; calls still waiting fail with CANCELLED, later calls too. Idempotent.
     public func close() {
-        connection.close()
+        let connection = link.withLock { link -> Connection? in
+            link.closed = true
+            return link.connection
+        }
+        connection?.close()
+    }
+
+    /// Whether a connection is open now (it may still end before the next call).
+    public var isConnected: Bool {
+        link.withLock { link in link.connection.map { !$0.hasFailed } ?? false }
     }
 
     /// The number of calls waiting for a reply (for tests and diagnostics).
-    public var pendingCallCount: Int { connection.pendingCount }
+    public var pendingCallCount: Int { link.withLock { $0.connection?.pendingCount ?? 0 } }
 }

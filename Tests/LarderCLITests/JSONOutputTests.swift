@@ -18,28 +18,28 @@ struct JSONOutputTests {
     static let noon = Timestamp(seconds: 1_795_996_800 + 12 * 3600)
 
     static let cases: [Case] = [
-        Case(arguments: ["locations", "get", "l1"],
-             reply: Location(id: "l1", name: "客廳", colorHex: "#FF5733", createTime: Timestamp(seconds: 0),
+        Case(arguments: ["locations", "get", "b1b2c3d4-0000-4000-8000-000000000001"],
+             reply: Location(id: "b1b2c3d4-0000-4000-8000-000000000001", name: "客廳", colorHex: "#FF5733", createTime: Timestamp(seconds: 0),
                              updateTime: Timestamp(seconds: 1_795_996_800, nanos: 120_000_000))),
         Case(arguments: ["locations", "list"],
-             reply: ListLocationsResponse(locations: [Location(id: "l1", name: "玄關", colorHex: "#AABBCC"),
+             reply: ListLocationsResponse(locations: [Location(id: "b1b2c3d4-0000-4000-8000-000000000001", name: "玄關", colorHex: "#AABBCC"),
                                                       Location(id: "l2")])),
-        Case(arguments: ["meals", "get", "m1"],
-             reply: MealRecord(id: "m1", name: "拉麵", calories: 700, category: .dinner, eatenAt: noon,
+        Case(arguments: ["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001"],
+             reply: MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "拉麵", calories: 700, category: .dinner, eatenAt: noon,
                                createTime: noon, updateTime: Timestamp(seconds: 1_795_996_800 + 12 * 3600, nanos: 1))),
-        Case(arguments: ["meals", "get", "m2"], reply: MealRecord(id: "m2")),
-        Case(arguments: ["groups", "get", "g1", "--with-categories"],
-             reply: CategoryGroup(id: "g1", name: "食品", colorHex: "#34C759",
-                                  itemCategories: [ItemCategory(id: "c1", name: "蔬果", iconName: "leaf.fill",
-                                                                categoryGroupID: "g1")])),
+        Case(arguments: ["meals", "get", "a1b2c3d4-0000-4000-8000-000000000002"], reply: MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000002")),
+        Case(arguments: ["groups", "get", "c1b2c3d4-0000-4000-8000-000000000001", "--with-categories"],
+             reply: CategoryGroup(id: "c1b2c3d4-0000-4000-8000-000000000001", name: "食品", colorHex: "#34C759",
+                                  itemCategories: [ItemCategory(id: "d1b2c3d4-0000-4000-8000-000000000001", name: "蔬果", iconName: "leaf.fill",
+                                                                categoryGroupID: "c1b2c3d4-0000-4000-8000-000000000001")])),
         Case(arguments: ["categories", "list"],
-             reply: ListItemCategoriesResponse(itemCategories: [ItemCategory(id: "c1", categoryGroupID: "g1")])),
+             reply: ListItemCategoriesResponse(itemCategories: [ItemCategory(id: "d1b2c3d4-0000-4000-8000-000000000001", categoryGroupID: "c1b2c3d4-0000-4000-8000-000000000001")])),
         Case(arguments: ["meals", "summary", "--since", "2026-11-30", "--until", "2026-12-01"],
              reply: SummarizeMealRecordsResponse(
                 days: [DailySummary(date: "2026-11-30", totalCalories: 5_000_000_000, mealCount: 2,
                                     categories: [CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)])],
                 totalCalories: 5_000_000_000, mealCount: 2)),
-        Case(arguments: ["locations", "delete", "l1"], reply: Empty()),
+        Case(arguments: ["locations", "delete", "b1b2c3d4-0000-4000-8000-000000000001"], reply: Empty()),
         Case(arguments: ["health"], reply: HealthCheckResponse(status: .notServing)),
     ]
 
@@ -59,18 +59,18 @@ struct JSONOutputTests {
 
     @Test("default values are printed: zeros, empty strings and lists, the UNSPECIFIED enum; unset timestamps are not")
     func defaults() async throws {
-        let meal = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: MealRecord(id: "m1"))
+        let meal = try await CLIRunner.run(["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001", "--json"], replying: MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001"))
         #expect(meal.stdout == """
             {
-              "id": "m1",
+              "id": "a1b2c3d4-0000-4000-8000-000000000001",
               "name": "",
               "calories": 0,
               "category": "MEAL_CATEGORY_UNSPECIFIED"
             }
 
             """)
-        let group = try await CLIRunner.run(["groups", "get", "g1", "--json"],
-                                            replying: CategoryGroup(id: "g1", name: "食品", colorHex: "#34C759"))
+        let group = try await CLIRunner.run(["groups", "get", "c1b2c3d4-0000-4000-8000-000000000001", "--json"],
+                                            replying: CategoryGroup(id: "c1b2c3d4-0000-4000-8000-000000000001", name: "食品", colorHex: "#34C759"))
         let json = try JSONParser.parse(group.stdout)
         #expect(json["itemCategories"] == .array([]))
         #expect(json["createTime"] == nil)
@@ -78,9 +78,9 @@ struct JSONOutputTests {
 
     @Test("int64 totals are strings, int32 counts numbers, enums names, timestamps RFC 3339 UTC")
     func mapping() async throws {
-        let meal = MealRecord(id: "m1", name: "飯糰", calories: 0, category: .snack,
+        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "飯糰", calories: 0, category: .snack,
                               eatenAt: Timestamp(seconds: 1_795_996_800, nanos: 500_000_000))
-        let mealRun = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal)
+        let mealRun = try await CLIRunner.run(["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001", "--json"], replying: meal)
         let mealJSON = try JSONParser.parse(mealRun.stdout)
         #expect(mealJSON["category"] == .string("MEAL_CATEGORY_SNACK"))
         #expect(mealJSON["eatenAt"] == .string("2026-11-30T00:00:00.500Z"))
@@ -102,9 +102,9 @@ struct JSONOutputTests {
 
     @Test("rendered JSON parses back with Foundation, escapes and CJK text intact")
     func rendering() async throws {
-        let group = CategoryGroup(id: "g1", name: "食品 \"quoted\"\n\\ \u{1}", colorHex: "#34C759",
+        let group = CategoryGroup(id: "c1b2c3d4-0000-4000-8000-000000000001", name: "食品 \"quoted\"\n\\ \u{1}", colorHex: "#34C759",
                                   createTime: Timestamp(seconds: 0))
-        let text = try await CLIRunner.run(["groups", "get", "g1", "--json"], replying: group).stdout
+        let text = try await CLIRunner.run(["groups", "get", "c1b2c3d4-0000-4000-8000-000000000001", "--json"], replying: group).stdout
         #expect(text.hasSuffix("}\n"))
         #expect(text.contains("\\u0001"))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -136,8 +136,8 @@ struct JSONOutputTests {
 
     @Test("a reply with no JSON form (a timestamp after 9999) is INTERNAL, nothing on stdout")
     func unrepresentable() async throws {
-        let meal = MealRecord(id: "m1", eatenAt: Timestamp(seconds: RFC3339Timestamp.maxSeconds + 1))
-        let result = try await CLIRunner.run(["meals", "get", "m1", "--json"], replying: meal)
+        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", eatenAt: Timestamp(seconds: RFC3339Timestamp.maxSeconds + 1))
+        let result = try await CLIRunner.run(["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001", "--json"], replying: meal)
         #expect(result.status == ExitCode.forStatus(.internal))
         #expect(result.stdout == "")
         #expect(result.stderr.hasPrefix("INTERNAL: larder.v1.MealRecord does not convert to JSON: eatenAt: timestamp "))

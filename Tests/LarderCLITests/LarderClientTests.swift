@@ -142,10 +142,52 @@ struct LarderClientTests {
             #expect(error.code == .unavailable)
             #expect(error.message == "connection to \(server.address) closed by the server")
         }
+        // The calls already sent are not sent again: the next call reconnects (the fake server's
+        // listener still takes the connection into its backlog but never answers), and only it waits.
+        #expect(client.isConnected == false)
         let later = await outcome { () async throws(RPCError) in
-            try await client.callRaw(path: "/test.Svc/Later", payload: [])
+            try await client.callRaw(path: "/test.Svc/Later", payload: [], timeout: .seconds(2))
         }
-        #expect(later.failureCode == .unavailable)
+        #expect(later.failureCode == .deadlineExceeded)
+        #expect(client.isConnected)
+    }
+
+    @Test("a call sent before the connection dropped fails UNAVAILABLE and is not re-sent; the next call reconnects")
+    func reconnectsWithoutResending() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let first = Task {
+            await outcome { () async throws(RPCError) in try await client.callRaw(path: "/test.Svc/First", payload: []) }
+        }
+        let sent = try #require(await iterator.next())
+        #expect(sent.method == "/test.Svc/First")
+        server.dropConnection()
+        #expect(await first.value.failureCode == .unavailable)
+        let second = Task {
+            await outcome { () async throws(RPCError) in try await client.callRaw(path: "/test.Svc/Second", payload: [7]) }
+        }
+        // The next request the server sees, on a new connection, is the second call: the first was not sent again.
+        let next = try #require(await iterator.next())
+        #expect(next.method == "/test.Svc/Second")
+        server.reply(ResponseEnvelope(callID: next.callID, payload: [42]))
+        guard case .success(let payload) = await second.value else {
+            Issue.record("the call after reconnecting failed")
+            return
+        }
+        #expect(payload == [42])
+        #expect(client.isConnected)
+    }
+
+    @Test("reconnect backoff grows from initial to maximum, with bounded jitter")
+    func backoff() {
+        let backoff = ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(1), multiplier: 2, jitter: 0.2)
+        #expect(backoff.delay(afterFailures: 1, random: 0) == .milliseconds(100))
+        #expect(backoff.delay(afterFailures: 3, random: 0) == .milliseconds(400))
+        #expect(backoff.delay(afterFailures: 50, random: 0) == .seconds(1))
+        #expect(backoff.delay(afterFailures: 50, random: 1) == .milliseconds(1200))
+        #expect(backoff.delay(afterFailures: 1, random: -1) == .milliseconds(80))
     }
 
     @Test("a call_id 0 reply fails every pending call with its status")

@@ -39,16 +39,16 @@ struct LarderCommandTests {
     @Test("--json prints one JSON document in the proto3 mapping")
     func json() async throws {
         let server = try FakeServer()
-        let result = try await run(["meals", "get", "m1", "--json"], server: server) { requests in
+        let result = try await run(["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001", "--json"], server: server) { requests in
             let request = try #require(await requests.next())
-            #expect(try ProtoCodec.decode(GetMealRecordRequest.self, from: request.payload).id == "m1")
-            let meal = MealRecord(id: "m1", name: "Oatmeal", calories: 350, category: .breakfast,
+            #expect(try ProtoCodec.decode(GetMealRecordRequest.self, from: request.payload).id == "a1b2c3d4-0000-4000-8000-000000000001")
+            let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "Oatmeal", calories: 350, category: .breakfast,
                                   eatenAt: Timestamp(seconds: 1_795_996_800))
             server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(meal)))
         }
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        #expect(object["id"] as? String == "m1")
+        #expect(object["id"] as? String == "a1b2c3d4-0000-4000-8000-000000000001")
         #expect(object["calories"] as? Int == 350)
         #expect(object["category"] as? String == "MEAL_CATEGORY_BREAKFAST")
         #expect(object["eatenAt"] as? String == "2026-11-30T00:00:00Z")
@@ -75,12 +75,12 @@ struct LarderCommandTests {
     @Test("update sends only the flags given, as the update mask")
     func updateMask() async throws {
         let server = try FakeServer()
-        let result = try await run(["locations", "update", "loc-1", "--color", "#112233"], server: server) { requests in
+        let result = try await run(["locations", "update", "e1b2c3d4-0000-4000-8000-000000000001", "--color", "#112233"], server: server) { requests in
             let request = try #require(await requests.next())
             let update = try ProtoCodec.decode(UpdateLocationRequest.self, from: request.payload)
-            #expect(update.location == Location(id: "loc-1", colorHex: "#112233"))
+            #expect(update.location == Location(id: "e1b2c3d4-0000-4000-8000-000000000001", colorHex: "#112233"))
             #expect(update.updateMask == FieldMask(paths: ["color_hex"]))
-            let updated = Location(id: "loc-1", name: "客廳", colorHex: "#112233")
+            let updated = Location(id: "e1b2c3d4-0000-4000-8000-000000000001", name: "客廳", colorHex: "#112233")
             server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(updated)))
         }
         #expect(result.status == 0)
@@ -159,7 +159,7 @@ struct LarderCommandTests {
         let result = try await run(["categories", "add", "--help"], server: nil)
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(
-            "Usage: larder categories add --group GROUP_ID --name NAME --icon ICON [--id UUID]\n"))
+            "Usage: larder categories add --group GROUP --name NAME --icon ICON [--id UUID]\n"))
         for option in CategoryCommandsOptions.add { #expect(result.stdout.contains(option)) }
         let top = try await run(["--help"], server: nil)
         #expect(top.stdout.contains("24 UNAVAILABLE"))
@@ -213,6 +213,6 @@ struct LarderCommandTests {
 }
 
 enum CategoryCommandsOptions {
-    static let add = ["--group GROUP_ID", "--name NAME", "--icon ICON", "--id UUID", "--server HOST:PORT",
-                      "--timeout SECONDS", "--json", "--token TOKEN"]
+    static let add = ["--group GROUP", "--name NAME", "--icon ICON", "--id UUID", "--server HOST:PORT",
+                      "--timeout DURATION", "--json", "--token TOKEN", "-o, --output FORMAT", "-H, --header"]
 }

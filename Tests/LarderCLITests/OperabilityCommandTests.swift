@@ -22,7 +22,7 @@ struct OperabilityCommandTests {
         }
         #expect(throws: CLIError.usage("missing METHOD", command: "larder call")) { try parser.parse(["call"]) }
         let spec = try #require(CommandCatalog.larder.command(named: "call"))
-        #expect(Usage.synopsis(spec) == "larder call METHOD [JSON] [--emit-defaults]")
+        #expect(Usage.synopsis(spec) == "larder call METHOD [JSON] [-d JSON] [--emit-defaults]")
     }
 
     @Test func describeRendersMapsLabelsOneofsAndJSONNames() {

@@ -10,22 +10,22 @@ import Testing
 struct BuildInfoEndToEndTests {
     /// The commit the build recorded is the one the build scripts passed (scripts/test.sh
     /// exports LARDER_COMMIT for the build and the tests alike), and every binary reports it.
-    @Test func bothBinariesReportTheVersionCommitAndProtocolOfTheBuild() throws {
+    @Test func bothBinariesReportTheVersionCommitAndProtocolOfTheBuild() async throws {
         if let exported = ProcessInfo.processInfo.environment["LARDER_COMMIT"], !exported.isEmpty {
             #expect(BuildInfo.commit == exported, "the build recorded another commit than LARDER_COMMIT")
         }
         #expect(!BuildInfo.commit.isEmpty && BuildInfo.protocolVersion == "larder.rpc.v1")
         #expect(BuildInfo.version.split(separator: ".").count == 3)
 
-        let server = try runBinary("larder-server", ["--version"])
+        let server = try await runBinary("larder-server", ["--version"])
         #expect(server.status == 0 && server.stdout == "larder-server \(BuildInfo.summary)\n", "\(server)")
-        let client = try runBinary("larder", ["--version"])
+        let client = try await runBinary("larder", ["--version"])
         #expect(client.status == 0 && client.stdout == "larder \(BuildInfo.summary)\n", "\(client)")
         // Anywhere on the line, like --help, and without contacting a server.
-        let late = try runBinary("larder", ["--server", "127.0.0.1:1", "meals", "list", "--version"])
+        let late = try await runBinary("larder", ["--server", "127.0.0.1:1", "meals", "list", "--version"])
         #expect(late.status == 0 && late.stdout == client.stdout, "\(late)")
         #expect(BuildInfo.summary == "\(BuildInfo.version) (commit \(BuildInfo.commit), protocol larder.rpc.v1)")
-        #expect(try runBinary("larder-server", ["--help"]).stdout.contains("SIGHUP"))
+        #expect(try await runBinary("larder-server", ["--help"]).stdout.contains("SIGHUP"))
     }
 
     @Test func serverReportsItsBuildOverTheProtocolAndInItsFirstLogLine() async throws {
@@ -72,31 +72,17 @@ struct BuildInfoEndToEndTests {
     }
 
     /// With no server to ask, the client's version still prints, then the error and its exit status.
-    @Test func versionCommandWithoutAServerPrintsTheClientAndFails() throws {
-        let closed = try runBinary("larder", ["--server", "127.0.0.1:1", "--timeout", "5", "version"])
+    @Test func versionCommandWithoutAServerPrintsTheClientAndFails() async throws {
+        let closed = try await runBinary("larder", ["--server", "127.0.0.1:1", "--timeout", "5", "version"])
         #expect(closed.status == ExitCode.forStatus(.unavailable), "\(closed)")
         #expect(closed.stdout == "Client Version: \(BuildInfo.summary)\n")
         #expect(closed.stderr.contains("UNAVAILABLE"))
-        let clientOnly = try runBinary("larder", ["--server", "127.0.0.1:1", "version", "--client"])
+        let clientOnly = try await runBinary("larder", ["--server", "127.0.0.1:1", "version", "--client"])
         #expect(clientOnly.status == 0 && clientOnly.stdout == "Client Version: \(BuildInfo.summary)\n")
     }
 }
 
 /// Runs one of the built binaries with no server of the tests' and no LARDER_* settings.
-func runBinary(_ name: String, _ arguments: [String]) throws -> CLIRun {
-    let process = Process()
-    process.executableURL = try ServerProcess.binary(name)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LARDER_") }
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                  stderr: String(decoding: stderr, as: UTF8.self))
+func runBinary(_ name: String, _ arguments: [String]) async throws -> CLIRun {
+    try await runBinary(name, arguments, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LARDER_") })
 }

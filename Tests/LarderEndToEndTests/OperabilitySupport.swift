@@ -21,8 +21,13 @@ func runLarder(_ arguments: [String], server: ServerProcess, stdin: String? = ni
 /// Runs one of the package's binaries to its exit, off the cooperative pool, and returns what it printed.
 func runBinary(_ name: String, _ arguments: [String], environment: [String: String],
                stdin: String? = nil) async throws -> CLIRun {
-    let executable = try ServerProcess.binary(name)
-    return try await offThePool {
+    try await runProcess(try ServerProcess.binary(name), arguments, environment: environment, stdin: stdin.map { Data($0.utf8) })
+}
+
+/// Runs `executable` to its exit, off the cooperative pool, feeding `stdin` when given.
+func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String],
+                stdin: Data? = nil) async throws -> CLIRun {
+    try await offThePool {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -35,7 +40,7 @@ func runBinary(_ name: String, _ arguments: [String], environment: [String: Stri
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
         if let stdin {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
+            input.fileHandleForWriting.write(stdin)
             try input.fileHandleForWriting.close()
         }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()

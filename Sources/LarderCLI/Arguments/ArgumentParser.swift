@@ -1,3 +1,4 @@
+import Foundation
 import LarderClient
 import LarderWire
 
@@ -35,7 +36,13 @@ public struct ArgumentParser: Sendable {
     public func parse(_ arguments: [String], environment: [String: String] = [:]) throws(CLIError) -> ParseOutcome {
         var state = State()
         if let server = environment["LARDER_SERVER"], !server.isEmpty { state.serverText = (server, "LARDER_SERVER") }
-        if let token = environment["LARDER_TOKEN"], !token.isEmpty { state.token = token }
+        if let token = environment["LARDER_TOKEN"], !token.isEmpty { state.token = (token, "LARDER_TOKEN") }
+        if state.token == nil, let path = environment["LARDER_TOKEN_FILE"], !path.isEmpty {
+            state.tokenFile = (path, "LARDER_TOKEN_FILE")
+        }
+        if let timeout = environment["LARDER_TIMEOUT"], !timeout.isEmpty {
+            state.globals.timeout = try DurationText.parseTimeout(timeout, flag: "LARDER_TIMEOUT", usagePath: "larder")
+        }
         let helpRequested = arguments.prefix { $0 != "--" }.contains { $0 == "--help" || $0 == "-h" }
         if !helpRequested && arguments.prefix(while: { $0 != "--" }).contains("--version") { return .version }
         do {
@@ -51,7 +58,10 @@ public struct ArgumentParser: Sendable {
     private struct State {
         var globals = GlobalOptions()
         var serverText: (text: String, source: String)?
-        var token: String?
+        /// The token and where it came from (`--token`, `LARDER_TOKEN`).
+        var token: (text: String, source: String)?
+        /// A file to read the token from, and where its path came from.
+        var tokenFile: (path: String, source: String)?
         var resource: ResourceSpec?
         var command: CommandSpec?
         var positionals: [String] = []
@@ -98,48 +108,35 @@ public struct ArgumentParser: Sendable {
                 onlyPositionals = true
                 continue
             }
-            // An option: --name, --name=value or -h.
+            // An option: --name, --name=value, -x or -x VALUE (also -xVALUE).
             var name = argument
             var inlineValue: String?
-            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inlineValue = String(argument[argument.index(after: equals)...])
+            if argument.hasPrefix("--") {
+                if let equals = argument.firstIndex(of: "=") {
+                    name = String(argument[..<equals])
+                    inlineValue = String(argument[argument.index(after: equals)...])
+                }
+            } else if argument.count > 2 {
+                name = String(argument.prefix(2))
+                inlineValue = String(argument.dropFirst(2))
             }
+            let usagePath = state.usagePath
             func takeValue(_ placeholder: String) throws(CLIError) -> String {
                 if let inlineValue { return inlineValue }
-                guard index < arguments.count else { throw usage("\(name) needs a value (\(name) \(placeholder))") }
+                guard index < arguments.count else {
+                    throw .usage("\(name) needs a value (\(name) \(placeholder))", command: usagePath)
+                }
                 index += 1
                 return arguments[index - 1]
             }
-            switch name {
-            case "--help", "-h":
-                state.helpSeen = true
-                continue
-            case "--json":
-                if inlineValue != nil { throw usage("--json takes no value") }
-                state.globals.json = true
-                continue
-            case "--server":
-                state.serverText = (try takeValue("HOST:PORT"), "--server")
-                continue
-            case "--timeout":
-                state.globals.timeout = try Self.parseTimeout(try takeValue("SECONDS"), usagePath: state.usagePath)
-                continue
-            case "--token":
-                let token = try takeValue("TOKEN")
-                guard !token.isEmpty else { throw usage("--token must not be empty") }
-                state.token = token
-                continue
-            default:
-                break
-            }
+            if try scanGlobal(name, inlineValue: inlineValue, takeValue: takeValue, into: &state) { continue }
             guard let command = state.command else {
                 if let resource = state.resource {
                     throw usage("unknown option '\(name)'; give a command first: \(Self.commandList(resource))")
                 }
                 throw usage("unknown option '\(name)'")
             }
-            guard name.hasPrefix("--"), let option = command.option(named: String(name.dropFirst(2))) else {
+            guard let option = Self.option(name, of: command) else {
                 throw usage("unknown option '\(name)' for '\(command.usagePath)'")
             }
             if option.takesValue {
@@ -152,6 +149,73 @@ public struct ArgumentParser: Sendable {
             }
         }
         return nil
+    }
+
+    /// Applies a global option; false when `name` is not one.
+    private func scanGlobal(_ name: String, inlineValue: String?, takeValue: (String) throws(CLIError) -> String,
+                            into state: inout State) throws(CLIError) -> Bool {
+        func usage(_ message: String) -> CLIError { .usage(message, command: state.usagePath) }
+        switch name {
+        case "--help", "-h":
+            state.helpSeen = true
+        case "--json":
+            if inlineValue != nil { throw usage("--json takes no value") }
+            state.globals.output = .json
+        case "--output", "-o":
+            let text = try takeValue("FORMAT")
+            guard let format = GlobalOptions.OutputFormat(rawValue: text) else {
+                let choices = GlobalOptions.OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                throw usage("\(name) must be one of \(choices), got \"\(text)\"")
+            }
+            state.globals.output = format
+        case "--wide":
+            if inlineValue != nil { throw usage("--wide takes no value") }
+            state.globals.wide = true
+        case "--server":
+            state.serverText = (try takeValue("HOST:PORT"), "--server")
+        case "--timeout":
+            state.globals.timeout = try DurationText.parseTimeout(try takeValue("DURATION"), flag: "--timeout",
+                                                                  usagePath: state.usagePath)
+        case "--token":
+            let token = try takeValue("TOKEN")
+            guard !token.isEmpty else { throw usage("--token must not be empty") }
+            if state.tokenFile?.source == "--token-file" { throw usage("give --token or --token-file, not both") }
+            state.token = (token, "--token")
+            state.tokenFile = nil
+        case "--token-file":
+            let path = try takeValue("PATH")
+            guard !path.isEmpty else { throw usage("--token-file must not be empty") }
+            if state.token?.source == "--token" { throw usage("give --token or --token-file, not both") }
+            state.tokenFile = (path, "--token-file")
+            state.token = nil
+        case "--header", "-H":
+            let (key, value) = try Self.header(try takeValue("'KEY: VALUE'"), flag: name, usagePath: state.usagePath)
+            state.globals.metadata[key] = value
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// `-H 'key: value'` as a lower-case key and a trimmed value.
+    static func header(_ text: String, flag: String, usagePath: String) throws(CLIError) -> (String, String) {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw .usage("\(flag) must look like 'key: value', got \"\(text)\"", command: usagePath)
+        }
+        let key = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let allowed = key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        guard !key.isEmpty, allowed else {
+            throw .usage("\(flag): the key of \"\(text)\" must be letters, digits, '-', '_' or '.'", command: usagePath)
+        }
+        return (key, value)
+    }
+
+    /// The command's option written as `--name` or `-x`.
+    private static func option(_ written: String, of command: CommandSpec) -> OptionSpec? {
+        if written.hasPrefix("--") { return command.option(named: String(written.dropFirst(2))) }
+        guard written.count == 2, let letter = written.last else { return nil }
+        return command.options.first { $0.short == letter }
     }
 
     /// Handles a resource or command word; returns an outcome for `bench` and `help`.
@@ -167,10 +231,10 @@ public struct ArgumentParser: Sendable {
         switch word {
         case "bench":
             try applyServerAndToken(&state)
-            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + rest, globals: state.globals, serverText: state.serverText?.text,
-                          token: state.token)
+            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + rest, globals: state.globals,
+                          serverText: state.serverText?.text, token: state.globals.token)
         case "help":
-            return .help(helpTopic(rest))
+            return .help(try helpTopic(rest))
         default:
             break
         }
@@ -186,12 +250,25 @@ public struct ArgumentParser: Sendable {
     }
 
     /// `larder help [RESOURCE [COMMAND]]`.
-    private func helpTopic(_ words: [String]) -> HelpTopic {
+    /// - Throws: a usage error for a word that names no command.
+    private func helpTopic(_ words: [String]) throws(CLIError) -> HelpTopic {
+        let words = words.filter { !$0.hasPrefix("-") }
         guard let first = words.first else { return .top }
-        if let command = catalog.command(named: first) { return .command(command.path) }
-        guard let resource = catalog.resource(named: first) else { return .top }
-        if words.count > 1, let command = resource.command(named: words[1]) { return .command(command.path) }
-        return .resource(resource.name)
+        if first == "bench" { return .command("bench") }
+        if let command = catalog.command(named: first) {
+            guard words.count == 1 else { throw .usage("'\(first)' has no subcommand '\(words[1])'", command: "larder") }
+            return .command(command.path)
+        }
+        guard let resource = catalog.resource(named: first) else {
+            throw .usage("unknown command '\(first)'; expected one of: \(topLevelWords.joined(separator: ", "))",
+                         command: "larder")
+        }
+        guard words.count > 1 else { return .resource(resource.name) }
+        guard let command = resource.command(named: words[1]), words.count == 2 else {
+            throw .usage("unknown command '\(words.dropFirst().joined(separator: " "))' for 'larder \(resource.name)'; "
+                         + "expected one of: \(Self.commandList(resource))", command: "larder")
+        }
+        return .command(command.path)
     }
 
     private var topLevelWords: [String] {
@@ -222,7 +299,7 @@ public struct ArgumentParser: Sendable {
             throw .usage("unexpected argument '\(state.positionals[allowed])'", command)
         }
         for option in command.options where option.isRequired {
-            guard state.values[option.name] != nil else { throw .usage("missing \(option.synopsis)", command) }
+            guard state.values[option.name] != nil else { throw .usage("missing \(option.usageForm)", command) }
         }
         try applyServerAndToken(&state)
         return .run(ParsedCommand(spec: command, positionals: state.positionals, values: state.values,
@@ -237,15 +314,10 @@ public struct ArgumentParser: Sendable {
                 throw .usage("\(source): \(error.message)", command: state.usagePath)
             }
         }
-        state.globals.token = state.token
-    }
-
-    /// Seconds, > 0 and at most one day; fractions allowed.
-    static func parseTimeout(_ text: String, usagePath: String) throws(CLIError) -> Duration {
-        guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 86_400 else {
-            throw .usage("--timeout must be a number of seconds above 0 and at most 86400, got \"\(text)\"",
-                         command: usagePath)
+        if let (path, source) = state.tokenFile {
+            state.globals.token = try TokenFile.read(path, source: source, usagePath: state.usagePath)
+        } else {
+            state.globals.token = state.token?.text
         }
-        return .milliseconds(max(1, Int64((seconds * 1000).rounded())))
     }
 }

@@ -13,11 +13,14 @@ public struct CommandSpec: Sendable {
     public let optionalPositionals: [String]
     public let options: [OptionSpec]
     public let examples: [String]
+    /// Proto field paths the server may name in INVALID_ARGUMENT, and the flag or argument
+    /// the user gave them with: `["location.color_hex": "--color"]`.
+    public let fieldFlags: [String: String]
     public let run: Run
 
     public init(resource: String?, name: String, summary: String, positionals: [String] = [],
                 optionalPositionals: [String] = [], options: [OptionSpec] = [], examples: [String] = [],
-                run: @escaping Run) {
+                fieldFlags: [String: String] = [:], run: @escaping Run) {
         self.resource = resource
         self.name = name
         self.summary = summary
@@ -25,6 +28,7 @@ public struct CommandSpec: Sendable {
         self.optionalPositionals = optionalPositionals
         self.options = options
         self.examples = examples
+        self.fieldFlags = fieldFlags
         self.run = run
     }
 

@@ -2,24 +2,50 @@ import LarderClient
 
 /// Options accepted anywhere on the command line.
 public struct GlobalOptions: Equatable, Sendable {
+    /// How results are printed (`-o`, `--output`).
+    public enum OutputFormat: String, CaseIterable, Sendable {
+        /// Tables and detail blocks for people.
+        case table
+        /// One proto3 JSON document.
+        case json
+        /// The ids of the results, one a line, for scripts.
+        case ids
+    }
+
     /// `--server HOST:PORT`, else `LARDER_SERVER`, else 127.0.0.1:7411.
     public var server: ServerAddress = .defaultAddress
-    /// `--timeout SECONDS`: connect timeout and per-call deadline.
+    /// `--timeout DURATION`, else `LARDER_TIMEOUT`: connect timeout and per-call deadline.
     public var timeout: Duration = .seconds(10)
-    /// `--json`: the reply as one proto3 JSON document on stdout (defaults included) instead of tables.
-    public var json = false
-    /// `--token TOKEN`, else `LARDER_TOKEN`: sent as `authorization: Bearer TOKEN`.
+    /// `-o table|json|ids`; `--json` is `-o json`.
+    public var output: OutputFormat = .table
+    /// `--wide`: tables show every cell in full instead of fitting the terminal.
+    public var wide = false
+    /// `--token TOKEN`, `--token-file PATH`, else `LARDER_TOKEN`: sent as `authorization: Bearer TOKEN`.
     public var token: String?
+    /// `-H 'key: value'`: metadata sent with every call (keys lower case).
+    public var metadata: [String: String] = [:]
 
     public init() {}
 
-    /// The names of the global options, for the parser and the usage text.
+    /// `--json`: the reply as one proto3 JSON document on stdout (defaults included) instead of tables.
+    public var json: Bool {
+        get { output == .json }
+        set { output = newValue ? .json : .table }
+    }
+
+    /// The names of the global options, for the parser, the usage text and shell completion.
     static let specs: [OptionSpec] = [
         OptionSpec("server", value: "HOST:PORT", "Server address (default 127.0.0.1:7411; env LARDER_SERVER)"),
-        OptionSpec("timeout", value: "SECONDS", "Connect timeout and per-call deadline (default 10)"),
-        .flag("json", "Print one JSON document (proto3 JSON mapping, default values included) instead of tables"),
+        OptionSpec("timeout", value: "DURATION",
+                   "Connect timeout and per-call deadline: 2s, 500ms, 1m, or seconds (default 10s; env LARDER_TIMEOUT)"),
+        OptionSpec("output", short: "o", value: "FORMAT", "table (default), json, or ids: the ids of the results, one a line",
+                   choices: OutputFormat.allCases.map(\.rawValue)),
+        .flag("json", "Same as -o json: one JSON document (proto3 JSON mapping, default values included)"),
+        .flag("wide", "Show every table cell in full instead of cutting long ones to fit the terminal"),
         OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN)"),
-        .flag("help", "Show help for larder, a resource or a command (also -h)"),
+        OptionSpec("token-file", value: "PATH", "Read the bearer token from a file (env LARDER_TOKEN_FILE)"),
+        OptionSpec("header", short: "H", value: "'KEY: VALUE'", "Metadata sent with every call; may be repeated"),
+        OptionSpec("help", short: "h", value: nil, "Show help for larder, a resource or a command"),
         .flag("version", "Show larder's version, commit and protocol ('larder version' adds the server's)"),
     ]
 }

@@ -65,5 +65,6 @@ public struct ParsedCommand: Sendable {
 }
 
 enum MealCategoryNames {
-    static let choices = MealCategory.allCases.filter { $0 != .unspecified }.map(\.shortName).joined(separator: ", ")
+    static let all = MealCategory.allCases.filter { $0 != .unspecified }.map(\.shortName)
+    static let choices = all.joined(separator: ", ")
 }

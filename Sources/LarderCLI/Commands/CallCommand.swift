@@ -1,3 +1,4 @@
+import Foundation
 import LarderAPI
 import LarderJSON
 import LarderWire
@@ -12,18 +13,22 @@ enum CallCommand {
         resource: nil, name: "call",
         summary: "Call any method with a JSON request (read from stdin when JSON is omitted or '-'); print the JSON reply",
         positionals: ["METHOD"], optionalPositionals: ["JSON"],
-        options: [.flag("emit-defaults", "Also print fields that hold their default value (0, \"\", [], false)")],
+        options: [
+            OptionSpec("data", short: "d", value: "JSON",
+                       "The request: JSON text, @FILE to read it from a file, or @- for stdin (instead of the JSON argument)"),
+            .flag("emit-defaults", "Also print fields that hold their default value (0, \"\", [], false)"),
+        ],
         examples: [
             "larder call /larder.v1.LocationService/ListLocations",
-            "larder call /larder.v1.LocationService/GetLocation '{\"id\": \"6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10\"}'",
+            "larder call /larder.v1.LocationService/GetLocation -d '{\"id\": \"6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10\"}'",
+            "larder call /larder.v1.MealRecordService/CreateMealRecord -d @meal.json",
             "echo '{\"mealRecord\": {\"name\": \"Oatmeal\", \"calories\": 350, \"category\": \"MEAL_CATEGORY_BREAKFAST\"}}' \\\n"
-                + "    | larder call /larder.v1.MealRecordService/CreateMealRecord -",
+                + "    | larder call /larder.v1.MealRecordService/CreateMealRecord -d @-",
         ]
     ) { command, context throws(CLIError) in
         let path = command.positionals[0]
         let method = try resolve(path, spec: command.spec)
-        let text = command.positionals.count > 1 && command.positionals[1] != "-"
-            ? command.positionals[1] : readStandardInput()
+        let text = try requestText(command)
         let payload: [UInt8]
         do throws(RPCError) {
             payload = try ProtoJSON.binary(fromJSON: text.allSatisfy(\.isWhitespace) ? "{}" : text,
@@ -63,17 +68,51 @@ enum CallCommand {
                      + "/larder.v1.LocationService/GetLocation (see 'larder methods')", spec)
     }
 
-    /// All of stdin as UTF-8 text; "" when stdin is a terminal (nothing was piped).
-    static func readStandardInput() -> String {
-        if isatty(0) == 1 { return "" }
+    /// The largest request read from a file or stdin (the frame limit is 4 MiB).
+    static let maxInputBytes = 64 << 20
+
+    /// The request JSON: `-d TEXT|@FILE|@-`, the JSON argument, or stdin.
+    /// - Throws: a usage error when both are given, the file cannot be read, or the bytes are not UTF-8.
+    static func requestText(_ command: ParsedCommand) throws(CLIError) -> String {
+        let argument = command.positionals.count > 1 ? command.positionals[1] : nil
+        guard let data = command.value("data") else {
+            guard let argument, argument != "-" else { return try utf8(readStandardInput(), from: "stdin", command) }
+            return argument
+        }
+        if argument != nil { throw .usage("give the request as JSON or with -d, not both", command.spec) }
+        guard data.hasPrefix("@") else { return data }
+        let path = String(data.dropFirst())
+        if path == "-" { return try utf8(readStandardInput(), from: "stdin", command) }
+        guard !path.isEmpty else { throw .usage("-d @FILE needs a file name, or @- for stdin", command.spec) }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw .usage("-d @\(path): cannot read the file (\(String(cString: strerror(errno))))", command.spec)
+        }
+        guard contents.count <= maxInputBytes else {
+            throw .usage("-d @\(path): the file is \(contents.count) bytes, above \(maxInputBytes)", command.spec)
+        }
+        return try utf8(Array(contents), from: path, command)
+    }
+
+    /// `bytes` as text, refused (never altered) when they are not valid UTF-8.
+    static func utf8(_ bytes: [UInt8], from source: String, _ command: ParsedCommand) throws(CLIError) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        let offset = UTF8Check.firstInvalidOffset(bytes) ?? 0
+        throw .usage("the request JSON from \(source) is not valid UTF-8 (byte \(offset) is "
+                     + "0x\(String(bytes[min(offset, bytes.count - 1)], radix: 16, uppercase: true))); "
+                     + "larder sends text unchanged and will not guess", command.spec)
+    }
+
+    /// All of stdin; empty when stdin is a terminal (nothing was piped).
+    static func readStandardInput() -> [UInt8] {
+        if isatty(0) == 1 { return [] }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
-        while bytes.count < 64 << 20 {
+        while bytes.count < maxInputBytes {
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 { break }
             bytes += chunk[0..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

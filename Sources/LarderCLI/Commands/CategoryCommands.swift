@@ -8,45 +8,55 @@ enum CategoryCommands {
 
     static let list = CommandSpec(
         resource: "categories", name: "list", summary: "List item categories sorted by name, optionally of one group",
-        options: [OptionSpec("group", value: "GROUP_ID", "Only the categories of this group")],
-        examples: ["larder categories list", "larder categories list --group GROUP_ID"]
+        options: [OptionSpec("group", value: "GROUP", "Only the categories of this group (id, id prefix or name)")],
+        examples: ["larder categories list", "larder categories list --group 食品"],
+        fieldFlags: ["category_group_id": "--group"]
     ) { command, context throws(CLIError) in
+        let group = try await command.value("group").asyncMap { text throws(CLIError) in
+            try await context.groupID(text, argument: "--group")
+        }
         let response = try await context.call(
-            ItemCategoryMethods.listItemCategories,
-            ListItemCategoriesRequest(categoryGroupID: command.value("group") ?? ""))
+            ItemCategoryMethods.listItemCategories, ListItemCategoriesRequest(categoryGroupID: group ?? ""))
         // The table shows group names rather than ids; it falls back to the ids if the groups cannot be listed.
         var names: [String: String] = [:]
-        if !context.globals.json,
+        if context.globals.output == .table,
            let groups = try? await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest()) {
             names = Dictionary(groups.categoryGroups.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         }
-        try context.emit(response) { HumanOutput.itemCategories(response.itemCategories, groupNames: names) }
+        try context.emit(response, ids: { response.itemCategories.map(\.id) }) {
+            HumanOutput.itemCategories(response.itemCategories, groupNames: names, width: context.tableWidth)
+        }
     }
 
     static let get = CommandSpec(
-        resource: "categories", name: "get", summary: "Show one item category", positionals: ["ID"],
-        examples: ["larder categories get ID"]
+        resource: "categories", name: "get",
+        summary: "Show one item category (ID: an id, a prefix of 8+ characters, or the name)", positionals: ["ID"],
+        examples: ["larder categories get ID", "larder categories get 零食"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
-        let category = try await context.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: command.id))
-        try context.emit(category) { HumanOutput.itemCategory(category, context.localTime) }
+        let id = try await context.categoryID(command.id)
+        let category = try await context.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: id))
+        try context.emit(category, ids: { [category.id] }) { HumanOutput.itemCategory(category, context.localTime) }
     }
 
     static let add = CommandSpec(
         resource: "categories", name: "add", summary: "Create an item category in a group",
         options: [
-            OptionSpec("group", value: "GROUP_ID", "The group it belongs to", required: true),
+            OptionSpec("group", value: "GROUP", "The group it belongs to (id, id prefix or name)", required: true),
             OptionSpec("name", value: "NAME", "The name, unique within the group", required: true),
             OptionSpec("icon", value: "ICON", "An SF Symbols-style icon name such as leaf.fill", required: true),
             OptionSpec("id", value: "UUID", "Use this id instead of a server-generated one"),
         ],
-        examples: ["larder categories add --group GROUP_ID --name 零食 --icon takeoutbag.and.cup.and.straw.fill"]
+        examples: ["larder categories add --group 食品 --name 零食 --icon takeoutbag.and.cup.and.straw.fill"],
+        fieldFlags: ["item_category.name": "--name", "item_category.icon_name": "--icon",
+                     "item_category.category_group_id": "--group", "item_category.id": "--id"]
     ) { command, context throws(CLIError) in
+        let group = try await context.groupID(command.value("group") ?? "", argument: "--group")
         let category = ItemCategory(id: command.value("id") ?? "", name: command.value("name") ?? "",
-                                    iconName: command.value("icon") ?? "",
-                                    categoryGroupID: command.value("group") ?? "")
+                                    iconName: command.value("icon") ?? "", categoryGroupID: group)
         let created = try await context.call(ItemCategoryMethods.createItemCategory,
                                              CreateItemCategoryRequest(itemCategory: category))
-        try context.emit(created) { HumanOutput.itemCategory(created, context.localTime) }
+        try context.emit(created, ids: { [created.id] }) { HumanOutput.itemCategory(created, context.localTime) }
     }
 
     static let update = CommandSpec(
@@ -55,25 +65,39 @@ enum CategoryCommands {
         options: [
             OptionSpec("name", value: "NAME", "The new name"),
             OptionSpec("icon", value: "ICON", "The new icon name"),
-            OptionSpec("group", value: "GROUP_ID", "Move it to this group"),
+            OptionSpec("group", value: "GROUP", "Move it to this group (id, id prefix or name)"),
         ],
-        examples: ["larder categories update ID --icon leaf.fill", "larder categories update ID --group GROUP_ID"]
+        examples: ["larder categories update ID --icon leaf.fill", "larder categories update ID --group GROUP"],
+        fieldFlags: ["item_category.name": "--name", "item_category.icon_name": "--icon",
+                     "item_category.category_group_id": "--group", "item_category.id": "ID"]
     ) { command, context throws(CLIError) in
         let mask = try command.updateMask([("name", "name"), ("icon", "icon_name"), ("group", "category_group_id")])
-        let category = ItemCategory(id: command.id, name: command.value("name") ?? "",
-                                    iconName: command.value("icon") ?? "",
-                                    categoryGroupID: command.value("group") ?? "")
+        let id = try await context.categoryID(command.id)
+        let group = try await command.value("group").asyncMap { text throws(CLIError) in
+            try await context.groupID(text, argument: "--group")
+        }
+        let category = ItemCategory(id: id, name: command.value("name") ?? "",
+                                    iconName: command.value("icon") ?? "", categoryGroupID: group ?? "")
         let updated = try await context.call(ItemCategoryMethods.updateItemCategory,
                                              UpdateItemCategoryRequest(itemCategory: category, updateMask: mask))
-        try context.emit(updated) { HumanOutput.itemCategory(updated, context.localTime) }
+        try context.emit(updated, ids: { [updated.id] }) { HumanOutput.itemCategory(updated, context.localTime) }
     }
 
     static let delete = CommandSpec(
         resource: "categories", name: "delete", summary: "Delete an item category", positionals: ["ID"],
-        examples: ["larder categories delete ID"]
+        examples: ["larder categories delete ID"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
-        let reply = try await context.call(ItemCategoryMethods.deleteItemCategory,
-                                           DeleteItemCategoryRequest(id: command.id))
-        try context.emit(reply) { "Deleted item category \(command.id).\n" }
+        let id = try await context.categoryID(command.id)
+        let reply = try await context.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: id))
+        try context.emit(reply, ids: { [id] }) { "Deleted item category \(id).\n" }
+    }
+}
+
+extension Optional {
+    /// The value mapped by an async throwing `transform`, or nil.
+    func asyncMap<T>(_ transform: (Wrapped) async throws(CLIError) -> T) async throws(CLIError) -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
     }
 }

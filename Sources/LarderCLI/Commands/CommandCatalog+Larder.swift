@@ -1,10 +1,10 @@
 extension CommandCatalog {
     /// Every command of `larder`.
-    public static let larder = CommandCatalog(
+    public static let larder: CommandCatalog = CommandCatalog(
         resources: [GroupCommands.resource, CategoryCommands.resource, LocationCommands.resource,
                     MealCommands.resource],
         commands: [HealthCommand.spec, ReflectionCommands.methods, ReflectionCommands.describe, CallCommand.spec,
-                   StatsCommand.spec, VersionCommand.spec])
+                   StatsCommand.spec, VersionCommand.spec, CompletionCommand.spec])
 
     /// The usage text of `topic`.
     func usage(_ topic: HelpTopic) -> String {

@@ -4,19 +4,28 @@ import LarderJSON
 import LarderWire
 
 /// What a running command needs: the global options, a lazily opened
-/// connection, the user's time zone and the output sink.
+/// connection, the user's time zone and the output sinks.
 public final class CommandContext {
     public let globals: GlobalOptions
     public let localTime: LocalTime
+    /// The command being run; its `fieldFlags` turn server field names into the flags the user typed.
+    public let command: CommandSpec?
+    /// The columns tables may use: the terminal's width, nil with `--wide` or when unknown.
+    public let tableWidth: Int?
     private let stdout: OutputSink
+    private let stderr: OutputSink
     private var client: LarderClient?
     /// The exit status when the command returns normally (`larder health` sets 1 when not serving).
     public var exitStatus: Int32 = ExitCode.success
 
-    public init(globals: GlobalOptions, localTime: LocalTime, stdout: OutputSink) {
+    public init(globals: GlobalOptions, localTime: LocalTime, stdout: OutputSink, stderr: OutputSink = OutputSink { _ in },
+                command: CommandSpec? = nil, terminalWidth: Int? = nil) {
         self.globals = globals
         self.localTime = localTime
         self.stdout = stdout
+        self.stderr = stderr
+        self.command = command
+        self.tableWidth = globals.wide ? nil : terminalWidth
     }
 
     deinit {
@@ -27,7 +36,8 @@ public final class CommandContext {
     /// - Throws: `.rpc(UNAVAILABLE: cannot connect to HOST:PORT: …)`.
     func connect() throws(CLIError) -> LarderClient {
         if let client { return client }
-        var options = ClientOptions(connectTimeout: globals.timeout, defaultTimeout: globals.timeout)
+        var options = ClientOptions(connectTimeout: globals.timeout, defaultTimeout: globals.timeout,
+                                    metadata: globals.metadata)
         if let token = globals.token { options.setBearerToken(token) }
         do {
             let client = try LarderClient(server: globals.server, options: options)
@@ -38,14 +48,21 @@ public final class CommandContext {
         }
     }
 
-    /// Calls `method` on the server.
+    /// Calls `method` on the server; INVALID_ARGUMENT messages name the command's flags, not proto fields.
     func call<Req, Resp>(_ method: RPCMethod<Req, Resp>, _ request: Req) async throws(CLIError) -> Resp {
         let client = try connect()
         do {
             return try await client.call(method, request)
         } catch {
-            throw .rpc(error)
+            throw .rpc(flagNamed(error))
         }
+    }
+
+    /// `error` with the proto field names of the command's `fieldFlags` replaced by its flags.
+    func flagNamed(_ error: RPCError) -> RPCError {
+        guard error.code == .invalidArgument, let command, !command.fieldFlags.isEmpty else { return error }
+        let message = FieldFlagNames.rewrite(error.message, command.fieldFlags)
+        return message == error.message ? error : RPCError(error.code, message)
     }
 
     /// Writes `text` to stdout as is.
@@ -53,22 +70,35 @@ public final class CommandContext {
         stdout.write(text)
     }
 
+    /// Writes a hint for people (`next page: …`) to stderr, never into the output a script reads.
+    func hint(_ text: String) {
+        stderr.write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+
     /// How `--json` prints messages: the proto3 JSON mapping with every scalar and
     /// repeated field, even at its default (`"calories": 0`, `"itemCategories": []`);
     /// unset message fields (timestamps) are left out.
     static var jsonOptions: ProtoJSON.Options { ProtoJSON.Options(emitDefaults: true) }
 
-    /// Prints `message` as one proto3 JSON document with `--json`, else the text `human` builds.
-    /// - Throws: `.rpc(INTERNAL)` when the message has no JSON form (a Timestamp outside years 1-9999).
-    func emit<M: ProtoMessage>(_ message: M, human: () -> String) throws(CLIError) {
-        guard globals.json else {
+    /// Prints `message` as `-o` asks: one proto3 JSON document, the `ids` one a line, or the text `human` builds.
+    /// - Throws: `.rpc(INTERNAL)` when the message has no JSON form (a Timestamp outside years 1-9999);
+    ///   a usage error for `-o ids` on a command whose result has no ids.
+    func emit<M: ProtoMessage>(_ message: M, ids: (() -> [String])? = nil, human: () -> String) throws(CLIError) {
+        switch globals.output {
+        case .table:
             stdout.write(human())
-            return
-        }
-        do throws(RPCError) {
-            stdout.write(try ProtoJSON.json(of: message, options: Self.jsonOptions).rendered())
-        } catch {
-            throw .rpc(RPCError(.internal, "\(M.protoName) does not convert to JSON: \(error.message)"))
+        case .ids:
+            guard let ids else {
+                throw .usage("-o ids: '\(command?.usagePath ?? "larder")' prints no ids; use -o table or -o json",
+                             command: command?.usagePath ?? "larder")
+            }
+            stdout.write(ids().map { $0 + "\n" }.joined())
+        case .json:
+            do throws(RPCError) {
+                stdout.write(try ProtoJSON.json(of: message, options: Self.jsonOptions).rendered())
+            } catch {
+                throw .rpc(RPCError(.internal, "\(M.protoName) does not convert to JSON: \(error.message)"))
+            }
         }
     }
 }

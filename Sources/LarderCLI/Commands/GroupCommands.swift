@@ -11,22 +11,25 @@ enum GroupCommands {
         examples: ["larder groups list"]
     ) { _, context throws(CLIError) in
         let response = try await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
-        try context.emit(response) {
-            HumanOutput.categoryGroups(response.categoryGroups)
+        try context.emit(response, ids: { response.categoryGroups.map(\.id) }) {
+            HumanOutput.categoryGroups(response.categoryGroups, width: context.tableWidth)
         }
     }
 
     static let get = CommandSpec(
-        resource: "groups", name: "get", summary: "Show one category group", positionals: ["ID"],
+        resource: "groups", name: "get",
+        summary: "Show one category group (ID: an id, a prefix of 8+ characters, or the name)", positionals: ["ID"],
         options: [.flag("with-categories", "Also list the group's item categories, sorted by name")],
-        examples: ["larder groups get ID --with-categories"]
+        examples: ["larder groups get ID --with-categories", "larder groups get 食品"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
         let withCategories = command.isSet("with-categories")
+        let id = try await context.groupID(command.id)
         let group = try await context.call(
             CategoryGroupMethods.getCategoryGroup,
-            GetCategoryGroupRequest(id: command.id, includeItemCategories: withCategories))
-        try context.emit(group) {
-            HumanOutput.categoryGroup(group, context.localTime, withCategories: withCategories)
+            GetCategoryGroupRequest(id: id, includeItemCategories: withCategories))
+        try context.emit(group, ids: { [group.id] + (withCategories ? group.itemCategories.map(\.id) : []) }) {
+            HumanOutput.categoryGroup(group, context.localTime, withCategories: withCategories, width: context.tableWidth)
         }
     }
 
@@ -37,13 +40,14 @@ enum GroupCommands {
             OptionSpec("color", value: "#RRGGBB", "The color", required: true),
             OptionSpec("id", value: "UUID", "Use this id instead of a server-generated one"),
         ],
-        examples: ["larder groups add --name 園藝 --color '#2E8B57'"]
+        examples: ["larder groups add --name 園藝 --color '#2E8B57'"],
+        fieldFlags: ["category_group.name": "--name", "category_group.color_hex": "--color", "category_group.id": "--id"]
     ) { command, context throws(CLIError) in
         let group = CategoryGroup(id: command.value("id") ?? "", name: command.value("name") ?? "",
                                   colorHex: command.value("color") ?? "")
         let created = try await context.call(CategoryGroupMethods.createCategoryGroup,
                                              CreateCategoryGroupRequest(categoryGroup: group))
-        try context.emit(created) {
+        try context.emit(created, ids: { [created.id] }) {
             HumanOutput.categoryGroup(created, context.localTime, withCategories: false)
         }
     }
@@ -55,14 +59,16 @@ enum GroupCommands {
             OptionSpec("name", value: "NAME", "The new name"),
             OptionSpec("color", value: "#RRGGBB", "The new color"),
         ],
-        examples: ["larder groups update ID --name 食物"]
+        examples: ["larder groups update ID --name 食物"],
+        fieldFlags: ["category_group.name": "--name", "category_group.color_hex": "--color", "category_group.id": "ID"]
     ) { command, context throws(CLIError) in
         let mask = try command.updateMask([("name", "name"), ("color", "color_hex")])
-        let group = CategoryGroup(id: command.id, name: command.value("name") ?? "",
+        let id = try await context.groupID(command.id)
+        let group = CategoryGroup(id: id, name: command.value("name") ?? "",
                                   colorHex: command.value("color") ?? "")
         let updated = try await context.call(CategoryGroupMethods.updateCategoryGroup,
                                              UpdateCategoryGroupRequest(categoryGroup: group, updateMask: mask))
-        try context.emit(updated) {
+        try context.emit(updated, ids: { [updated.id] }) {
             HumanOutput.categoryGroup(updated, context.localTime, withCategories: false)
         }
     }
@@ -70,13 +76,15 @@ enum GroupCommands {
     static let delete = CommandSpec(
         resource: "groups", name: "delete", summary: "Delete a category group", positionals: ["ID"],
         options: [.flag("cascade", "Also delete its item categories (otherwise a non-empty group is not deleted)")],
-        examples: ["larder groups delete ID --cascade"]
+        examples: ["larder groups delete ID --cascade"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
         let cascade = command.isSet("cascade")
+        let id = try await context.groupID(command.id)
         let reply = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
-                                           DeleteCategoryGroupRequest(id: command.id, cascade: cascade))
-        try context.emit(reply) {
-            "Deleted category group \(command.id)\(cascade ? " and its item categories" : "").\n"
+                                           DeleteCategoryGroupRequest(id: id, cascade: cascade))
+        try context.emit(reply, ids: { [id] }) {
+            "Deleted category group \(id)\(cascade ? " and its item categories" : "").\n"
         }
     }
 }

@@ -14,7 +14,8 @@ enum MealCommands {
         options: [
             OptionSpec("since", value: "TIME", "Only meals eaten at or after TIME (RFC 3339, or YYYY-MM-DD = local midnight)"),
             OptionSpec("until", value: "TIME", "Only meals eaten before TIME"),
-            OptionSpec("category", value: "CATEGORY", "Only this category: \(MealCategoryNames.choices)"),
+            OptionSpec("category", value: "CATEGORY", "Only this category: \(MealCategoryNames.choices)",
+                       choices: MealCategoryNames.all),
             OptionSpec("page-size", value: "N", "Meals per page, 1-1000 (server default 50)"),
             OptionSpec("page-token", value: "TOKEN", "Continue after the page that returned TOKEN"),
             .flag("all", "Fetch every page"),
@@ -22,7 +23,9 @@ enum MealCommands {
         examples: [
             "larder meals list --since 2026-11-01 --until 2026-12-01 --category lunch --page-size 100",
             "larder meals list --all --json",
-        ]
+        ],
+        fieldFlags: ["page_size": "--page-size", "page_token": "--page-token", "start_time": "--since",
+                     "end_time": "--until", "category": "--category"]
     ) { command, context throws(CLIError) in
         var request = ListMealRecordsRequest(
             pageSize: try command.int32("page-size", in: 1...1000) ?? 0,
@@ -45,21 +48,24 @@ enum MealCommands {
             }
             response = ListMealRecordsResponse(mealRecords: meals, nextPageToken: response.nextPageToken)
         }
-        try context.emit(response) {
-            var text = HumanOutput.mealRecords(response.mealRecords, context.localTime)
-            if !response.nextPageToken.isEmpty {
-                text += "\nMore meals: add --page-token \(response.nextPageToken) (or use --all).\n"
-            }
-            return text
+        try context.emit(response, ids: { response.mealRecords.map(\.id) }) {
+            HumanOutput.mealRecords(response.mealRecords, context.localTime, width: context.tableWidth)
+        }
+        if !response.nextPageToken.isEmpty {
+            context.hint("next page: add --page-token \(response.nextPageToken) (or --all for every page)")
         }
     }
 
     static let get = CommandSpec(
-        resource: "meals", name: "get", summary: "Show one meal", positionals: ["ID"],
-        examples: ["larder meals get ID"]
+        resource: "meals", name: "get",
+        summary: "Show one meal (ID: an id, or a prefix of 8+ characters of one of the 10000 newest)",
+        positionals: ["ID"],
+        examples: ["larder meals get ID", "larder meals get 6f1c2d9e"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
-        let meal = try await context.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: command.id))
-        try context.emit(meal) { HumanOutput.mealRecord(meal, context.localTime) }
+        let id = try await context.mealID(command.id)
+        let meal = try await context.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: id))
+        try context.emit(meal, ids: { [meal.id] }) { HumanOutput.mealRecord(meal, context.localTime) }
     }
 
     static let add = CommandSpec(
@@ -67,11 +73,14 @@ enum MealCommands {
         options: [
             OptionSpec("name", value: "NAME", "What was eaten", required: true),
             OptionSpec("calories", value: "N", "Calories, 0-100000", required: true),
-            OptionSpec("category", value: "CATEGORY", MealCategoryNames.choices, required: true),
+            OptionSpec("category", value: "CATEGORY", MealCategoryNames.choices, required: true,
+                       choices: MealCategoryNames.all),
             OptionSpec("at", value: "TIME", "When it was eaten, RFC 3339 (default: now)"),
             OptionSpec("id", value: "UUID", "Use this id instead of a server-generated one"),
         ],
-        examples: ["larder meals add --name Oatmeal --calories 350 --category breakfast --at 2026-11-30T08:00:00+08:00"]
+        examples: ["larder meals add --name Oatmeal --calories 350 --category breakfast --at 2026-11-30T08:00:00+08:00"],
+        fieldFlags: ["meal_record.name": "--name", "meal_record.calories": "--calories",
+                     "meal_record.category": "--category", "meal_record.eaten_at": "--at", "meal_record.id": "--id"]
     ) { command, context throws(CLIError) in
         let meal = MealRecord(
             id: command.value("id") ?? "", name: command.value("name") ?? "",
@@ -79,7 +88,7 @@ enum MealCommands {
             category: try command.mealCategory("category") ?? .unspecified,
             eatenAt: try command.timestamp("at", context.localTime))
         let created = try await context.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(mealRecord: meal))
-        try context.emit(created) { HumanOutput.mealRecord(created, context.localTime) }
+        try context.emit(created, ids: { [created.id] }) { HumanOutput.mealRecord(created, context.localTime) }
     }
 
     static let update = CommandSpec(
@@ -87,30 +96,36 @@ enum MealCommands {
         options: [
             OptionSpec("name", value: "NAME", "The new name"),
             OptionSpec("calories", value: "N", "The new calories, 0-100000"),
-            OptionSpec("category", value: "CATEGORY", "The new category: \(MealCategoryNames.choices)"),
+            OptionSpec("category", value: "CATEGORY", "The new category: \(MealCategoryNames.choices)",
+                       choices: MealCategoryNames.all),
             OptionSpec("at", value: "TIME", "The new time it was eaten, RFC 3339"),
         ],
-        examples: ["larder meals update ID --calories 420 --category lunch"]
+        examples: ["larder meals update ID --calories 420 --category lunch"],
+        fieldFlags: ["meal_record.name": "--name", "meal_record.calories": "--calories",
+                     "meal_record.category": "--category", "meal_record.eaten_at": "--at", "meal_record.id": "ID"]
     ) { command, context throws(CLIError) in
         let mask = try command.updateMask([
             ("name", "name"), ("calories", "calories"), ("category", "category"), ("at", "eaten_at"),
         ])
+        let calories = try command.int32("calories", in: 0...100_000) ?? 0
+        let category = try command.mealCategory("category") ?? .unspecified
+        let eatenAt = try command.timestamp("at", context.localTime)
         let meal = MealRecord(
-            id: command.id, name: command.value("name") ?? "",
-            calories: try command.int32("calories", in: 0...100_000) ?? 0,
-            category: try command.mealCategory("category") ?? .unspecified,
-            eatenAt: try command.timestamp("at", context.localTime))
+            id: try await context.mealID(command.id), name: command.value("name") ?? "",
+            calories: calories, category: category, eatenAt: eatenAt)
         let updated = try await context.call(MealRecordMethods.updateMealRecord,
                                              UpdateMealRecordRequest(mealRecord: meal, updateMask: mask))
-        try context.emit(updated) { HumanOutput.mealRecord(updated, context.localTime) }
+        try context.emit(updated, ids: { [updated.id] }) { HumanOutput.mealRecord(updated, context.localTime) }
     }
 
     static let delete = CommandSpec(
         resource: "meals", name: "delete", summary: "Delete a meal", positionals: ["ID"],
-        examples: ["larder meals delete ID"]
+        examples: ["larder meals delete ID"],
+        fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
-        let reply = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: command.id))
-        try context.emit(reply) { "Deleted meal \(command.id).\n" }
+        let id = try await context.mealID(command.id)
+        let reply = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: id))
+        try context.emit(reply, ids: { [id] }) { "Deleted meal \(id).\n" }
     }
 
     static let summary = CommandSpec(
@@ -125,7 +140,9 @@ enum MealCommands {
             OptionSpec("utc-offset", value: "±HH:MM", "Count days at this fixed offset instead of a time zone"),
         ],
         examples: ["larder meals summary --since 2026-11-01 --until 2026-12-01 --tz Asia/Taipei",
-                   "larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"]
+                   "larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"],
+        fieldFlags: ["start_time": "--since", "end_time": "--until", "utc_offset_minutes": "--utc-offset",
+                     "time_zone": "--tz"]
     ) { command, context throws(CLIError) in
         var offset = context.localTime.currentOffset()
         var zone = ""
@@ -153,7 +170,7 @@ enum MealCommands {
             utcOffsetMinutes: zone.isEmpty ? Int32(offset.minutes) : 0, timeZone: zone)
         let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
         try context.emit(response) {
-            let text = HumanOutput.summary(response, offset: offset)
+            let text = HumanOutput.summary(response, offset: offset, width: context.tableWidth)
             return zone.isEmpty ? text : text.replacing("at UTC\(offset)", with: "in \(zone)")
         }
     }

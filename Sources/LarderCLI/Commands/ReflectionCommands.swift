@@ -16,7 +16,9 @@ enum ReflectionCommands {
                 throw .rpc(RPCError.notFound("the server serves no service \"\(name)\" (see 'larder methods')"))
             }
         }
-        try context.emit(response) { ProtoSource.methodTable(response.services) }
+        try context.emit(response, ids: { response.services.flatMap { service in service.methods.map(\.fullName) } }) {
+            ProtoSource.methodTable(response.services, width: context.tableWidth)
+        }
     }
 
     static let describe = CommandSpec(

@@ -8,6 +8,6 @@ enum StatsCommand {
         examples: ["larder stats", "larder stats --json"]
     ) { _, context throws(CLIError) in
         let metrics = try await context.call(AdminMethods.getMetrics, GetMetricsRequest())
-        try context.emit(metrics) { StatsOutput.render(metrics, context.localTime) }
+        try context.emit(metrics) { StatsOutput.render(metrics, context.localTime, width: context.tableWidth) }
     }
 }

@@ -8,17 +8,20 @@ import Synchronization
 /// Where the CLI writes text: the process's stdout/stderr, or a buffer in tests.
 public struct OutputSink: Sendable {
     private let writeText: @Sendable (String) -> Void
+    /// The descriptor written to, so tables can ask the terminal for its width; nil for a buffer.
+    public let fileDescriptor: Int32?
 
-    public init(_ write: @escaping @Sendable (String) -> Void) {
+    public init(fileDescriptor: Int32? = nil, _ write: @escaping @Sendable (String) -> Void) {
+        self.fileDescriptor = fileDescriptor
         self.writeText = write
     }
 
     public func write(_ text: String) { writeText(text) }
 
     /// File descriptor 1, unbuffered.
-    public static let standardOutput = OutputSink { writeAll(1, $0) }
+    public static let standardOutput = OutputSink(fileDescriptor: 1) { writeAll(1, $0) }
     /// File descriptor 2, unbuffered.
-    public static let standardError = OutputSink { writeAll(2, $0) }
+    public static let standardError = OutputSink(fileDescriptor: 2) { writeAll(2, $0) }
 
     private static func writeAll(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)

@@ -3,11 +3,12 @@ import LarderAPI
 /// Reflection results as .proto source, the way grpcurl's `describe` shows them.
 public enum ProtoSource {
     /// One row per method: wire name, request type, response type.
-    public static func methodTable(_ services: [ServiceInfo]) -> String {
+    public static func methodTable(_ services: [ServiceInfo], width: Int? = nil) -> String {
         let rows = services.flatMap { service in
             service.methods.map { [$0.fullName, $0.inputType, $0.outputType] }
         }
-        return TableRenderer(columns: [.init("METHOD"), .init("REQUEST"), .init("RESPONSE")], rows: rows).render()
+        let columns = ["METHOD", "REQUEST", "RESPONSE"].map { TableRenderer.Column($0, shrinksTo: 16, truncation: .middle) }
+        return TableRenderer(columns: columns, rows: rows, maxWidth: width).render()
     }
 
     public static func service(_ service: ServiceInfo) -> String {

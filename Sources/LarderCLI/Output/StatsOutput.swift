@@ -3,7 +3,7 @@ import LarderWire
 
 /// `larder stats` as text: a summary line and one row per method.
 public enum StatsOutput {
-    public static func render(_ metrics: Metrics, _ localTime: LocalTime) -> String {
+    public static func render(_ metrics: Metrics, _ localTime: LocalTime, width: Int? = nil) -> String {
         var text = ""
         if let start = metrics.startTime { text += "Started      \(localTime.format(Timestamp(seconds: start.seconds)))\n" }
         text += "Connections  \(metrics.connectionsOpen) open, \(metrics.connectionsAccepted) accepted\n"
@@ -14,8 +14,8 @@ public enum StatsOutput {
         let methods = metrics.methods.filter { $0.totalCalls > 0 }
         if methods.isEmpty { return text + "No calls yet.\n" }
         let columns: [TableRenderer.Column] = [
-            .init("METHOD"), .init("CALLS", .right), .init("ERRORS", .right), .init("AVG", .right),
-            .init("P50", .right), .init("P99", .right), .init("CODES"),
+            .init("METHOD", shrinksTo: 24, truncation: .middle), .init("CALLS", .right), .init("ERRORS", .right), .init("AVG", .right),
+            .init("P50", .right), .init("P99", .right), .init("CODES", shrinksTo: 10),
         ]
         let rows = methods.map { method -> [String] in
             let total = method.totalCalls
@@ -28,7 +28,7 @@ public enum StatsOutput {
                     quantile(0.5, method, metrics.latencyBoundsSeconds),
                     quantile(0.99, method, metrics.latencyBoundsSeconds), codes]
         }
-        text += TableRenderer(columns: columns, rows: rows).render()
+        text += TableRenderer(columns: columns, rows: rows, maxWidth: width).render()
         return text + "P50/P99 are histogram bucket upper bounds (≤).\n"
     }
 

@@ -1,16 +1,34 @@
 /// Renders rows as a plain-text table whose columns line up on a terminal,
 /// measuring cells by display width (a CJK character is 2 columns).
+///
+/// With `maxWidth`, a table wider than that cuts the cells of its shrinkable
+/// columns (the widest first, never below their minimum) and marks each cut with `…`.
 public struct TableRenderer: Sendable {
     public enum Alignment: Sendable {
         case left, right
     }
 
+    /// Where a cell that is too wide loses text.
+    public enum Truncation: Sendable {
+        /// Keep the start: `Oatmeal with ba…`.
+        case end
+        /// Keep both ends: `/larder.v1.Meal…/GetMealRecord`.
+        case middle
+    }
+
     public struct Column: Sendable {
         public var title: String
         public var alignment: Alignment
-        public init(_ title: String, _ alignment: Alignment = .left) {
+        /// The narrowest this column may be cut to; nil = never cut.
+        public var minWidth: Int?
+        public var truncation: Truncation
+
+        public init(_ title: String, _ alignment: Alignment = .left, shrinksTo minWidth: Int? = nil,
+                    truncation: Truncation = .end) {
             self.title = title
             self.alignment = alignment
+            self.minWidth = minWidth
+            self.truncation = truncation
         }
     }
 
@@ -18,11 +36,16 @@ public struct TableRenderer: Sendable {
     public var rows: [[String]]
     /// Whether the first line holds the column titles.
     public var showsHeader: Bool
+    /// The widest a line may be, in terminal columns; nil = no limit.
+    public var maxWidth: Int?
 
-    public init(columns: [Column], rows: [[String]] = [], showsHeader: Bool = true) {
+    public static let separator = "  "
+
+    public init(columns: [Column], rows: [[String]] = [], showsHeader: Bool = true, maxWidth: Int? = nil) {
         self.columns = columns
         self.rows = rows
         self.showsHeader = showsHeader
+        self.maxWidth = maxWidth
     }
 
     /// The table, one line per row, columns separated by two spaces, no trailing spaces.
@@ -33,21 +56,82 @@ public struct TableRenderer: Sendable {
         for line in lines {
             for (index, cell) in line.enumerated() { widths[index] = max(widths[index], DisplayWidth.of(cell)) }
         }
+        if let maxWidth { widths = fitted(widths, into: maxWidth) }
         var output = ""
         for line in lines {
             var text = ""
             for (index, cell) in line.enumerated() {
-                if index > 0 { text += "  " }
-                let padding = String(repeating: " ", count: widths[index] - DisplayWidth.of(cell))
+                if index > 0 { text += Self.separator }
+                let cut = Self.truncate(cell, to: widths[index], columns[index].truncation)
+                let padding = String(repeating: " ", count: max(0, widths[index] - DisplayWidth.of(cut)))
                 switch columns[index].alignment {
-                case .left: text += cell + padding
-                case .right: text += padding + cell
+                case .left: text += cut + padding
+                case .right: text += padding + cut
                 }
             }
             while text.last == " " { text.removeLast() }
             output += text + "\n"
         }
         return output
+    }
+
+    /// Narrows the shrinkable columns, the widest first, until the line fits `maxWidth` or none can shrink.
+    func fitted(_ natural: [Int], into maxWidth: Int) -> [Int] {
+        var widths = natural
+        let available = maxWidth - Self.separator.count * max(0, columns.count - 1)
+        var excess = widths.reduce(0, +) - available
+        while excess > 0 {
+            var widest: Int?
+            for index in columns.indices {
+                guard let minimum = columns[index].minWidth, widths[index] > max(1, minimum) else { continue }
+                if widest.map({ widths[index] > widths[$0] }) ?? true { widest = index }
+            }
+            guard let widest else { break }
+            widths[widest] -= 1
+            excess -= 1
+        }
+        return widths
+    }
+
+    /// `text` cut to `width` columns with `…` where text was left out; unchanged when it fits.
+    public static func truncate(_ text: String, to width: Int, _ truncation: Truncation = .end) -> String {
+        guard DisplayWidth.of(text) > width else { return text }
+        guard width > 1 else { return width == 1 ? "…" : "" }
+        let budget = width - 1
+        switch truncation {
+        case .end:
+            return prefix(of: text, width: budget) + "…"
+        case .middle:
+            let head = prefix(of: text, width: (budget + 1) / 2)
+            let tail = suffix(of: text, width: budget - DisplayWidth.of(head))
+            return head + "…" + tail
+        }
+    }
+
+    /// The longest start of `text` (whole grapheme clusters) at most `width` columns wide.
+    static func prefix(of text: String, width: Int) -> String {
+        var used = 0
+        var end = text.startIndex
+        for character in text {
+            let next = used + DisplayWidth.of(character)
+            if next > width { break }
+            used = next
+            end = text.index(after: end)
+        }
+        return String(text[..<end])
+    }
+
+    /// The longest end of `text` (whole grapheme clusters) at most `width` columns wide.
+    static func suffix(of text: String, width: Int) -> String {
+        var used = 0
+        var start = text.endIndex
+        for character in text.reversed() {
+            let next = used + DisplayWidth.of(character)
+            if next > width { break }
+            used = next
+            start = text.index(before: start)
+        }
+        return String(text[start...])
     }
 
     /// Control characters (newlines, escapes) would break the layout or drive the terminal: show them as U+FFFD.

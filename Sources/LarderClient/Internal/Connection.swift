@@ -98,6 +98,20 @@ final class Connection: Sendable {
     /// The number of calls waiting for a reply.
     var pendingCount: Int { state.withLock { $0.count } }
 
+    /// Whether the connection has ended (seen by the reader thread or a failed send).
+    var hasFailed: Bool { state.withLock { $0.failure != nil } }
+
+    /// Whether new calls can still be sent. With no call in flight it also checks, without
+    /// blocking, whether the server has closed its side (an idle timeout or a restart) before
+    /// the reader thread noticed, and ends the connection if so.
+    func isUsable() -> Bool {
+        let (failed, idle) = state.withLock { ($0.failure != nil, $0.count == 0) }
+        if failed { return false }
+        guard idle, Socket.peerHasClosed(fd) else { return true }
+        fail(RPCError.unavailable("connection to \(address) closed by the server"))
+        return false
+    }
+
     /// Resumes call `id` with `result`, unless it has already completed.
     private func complete(_ id: UInt64, with result: Result<[UInt8], RPCError>) {
         let call = state.withLock { $0.remove(id) }

@@ -121,6 +121,16 @@ enum Socket {
         #endif
     }
 
+    /// Whether the peer has closed or reset the connection, checked without blocking or consuming data.
+    static func peerHasClosed(_ fd: Int32) -> Bool {
+        var pfd = pollfd(fd: fd, events: Int16(truncatingIfNeeded: POLLIN), revents: 0)
+        guard poll(&pfd, 1, 0) > 0 else { return false }
+        if Int32(pfd.revents) & (Int32(POLLHUP) | Int32(POLLERR) | Int32(POLLNVAL)) != 0 { return true }
+        var byte: UInt8 = 0
+        let peeked = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+        return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
     /// Shuts both directions down, waking any thread blocked on the socket.
     static func shutdownBoth(_ fd: Int32) {
         _ = shutdown(fd, Int32(SHUT_RDWR))

@@ -7,13 +7,6 @@ import Synchronization
 /// A tiny Larder server on 127.0.0.1:0 for client tests: it accepts one
 /// connection, hands every request envelope it reads to the test through
 /// `requests`, and sends exactly the replies the test asks for.
-///
-/// It serves until the client closes the connection or the test calls
-/// `closeConnection`. It used to stop 30 s after `init` whatever the test was
-/// doing, which cut tests off mid-call when the whole suite ran on a busy machine
-/// (56 CLI tests failed at once with "closed by the server" and `next()` → nil);
-/// the bound that remains is only a last resort for a client that never comes or
-/// never closes.
 final class FakeServer: Sendable {
     let address: ServerAddress
     let requests: AsyncStream<RequestEnvelope>
@@ -21,10 +14,7 @@ final class FakeServer: Sendable {
     private let connectionFD = Mutex<Int32>(-1)
     private let stopped = Mutex(false)
 
-    /// The longest a fake server serves.
-    private static let lastResort = Duration.seconds(900)
-
-    /// Starts listening and accepting in a background thread.
+    /// Starts listening and accepting in a background thread (see `lastResort`).
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FakeServerError.system("socket", errno) }
@@ -94,22 +84,38 @@ final class FakeServer: Sendable {
         }
     }
 
+    /// Closes the client's current connection (the client sees EOF) and accepts the next one.
+    func dropConnection() {
+        connectionFD.withLock { fd in
+            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// The longest a fake server serves: a last resort for a test that never stops it, not a
+    /// test's time limit. A bound of 30 s used to cut tests off mid-call when the whole suite
+    /// ran on a busy machine (56 CLI tests failed at once with "closed by the server").
+    private static let lastResort = Duration.seconds(900)
+
+    /// Accepts connections one after another (until stopped or `lastResort` passes) and reads their requests.
     private func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
         let start = ContinuousClock.now
         let limit = Self.lastResort
-        var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-        while poll(&pfd, 1, 100) <= 0 {
-            if ContinuousClock.now - start > limit || stopped.withLock({ $0 }) { return }
-        }
-        let client = accept(listenFD, nil, nil)
-        guard client >= 0 else { return }
-        connectionFD.withLock { $0 = client }
-        defer {
+        while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
+            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) > 0 else { continue }
+            let client = accept(listenFD, nil, nil)
+            guard client >= 0 else { return }
+            connectionFD.withLock { $0 = client }
+            serveConnection(client, start: start, limit: limit, requests)
             connectionFD.withLock { fd in
                 close(fd)
                 fd = -1
             }
         }
+    }
+
+    private func serveConnection(_ client: Int32, start: ContinuousClock.Instant, limit: Duration,
+                                 _ requests: AsyncStream<RequestEnvelope>.Continuation) {
         var decoder = FrameDecoder()
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {

@@ -1,0 +1,19 @@
+import Foundation
+
+/// `--token-file PATH`: the bearer token kept in a file (as `larder-server --auth-token-file` reads it).
+enum TokenFile {
+    /// The file's text without surrounding whitespace and newlines.
+    /// - Throws: a usage error when the file cannot be read, is empty, or is not UTF-8.
+    static func read(_ path: String, source: String, usagePath: String) throws(CLIError) -> String {
+        func usage(_ why: String) -> CLIError { .usage("\(source) \(path): \(why)", command: usagePath) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw usage("cannot read the file (\(String(cString: strerror(errno))))")
+        }
+        guard data.count <= 64 * 1024 else { throw usage("the file is \(data.count) bytes; a token file holds one token") }
+        guard let text = String(validating: data, as: UTF8.self) else { throw usage("the file is not valid UTF-8") }
+        let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw usage("the file is empty") }
+        guard !token.contains(where: \.isNewline) else { throw usage("the file holds more than one line") }
+        return token
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import LarderAPI
+import LarderCLI
+import LarderClient
+import LarderWire
+import Testing
+
+/// Issue 16 items 3-5 and issue 14 items 11-12: tables that fit, conventions, ids people type.
+@Suite("CLI conventions")
+struct ConventionsTests {
+    let parser = ArgumentParser(catalog: .larder)
+
+    static let longName = "Oatmeal with bananas, walnuts, cinnamon and a lot of honey 🍯 燕麥粥加香蕉"
+
+    @Test("every table fits 80 columns; cut cells end in … and --wide shows them whole")
+    func tablesFit() {
+        let taipei = LocalTime(timeZone: TimeZone(identifier: "Asia/Taipei") ?? .gmt)
+        let meal = MealRecord(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: Self.longName, calories: 350,
+                              category: .breakfast, eatenAt: Timestamp(seconds: 1_795_996_800))
+        let tables = [
+            HumanOutput.mealRecords([meal], taipei, width: 80),
+            HumanOutput.locations([Location(id: meal.id, name: Self.longName, colorHex: "#AABBCC")], width: 80),
+            HumanOutput.categoryGroups([CategoryGroup(id: meal.id, name: Self.longName, colorHex: "#AABBCC")], width: 80),
+            HumanOutput.itemCategories([ItemCategory(id: meal.id, name: Self.longName, iconName: "takeoutbag.and.cup.and.straw.fill",
+                                                     categoryGroupID: meal.id)], groupNames: [meal.id: Self.longName], width: 80),
+            ProtoSource.methodTable([ServiceInfo(name: "larder.v1.MealRecordService", methods: [
+                MethodInfo(name: "SummarizeMealRecords", fullName: "/larder.v1.MealRecordService/SummarizeMealRecords",
+                           inputType: "larder.v1.SummarizeMealRecordsRequest",
+                           outputType: "larder.v1.SummarizeMealRecordsResponse")])], width: 80),
+        ]
+        for table in tables {
+            for line in table.split(separator: "\n") {
+                #expect(DisplayWidth.of(String(line)) <= 80, "\(line)")
+            }
+            #expect(table.contains("…"), "\(table)")
+        }
+        let wide = HumanOutput.mealRecords([meal], taipei, width: nil)
+        #expect(wide.contains(Self.longName) && wide.contains(meal.id))
+        #expect(wide.split(separator: "\n").contains { DisplayWidth.of(String($0)) > 80 })
+    }
+
+    @Test("cutting by display width keeps whole CJK characters, emoji and combining marks", arguments: [
+        ("客廳客廳客廳", 7, "客廳客…"),
+        ("e\u{301}e\u{301}e\u{301}e\u{301}", 3, "e\u{301}e\u{301}…"),
+        ("👨‍👩‍👧👨‍👩‍👧👨‍👩‍👧", 5, "👨‍👩‍👧👨‍👩‍👧…"),
+        ("abcdef", 6, "abcdef"),
+        ("abcdefghij", 5, "abcd…"),
+    ])
+    func truncation(text: String, width: Int, expected: String) {
+        let cut = TableRenderer.truncate(text, to: width)
+        #expect(cut == expected)
+        #expect(DisplayWidth.of(cut) <= width)
+    }
+
+    @Test("meals list at COLUMNS=80 fits; the next-page hint goes to stderr; -o ids prints only ids")
+    func columnsAndHints() async throws {
+        let meal = MealRecord(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: Self.longName, calories: 350,
+                              category: .breakfast, eatenAt: Timestamp(seconds: 1_795_996_800))
+        let reply = ListMealRecordsResponse(mealRecords: [meal], nextPageToken: "tok")
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["meals", "list"], server: server, environment: ["COLUMNS": "80"]) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(result.status == 0)
+        #expect(result.stdout.split(separator: "\n").allSatisfy { DisplayWidth.of(String($0)) <= 80 })
+        #expect(!result.stdout.contains("tok"))
+        #expect(result.stderr == "next page: add --page-token tok (or --all for every page)\n")
+
+        let idsServer = try FakeServer()
+        let ids = try await CLIRunner.run(["-o", "ids", "meals", "list"], server: idsServer) { requests in
+            let request = try #require(await requests.next())
+            idsServer.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+        }
+        #expect(ids.stdout == meal.id + "\n")
+    }
+
+    @Test("durations for --timeout and LARDER_TIMEOUT", arguments: [
+        ("2s", Duration.seconds(2)), ("500ms", .milliseconds(500)), ("1m", .seconds(60)), ("1m30s", .seconds(90)),
+        ("2.5", .milliseconds(2500)), ("1.5s", .milliseconds(1500)),
+    ])
+    func durations(text: String, expected: Duration) throws {
+        guard case .run(_, let globals) = try parser.parse(["health", "--timeout", text]) else {
+            Issue.record("expected a command")
+            return
+        }
+        #expect(globals.timeout == expected)
+        guard case .run(_, let fromEnvironment) = try parser.parse(["health"], environment: ["LARDER_TIMEOUT": text]) else {
+            Issue.record("expected a command")
+            return
+        }
+        #expect(fromEnvironment.timeout == expected)
+    }
+
+    @Test("-H metadata, --token-file, -o and --wide are global options")
+    func globals() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("cli-token-\(UUID().uuidString)")
+        try "s3cret\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard case .run(_, let globals) = try parser.parse(
+            ["locations", "list", "-H", "X-Request-Id: abc 1", "--header=tenant:home", "--token-file", file.path,
+             "-o", "json", "--wide"]) else {
+            Issue.record("expected a command")
+            return
+        }
+        #expect(globals.metadata == ["x-request-id": "abc 1", "tenant": "home"])
+        #expect(globals.token == "s3cret")
+        #expect(globals.output == .json && globals.json && globals.wide)
+        #expect(throws: CLIError.self) { try parser.parse(["health", "-H", "no colon"]) }
+        #expect(throws: CLIError.self) { try parser.parse(["health", "-o", "yaml"]) }
+        #expect(throws: CLIError.self) { try parser.parse(["health", "--token-file", "/nonexistent/token"]) }
+        #expect(throws: CLIError.self) { try parser.parse(["health", "--token", "a", "--token-file", file.path]) }
+    }
+
+    @Test("-H metadata is sent with the call")
+    func metadataSent() async throws {
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["health", "-H", "x-trace: t-1"], server: server) { requests in
+            let request = try #require(await requests.next())
+            #expect(request.metadata["x-trace"] == "t-1")
+            server.reply(ResponseEnvelope(callID: request.callID,
+                                          payload: ProtoCodec.encode(HealthCheckResponse(status: .serving))))
+        }
+        #expect(result.status == 0)
+    }
+
+    @Test("larder help of an unknown command is a usage error, exit 2", arguments: [
+        ["help", "frobnicate"], ["help", "meals", "frobnicate"], ["help", "health", "x"],
+    ])
+    func helpUnknown(arguments: [String]) async throws {
+        let result = try await CLIRunner.run(arguments, server: nil)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        #expect(result.stderr.contains("unknown command") || result.stderr.contains("has no subcommand"))
+    }
+
+    @Test("server field names become the flags the user typed")
+    func fieldFlags() async throws {
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["locations", "add", "--name", "x", "--color", "red"],
+                                             server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, error: .invalidArgument(
+                "location.color_hex must be #RRGGBB, got \"location.color_hex\"")))
+        }
+        #expect(result.status == 13)
+        #expect(result.stderr == "INVALID_ARGUMENT: --color must be #RRGGBB, got \"location.color_hex\"\n")
+    }
+
+    @Test("ids: a unique prefix of 8+ characters or the exact name; ambiguity lists the candidates")
+    func idResolution() async throws {
+        let locations = ListLocationsResponse(locations: [
+            Location(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: "客廳", colorHex: "#AABBCC"),
+            Location(id: "6f1c2d9e-ffff-4c1e-9a53-0d2b8c7e5f11", name: "廚房", colorHex: "#AABBCC"),
+        ])
+        func run(_ text: String, answerGet: Bool) async throws -> (CLIRun, String?) {
+            let server = try FakeServer()
+            let sentID = Locked<String?>(nil)
+            let result = try await CLIRunner.run(["locations", "get", text], server: server) { requests in
+                let list = try #require(await requests.next())
+                #expect(list.method == "/larder.v1.LocationService/ListLocations")
+                server.reply(ResponseEnvelope(callID: list.callID, payload: ProtoCodec.encode(locations)))
+                guard answerGet, let get = await requests.next() else { return }
+                let id = try ProtoCodec.decode(GetLocationRequest.self, from: get.payload).id
+                sentID.set(id)
+                let location = locations.locations.first { $0.id == id } ?? Location()
+                server.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(location)))
+            }
+            return (result, sentID.value)
+        }
+        let (byName, nameID) = try await run("廚房", answerGet: true)
+        #expect(byName.status == 0 && nameID == "6f1c2d9e-ffff-4c1e-9a53-0d2b8c7e5f11")
+        let (byPrefix, prefixID) = try await run("6F1C2D9E-4B7A", answerGet: true)
+        #expect(byPrefix.status == 0 && prefixID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+        let (cut, cutID) = try await run("6f1c2d9e-4b…", answerGet: true)
+        #expect(cut.status == 0 && cutID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+        let (ambiguous, _) = try await run("6f1c2d9e", answerGet: false)
+        #expect(ambiguous.status == 2)
+        #expect(ambiguous.stderr.contains("matches 2 locations"))
+        #expect(ambiguous.stderr.contains("6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10") && ambiguous.stderr.contains("廚房"))
+        let (missing, _) = try await run("玄關", answerGet: false)
+        #expect(missing.status == 15)
+        #expect(missing.stderr.hasPrefix("NOT_FOUND: ID: no location has the name \"玄關\""))
+    }
+
+    @Test("arguments that are not UTF-8 are refused, naming the argument")
+    func invalidUTF8Arguments() async {
+        let bad: [[UInt8]] = [Array("locations".utf8), Array("add".utf8), Array("--name".utf8), [0x61, 0x62, 0xFF]]
+        guard case .failure(let failure) = UTF8Check.decode(bad) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(failure.index == 3 && failure.offset == 2 && failure.byte == 0xFF)
+        #expect(UTF8Check.firstInvalidOffset(Array("café 客廳 👨‍👩‍👧".utf8)) == nil)
+        #expect(UTF8Check.firstInvalidOffset([0x63, 0x61, 0x66, 0xE9]) == 3)
+        #expect(UTF8Check.firstInvalidOffset([0xED, 0xA0, 0x80]) == 0)  // a UTF-16 surrogate
+        #expect(UTF8Check.firstInvalidOffset([0xC0, 0xAF]) == 0)  // overlong
+    }
+
+    @Test("bash completion from the catalog: compgen in a real bash")
+    func bashCompletion() throws {
+        let script = ShellCompletion.script(.bash, catalog: .larder)
+        func complete(_ words: [String]) throws -> [String] {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let program = script + "\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _larder; "
+                + "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["--norc", "--noprofile", "-c", program]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        #expect(try complete(["larder", "me"]) == ["meals", "methods"])
+        #expect(try complete(["larder", "meals", ""]) == ["list", "get", "add", "update", "delete", "summary"])
+        #expect(try complete(["larder", "--server", "h:1", "meals", "add", "--ca"]) == ["--calories", "--category"])
+        #expect(try complete(["larder", "meals", "add", "--category", "l"]) == ["lunch"])
+        #expect(try complete(["larder", "-o", ""]) == ["table", "json", "ids"])
+        #expect(try complete(["larder", "completion", ""]) == ["bash", "zsh", "fish"])
+        #expect(try complete(["larder", "call", "/x", "-"]).contains("-d"))
+    }
+
+    @Test("zsh and fish scripts name every command")
+    func otherShells() {
+        for shell in [ShellCompletion.Shell.zsh, .fish] {
+            let script = ShellCompletion.script(shell, catalog: .larder)
+            for resource in CommandCatalog.larder.resources {
+                #expect(script.contains(resource.name))
+                for command in resource.commands { #expect(script.contains(command.name)) }
+            }
+        }
+    }
+}
+
+/// A value behind a lock, for results captured in `serve` closures.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The `larder` binary: raw argv bytes, `call -d @file` and `-d @-`, against a real server.
+@Suite("larder CLI conventions over TCP")
+struct CLIConventionsEndToEndTests {
+    /// Runs `bash -c script` with the larder binary as $0 and `stdin` piped in.
+    static func bash(_ script: String, server: ServerProcess, stdin: [UInt8] = []) async throws -> CLIRun {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LARDER_SERVER"] = server.address
+        environment["TZ"] = "UTC"
+        return try await runProcess(URL(fileURLWithPath: "/bin/bash"),
+                                    ["--norc", "--noprofile", "-c", script, try ServerProcess.binary("larder").path],
+                                    environment: environment, stdin: Data(stdin))
+    }
+
+    @Test func invalidUTF8IsRefusedAndNothingIsStored() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let argument = try await Self.bash(#""$0" locations add --name $'ab\xff' --color '#AABBCC'"#, server: server)
+        #expect(argument.status == 2, "\(argument.stderr)")
+        #expect(argument.stderr.contains("argument 4 is not valid UTF-8 (byte 2 is 0xFF)"))
+
+        let file = server.directory.appendingPathComponent("request.json")
+        try Data(#"{"location":{"name":"caf"#.utf8 + [0xE9] + ##"","colorHex":"#AABBCC"}}"##.utf8).write(to: file)
+        let fromFile = try await Self.bash(#""$0" call /larder.v1.LocationService/CreateLocation -d @"$1""#
+                                     .replacingOccurrences(of: "$1", with: file.path), server: server)
+        #expect(fromFile.status == 2, "\(fromFile.stderr)")
+        #expect(fromFile.stderr.contains("is not valid UTF-8"))
+        let fromStdin = try await Self.bash(#""$0" call /larder.v1.LocationService/CreateLocation -d @-"#, server: server,
+                                      stdin: Array(#"{"location":{"name":"caf"#.utf8) + [0xE9] + Array(##"","colorHex":"#AABBCC"}}"##.utf8))
+        #expect(fromStdin.status == 2, "\(fromStdin.stderr)")
+
+        let list = try await Self.bash(#""$0" -o json locations list"#, server: server)
+        #expect(list.status == 0)
+        #expect(!list.stdout.contains("caf") && !list.stdout.contains("\u{FFFD}") && !list.stdout.contains("\"name\": \"ab"))
+
+        let valid = try await Self.bash(#""$0" call /larder.v1.LocationService/CreateLocation -d @-"#, server: server,
+                                  stdin: Array(##"{"location":{"name":"café","colorHex":"#AABBCC"}}"##.utf8))
+        #expect(valid.status == 0, "\(valid.stderr)")
+        #expect(valid.stdout.contains("café"))
+        let byName = try await Self.bash(#""$0" -o ids locations get café --timeout 60s"#, server: server)
+        #expect(byName.status == 0, "\(byName.stderr)")
+        #expect(byName.stdout.count == 37)
+    }
+}
