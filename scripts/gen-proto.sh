@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Regenerates the protobuf-c C code in Sources/CLarderProto from proto/.
+# Regenerates the code generated from proto/: the protobuf-c C code in
+# Sources/CLarderProto and the Swift value types and method tables in
+# Sources/LarderAPI/Generated (scripts/protoc-gen-larder-swift, a protoc plugin).
 #
-#   scripts/gen-proto.sh           rewrite the checked-in generated code
-#   scripts/gen-proto.sh --check   regenerate into a temp dir and fail on any
-#                                  difference (CI runs this)
+#   scripts/gen-proto.sh              rewrite the checked-in generated code
+#   scripts/gen-proto.sh --check      regenerate into a temp dir and fail on any
+#                                     difference in C or Swift (CI runs this)
+#   scripts/gen-proto.sh --only c     rewrite only the C (or: --only swift)
 #
-# Needs protoc-c (Debian protobuf-c-compiler) and the well-known types
-# (Debian protobuf-compiler ships them under /usr/include/google/protobuf).
+# Needs protoc-c (Debian protobuf-c-compiler), protoc and the well-known types
+# (Debian protobuf-compiler, under /usr/include/google/protobuf), and the
+# Python protobuf package of the venv scripts/install-deps.sh makes (.venv, or
+# $LARDER_VENV). The Python client has its own clients/python/scripts/generate.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WKT_DIR=${WKT_DIR:-/usr/include}
 TARGET=Sources/CLarderProto
+SWIFT_TARGET=Sources/LarderAPI/Generated
+VENV=${LARDER_VENV:-.venv}
+# The order of the services in APIServices.all follows this list.
 PROTOS=(
   larder/rpc/v1/envelope.proto
   larder/v1/common.proto
+  larder/v1/location.proto
   larder/v1/category_group.proto
   larder/v1/item_category.proto
-  larder/v1/location.proto
   larder/v1/meal_record.proto
   grpc/health/v1/health.proto
   larder/reflection/v1/reflection.proto
@@ -74,11 +82,30 @@ umbrella() {
   done
 }
 
+# The Swift types: one .pb.swift per proto file plus APIIndex.pb.swift.
+generate_swift() { # $1 = output dir
+  local out=$1
+  if [[ ! -x "$VENV/bin/python3" ]] || ! "$VENV/bin/python3" -c 'import google.protobuf' 2>/dev/null; then
+    echo "gen-proto: no Python protobuf package in $VENV; run scripts/install-deps.sh" >&2
+    exit 1
+  fi
+  mkdir -p "$out"
+  PATH="$(cd "$VENV/bin" && pwd):$PATH" protoc --plugin=protoc-gen-larder-swift=scripts/protoc-gen-larder-swift \
+    --larder-swift_out="$out" --proto_path=proto --proto_path="$WKT_DIR" "${PROTOS[@]}"
+}
+
 if [[ "${1:-}" == "--check" ]]; then
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   generate "$tmp"
+  generate_swift "$tmp/swift"
   status=0
-  for f in $(cd "$tmp" && find . -name '*.pb-c.[ch]' -o -name CLarderProto.h | sort); do
+  for f in $(cd "$tmp/swift" && ls *.pb.swift | sort); do
+    if ! cmp -s "$tmp/swift/$f" "$SWIFT_TARGET/$f"; then echo "gen-proto: $SWIFT_TARGET/$f is stale" >&2; status=1; fi
+  done
+  for f in $(cd "$SWIFT_TARGET" && ls *.pb.swift | sort); do
+    [[ -e "$tmp/swift/$f" ]] || { echo "gen-proto: $SWIFT_TARGET/$f has no proto" >&2; status=1; }
+  done
+  for f in $(cd "$tmp" && find . -path ./swift -prune -o \( -name '*.pb-c.[ch]' -o -name CLarderProto.h \) -print | sort); do
     if ! cmp -s "$tmp/$f" "$TARGET/$f"; then echo "gen-proto: $TARGET/${f#./} is stale" >&2; status=1; fi
   done
   for f in $(cd "$TARGET" && find . -name '*.pb-c.[ch]' | sort); do
@@ -88,6 +115,18 @@ if [[ "${1:-}" == "--check" ]]; then
   exit $status
 fi
 
-find "$TARGET" -name '*.pb-c.[ch]' -delete 2>/dev/null || true
-generate "$TARGET"
-echo "gen-proto: wrote $(find "$TARGET" -name '*.pb-c.[ch]' | wc -l) files to $TARGET"
+only=all
+if [[ "${1:-}" == "--only" ]]; then only=${2:?"--only c or --only swift"}; fi
+if [[ $only == all || $only == c ]]; then
+  find "$TARGET" -name '*.pb-c.[ch]' -delete 2>/dev/null || true
+  generate "$TARGET"
+  echo "gen-proto: wrote $(find "$TARGET" -name '*.pb-c.[ch]' | wc -l) files to $TARGET"
+fi
+if [[ $only == all || $only == swift ]]; then
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  generate_swift "$tmp"   # into a temp dir first, so a failing plugin leaves the old files
+  mkdir -p "$SWIFT_TARGET"
+  rm -f "$SWIFT_TARGET"/*.pb.swift
+  cp "$tmp"/*.pb.swift "$SWIFT_TARGET"/
+  echo "gen-proto: wrote $(ls "$SWIFT_TARGET"/*.pb.swift | wc -l) files to $SWIFT_TARGET"
+fi

@@ -24,13 +24,13 @@ struct ReflectionService: Sendable {
     func describeType(_ name: String) throws(RPCError) -> DescribeTypeResponse {
         guard !name.isEmpty else { throw RPCError.invalidArgument("name: give a full type name such as larder.v1.Location") }
         if let message = catalog.message(named: name) {
-            return .message(MessageType(name: message.name, fields: message.fields.map(Self.info),
-                                        mapEntry: message.isMapEntry))
+            return DescribeTypeResponse(type: .messageType(MessageType(name: message.name, fields: message.fields.map(Self.info),
+                                                                       mapEntry: message.isMapEntry)))
         }
         if let type = catalog.enumType(named: name) {
-            return .enumType(EnumType(name: type.name, values: type.values.map {
+            return DescribeTypeResponse(type: .enumType(EnumType(name: type.name, values: type.values.map {
                 EnumValueInfo(name: $0.name, number: $0.number)
-            }))
+            })))
         }
         throw RPCError.notFound("type \"\(name)\" is not used by any service this server serves")
     }
@@ -45,7 +45,8 @@ struct ReflectionService: Sendable {
         return FieldInfo(
             name: field.name, jsonName: field.jsonName, number: Int32(bitPattern: field.number),
             type: valueType(field.type), label: label, typeName: field.typeName ?? "",
-            inOneof: field.isOneofMember, map: field.mapEntry.map { (info($0.key), info($0.value)) })
+            inOneof: field.isOneofMember, mapKey: field.mapEntry.map { info($0.key) },
+            mapValue: field.mapEntry.map { info($0.value) })
     }
 
     static func valueType(_ type: FieldType) -> FieldInfo.ValueType {

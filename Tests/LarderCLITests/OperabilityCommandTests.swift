@@ -31,13 +31,13 @@ struct OperabilityCommandTests {
                               typeName: "larder.v1.Location")
         let message = MessageType(name: "larder.test.v1.Box", fields: [
             FieldInfo(name: "by_name", jsonName: "byName", number: 1, type: .message, label: .repeated,
-                      typeName: "larder.test.v1.Box.ByNameEntry", map: (key, value)),
+                      typeName: "larder.test.v1.Box.ByNameEntry", mapKey: key, mapValue: value),
             FieldInfo(name: "tags", jsonName: "tags", number: 2, type: .string, label: .repeated),
             FieldInfo(name: "count", jsonName: "count", number: 3, type: .uint64, label: .optional),
             FieldInfo(name: "kind", jsonName: "kind", number: 4, type: .enum, label: .singular,
                       typeName: "larder.v1.MealCategory", inOneof: true),
         ])
-        #expect(ProtoSource.type(.message(message)) == """
+        #expect(ProtoSource.type(DescribeTypeResponse(type: .messageType(message))) == """
             larder.test.v1.Box is a message:
             message Box {
               map<string, .larder.v1.Location> by_name = 1;  // JSON: byName

@@ -25,8 +25,8 @@ struct OperabilityEndToEndTests {
 
     @Test func describeTypeReportsFieldsEnumsAndMaps() async throws {
         try await withServer { _, client in
-            guard case .message(let meal) = try await client.call(
-                ReflectionMethods.describeType, DescribeTypeRequest(name: ".larder.v1.MealRecord")) else {
+            guard case .messageType(let meal)? = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: ".larder.v1.MealRecord")).type else {
                 Issue.record("MealRecord is not described as a message")
                 return
             }
@@ -41,12 +41,12 @@ struct OperabilityEndToEndTests {
 
             let categories = try await client.call(ReflectionMethods.describeType,
                                                    DescribeTypeRequest(name: "larder.v1.MealCategory"))
-            #expect(categories == .enumType(EnumType(name: "larder.v1.MealCategory", values: MealCategory.allCases.map {
+            #expect(categories.type == .enumType(EnumType(name: "larder.v1.MealCategory", values: MealCategory.allCases.map {
                 EnumValueInfo(name: $0.protoName, number: $0.rawValue)
             })))
 
-            guard case .message(let metrics) = try await client.call(
-                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.admin.v1.MethodMetrics")) else {
+            guard case .messageType(let metrics)? = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.admin.v1.MethodMetrics")).type else {
                 Issue.record("MethodMetrics is not described as a message")
                 return
             }
@@ -56,8 +56,8 @@ struct OperabilityEndToEndTests {
             let buckets = try #require(metrics.fields.first { $0.name == "latency_bucket_counts" })
             #expect(buckets.label == .repeated && buckets.type == .uint64 && buckets.map == nil)
 
-            guard case .message(let response) = try await client.call(
-                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.reflection.v1.DescribeTypeResponse")) else {
+            guard case .messageType(let response)? = try await client.call(
+                ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.reflection.v1.DescribeTypeResponse")).type else {
                 Issue.record("DescribeTypeResponse is not described as a message")
                 return
             }

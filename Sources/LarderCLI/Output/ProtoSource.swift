@@ -22,8 +22,8 @@ public enum ProtoSource {
     }
 
     public static func type(_ response: DescribeTypeResponse) -> String {
-        switch response {
-        case .message(let message):
+        switch response.type {
+        case .messageType(let message):
             var text = "\(message.name) is a message:\nmessage \(shortName(message.name)) {\n"
             if message.mapEntry { text += "  option map_entry = true;\n" }
             for field in message.fields { text += "  " + self.field(field) + "\n" }
@@ -32,7 +32,7 @@ public enum ProtoSource {
             var text = "\(type.name) is an enum:\nenum \(shortName(type.name)) {\n"
             for value in type.values { text += "  \(value.name) = \(value.number);\n" }
             return text + "}\n"
-        case .none:
+        case nil:
             return "(the server described nothing)\n"
         }
     }
@@ -60,7 +60,7 @@ public enum ProtoSource {
     }
 
     static func typeName(_ field: FieldInfo) -> String {
-        field.type == .message || field.type == .enum ? ".\(field.typeName)" : field.type.protoName
+        field.type == .message || field.type == .enum ? ".\(field.typeName)" : field.type.keyword
     }
 
     static func rpc(_ method: MethodInfo) -> String {

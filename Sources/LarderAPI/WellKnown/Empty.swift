@@ -12,7 +12,12 @@ public struct Empty: Hashable, Sendable, ProtoMessage {
 
     public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {}
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
-        arena.message(Google__Protobuf__Empty.self) { google__protobuf__empty__init($0) }.asMessage
+    /// Reads an Empty field (there is nothing to read).
+    init(c: UnsafePointer<Google__Protobuf__Empty>) throws(RPCError) {}
+
+    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> { buildC(in: arena).asMessage }
+
+    func buildC(in arena: CArena) -> UnsafeMutablePointer<Google__Protobuf__Empty> {
+        arena.message(Google__Protobuf__Empty.self) { google__protobuf__empty__init($0) }
     }
 }

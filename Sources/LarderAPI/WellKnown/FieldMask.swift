@@ -25,3 +25,19 @@ public struct FieldMask: Hashable, Sendable, ExpressibleByArrayLiteral {
         return c
     }
 }
+
+extension FieldMask: ProtoMessage {
+    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
+        google__protobuf__field_mask__descriptor_ptr()
+    }
+
+    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
+        try self.init(c: UnsafeMutablePointer(mutating: message.cast(to: Google__Protobuf__FieldMask.self)))
+    }
+
+    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
+        (buildC(in: arena) ?? arena.message(Google__Protobuf__FieldMask.self) { google__protobuf__field_mask__init($0) })
+            .asMessage
+    }
+}
+
