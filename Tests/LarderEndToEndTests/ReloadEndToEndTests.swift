@@ -16,7 +16,10 @@ struct ReloadEndToEndTests {
         let tokenFile = directory.appendingPathComponent("token").path
         try "old-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
 
-        let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120"])
+        // The held-up write must outlast the test's steps on a busy machine: SQLite's default 5 s
+        // busy timeout failed it UNAVAILABLE there.
+        let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120",
+                                                         "--busy-timeout", "300"])
         defer { server.stop() }
         let old = try client(server, token: "old-token")
         let new = try client(server, token: "new-token")
@@ -31,10 +34,12 @@ struct ReloadEndToEndTests {
         let lock = try SQLiteLock(path: server.databasePath)
         let write = Task {
             try await old.call(LocationMethods.createLocation,
-                               CreateLocationRequest(location: Location(name: "In flight", colorHex: "#010203")))
+                               CreateLocationRequest(location: Location(name: "In flight", colorHex: "#010203")),
+                               timeout: .seconds(300))
         }
         var inFlight: Int64 = 0
-        for _ in 0..<500 where inFlight < 2 {
+        let waitUntil = ContinuousClock.now + .seconds(120)
+        while inFlight < 2 && ContinuousClock.now < waitUntil {
             inFlight = try await old.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight
             if inFlight < 2 { try await Task.sleep(for: .milliseconds(10)) }
         }
