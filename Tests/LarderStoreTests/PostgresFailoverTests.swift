@@ -91,7 +91,11 @@ struct PostgresFailoverTests {
         #expect(Self.eventually { store.isAvailable })
         let seen = changes.withLock { $0 }
         #expect(seen.count == 2, "\(seen)")
-        if case .lost(let reason) = seen.first { #expect(reason.contains("read-only"), "\(reason)") }
+        // Lost first to the terminated sessions or to the read-only one, whichever the monitor
+        // meets first (a race on a busy machine); either way it stays lost until the reset.
+        if case .lost(let reason) = seen.first {
+            #expect(reason.contains("read-only") || reason.contains("terminating connection"), "\(reason)")
+        }
         if seen.count == 2, case .regained(let seconds) = seen[1] { #expect(seconds > 0) }
     }
 
