@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderAPI
 import LarderCLI
 import LarderClient
@@ -211,8 +212,7 @@ struct ConventionsTests {
             process.standardOutput = out
             try process.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
+            #expect(process.exitStatus() == 0)
             return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
         }
         #expect(try complete(["larder", "me"]) == ["meals", "methods"])

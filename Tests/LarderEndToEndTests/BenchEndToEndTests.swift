@@ -55,7 +55,7 @@ struct BenchEndToEndTests {
         #expect(await run.waitFor { run.stderr.contains("creating 50000 locations") }, "\(run.stderr)")
         try await Task.sleep(for: .milliseconds(300))
         run.signal(SIGINT)
-        #expect(await run.waitFor { run.stderr.contains("interrupted; stopping") || !run.process.isRunning }, "\(run.stderr)")
+        #expect(await run.waitFor { run.stderr.contains("interrupted; stopping") || !run.isRunning }, "\(run.stderr)")
         run.signal(SIGINT)
         #expect(await run.waitForExit() == 130, "\(run.stderr)")
         // The second Ctrl-C quits at once, unless deleting had already finished.

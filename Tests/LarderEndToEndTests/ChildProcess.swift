@@ -1,4 +1,6 @@
 import Foundation
+import LarderTestSupport
+import Synchronization
 
 /// A program run by a test with its output in files (no pipe to fill up), that
 /// can be signalled and waited for with a generous bound.
@@ -33,7 +35,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if isRunning { process.killAndReap() }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -52,15 +54,25 @@ final class ChildProcess: @unchecked Sendable {
         return condition()
     }
 
+    /// The exit status once reaped (see `Process.exitStatus`); nil while it runs.
+    private let reaped = Mutex<Int32?>(nil)
+
+    /// Whether the process still runs (asked of the kernel, and reaping it when it has ended).
+    var isRunning: Bool {
+        reaped.withLock { status in
+            if status == nil { status = process.exitStatus(waitingUpTo: 0) }
+            return status == nil
+        }
+    }
+
     /// Waits for the exit (killing it after `seconds`); its status, or nil when it had to be killed.
     func waitForExit(seconds: Double = 180) async -> Int32? {
-        if await !waitFor(seconds: seconds, { !process.isRunning }) {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if await !waitFor(seconds: seconds, { !isRunning }) {
+            process.killAndReap()
+            reaped.withLock { $0 = SIGKILL }
             return nil
         }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return reaped.withLock { $0 }
     }
 
     func signal(_ number: Int32) { kill(process.processIdentifier, number) }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderAPI
 import LarderClient
 import LarderWire
@@ -259,7 +260,7 @@ struct OperabilityEndToEndTests {
 
         input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
         try input.fileHandleForWriting.close()
-        lock.waitUntilExit()
+        _ = lock.exitStatus(waitingUpTo: 60)
         #expect(try await write.value.name == "Drain")
         #expect(server.stop() == 0)
         #expect(await server.waitForLog("event=stopped"))

@@ -45,8 +45,8 @@ func runProcess(_ executable: URL, _ arguments: [String], environment: [String: 
         }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIRun(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+        let status = process.exitStatus() ?? { process.killAndReap(); return -1 }()
+        return CLIRun(status: status, stdout: String(decoding: stdoutData, as: UTF8.self),
                       stderr: String(decoding: stderrData, as: UTF8.self))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderAPI
 import LarderClient
 import LarderWire
@@ -96,6 +97,7 @@ struct ReloadEndToEndTests {
 /// server's writer waits; `release()` rolls it back.
 final class SQLiteLock {
     private let process = Process()
+    private var released = false
     private let input = Pipe()
 
     init(path: String) throws {
@@ -113,10 +115,10 @@ final class SQLiteLock {
     func release() {
         input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        released = process.exitStatus(waitingUpTo: 60) != nil
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if !released { process.killAndReap() }
     }
 }

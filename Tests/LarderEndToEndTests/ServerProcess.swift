@@ -21,6 +21,8 @@ final class ServerProcess: @unchecked Sendable {
     let databasePath: String
     private(set) var port: UInt16 = 0
     private var process: Process?
+    /// The exit status of `process` once it has been reaped; nil while it runs.
+    private var exitStatus: Int32?
     private let log = Locked<String>("")
     private let extraArguments: [String]
     /// The descriptor limit (`ulimit -n`) the server runs under; nil = inherited.
@@ -98,8 +100,11 @@ final class ServerProcess: @unchecked Sendable {
             process.standardError = pipe
             try process.run()
             let log = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: log, as: UTF8.self))
+            guard let status = process.exitStatus() else {
+                process.killAndReap()
+                return (-1, String(decoding: log, as: UTF8.self))
+            }
+            return (status, String(decoding: log, as: UTF8.self))
         }
     }
 
@@ -140,6 +145,7 @@ final class ServerProcess: @unchecked Sendable {
         }
         try process.run()
         self.process = process
+        exitStatus = nil
         // Waits off the cooperative pool: a server under TSan on a busy machine takes seconds.
         _ = await offThePool { started.wait(timeout: .now() + 120) }
         guard let port = portFound.withLock({ $0 }) else {
@@ -161,26 +167,34 @@ final class ServerProcess: @unchecked Sendable {
     /// Sends SIGTERM and waits for exit; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
-        guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
-        process.terminate()
+        guard let process else { return 0 }
+        if let exitStatus { return exitStatus }
+        Foundation.kill(process.processIdentifier, SIGTERM)
         return waitForExit(process)
     }
 
     /// Sends SIGKILL and waits.
     func kill() {
-        guard let process, process.isRunning else { return }
+        guard let process, exitStatus == nil else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         _ = waitForExit(process)
     }
 
     var processIdentifier: Int32 { process?.processIdentifier ?? 0 }
 
+    /// Reaps the process (SIGKILL after 30 s); its status is kept, so the pid, which the
+    /// system may then reuse, is never signalled again.
     private func waitForExit(_ process: Process) -> Int32 {
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let status: Int32
+        if let exited = process.exitStatus(waitingUpTo: 30) {
+            status = exited
+        } else {
+            process.killAndReap()
+            status = SIGKILL
+        }
+        exitStatus = status
         recordSanitizerReports()
-        return process.terminationStatus
+        return status
     }
 
     /// Fails the running test when the server (built with `--sanitize=...`) reported a race,
@@ -195,10 +209,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning {
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if let process, exitStatus == nil { process.killAndReap() }
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 
 /// Headless Chromium (Debian package `chromium`, installed by scripts/install-deps.sh)
 /// for checking that HTML reports render.
@@ -41,7 +42,7 @@ enum Chromium {
             process.terminate()
             _ = done.wait(timeout: .now() + 10)
         }
-        process.waitUntilExit()
+        if process.exitStatus(waitingUpTo: 30) == nil { process.killAndReap() }
         return String(decoding: data, as: UTF8.self)
     }
 }
