@@ -88,17 +88,26 @@ struct LimitsEndToEndTests {
         let rss = Self.residentKilobytes(pid: server.processIdentifier)
         #expect(rss > 0 && rss < 100_000, "server RSS \(rss) KiB stays bounded")
         // Reading the replies lets the server go on; every call is answered, OK or over the in-flight limit.
-        // Blocking receives on a thread of their own, not on the cooperative pool.
-        let reader = Task { await offThePool { () -> (Int, Int, Int) in
-            var answered = 0, ok = 0, other = 0
-            while answered < count, let reply = raw.receive() {
-                answered += 1
-                if reply.statusCode == .ok { ok += 1 } else if reply.statusCode != .resourceExhausted { other += 1 }
-            }
-            return (answered, ok, other)
-        } }
-        raw.send(Array(bytes[sent...]))
-        let (answered, ok, other) = await reader.value
+        // Sending the rest and reading the replies both block: both on threads of their own,
+        // not on the cooperative pool (a reader waiting there for a free pool thread while this
+        // task blocked in send left the two stuck on a busy machine).
+        let rest = Array(bytes[sent...])
+        let (answered, ok, other) = await offThePool { () -> (Int, Int, Int) in
+            let counts = Locked((0, 0, 0))
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                var answered = 0, ok = 0, other = 0
+                while answered < count, let reply = raw.receive() {
+                    answered += 1
+                    if reply.statusCode == .ok { ok += 1 } else if reply.statusCode != .resourceExhausted { other += 1 }
+                }
+                counts.withLock { $0 = (answered, ok, other) }
+                done.signal()
+            }.start()
+            raw.send(rest)
+            done.wait()
+            return counts.withLock { $0 }
+        }
         #expect(other == 0, "every reply is OK or RESOURCE_EXHAUSTED")
         #expect(answered == count, "\(server.stderr.split(separator: "\n").filter { !$0.contains("event=call") }.suffix(8))")
         #expect(ok > 0)
