@@ -69,10 +69,12 @@ struct HostileInputEndToEndTests {
     /// A client that pipelines without pause, every write ending mid-frame, keeps a
     /// partial frame buffered at all times; that is not a slowloris.
     @Test func continuousPipeliningOutlivesTheFrameTimeout() async throws {
-        let server = try await ServerProcess(arguments: ["--frame-timeout", "1"])
+        // Gaps of 50 ms against a 5 s frame timeout: a 1 s timeout was cut by the gaps a busy
+        // machine (a TSan run starting dozens of servers) put between the sender's writes.
+        let server = try await ServerProcess(arguments: ["--frame-timeout", "5"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
-        let rounds = 60  // one every 50 ms: 3 s, three frame timeouts
+        let rounds = 160  // one every 50 ms: 8 s, more than one frame timeout
         let codes = Locked<[StatusCode]>([])
         // Plain threads, not the test's task pool: a sender held up for a second
         // by other tests would be a slow peer, rightly cut off.
@@ -101,7 +103,7 @@ struct HostileInputEndToEndTests {
         reader.start()
         sender.start()
         var waited = 0
-        while !(reader.isFinished && sender.isFinished) && waited < 600 {  // at most 60 s
+        while !(reader.isFinished && sender.isFinished) && waited < 1200 {  // at most 120 s
             try await Task.sleep(for: .milliseconds(100))
             waited += 1
         }
