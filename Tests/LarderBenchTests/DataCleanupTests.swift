@@ -1,5 +1,6 @@
 import Foundation
 import LarderAPI
+import LarderTestSupport
 import LarderWire
 import Synchronization
 import Testing
@@ -63,8 +64,11 @@ struct DataCleanupTests {
         #expect(text.contains("larder bench --server 127.0.0.1:\(server.port) --clean-up \(cleanup.prefix)"))
 
         // The command it names deletes exactly that.
-        let counts = try DataCleaner.sweep(prefix: cleanup.prefix, server: options.server, metadata: [:],
-                                           mealsSince: .some(nil))
+        // A blocking client: on a thread of its own, not one of the two the whole test run shares.
+        let server = options.server
+        let counts = try await offThePool {
+            try DataCleaner.sweep(prefix: cleanup.prefix, server: server, metadata: [:], mealsSince: .some(nil))
+        }
         #expect(counts.meals == 12 && counts.locations == 0)
         #expect(store.meals.isEmpty)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import LarderWire
 import Testing
 @testable import LarderBench
@@ -77,12 +78,13 @@ struct ReportFormatTests {
         #expect(html.contains("deleted 1,000 locations"))
     }
 
-    @Test func htmlChartsAreDrawnByHeadlessChromium() throws {
+    @Test func htmlChartsAreDrawnByHeadlessChromium() async throws {
         let result = try Self.result()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("larder-bench-report-\(UUID().uuidString).html")
         try HTMLReport.render(result).write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
-        let dom = try Chromium.dumpDOM(of: file)
+        // Waits up to minutes for the browser: on a thread of its own, not the shared pool's.
+        let dom = try await offThePool { try Chromium.dumpDOM(of: file) }
         #expect(dom.contains("data-charts-checked=\"true\""), "the page's script did not run:\n\(dom.prefix(500))")
         let bars = HistogramChart(result.latency).rows.count
         let windows = BenchReport.timelineRows(result).count
