@@ -1,0 +1,52 @@
+"""Helpers of the interop tests: the generated stubs' modules, and a lean-protocol call to compare with."""
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Optional
+
+
+class Stubs:
+    """The modules grpcio-tools generated from proto/larder, by short name (`location_pb2`, ...)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def module(self, dotted: str) -> ModuleType:
+        return importlib.import_module(dotted)
+
+    def __getattr__(self, name: str) -> ModuleType:
+        # location_pb2 → larder.v1.location_pb2; admin_pb2 → larder.admin.v1.admin_pb2; ...
+        for package in ("larder.v1", "larder.admin.v1", "larder.reflection.v1"):
+            try:
+                return importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError:
+                continue
+        raise AttributeError(name)
+
+
+_LEAN_CALL = r"""
+import json, sys
+from larder_client import LarderClient, LarderError
+address, path, payload, token = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), sys.argv[4] or None
+with LarderClient(address, token=token, timeout=30) as client:
+    try:
+        client.call(path, payload)
+        print(json.dumps([0, ""]))
+    except LarderError as error:
+        print(json.dumps([int(error.code), error.message]))
+"""
+
+
+def lean_call(address: str, path: str, payload: bytes, token: Optional[str] = None) -> tuple[int, str]:
+    """The status code and message the lean protocol gives for this call (larder_client, in a
+    process of its own so its descriptors never meet the stubs')."""
+    result = subprocess.run([sys.executable, "-c", _LEAN_CALL, address, path, payload.hex(), token or ""],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    code, message = json.loads(result.stdout)
+    return int(code), str(message)
