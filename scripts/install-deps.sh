@@ -8,16 +8,8 @@ cd "$(dirname "$0")/.."
 # tzdata: the IANA zones SummarizeMealRecords reads (time_zone).
 # chromium: headless, for the test that renders `larder bench --format html` reports.
 APT_PACKAGES=(libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium)
-missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if (( ${#missing[@]} > 0 )); then
-  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-  echo "install-deps: apt-get install ${missing[*]}" >&2
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+source scripts/lib/apt-install-missing.sh
+apt_install_missing install-deps "${APT_PACKAGES[@]}"
 
 # Python client: a venv with pinned dev requirements.
 VENV=${LARDER_VENV:-.venv}

@@ -6,21 +6,8 @@
 set -euo pipefail
 
 APT_PACKAGES=(patroni python3-etcd etcd-server etcd-client haproxy postgresql)
-missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if (( ${#missing[@]} > 0 )); then
-  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-  echo "install-ha-deps: apt-get install ${missing[*]}" >&2
-  $SUDO apt-get update -qq
-  # The packages start system-wide services on install (etcd on 2379, haproxy on
-  # 80/443 configs); policy-rc.d keeps them from starting: the HA scripts run their own.
-  if [[ ! -e /usr/sbin/policy-rc.d ]]; then
-    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-    $SUDO chmod +x /usr/sbin/policy-rc.d
-    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
-  fi
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# The packages start system-wide services on install (etcd on 2379, haproxy's own
+# configs): --no-start keeps them from starting, the HA scripts run their own.
+source "$(dirname "$0")/lib/apt-install-missing.sh"
+apt_install_missing install-ha-deps --no-start "${APT_PACKAGES[@]}"
 echo "install-ha-deps: done" >&2
