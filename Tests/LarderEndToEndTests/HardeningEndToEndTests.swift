@@ -45,6 +45,19 @@ struct HardeningEndToEndTests {
         Issue.record("calls still in flight after 60 s")
     }
 
+    /// Waits (up to 120 s: a bound, not a speed) until the server has answered `count`
+    /// ListLocations calls in all: "no call in flight" alone also holds before a busy server
+    /// has read the pipelined calls at all.
+    static func waitUntilAnswered(_ count: Int, _ client: LarderClient) async throws {
+        for _ in 0..<1200 {
+            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            let lists = metrics.methods.first { $0.method == LocationMethods.listLocations.path }?.totalCalls ?? 0
+            if lists >= UInt64(count) { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("the server had not answered \(count) ListLocations calls after 120 s")
+    }
+
     /// Frames of `count` pipelined ListLocations calls, ids 1...count.
     static func pipelinedLists(_ count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -95,7 +108,8 @@ struct HardeningEndToEndTests {
         let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
         let count = 1000
         raw.send(Self.pipelinedLists(count))
-        try await Self.waitUntilIdle(client)
+        // Every call answered (refused, or its reply held for the peer) before it reads any.
+        try await Self.waitUntilAnswered(count, client)
         var ok = 0, exhausted = 0, answered = 0
         var message = ""
         while answered < count, let reply = raw.receive() {
@@ -126,7 +140,7 @@ struct HardeningEndToEndTests {
         try await Self.addLocations(200, to: client)
         let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
         raw.send(Self.pipelinedLists(150))
-        #expect(await server.waitForLog("event=write_stall", seconds: 30))
+        #expect(await server.waitForLog("event=write_stall", seconds: 120))
         #expect(raw.isClosedByServer())
         // Its replies are given back to the budget: a later connection's close reports none held.
         try await Self.waitUntilIdle(client)

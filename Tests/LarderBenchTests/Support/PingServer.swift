@@ -7,7 +7,9 @@ import Glibc
 
 /// A tiny Larder server on 127.0.0.1:0 for bench tests: every connection gets
 /// its own thread that answers each request envelope with `reply(request)`.
-/// Every thread ends within `lifetime` seconds, or when `stop()` is called.
+/// Every thread ends when `stop()` is called (each test defers it), or after `lifetime`
+/// seconds as a last resort: a test's bound, never. A 30 s lifetime ran out under a
+/// loaded suite before a test's last call, which then waited for a reply that never came.
 final class PingServer: Sendable {
     let port: UInt16
     private let listenFD: Int32
@@ -15,7 +17,7 @@ final class PingServer: Sendable {
     private let received = Mutex<[String: Int]>([:])
     private let reply: @Sendable (RequestEnvelope) -> ResponseEnvelope
 
-    init(lifetime: Double = 30, reply: @escaping @Sendable (RequestEnvelope) -> ResponseEnvelope = {
+    init(lifetime: Double = 900, reply: @escaping @Sendable (RequestEnvelope) -> ResponseEnvelope = {
         ResponseEnvelope(callID: $0.callID)
     }) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
