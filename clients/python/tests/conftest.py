@@ -11,6 +11,7 @@ import queue
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import List, Optional
 import pytest
 
 from larder_client import LarderClient
+
+import grpc_stubs
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r'\bevent="?listening"?\b.*\baddress="?([^"\s]+):(\d+)"?')
@@ -147,3 +150,13 @@ def server(start_server) -> RunningServer:
 def client(shared_server):
     with shared_server.client() as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def grpc_stub_dir(tmp_path_factory) -> Path:
+    """Stock grpcio stubs of proto/larder/** (tests/grpc_stubs.py) in a directory of this session,
+    first on sys.path: `from larder.v1 import location_pb2_grpc` then works."""
+    out = tmp_path_factory.mktemp("grpc-stubs")
+    grpc_stubs.generate(out)
+    sys.path.insert(0, str(out))
+    return out
