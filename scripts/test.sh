@@ -13,6 +13,7 @@ scripts/install-deps.sh
 echo "== generated code matches proto/" >&2
 scripts/gen-proto.sh --check
 PYTHON="$PWD/$VENV/bin/python" clients/python/scripts/generate.sh --check
+scripts/check-proto-languages.sh
 
 echo "== swift build (warnings are errors)" >&2
 # The commit the binaries report (--version, GetServerInfo, larder_build_info): only

@@ -8,7 +8,6 @@ and grpcio-reflection packages' own stubs.
 """
 from __future__ import annotations
 
-import importlib.resources
 import sys
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional
@@ -17,23 +16,15 @@ import grpc
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "tests"))
+import grpc_stubs  # noqa: E402
 from interop_support import Stubs  # noqa: E402
-from server_process import REPO_ROOT, RunningServer, find_server_binary  # noqa: E402
-
-PROTO_ROOT = REPO_ROOT / "proto"
+from server_process import RunningServer, find_server_binary  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def stubs(tmp_path_factory: pytest.TempPathFactory) -> Stubs:
-    from grpc_tools import protoc
-
     out = tmp_path_factory.mktemp("stubs")
-    files = sorted(str(p.relative_to(PROTO_ROOT)) for p in (PROTO_ROOT / "larder").rglob("*.proto")
-                   if "/rpc/" not in str(p) and "/storage/" not in str(p))
-    include = str(importlib.resources.files("grpc_tools") / "_proto")
-    code = protoc.main(["grpc_tools.protoc", f"-I{PROTO_ROOT}", f"-I{include}", f"--python_out={out}",
-                        f"--grpc_python_out={out}", *files])
-    assert code == 0, f"grpcio-tools could not generate stubs from proto/ ({files})"
+    grpc_stubs.generate(out)
     sys.path.insert(0, str(out))
     return Stubs(out)
 

@@ -4,6 +4,8 @@
 #include "google_protobuf_field_mask.pb-c.h"
 #include "google_protobuf_timestamp.pb-c.h"
 #include "grpc_health_v1_health.pb-c.h"
+#include "grpc_reflection_v1_reflection.pb-c.h"
+#include "grpc_reflection_v1alpha_reflection.pb-c.h"
 #include "larder_admin_v1_admin.pb-c.h"
 #include "larder_reflection_v1_reflection.pb-c.h"
 #include "larder_rpc_v1_envelope.pb-c.h"
@@ -24,6 +26,24 @@ static inline const ProtobufCMessageDescriptor *_Nonnull google__protobuf__times
 static inline const ProtobufCServiceDescriptor *_Nonnull grpc__health__v1__health__descriptor_ptr(void) { return &grpc__health__v1__health__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__health_check_request__descriptor_ptr(void) { return &grpc__health__v1__health_check_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull grpc__health__v1__health_check_response__descriptor_ptr(void) { return &grpc__health__v1__health_check_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__error_response__descriptor_ptr(void) { return &grpc__reflection__v1__error_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__extension_number_response__descriptor_ptr(void) { return &grpc__reflection__v1__extension_number_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__extension_request__descriptor_ptr(void) { return &grpc__reflection__v1__extension_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__file_descriptor_response__descriptor_ptr(void) { return &grpc__reflection__v1__file_descriptor_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__list_service_response__descriptor_ptr(void) { return &grpc__reflection__v1__list_service_response__descriptor; }
+static inline const ProtobufCServiceDescriptor *_Nonnull grpc__reflection__v1__server_reflection__descriptor_ptr(void) { return &grpc__reflection__v1__server_reflection__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__server_reflection_request__descriptor_ptr(void) { return &grpc__reflection__v1__server_reflection_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__server_reflection_response__descriptor_ptr(void) { return &grpc__reflection__v1__server_reflection_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1__service_response__descriptor_ptr(void) { return &grpc__reflection__v1__service_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__error_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__error_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__extension_number_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__extension_number_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__extension_request__descriptor_ptr(void) { return &grpc__reflection__v1alpha__extension_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__file_descriptor_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__file_descriptor_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__list_service_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__list_service_response__descriptor; }
+static inline const ProtobufCServiceDescriptor *_Nonnull grpc__reflection__v1alpha__server_reflection__descriptor_ptr(void) { return &grpc__reflection__v1alpha__server_reflection__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__server_reflection_request__descriptor_ptr(void) { return &grpc__reflection__v1alpha__server_reflection_request__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__server_reflection_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__server_reflection_response__descriptor; }
+static inline const ProtobufCMessageDescriptor *_Nonnull grpc__reflection__v1alpha__service_response__descriptor_ptr(void) { return &grpc__reflection__v1alpha__service_response__descriptor; }
 static inline const ProtobufCServiceDescriptor *_Nonnull larder__admin__v1__admin__descriptor_ptr(void) { return &larder__admin__v1__admin__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__get_metrics_request__descriptor_ptr(void) { return &larder__admin__v1__get_metrics_request__descriptor; }
 static inline const ProtobufCMessageDescriptor *_Nonnull larder__admin__v1__get_server_info_request__descriptor_ptr(void) { return &larder__admin__v1__get_server_info_request__descriptor; }
@@ -91,6 +111,22 @@ static inline const ProtobufCMessageDescriptor *_Nonnull const *_Nonnull larder_
     &google__protobuf__timestamp__descriptor,
     &grpc__health__v1__health_check_request__descriptor,
     &grpc__health__v1__health_check_response__descriptor,
+    &grpc__reflection__v1__error_response__descriptor,
+    &grpc__reflection__v1__extension_number_response__descriptor,
+    &grpc__reflection__v1__extension_request__descriptor,
+    &grpc__reflection__v1__file_descriptor_response__descriptor,
+    &grpc__reflection__v1__list_service_response__descriptor,
+    &grpc__reflection__v1__server_reflection_request__descriptor,
+    &grpc__reflection__v1__server_reflection_response__descriptor,
+    &grpc__reflection__v1__service_response__descriptor,
+    &grpc__reflection__v1alpha__error_response__descriptor,
+    &grpc__reflection__v1alpha__extension_number_response__descriptor,
+    &grpc__reflection__v1alpha__extension_request__descriptor,
+    &grpc__reflection__v1alpha__file_descriptor_response__descriptor,
+    &grpc__reflection__v1alpha__list_service_response__descriptor,
+    &grpc__reflection__v1alpha__server_reflection_request__descriptor,
+    &grpc__reflection__v1alpha__server_reflection_response__descriptor,
+    &grpc__reflection__v1alpha__service_response__descriptor,
     &larder__admin__v1__get_metrics_request__descriptor,
     &larder__admin__v1__get_server_info_request__descriptor,
     &larder__admin__v1__method_metrics__calls_by_code_entry__descriptor,
@@ -164,6 +200,8 @@ static inline const ProtobufCEnumDescriptor *_Nonnull const *_Nonnull larder_pro
 static inline const ProtobufCServiceDescriptor *_Nonnull const *_Nonnull larder_proto_all_service_descriptors(unsigned long *_Nonnull count) {
   static const ProtobufCServiceDescriptor *const all[] = {
     &grpc__health__v1__health__descriptor,
+    &grpc__reflection__v1__server_reflection__descriptor,
+    &grpc__reflection__v1alpha__server_reflection__descriptor,
     &larder__admin__v1__admin__descriptor,
     &larder__reflection__v1__server_reflection__descriptor,
     &larder__v1__category_group_service__descriptor,

@@ -3,7 +3,7 @@
 
 import LarderWire
 
-/// Every service in proto/, in the order scripts/gen-proto.sh lists the files.
+/// Every service in proto/ that larder-server serves, in the order scripts/gen-proto.sh lists the files.
 public enum APIServices {
     public static let all: [ServiceDescriptor] = [
         LocationMethods.service,
@@ -13,6 +13,13 @@ public enum APIServices {
         HealthMethods.service,
         ServerReflectionMethods.service,
         AdminMethods.service,
+    ]
+
+    /// Services of proto/ with generated types and method tables that larder-server does not
+    /// serve yet (scripts/gen-proto.sh UNSERVED); not in `all`.
+    public static let unserved: [ServiceDescriptor] = [
+        GrpcReflectionV1ServerReflectionMethods.service,
+        GrpcReflectionV1alphaServerReflectionMethods.service,
     ]
 }
 
@@ -69,5 +76,21 @@ public enum APIMessages {
         GetServerInfoRequest.self,
         ServerInfo.self,
         EncodedListMealRecordsResponse.self,
+        GrpcReflectionV1ServerReflectionRequest.self,
+        GrpcReflectionV1ExtensionRequest.self,
+        GrpcReflectionV1ServerReflectionResponse.self,
+        GrpcReflectionV1FileDescriptorResponse.self,
+        GrpcReflectionV1ExtensionNumberResponse.self,
+        GrpcReflectionV1ListServiceResponse.self,
+        GrpcReflectionV1ServiceResponse.self,
+        GrpcReflectionV1ErrorResponse.self,
+        GrpcReflectionV1alphaServerReflectionRequest.self,
+        GrpcReflectionV1alphaExtensionRequest.self,
+        GrpcReflectionV1alphaServerReflectionResponse.self,
+        GrpcReflectionV1alphaFileDescriptorResponse.self,
+        GrpcReflectionV1alphaExtensionNumberResponse.self,
+        GrpcReflectionV1alphaListServiceResponse.self,
+        GrpcReflectionV1alphaServiceResponse.self,
+        GrpcReflectionV1alphaErrorResponse.self,
     ]
 }

@@ -24,13 +24,14 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16larder/v1/common.proto\x12\tlarder.v1*\x96\x01\n\x0cMealCategory\x12\x1d\n\x19MEAL_CATEGORY_UNSPECIFIED\x10\x00\x12\x1b\n\x17MEAL_CATEGORY_BREAKFAST\x10\x01\x12\x17\n\x13MEAL_CATEGORY_LUNCH\x10\x02\x12\x18\n\x14MEAL_CATEGORY_DINNER\x10\x03\x12\x17\n\x13MEAL_CATEGORY_SNACK\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16larder/v1/common.proto\x12\tlarder.v1*\x96\x01\n\x0cMealCategory\x12\x1d\n\x19MEAL_CATEGORY_UNSPECIFIED\x10\x00\x12\x1b\n\x17MEAL_CATEGORY_BREAKFAST\x10\x01\x12\x17\n\x13MEAL_CATEGORY_LUNCH\x10\x02\x12\x18\n\x14MEAL_CATEGORY_DINNER\x10\x03\x12\x17\n\x13MEAL_CATEGORY_SNACK\x10\x04\x42l\n\tlarder.v1B\x0b\x43ommonProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'larder_client._gen.larder.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\tlarder.v1B\013CommonProtoP\001Z larder/gen/go/larder/v1;larderv1\242\002\010LarderV1\252\002\tLarder.V1\312\002\tLarder\\V1\352\002\nLarder::V1'
   _globals['_MEALCATEGORY']._serialized_start=38
   _globals['_MEALCATEGORY']._serialized_end=188
 # @@protoc_insertion_point(module_scope)

@@ -24,13 +24,14 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1clarder/rpc/v1/envelope.proto\x12\rlarder.rpc.v1\"\xc8\x01\n\x0fRequestEnvelope\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\x04\x12\x0e\n\x06method\x18\x02 \x01(\t\x12\x0f\n\x07payload\x18\x03 \x01(\x0c\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12>\n\x08metadata\x18\x05 \x03(\x0b\x32,.larder.rpc.v1.RequestEnvelope.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"a\n\x10ResponseEnvelope\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\x04\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x16\n\x0estatus_message\x18\x03 \x01(\t\x12\x0f\n\x07payload\x18\x04 \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1clarder/rpc/v1/envelope.proto\x12\rlarder.rpc.v1\"\xc8\x01\n\x0fRequestEnvelope\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\x04\x12\x0e\n\x06method\x18\x02 \x01(\t\x12\x0f\n\x07payload\x18\x03 \x01(\x0c\x12\x12\n\ntimeout_ms\x18\x04 \x01(\r\x12>\n\x08metadata\x18\x05 \x03(\x0b\x32,.larder.rpc.v1.RequestEnvelope.MetadataEntry\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"a\n\x10ResponseEnvelope\x12\x0f\n\x07\x63\x61ll_id\x18\x01 \x01(\x04\x12\x13\n\x0bstatus_code\x18\x02 \x01(\x05\x12\x16\n\x0estatus_message\x18\x03 \x01(\t\x12\x0f\n\x07payload\x18\x04 \x01(\x0c\x42\x83\x01\n\rlarder.rpc.v1B\rEnvelopeProtoP\x01Z!larder/gen/go/larder/rpc/v1;rpcv1\xa2\x02\x0bLarderRpcV1\xaa\x02\rLarder.Rpc.V1\xca\x02\rLarder\\Rpc\\V1\xea\x02\x0fLarder::Rpc::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'larder_client._gen.larder.rpc.v1.envelope_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\rlarder.rpc.v1B\rEnvelopeProtoP\001Z!larder/gen/go/larder/rpc/v1;rpcv1\242\002\013LarderRpcV1\252\002\rLarder.Rpc.V1\312\002\rLarder\\Rpc\\V1\352\002\017Larder::Rpc::V1'
   _globals['_REQUESTENVELOPE_METADATAENTRY']._loaded_options = None
   _globals['_REQUESTENVELOPE_METADATAENTRY']._serialized_options = b'8\001'
   _globals['_REQUESTENVELOPE']._serialized_start=48
