@@ -48,6 +48,7 @@ final class ServerStream: Sendable {
             current = original
         }
         guard current != 2 else { return }
+        let error = error.map { core.publicError($0, context) }
         let bytes = encoder.streamEnd(callID: context.callID, error: error)
         core.queue(bytes, context: context, finished: FinishedCall(
             context, methodIndex: methodIndex, code: error?.code ?? .ok, message: error?.message ?? "",
