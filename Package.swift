@@ -101,6 +101,10 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),
+        // The call core driven by an in-process test transport: streaming calls, INTERNAL references.
+        .testTarget(name: "LarderCallCoreTests",
+                    dependencies: ["LarderServer", "LarderReactor", "LarderStore", "LarderAPI", "LarderWire"],
+                    swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
                                    "LarderPostgres", "LarderSQLite", "LarderTestSupport",

@@ -1,3 +1,4 @@
+import LarderStore
 import LarderWire
 
 /// A failed libpq call: the SQLSTATE, the server's message, and the SQL when known.
@@ -26,6 +27,8 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     /// SQLSTATEs the backend treats specially.
     public static let uniqueViolation = "23505"
     public static let foreignKeyViolation = "23503"
+    public static let checkViolation = "23514"
+    public static let notNullViolation = "23502"
     public static let serializationFailure = "40001"
     public static let deadlockDetected = "40P01"
     public static let inFailedTransaction = "25P02"
@@ -56,32 +59,33 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         "postgres error \(sqlState): \(message)" + (detail.map { " (\($0))" } ?? "") + (sql.map { " (in \($0))" } ?? "")
     }
+}
 
-    /// The canonical status for errors that `PostgresSession` does not map to a rule of its own.
-    public var rpcError: RPCError {
-        if sqlState == Self.deadlineExceeded {
-            return RPCError(.deadlineExceeded, "the call's deadline passed while waiting for PostgreSQL: \(message)")
-        }
-        if isConnectionProblem {
-            return RPCError.unavailable("the PostgreSQL server is unreachable, try again: \(message)")
-        }
-        if isTransient {
-            return RPCError(.aborted, "the transaction conflicted with a concurrent one (SQLSTATE \(sqlState)); "
-                            + "retry the call: \(message)")
-        }
-        switch sqlStateClass {
-        case "53": return RPCError(.resourceExhausted, "the PostgreSQL server is out of resources: \(message)")
-        case "23": return RPCError.failedPrecondition("constraint violated: \(message)")
-        case "28": return RPCError(.permissionDenied, "PostgreSQL refused the login: \(message)")
-        case "XX" where sqlState == "XX001" || sqlState == "XX002":
-            return RPCError(.dataLoss, "the PostgreSQL data is damaged: \(message)")
+extension PostgresError: DatabaseError {
+    public static var subject: String { "the PostgreSQL server" }
+    public static var dataSubject: String { "the PostgreSQL data" }
+
+    /// The kind of failure, from the SQLSTATE alone.
+    public var failure: DatabaseFailure {
+        if sqlState == Self.deadlineExceeded { return .deadlineExceeded }
+        if isConnectionProblem { return .unreachable }
+        if isTransient { return .conflict }
+        switch sqlState {
+        case Self.uniqueViolation: return .constraint(.unique)
+        case Self.foreignKeyViolation: return .constraint(.foreignKey)
+        case Self.checkViolation: return .constraint(.check)
+        case Self.notNullViolation: return .constraint(.notNull)
+        case Self.readOnlyTransaction: return .readOnly
+        case "42501": return .permissionDenied
+        case "57014": return .statementCancelled
+        case "XX001", "XX002": return .damaged
         default: break
         }
-        switch sqlState {
-        case "25006": return RPCError.failedPrecondition("the database is read-only: \(message)")
-        case "42501": return RPCError(.permissionDenied, "PostgreSQL denied access: \(message)")
-        case "57014": return RPCError(.deadlineExceeded, "the PostgreSQL statement was canceled: \(message)")
-        default: return RPCError.internalError("database error \(sqlState): \(message)")
+        switch sqlStateClass {
+        case "23": return .constraint(.other)
+        case "53": return .full
+        case "28": return .loginRefused
+        default: return .other
         }
     }
 }

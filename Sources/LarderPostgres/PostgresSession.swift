@@ -264,27 +264,24 @@ final class PostgresSession: StoreConnection {
         do throws(PostgresError) {
             return try connection.run(query.name, sql: query.sql, parameters).affectedRows
         } catch {
-            if error.sqlStateClass == "23", let mapped = constraint(error) { throw mapped }
+            if error.violatedConstraint != nil, let mapped = constraint(error) { throw mapped }
             throw failure(error)
         }
     }
 
-    /// Which unique key a violation hit: the constraint name, else the key the DETAIL line names.
+    /// Which unique key a violation hit, from the constraint name the server reports
+    /// (`locations_pkey`, `locations_name`), never from the message text.
     private static func violatedKey(_ error: PostgresError, table: String) -> String? {
         if let constraint = error.constraint, constraint.hasPrefix(table + "_") {
             return String(constraint.dropFirst(table.count + 1))
         }
-        guard let detail = error.detail else { return nil }
-        if detail.hasPrefix("Key (id)=") { return "pkey" }
-        if detail.hasPrefix("Key (name)=") { return "name" }
-        if detail.hasPrefix("Key (category_group_id, name)=") { return "group_name" }
         return nil
     }
 
     /// Maps a unique-key violation on `table` to ALREADY_EXISTS for the id or the name.
     private static func uniqueViolation(_ error: PostgresError, table: String, entity: String, id: String,
                                         name: String) -> RPCError? {
-        guard error.sqlState == PostgresError.uniqueViolation else { return nil }
+        guard error.violatedConstraint == .unique else { return nil }
         switch violatedKey(error, table: table) {
         case "pkey": return StoreError.duplicateID(entity, id: id)
         case "name": return StoreError.duplicateName(entity, name: name)
@@ -293,10 +290,10 @@ final class PostgresSession: StoreConnection {
     }
 
     private static func itemCategoryViolation(_ error: PostgresError, _ category: ItemCategory) -> RPCError? {
-        if error.sqlState == PostgresError.foreignKeyViolation {
+        if error.violatedConstraint == .foreignKey {
             return StoreError.missingCategoryGroup(id: category.categoryGroupID)
         }
-        if error.sqlState == PostgresError.uniqueViolation,
+        if error.violatedConstraint == .unique,
            violatedKey(error, table: "item_categories") == "group_name" {
             return StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
         }
@@ -410,7 +407,7 @@ extension PostgresSession {
 
     func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
         try change(.deleteGroup, [.text(id)]) { error in
-            error.sqlState == PostgresError.foreignKeyViolation ? StoreError.categoryGroupInUse(id: id) : nil
+            error.violatedConstraint == .foreignKey ? StoreError.categoryGroupInUse(id: id) : nil
         } > 0
     }
 

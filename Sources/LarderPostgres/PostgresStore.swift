@@ -83,6 +83,8 @@ public final class PostgresStore: Store {
         } catch {
             var rpc = error.sqlState == PostgresMigrator.newerSchemaState
                 ? RPCError.failedPrecondition(error.message) : error.rpcError
+            // For the operator starting the server, not a client: PostgreSQL's own words.
+            if rpc.code == .internal { rpc.message = error.description }
             if !rpc.message.contains(target) { rpc.message = "database \"\(target)\": " + rpc.message }
             throw rpc
         }

@@ -182,20 +182,18 @@ final class SQLiteSession: StoreConnection {
             try statement.run()
             return connection.changes
         } catch {
-            if error.primaryCode == SQLITE_CONSTRAINT, let mapped = constraint(error) { throw mapped }
+            if error.violatedConstraint != nil, let mapped = constraint(error) { throw mapped }
             throw error.rpcError
         }
     }
 
-    /// Maps a unique-key violation on `table` to ALREADY_EXISTS for the id or the name.
-    private static func uniqueViolation(_ error: SQLiteError, table: String, entity: String, id: String,
-                                        name: String) -> RPCError? {
-        guard error.code == SQLiteError.constraintUnique || error.code == SQLiteError.constraintPrimaryKey else {
-            return nil
+    /// Maps a key violation to ALREADY_EXISTS: the primary key is the id, the unique index the name.
+    private static func uniqueViolation(_ error: SQLiteError, entity: String, id: String, name: String) -> RPCError? {
+        switch error.violatedConstraint {
+        case .primaryKey: StoreError.duplicateID(entity, id: id)
+        case .unique: StoreError.duplicateName(entity, name: name)
+        default: nil
         }
-        if error.message.contains("\(table).name") { return StoreError.duplicateName(entity, name: name) }
-        if error.message.contains("\(table).id") { return StoreError.duplicateID(entity, id: id) }
-        return nil
     }
 }
 
@@ -387,7 +385,7 @@ extension SQLiteSession {
             try s.bind(location.createTime?.unixMilliseconds ?? 0, at: 4)
             try s.bind(location.updateTime?.unixMilliseconds ?? 0, at: 5)
         }, constraint: { error in
-            Self.uniqueViolation(error, table: "locations", entity: "location", id: location.id, name: location.name)
+            Self.uniqueViolation(error, entity: "location", id: location.id, name: location.name)
         })
     }
 
@@ -398,7 +396,7 @@ extension SQLiteSession {
             try s.bind(location.colorHex, at: 3)
             try s.bind(location.updateTime?.unixMilliseconds ?? 0, at: 4)
         }, constraint: { error in
-            Self.uniqueViolation(error, table: "locations", entity: "location", id: location.id, name: location.name)
+            Self.uniqueViolation(error, entity: "location", id: location.id, name: location.name)
         }) > 0
     }
 
@@ -414,7 +412,7 @@ extension SQLiteSession {
             try s.bind(group.createTime?.unixMilliseconds ?? 0, at: 4)
             try s.bind(group.updateTime?.unixMilliseconds ?? 0, at: 5)
         }, constraint: { error in
-            Self.uniqueViolation(error, table: "category_groups", entity: "category group", id: group.id,
+            Self.uniqueViolation(error, entity: "category group", id: group.id,
                                  name: group.name)
         })
     }
@@ -426,14 +424,14 @@ extension SQLiteSession {
             try s.bind(group.colorHex, at: 3)
             try s.bind(group.updateTime?.unixMilliseconds ?? 0, at: 4)
         }, constraint: { error in
-            Self.uniqueViolation(error, table: "category_groups", entity: "category group", id: group.id,
+            Self.uniqueViolation(error, entity: "category group", id: group.id,
                                  name: group.name)
         }) > 0
     }
 
     func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
         try change(.deleteGroup, bind: { s throws(SQLiteError) in try s.bind(id, at: 1) }, constraint: { error in
-            error.code == SQLiteError.constraintForeignKey ? StoreError.categoryGroupInUse(id: id) : nil
+            error.violatedConstraint == .foreignKey ? StoreError.categoryGroupInUse(id: id) : nil
         }) > 0
     }
 
@@ -459,14 +457,13 @@ extension SQLiteSession {
     }
 
     private static func itemCategoryViolation(_ error: SQLiteError, _ category: ItemCategory) -> RPCError? {
-        if error.code == SQLiteError.constraintForeignKey {
-            return StoreError.missingCategoryGroup(id: category.categoryGroupID)
+        switch error.violatedConstraint {
+        case .foreignKey: return StoreError.missingCategoryGroup(id: category.categoryGroupID)
+        // The one unique index is on (category_group_id, name).
+        case .unique: return StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
+        default: break
         }
-        if error.message.contains("item_categories.name") {
-            return StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
-        }
-        return uniqueViolation(error, table: "item_categories", entity: "item category", id: category.id,
-                               name: category.name)
+        return uniqueViolation(error, entity: "item category", id: category.id, name: category.name)
     }
 
     func deleteItemCategory(id: String) throws(RPCError) -> Bool {
@@ -492,7 +489,9 @@ extension SQLiteSession {
             try s.bind(Int64(eatenAt.nanos), at: 8)
             try s.bind(blob: ProtoCodec.encode(record), at: 9)
         }, constraint: { error in
-            Self.uniqueViolation(error, table: "meal_records", entity: "meal record", id: record.id, name: record.name)
+            // Meal records have no unique name: any key violation is the id's.
+            error.violatedConstraint == .primaryKey || error.violatedConstraint == .unique
+                ? StoreError.duplicateID("meal record", id: record.id) : nil
         })
         mealKeyChanges.stage(key, .at(eatenAt))
     }

@@ -224,6 +224,8 @@ public final class SQLiteStore: Store {
     private static func openError(_ error: SQLiteError, path: String) -> RPCError {
         if error.code == SQLITE_SCHEMA { return RPCError.failedPrecondition("database \"\(path)\": \(error.message)") }
         var rpc = error.rpcError
+        // For the operator starting the server, not a client: SQLite's own words.
+        if rpc.code == .internal { rpc.message = error.description }
         if !rpc.message.contains(path) { rpc.message = "database \"\(path)\": " + rpc.message }
         return rpc
     }

@@ -4,11 +4,11 @@ import LarderWire
 import Glibc
 #endif
 
-/// One client connection, owned by the server's event loop thread.
+/// One client connection of the lean protocol, owned by the server's event loop thread.
 ///
-/// Holds the bytes read but not yet framed, the replies not yet written, and
-/// the count of calls in flight; the `Server` decides what frames mean.
-final class Connection: EventHandler {
+/// Holds the bytes read but not yet framed and the replies not yet written; the
+/// `Server` decides what frames mean, and the `CallCore` keeps its calls in `calls`.
+final class Connection: EventHandler, CallConnection {
     enum State {
         /// Reading calls and writing replies.
         case open
@@ -23,9 +23,14 @@ final class Connection: EventHandler {
     var decoder: FrameDecoder
     var state = State.open
     /// Calls read from this connection whose replies have not come back yet.
-    var callsInFlight = 0
-    /// The ids of those calls: a second call with one of them is refused.
-    var callIDsInFlight: Set<UInt64> = []
+    let calls = CallBook()
+    var callsInFlight: Int { calls.inFlight }
+    /// Replies are ResponseEnvelope frames, made on the store threads.
+    var replyEncoder: any ReplyEncoder { LeanReplyEncoder() }
+    /// True when a delivered reply found the output empty: `repliesDelivered` writes it.
+    private var flushOnDelivery = false
+    /// The lean protocol carries unary calls only.
+    var supportsStreaming: Bool { false }
     /// This connection's bytes in the server's memory budget (its output and undecoded input).
     let usage: ConnectionUsage
     /// Bytes of `decoder`'s buffer counted in `usage`.
@@ -99,15 +104,34 @@ final class Connection: EventHandler {
     }
 
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
-    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) {
+    /// Returns the frame's size.
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
         let before = output.count
-        defer { usage.add(output.count - before) }
         switch result {
         case .success(let payload):
             ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)
         case .failure(let error):
             ResponseFrame.append(callID: callID, code: error.code, message: error.message, payload: [], to: &output)
         }
+        let added = output.count - before
+        usage.add(added)
+        return added
+    }
+
+    /// A frame `LeanReplyEncoder` made on a store thread.
+    func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool) {
+        // Output already waiting is written when the socket turns writable.
+        if bufferedOutputBytes == 0 { flushOnDelivery = true }
+        enqueue(bytes)
+    }
+
+    /// Writes the delivered replies; reading may have paused on a full output buffer.
+    func repliesDelivered() {
+        guard flushOnDelivery else { return }
+        flushOnDelivery = false
+        guard !isClosed else { return }
+        flush()
+        if !isClosed && !readPaused && decoder.bufferedByteCount > 0 { server.processFrames(of: self) }
     }
 
     /// Writes what the socket takes now; watches for writability if some is left.

@@ -19,6 +19,14 @@ final class MethodHandler: Sendable {
         /// never called.
         case deferred(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch, _ context: CallContext,
                                  _ respond: @escaping Respond) -> RPCError?)
+        /// Server streaming: one request (decoded before the handler returns, as for `deferred`),
+        /// then any number of messages and a status through the `ServerStream`, from any thread.
+        /// A request that cannot be decoded is refused by the returned error, the stream unused.
+        case serverStreaming(@Sendable (_ payload: UnsafeRawBufferPointer, _ scratch: CallScratch,
+                                        _ context: CallContext, _ stream: ServerStream) -> RPCError?)
+        /// Bidirectional streaming: the handler returns the receiver of the client's messages
+        /// (fed on the loop as they arrive, then half-closed) and answers through the stream.
+        case bidirectional(@Sendable (_ context: CallContext, _ stream: ServerStream) -> any ClientStreamReceiver)
     }
 
     let method: MethodDescriptor

@@ -124,6 +124,32 @@ struct Router: Sendable {
         }
     }
 
+    /// A server-streaming method: `operation` runs on the loop with the decoded request and
+    /// sends its messages through the stream, from whichever thread it hands the work to.
+    mutating func serverStreaming<Request, Response>(
+        _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
+        _ operation: @escaping @Sendable (Request, CallContext, ServerStream) -> Void
+    ) {
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic,
+                                              execution: .serverStreaming { payload, scratch, context, stream in
+            let request: Request
+            do throws(RPCError) { request = try scratch.unpack.decode(Request.self, from: payload) } catch {
+                return error
+            }
+            operation(request, context, stream)
+            return nil
+        })
+    }
+
+    /// A bidirectional-streaming method: `start` returns the receiver of the client's messages.
+    mutating func bidirectional<Request, Response>(
+        _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
+        _ start: @escaping @Sendable (CallContext, ServerStream) -> any ClientStreamReceiver
+    ) {
+        handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic,
+                                              execution: .bidirectional(start))
+    }
+
     /// A handler run on the store's threads: the request is decoded on the loop
     /// (a bad one is answered at once, by the returned error), then handed to `start`
     /// with the call.

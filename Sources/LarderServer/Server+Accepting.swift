@@ -23,9 +23,8 @@ extension Server {
                 refuse(fd: fd, peer: peer)
                 continue
             }
-            let connection = Connection(id: nextConnectionID, fd: fd, peer: peer, server: self,
+            let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
                                         maxFrameBytes: configuration.maxFrameBytes, budget: budget)
-            nextConnectionID += 1
             do {
                 try loop.register(fd, for: .readable, handler: connection)
             } catch {
@@ -34,6 +33,7 @@ extension Server {
                 continue
             }
             connections[connection.id] = connection
+            core.register(connection)
             metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
         }

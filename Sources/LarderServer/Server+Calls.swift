@@ -95,9 +95,9 @@ extension Server {
         fail(connection, RPCError(.resourceExhausted, message))
     }
 
-    /// Decodes one request envelope and starts its call.
+    /// Decodes one request envelope and starts its call in the core.
     ///
-    /// The envelope is unpacked in the loop's `scratch` and read in place:
+    /// The envelope is unpacked in the core's `scratch` and read in place:
     /// the payload is decoded by the handler before this returns, and a method
     /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
@@ -109,9 +109,9 @@ extension Server {
             return
         }
         do {
-            try scratch.unpack.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
+            try core.scratch.unpack.withUnpacked(RequestEnvelope.descriptor, from: body) { message throws(RPCError) in
                 let envelope = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self)
-                let method = try resolveMethod(envelope.pointee.method)
+                let method = try core.resolveMethod(envelope.pointee.method)
                 let metadata = try RequestEnvelope.metadata(of: envelope.pointee)
                 start(envelope.pointee, method: method, metadata: metadata, frameBytes: Frame.headerSize + body.count,
                       on: connection)
@@ -137,156 +137,25 @@ extension Server {
         let context = CallContext(connectionID: connection.id, callID: callID, method: "", metadata: [:], deadline: nil,
                                   receivedAt: connection.lastActivity, peer: connection.peer, requestBytes: frameBytes,
                                   usage: connection.usage)
-        refuse(error, context, on: connection)
+        core.refuse(error, context, on: connection)
     }
 
-    /// A method name from an envelope: its handler when it names one, else the name itself.
-    enum ResolvedMethod {
-        case known(MethodHandler)
-        case unknown(String)
-
-        var path: String {
-            switch self {
-            case .known(let handler): handler.path
-            case .unknown(let path): path
-            }
-        }
-    }
-
-    private func resolveMethod(_ name: UnsafePointer<CChar>?) throws(RPCError) -> ResolvedMethod {
-        if let name, let handler = router.handler(for: name) { return .known(handler) }
-        return .unknown(try CFields.string(name, field: "method"))
-    }
-
+    /// The lean protocol's part of starting a call: call id 0 is a connection error, and
+    /// `timeout_ms` counts from the read that brought the frame; the rest is the core's.
     private func start(_ envelope: Larder__Rpc__V1__RequestEnvelope, method: ResolvedMethod,
                        metadata: [String: String], frameBytes: Int, on connection: Connection) {
-        let callID = envelope.call_id
-        guard callID != 0 else {
+        guard envelope.call_id != 0 else {
             fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
             return
         }
-        let handler: MethodHandler?
-        if case .known(let known) = method { handler = known } else { handler = nil }
-        metrics.started(method: handler?.metricsIndex ?? metrics.index(of: method.path))
         // The time of the read that brought this frame (or of a later write): one clock
         // reading per read serves all the calls it brought.
         let now = connection.lastActivity
-        let context = CallContext(
-            connectionID: connection.id, callID: callID, method: method.path, metadata: metadata,
+        let call = IncomingCall(
+            method: method, callID: envelope.call_id, metadata: metadata,
             deadline: envelope.timeout_ms > 0 ? now + UInt64(envelope.timeout_ms) * 1_000_000 : nil,
-            receivedAt: now, peer: connection.peer, requestBytes: frameBytes, usage: connection.usage)
-        if connection.callIDsInFlight.contains(callID) {
-            refuse(RPCError.invalidArgument(
-                "call_id \(callID) is already in flight on this connection; use an id unique among your calls in flight"),
-                   context, on: connection)
-            return
-        }
-        if let error = admissionError(for: method, on: connection) {
-            refuse(error, context, on: connection)
-            return
-        }
-        if let token, handler?.isPublic != true, !token.accepts(metadata["authorization"]) {
-            let error = RPCError(.unauthenticated, metadata["authorization"] == nil
-                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
-                : "invalid bearer token")
-            logger.warn("unauthenticated", ["conn": connection.id, "call": callID, "peer": connection.peer,
-                                            "method": method.path, "reason": error.message])
-            refuse(error, context, on: connection)
-            return
-        }
-        guard let handler else {
-            refuse(RPCError(.unimplemented, "unknown method \"\(method.path)\""), context, on: connection)
-            return
-        }
-        let payload = UnsafeRawBufferPointer(start: envelope.payload.data, count: envelope.payload.len)
-        let methodIndex = handler.metricsIndex
-        switch handler.execution {
-        case .inline(let answer):
-            // Already on the loop: straight into the connection's output, no hand-off.
-            // Counted in flight while it runs, so a metrics snapshot includes itself.
-            callsInFlight += 1
-            let error = answer(payload, scratch, context)
-            callsInFlight -= 1
-            let result: Result<[UInt8], RPCError> = error.map { .failure($0) } ?? .success(scratch.reply)
-            logIfInternal(result, context)
-            answerNow(result, context, methodIndex: methodIndex, on: connection)
-        case .deferred(let start):
-            let refused = start(payload, scratch, context) { [self] result in
-                logIfInternal(result, context)
-                let frame = ResponseFrame.encode(callID: context.callID, result: result)
-                reply(frame, to: context.connectionID, usage: context.usage,
-                      finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
-                                             message: result.statusMessage, replyBytes: frame.count))
-            }
-            if let refused {
-                // A request the handler could not decode: answered here, like an inline call.
-                answerNow(.failure(refused), context, methodIndex: methodIndex, on: connection)
-            } else {
-                // Counted only now: replies are delivered on this thread, never before this returns.
-                connection.callsInFlight += 1
-                connection.callIDsInFlight.insert(callID)
-                callsInFlight += 1
-            }
-        }
+            receivedAt: now, requestBytes: frameBytes,
+            payload: UnsafeRawBufferPointer(start: envelope.payload.data, count: envelope.payload.len))
+        core.start(call, on: connection)
     }
-
-    /// Puts a call's reply straight into its connection's output and counts it finished.
-    private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
-                           on connection: Connection, method: String? = nil) {
-        let before = connection.bufferedOutputBytes
-        connection.appendReply(callID: context.callID, result: result)
-        finished(FinishedCall(context, methodIndex: methodIndex, code: result.statusCode, message: result.statusMessage,
-                              replyBytes: connection.bufferedOutputBytes - before),
-                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: method)
-    }
-
-    /// INTERNAL means a bug or a database failure: worth an error line with the call's ids.
-    func logIfInternal(_ result: Result<[UInt8], RPCError>, _ context: CallContext) {
-        if case .failure(let error) = result, error.code == .internal {
-            logger.error("call_failed", ["conn": context.connectionID, "call": context.callID,
-                                         "method": context.method, "status": error.code.name, "error": error.message])
-        }
-    }
-
-    /// Why a call may not start now, if it may not.
-    ///
-    /// Calls answered on the loop (health, reflection, admin) hold nothing after they
-    /// are answered: neither the per-connection call limit nor the memory budget refuses them.
-    func admissionError(for method: ResolvedMethod, on connection: Connection) -> RPCError? {
-        // Health checks still run while draining, so connected clients see NOT_SERVING.
-        if drainDeadline != nil && method.path != HealthMethods.check.path {
-            return RPCError.unavailable("server is shutting down")
-        }
-        guard case .known(let handler) = method, case .deferred = handler.execution else { return nil }
-        if connection.callsInFlight >= configuration.maxCallsPerConnection {
-            return RPCError(.resourceExhausted,
-                            "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
-        }
-        return connection.usage.admissionError()
-    }
-
-    /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.
-    func refuse(_ error: RPCError, _ context: CallContext, on connection: Connection) {
-        answerNow(.failure(error), context, methodIndex: metrics.index(of: context.method), on: connection,
-                  method: context.method)
-    }
-
-    /// Counts a finished call in the metrics and writes its access-log line (with
-    /// `method` as the client sent it, when given: unknown names are counted as `unknown`).
-    func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64, method: String? = nil) {
-        let nanoseconds = now &- call.receivedAt
-        metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
-        guard configuration.accessLog else { return }
-        let path = method ?? metrics.methodPaths[call.methodIndex]
-        if call.message.isEmpty {
-            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
-                                 "status": call.code.name, "duration_us": nanoseconds / 1000,
-                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
-        } else {
-            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
-                                 "status": call.code.name, "message": call.message, "duration_us": nanoseconds / 1000,
-                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
-        }
-    }
-
 }

@@ -20,6 +20,7 @@ extension Server {
 
     func close(_ connection: Connection, reason: String) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        core.unregister(connection)
         loop.unregister(connection.fd)
         SocketIO.close(connection.fd)
         connection.releaseBudget()
@@ -118,6 +119,7 @@ extension Server {
 
     func beginDrain() {
         guard drainDeadline == nil else { return }
+        core.isDraining = true
         health.markNotServing()
         drainDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
         listening = false

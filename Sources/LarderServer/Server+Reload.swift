@@ -27,7 +27,7 @@ extension Server {
             return
         }
         do {
-            token = try BearerToken.load(path: path)
+            core.token = try BearerToken.load(path: path)
             logger.info("token_reloaded", ["path": path])
         } catch {
             logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])

@@ -11,21 +11,21 @@ import Glibc
 /// The Larder RPC server: one epoll event loop for all sockets, the store's
 /// threads for the work.
 ///
-/// The loop reads frames, decodes envelopes and hands each call to its
-/// handler; handlers answer from the store's threads by pushing framed
-/// replies into `replies`, which the loop drains in batches, writing each
-/// connection's replies with one send. All other state is confined to the
+/// Two halves: the `CallCore` (routing, admission, auth, handlers, replies,
+/// metrics, access log), which knows no wire format, and the lean transport
+/// (`Connection`, `Server+Calls`): the listener, the connections, the
+/// length-prefixed frames and envelopes. The loop reads frames, unpacks
+/// envelopes into `IncomingCall`s and starts them in the core; replies come back
+/// through each connection's `CallConnection` side. All state is confined to the
 /// loop thread, hence `@unchecked Sendable`.
 public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     let loop: EventLoop
     let logger: Logger
     let store: any Store
-    let router: Router
+    let core: CallCore
     let health: HealthStatus
     let listener: TCPListener
-    /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
-    var token: BearerToken?
     /// Calls, latencies, connections and bytes; touched only on the loop thread.
     let metrics: MetricsRecorder
     let metricsHTTP: MetricsHTTPServer?
@@ -43,53 +43,12 @@ public final class Server: @unchecked Sendable {
     /// The most memory held for peers since free memory was last given back to the system.
     var budgetPeak = 0
     var connections: [UInt64: Connection] = [:]
-    var nextConnectionID: UInt64 = 1
-    var callsInFlight = 0
     var drainDeadline: UInt64?
     var stopped = false
-    let replies = Mutex(ReplyQueue())
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    /// Memory reused by every call the loop decodes or answers inline.
-    let scratch = CallScratch()
 
-    struct PendingReply {
-        let connectionID: UInt64
-        /// The connection's budget, holding `bytes` until the loop takes them.
-        let usage: ConnectionUsage?
-        let bytes: [UInt8]
-        let finished: FinishedCall
-    }
-
-    /// Replies from the store threads for the loop, and whether the loop was woken for them.
-    struct ReplyQueue {
-        var pending: [PendingReply] = []
-        var wakeScheduled = false
-    }
-
-    /// What the metrics and the access log need of a call whose reply is queued.
-    struct FinishedCall {
-        let callID: UInt64
-        let methodIndex: Int
-        let code: StatusCode
-        /// The status message sent with `code` (empty for OK).
-        let message: String
-        let receivedAt: UInt64
-        let peer: SocketAddress
-        /// Sizes on the wire of the request frame and of the reply frame, length prefixes included.
-        let requestBytes: Int
-        let replyBytes: Int
-
-        init(_ context: CallContext, methodIndex: Int, code: StatusCode, message: String, replyBytes: Int) {
-            self.callID = context.callID
-            self.methodIndex = methodIndex
-            self.code = code
-            self.message = message
-            self.receivedAt = context.receivedAt
-            self.peer = context.peer
-            self.requestBytes = context.requestBytes
-            self.replyBytes = replyBytes
-        }
-    }
+    /// Calls started and not yet answered, all connections together.
+    var callsInFlight: Int { core.callsInFlight }
 
     /// Binds the listening socket; `run()` starts serving.
     public init(configuration: ServerConfiguration, store: any Store, logger: Logger) throws(RPCError) {
@@ -102,8 +61,8 @@ public final class Server: @unchecked Sendable {
         self.health = health
         let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)
         self.metrics = metrics
-        self.router = try LarderServices.router(store: store, health: health, metrics: metrics)
-        self.token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
+        let router = try LarderServices.router(store: store, health: health, metrics: metrics)
+        let token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
         try configuration.validate()
         do {
             self.loop = try EventLoop()
@@ -111,8 +70,10 @@ public final class Server: @unchecked Sendable {
         } catch {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
+        let loop = self.loop
+        self.core = CallCore(configuration: configuration, store: store, router: router, metrics: metrics,
+                             token: token, logger: logger, onLoop: { loop.execute($0) })
         if let metricsAddress = configuration.metricsListen {
-            let loop = self.loop
             do {
                 metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
                     Self.snapshot(of: metrics, on: loop).map(PrometheusText.render)
@@ -124,7 +85,9 @@ public final class Server: @unchecked Sendable {
             metricsHTTP = nil
         }
         metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
-        store.setCompletionsDelivered { [weak self] in self?.wakeForReplies() }
+        core.afterDelivery = { [unowned self] in finishDrainIfDone() }
+        let core = self.core
+        store.setCompletionsDelivered { [weak core] in core?.wakeForReplies() }
     }
 
     /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;

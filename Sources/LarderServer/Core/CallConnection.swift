@@ -1,0 +1,55 @@
+import LarderReactor
+import LarderWire
+
+/// One connection of some transport, as the `CallCore` sees it: where the
+/// results of the calls it brought go. Loop thread only.
+///
+/// The core answers calls it refuses, and inline calls, with `appendReply` at once.
+/// Replies made on other threads are encoded there by `replyEncoder` and handed to
+/// `deliver` on the loop in batches; `repliesDelivered` follows each batch, once
+/// per connection, so a transport writes each connection once per batch.
+protocol CallConnection: AnyObject {
+    /// Unique among all transports' connections (from `CallCore.makeConnectionID()`).
+    var id: UInt64 { get }
+    var peer: SocketAddress { get }
+    /// The connection's bytes in the server's memory budget.
+    var usage: ConnectionUsage { get }
+    /// The calls of this connection in flight, kept by the core.
+    var calls: CallBook { get }
+    /// Encodes replies on the thread that produced them (a store thread): `deliver` gets its bytes.
+    var replyEncoder: any ReplyEncoder { get }
+    /// False for a transport that carries only unary calls: streaming methods get UNIMPLEMENTED.
+    var supportsStreaming: Bool { get }
+
+    /// Encodes the end of call `callID` into the output now; returns the bytes it added.
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int
+    /// Takes bytes `replyEncoder` made for call `callID` (`isFinal`: the call is over).
+    func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool)
+    /// After a batch of `deliver`s: write the output, resume reading.
+    func repliesDelivered()
+}
+
+/// Turns a call's results into a transport's bytes. Sendable: used on whichever
+/// thread produced the result, so the loop only moves finished bytes.
+protocol ReplyEncoder: Sendable {
+    /// The bytes that end unary call `callID` with `result`: the response, or the error's status.
+    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8]
+    /// The bytes of one message of streaming call `callID`'s responses.
+    func streamMessage(callID: UInt64, payload: [UInt8]) -> [UInt8]
+    /// The bytes that end streaming call `callID`: OK, or the error's status.
+    func streamEnd(callID: UInt64, error: RPCError?) -> [UInt8]
+}
+
+/// The calls of one connection in flight, as the `CallCore` keeps them. Loop thread only.
+final class CallBook {
+    /// Calls started on the store threads (or streaming) whose end has not been delivered.
+    var inFlight = 0
+    /// Their ids: a second call with one of them is refused.
+    var ids: Set<UInt64> = []
+    /// Bidirectional calls still taking client messages, by call id.
+    var receivers: [UInt64: any ClientStreamReceiver] = [:]
+    /// The response streams of streaming calls not yet ended, by call id (cancelled when the connection goes).
+    var streams: [UInt64: ServerStream] = [:]
+    /// The `CallCore` delivery batch that last touched this connection.
+    var deliveryBatch: UInt64 = 0
+}

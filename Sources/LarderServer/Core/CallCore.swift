@@ -1,0 +1,331 @@
+import LarderAPI
+import LarderReactor
+import LarderStore
+import LarderWire
+import Synchronization
+
+/// The transport-agnostic half of the server: given a call any transport has
+/// unframed, it admits it (drain, per-connection limits, memory budget), checks
+/// the bearer token, finds and runs its handler, and sends the result back
+/// through the call's `CallConnection`; it counts every call in the metrics and
+/// writes the access log.
+///
+/// Everything but `queue`/`wakeForReplies` (and so `ServerStream`) runs on the
+/// event loop thread, hence `@unchecked Sendable`. Replies made on the store
+/// threads are encoded there by the connection's `ReplyEncoder` and queued;
+/// the loop takes the whole queue with one wake-up (`deliverReplies`).
+final class CallCore: @unchecked Sendable {
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let store: any Store
+    let router: Router
+    let metrics: MetricsRecorder
+    /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
+    var token: BearerToken?
+    /// True once a drain began: new calls (but health checks) get UNAVAILABLE.
+    var isDraining = false
+    /// Calls started and not yet ended, all connections together.
+    private(set) var callsInFlight = 0
+    /// Memory reused by every call the loop decodes or answers inline.
+    let scratch = CallScratch()
+    /// Called on the loop after each batch of replies was delivered (the server checks its drain).
+    var afterDelivery: () -> Void = {}
+    private let replies = Mutex(ReplyQueue())
+    private var connections: [UInt64: any CallConnection] = [:]
+    private var lastConnectionID: UInt64 = 0
+    /// Counts `deliverReplies` batches, to tell each connection once per batch.
+    private var deliveryBatch: UInt64 = 0
+    /// Runs a closure on the loop thread (`EventLoop.execute`).
+    private let onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    init(configuration: ServerConfiguration, store: any Store, router: Router, metrics: MetricsRecorder,
+         token: BearerToken?, logger: Logger, onLoop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.configuration = configuration
+        self.store = store
+        self.router = router
+        self.metrics = metrics
+        self.token = token
+        self.logger = logger
+        self.onLoop = onLoop
+    }
+
+    // MARK: - Connections
+
+    /// A connection id no transport has used yet.
+    func makeConnectionID() -> UInt64 {
+        lastConnectionID += 1
+        return lastConnectionID
+    }
+
+    /// From now on, replies for `connection` reach it.
+    func register(_ connection: any CallConnection) { connections[connection.id] = connection }
+
+    /// `connection` is gone: its streaming calls are cancelled, replies still queued for it are dropped.
+    func unregister(_ connection: any CallConnection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        let calls = connection.calls
+        for stream in calls.streams.values { stream.cancel() }
+        let receivers = calls.receivers.values
+        calls.receivers = [:]
+        for receiver in receivers { receiver.cancelled() }
+    }
+
+    // MARK: - Starting calls
+
+    /// The handler of the NUL-terminated method path `name`, or the path (validated as UTF-8).
+    func resolveMethod(_ name: UnsafePointer<CChar>?) throws(RPCError) -> ResolvedMethod {
+        if let name, let handler = router.handler(for: name) { return .known(handler) }
+        return .unknown(try CFields.string(name, field: "method"))
+    }
+
+    /// The handler of method path `path`, or the path.
+    func resolveMethod(_ path: String) -> ResolvedMethod {
+        router.handler(for: path).map { .known($0) } ?? .unknown(path)
+    }
+
+    func context(for call: IncomingCall, on connection: some CallConnection) -> CallContext {
+        CallContext(connectionID: connection.id, callID: call.callID, method: call.method.path, metadata: call.metadata,
+                    deadline: call.deadline, receivedAt: call.receivedAt, peer: connection.peer,
+                    requestBytes: call.requestBytes, usage: connection.usage)
+    }
+
+    /// Admits, authenticates and runs `call`; its result goes back through `connection`.
+    func start<Connection: CallConnection>(_ call: IncomingCall, on connection: Connection) {
+        let handler = call.method.handler
+        metrics.started(method: handler?.metricsIndex ?? metrics.index(of: call.method.path))
+        let context = context(for: call, on: connection)
+        let calls = connection.calls
+        if calls.ids.contains(call.callID) {
+            refuse(RPCError.invalidArgument(
+                "call_id \(call.callID) is already in flight on this connection; use an id unique among your calls in flight"),
+                   context, on: connection)
+            return
+        }
+        if let error = admissionError(for: call.method, on: connection) {
+            refuse(error, context, on: connection)
+            return
+        }
+        if let token, handler?.isPublic != true, !token.accepts(call.metadata["authorization"]) {
+            let error = RPCError(.unauthenticated, call.metadata["authorization"] == nil
+                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
+                : "invalid bearer token")
+            logger.warn("unauthenticated", ["conn": connection.id, "call": call.callID, "peer": connection.peer,
+                                            "method": call.method.path, "reason": error.message])
+            refuse(error, context, on: connection)
+            return
+        }
+        guard let handler else {
+            refuse(RPCError(.unimplemented, "unknown method \"\(call.method.path)\""), context, on: connection)
+            return
+        }
+        let methodIndex = handler.metricsIndex
+        switch handler.execution {
+        case .inline(let answer):
+            // Already on the loop: straight into the connection's output, no hand-off.
+            // Counted in flight while it runs, so a metrics snapshot includes itself.
+            callsInFlight += 1
+            let error = answer(call.payload, scratch, context)
+            callsInFlight -= 1
+            let result: Result<[UInt8], RPCError> = error.map { .failure(publicError($0, context)) }
+                ?? .success(scratch.reply)
+            answerNow(result, context, methodIndex: methodIndex, on: connection)
+        case .deferred(let start):
+            let encoder = connection.replyEncoder
+            let refused = start(call.payload, scratch, context) { [self] result in
+                let result = result.mapError { publicError($0, context) }
+                let bytes = encoder.reply(callID: context.callID, result: result)
+                queue(bytes, context: context,
+                      finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
+                                             message: result.statusMessage, replyBytes: bytes.count))
+            }
+            if let refused {
+                // A request the handler could not decode: answered here, like an inline call.
+                answerNow(.failure(publicError(refused, context)), context, methodIndex: methodIndex, on: connection)
+            } else {
+                // Counted only now: replies are delivered on this thread, never before this returns.
+                admitted(call.callID, on: calls)
+            }
+        case .serverStreaming(let start):
+            guard connection.supportsStreaming else {
+                refuse(Self.streamingUnsupported(handler.path), context, on: connection)
+                return
+            }
+            let stream = ServerStream(context: context, core: self, encoder: connection.replyEncoder,
+                                      methodIndex: methodIndex)
+            if let refused = start(call.payload, scratch, context, stream) {
+                answerNow(.failure(publicError(refused, context)), context, methodIndex: methodIndex, on: connection)
+                return
+            }
+            admitted(call.callID, on: calls)
+            calls.streams[call.callID] = stream
+        case .bidirectional(let start):
+            guard connection.supportsStreaming else {
+                refuse(Self.streamingUnsupported(handler.path), context, on: connection)
+                return
+            }
+            let stream = ServerStream(context: context, core: self, encoder: connection.replyEncoder,
+                                      methodIndex: methodIndex)
+            admitted(call.callID, on: calls)
+            calls.streams[call.callID] = stream
+            calls.receivers[call.callID] = start(context, stream)
+        }
+    }
+
+    /// What a transport without streams answers a streaming method with.
+    static func streamingUnsupported(_ path: String) -> RPCError {
+        RPCError(.unimplemented, "\(path) is a streaming method, which the lean protocol does not carry; "
+                 + "call it with gRPC over HTTP/2")
+    }
+
+    private func admitted(_ callID: UInt64, on calls: CallBook) {
+        calls.inFlight += 1
+        calls.ids.insert(callID)
+        callsInFlight += 1
+    }
+
+    /// One more client message of bidirectional call `callID`; ignored once it half-closed or ended.
+    func receive(_ payload: UnsafeRawBufferPointer, callID: UInt64, on connection: some CallConnection) {
+        connection.calls.receivers[callID]?.received(payload, scratch: scratch)
+    }
+
+    /// The client of bidirectional call `callID` sent its last message.
+    func halfClose(callID: UInt64, on connection: some CallConnection) {
+        connection.calls.receivers.removeValue(forKey: callID)?.halfClosed()
+    }
+
+    /// The transport cancelled call `callID` (the client reset it): its handler stops being fed
+    /// and its stream drops further messages. The call still ends (and frees its slot) when its
+    /// handler finishes.
+    func cancel(callID: UInt64, on connection: some CallConnection) {
+        connection.calls.streams[callID]?.cancel()
+        connection.calls.receivers.removeValue(forKey: callID)?.cancelled()
+    }
+
+    /// Why a call may not start now, if it may not.
+    ///
+    /// Calls answered on the loop (health, reflection, admin) hold nothing after they
+    /// are answered: neither the per-connection call limit nor the memory budget refuses them.
+    func admissionError(for method: ResolvedMethod, on connection: some CallConnection) -> RPCError? {
+        // Health checks still run while draining, so connected clients see NOT_SERVING.
+        if isDraining && method.path != HealthMethods.check.path {
+            return RPCError.unavailable("server is shutting down")
+        }
+        guard let handler = method.handler else { return nil }
+        if case .inline = handler.execution { return nil }
+        if connection.calls.inFlight >= configuration.maxCallsPerConnection {
+            return RPCError(.resourceExhausted,
+                            "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
+        }
+        return connection.usage.admissionError()
+    }
+
+    /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.
+    func refuse(_ error: RPCError, _ context: CallContext, on connection: some CallConnection) {
+        answerNow(.failure(publicError(error, context)), context, methodIndex: metrics.index(of: context.method),
+                  on: connection, method: context.method)
+    }
+
+    /// Puts a call's reply straight into its connection's output and counts it finished.
+    private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
+                           on connection: some CallConnection, method: String? = nil) {
+        let replyBytes = connection.appendReply(callID: context.callID, result: result)
+        finished(FinishedCall(context, methodIndex: methodIndex, code: result.statusCode, message: result.statusMessage,
+                              replyBytes: replyBytes),
+                 connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: method)
+    }
+
+    // MARK: - Errors
+
+    /// The error the client sees for `error`: INTERNAL (a bug, or a database failure) is logged
+    /// here, with its message and cause, under a fresh reference, and the client gets only
+    /// the reference. Any thread.
+    func publicError(_ error: RPCError, _ context: CallContext) -> RPCError {
+        guard error.code == .internal else { return error }
+        let reference = InternalErrorReference.make()
+        logger.error("call_failed", ["conn": context.connectionID, "call": context.callID, "method": context.method,
+                                     "status": error.code.name, "ref": reference, "error": error.logDescription])
+        return RPCError(.internal, "internal error (ref \(reference)); the server log has the details")
+    }
+
+    // MARK: - Replies
+
+    /// Queues bytes for `context`'s connection, from any thread; `wakeForReplies()` has the loop
+    /// take them. The bytes count in the connection's budget from now until the loop takes them.
+    func queue(_ bytes: [UInt8], context: CallContext, finished: FinishedCall?) {
+        context.usage?.add(bytes.count)
+        let reply = PendingReply(connectionID: context.connectionID, callID: context.callID, usage: context.usage,
+                                 bytes: bytes, finished: finished)
+        replies.withLock { $0.pending.append(reply) }
+    }
+
+    /// Has the loop deliver the queued replies, unless it was woken for them already.
+    /// Store threads call it once per batch of completions (a commit's replies wake the loop
+    /// once, not once each: on a busy core each wake-up would let the loop preempt the writer).
+    func wakeForReplies() {
+        let wake = replies.withLock { queue in
+            guard !queue.pending.isEmpty && !queue.wakeScheduled else { return false }
+            queue.wakeScheduled = true
+            return true
+        }
+        if wake { onLoop { [self] in deliverReplies() } }
+    }
+
+    /// Moves queued replies to their connections, then tells each connection once.
+    func deliverReplies() {
+        var batch: [PendingReply] = []
+        replies.withLock { queue in
+            swap(&batch, &queue.pending)
+            queue.wakeScheduled = false
+        }
+        var touched: [any CallConnection] = []
+        deliveryBatch &+= 1
+        let now = MonotonicClock.nanoseconds()
+        for reply in batch {
+            if let finished = reply.finished {
+                callsInFlight -= 1
+                self.finished(finished, connectionID: reply.connectionID, now: now)
+            }
+            // Out of the queue: counted again by the connection as its output, if it is still open.
+            reply.usage?.remove(reply.bytes.count)
+            guard let connection = connections[reply.connectionID] else { continue }
+            let calls = connection.calls
+            if calls.deliveryBatch != deliveryBatch {
+                calls.deliveryBatch = deliveryBatch
+                touched.append(connection)
+            }
+            if reply.finished != nil {
+                calls.inFlight -= 1
+                calls.ids.remove(reply.callID)
+                if !calls.streams.isEmpty, calls.streams.removeValue(forKey: reply.callID) != nil {
+                    calls.receivers.removeValue(forKey: reply.callID)?.cancelled()
+                }
+            }
+            connection.deliver(reply.bytes, callID: reply.callID, isFinal: reply.finished != nil)
+        }
+        // Frames read while resuming reach the store threads with one wake-up.
+        store.submitBatch {
+            for connection in touched { connection.repliesDelivered() }
+        }
+        afterDelivery()
+    }
+
+    // MARK: - Metrics and access log
+
+    /// Counts a finished call in the metrics and writes its access-log line (with
+    /// `method` as the client sent it, when given: unknown names are counted as `unknown`).
+    func finished(_ call: FinishedCall, connectionID: UInt64, now: UInt64, method: String? = nil) {
+        let nanoseconds = now &- call.receivedAt
+        metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
+        guard configuration.accessLog else { return }
+        let path = method ?? metrics.methodPaths[call.methodIndex]
+        if call.message.isEmpty {
+            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
+                                 "status": call.code.name, "duration_us": nanoseconds / 1000,
+                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
+        } else {
+            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
+                                 "status": call.code.name, "message": call.message, "duration_us": nanoseconds / 1000,
+                                 "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import LarderReactor
+import LarderWire
+
+/// What the metrics and the access log need of a call whose end is queued.
+struct FinishedCall: Sendable {
+    let callID: UInt64
+    let methodIndex: Int
+    let code: StatusCode
+    /// The status message sent with `code` (empty for OK).
+    let message: String
+    let receivedAt: UInt64
+    let peer: SocketAddress
+    /// Sizes on the wire of the request and of the reply, framing included.
+    let requestBytes: Int
+    let replyBytes: Int
+
+    init(_ context: CallContext, methodIndex: Int, code: StatusCode, message: String, replyBytes: Int) {
+        self.callID = context.callID
+        self.methodIndex = methodIndex
+        self.code = code
+        self.message = message
+        self.receivedAt = context.receivedAt
+        self.peer = context.peer
+        self.requestBytes = context.requestBytes
+        self.replyBytes = replyBytes
+    }
+}
+
+/// Bytes a store thread (or a stream) produced for a connection, waiting for the loop.
+struct PendingReply {
+    let connectionID: UInt64
+    let callID: UInt64
+    /// The connection's budget, holding `bytes` until the loop takes them.
+    let usage: ConnectionUsage?
+    let bytes: [UInt8]
+    /// Set when these bytes end the call.
+    let finished: FinishedCall?
+}
+
+/// Replies from other threads for the loop, and whether the loop was woken for them.
+struct ReplyQueue {
+    var pending: [PendingReply] = []
+    var wakeScheduled = false
+}

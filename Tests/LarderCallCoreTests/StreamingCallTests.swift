@@ -1,0 +1,151 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import LarderAPI
+@testable import LarderServer
+import LarderWire
+import Testing
+
+/// The call core's streaming path, driven by an in-process transport: server-streaming
+/// and bidirectional calls, their end, cancellation, and the lean protocol's refusal.
+@Suite struct StreamingCallTests {
+    /// Stands in for grpc.health.v1.Health/Watch (same request and response types).
+    static let watchPath = HealthMethods.check.path
+    /// Stands in for a bidirectional reflection call.
+    static let echoPath = ReflectionMethods.listServices.path
+
+    /// A loop whose core serves a test server-streaming handler (three messages from another
+    /// thread, then OK) and a bidirectional echo.
+    static func streamingLoop(streamEnd: RPCError? = nil) throws -> TestLoop {
+        try TestLoop { router in
+            router.serverStreaming(HealthMethods.check) { _, _, stream in
+                DispatchQueue.global().async {
+                    for status in [HealthCheckResponse.ServingStatus.serving, .notServing, .serving] {
+                        stream.send(HealthCheckResponse(status: status))
+                    }
+                    stream.finish(streamEnd)
+                }
+            }
+            router.bidirectional(ReflectionMethods.listServices) { _, stream in EchoReceiver(stream: stream) }
+        }
+    }
+
+    @Test func serverStreamingDeliversEveryMessageThenTheStatus() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.watchPath, callID: 7, on: connection)
+        let received = loop.received(by: connection) { $0.contains { if case .end = $0 { true } else { false } } }
+        let expected = [HealthCheckResponse.ServingStatus.serving, .notServing, .serving].map {
+            Received.message(callID: 7, payload: ProtoCodec.encode(HealthCheckResponse(status: $0)))
+        } + [Received.end(callID: 7, code: .ok, message: "")]
+        #expect(received == expected)
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+        #expect(loop.sync { connection.calls.inFlight } == 0)
+        #expect(loop.sync { connection.calls.streams.isEmpty })
+    }
+
+    @Test func aStreamEndingInInternalGivesTheClientOnlyAReference() throws {
+        let loop = try Self.streamingLoop(streamEnd: RPCError.internalError(
+            "watch failed", cause: RPCError(.unknown, "the disk said no")))
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.watchPath, callID: 3, on: connection)
+        let received = loop.received(by: connection) { $0.contains { if case .end = $0 { true } else { false } } }
+        guard case .end(_, let code, let message) = received.last else {
+            Issue.record("no end: \(received)")
+            return
+        }
+        #expect(code == .internal)
+        #expect(!message.contains("disk said no") && !message.contains("watch failed"))
+        let reference = try #require(message.firstMatch(of: /ref ([0-9a-f]{12})/)?.1)
+        let line = try #require(loop.logLines().first { $0.contains("event=call_failed") })
+        #expect(line.contains("ref=\(reference)"))
+        #expect(line.contains("the disk said no"))
+    }
+
+    @Test func bidirectionalCallsTakeClientMessagesAsTheyArriveUntilHalfClose() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.echoPath, callID: 5, on: connection)
+        for text in ["one", "two"] {
+            loop.sync {
+                Array(text.utf8).withUnsafeBytes { loop.core.receive($0, callID: 5, on: connection) }
+            }
+            _ = loop.received(by: connection) { $0.count == (text == "one" ? 1 : 2) }
+        }
+        #expect(loop.sync { loop.core.callsInFlight } == 1)
+        loop.sync { loop.core.halfClose(callID: 5, on: connection) }
+        let received = loop.received(by: connection) { $0.count == 3 }
+        #expect(received == [.message(callID: 5, payload: Array("one".utf8)),
+                             .message(callID: 5, payload: Array("two".utf8)),
+                             .end(callID: 5, code: .ok, message: "")])
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+        #expect(loop.sync { connection.calls.receivers.isEmpty && connection.calls.ids.isEmpty })
+    }
+
+    @Test func aClosedConnectionCancelsItsStreamsAndTheirSlotsAreFreedWhenTheyFinish() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.echoPath, callID: 9, on: connection)
+        let receiver = try #require(loop.sync { connection.calls.receivers[9] as? EchoReceiver })
+        loop.sync { loop.core.unregister(connection) }
+        #expect(receiver.wasCancelled)
+        #expect(receiver.stream.isCancelled)
+        #expect(receiver.stream.send([1, 2, 3]) == false)
+        // The handler still ends the call: it stops counting in flight.
+        receiver.stream.finish(RPCError(.cancelled, "client went away"))
+        for _ in 0..<3000 where loop.sync({ loop.core.callsInFlight }) != 0 { usleep(10_000) }
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+        #expect(loop.sync { connection.received }.isEmpty)
+    }
+
+    @Test func streamingMethodsOverATransportWithoutStreamsAreUnimplemented() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: false)
+        loop.start(Self.watchPath, callID: 1, on: connection)
+        loop.start(Self.echoPath, callID: 2, on: connection)
+        let received = loop.sync { connection.received }
+        #expect(received.count == 2)
+        for (reply, path) in zip(received, [Self.watchPath, Self.echoPath]) {
+            guard case .reply(_, let code, let message, _) = reply else {
+                Issue.record("not a reply: \(reply)")
+                continue
+            }
+            #expect(code == .unimplemented)
+            #expect(message.contains(path) && message.contains("gRPC over HTTP/2"))
+        }
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+    }
+
+    @Test func aStoreFailureReachesTheClientAsAReferenceAndTheLogWithItsCause() throws {
+        let cause = RPCError(.unknown, "SQLITE_IOERR: disk I/O error on page 42")
+        let loop = try TestLoop(store: FailingStore(error: RPCError.internalError("the database failed", cause: cause))) {
+            router in router.read(LocationMethods.getLocation) { _, _ throws(RPCError) in Location() }
+        }
+        let connection = loop.connect(streaming: false)
+        loop.start(LocationMethods.getLocation.path, callID: 4, on: connection)
+        let received = loop.received(by: connection) { !$0.isEmpty }
+        guard case .reply(4, .internal, let message, _) = received.first else {
+            Issue.record("not an INTERNAL reply: \(received)")
+            return
+        }
+        #expect(!message.contains("disk I/O") && !message.contains("database failed"))
+        let reference = try #require(message.firstMatch(of: /internal error \(ref ([0-9a-f]{12})\)/)?.1)
+        let line = try #require(loop.logLines().first { $0.contains("event=call_failed") })
+        #expect(line.contains("ref=\(reference)"))
+        #expect(line.contains("disk I/O error on page 42"))
+        #expect(line.contains("conn=\(connection.id)") && line.contains("call=4"))
+    }
+}
+
+/// Echoes each client message back, and ends the call when the client half-closes.
+final class EchoReceiver: ClientStreamReceiver, @unchecked Sendable {
+    let stream: ServerStream
+    private(set) var wasCancelled = false
+
+    init(stream: ServerStream) { self.stream = stream }
+
+    func received(_ payload: UnsafeRawBufferPointer, scratch: CallScratch) { stream.send(Array(payload)) }
+    func halfClosed() { stream.finish() }
+    func cancelled() { wasCancelled = true }
+}
