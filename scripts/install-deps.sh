@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # tzdata: the IANA zones SummarizeMealRecords reads (time_zone).
+# libnghttp2-dev: the HTTP/2 engine of gRPC over HTTP/2 (Sources/CNghttp2).
 # chromium: headless, for the test that renders `larder bench --format html` reports.
-APT_PACKAGES=(libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium)
+APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
