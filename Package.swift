@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
-        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore"],
+        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2"],
                 path: "Fuzz/Sources/LarderFuzzTargets", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-frames", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-frames", swiftSettings: settings),
@@ -89,6 +89,8 @@ let package = Package(
                           path: "Fuzz/Sources/larder-fuzz-envelope", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-payload", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-payload", swiftSettings: settings),
+        .executableTarget(name: "larder-fuzz-http2", dependencies: ["LarderFuzzTargets"],
+                          path: "Fuzz/Sources/larder-fuzz-http2", swiftSettings: settings),
 
         // Shared by the test targets: a PostgreSQL database of one test's own.
         .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",

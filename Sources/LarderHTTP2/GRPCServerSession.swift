@@ -76,6 +76,8 @@ public final class GRPCServerSession {
             switch Int32(truncatingIfNeeded: result) {
             case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
                 fail(.protocolError, "the connection did not start with the HTTP/2 client preface")
+            case -905:  // NGHTTP2_ERR_TOO_MANY_CONTINUATIONS (Debian's 1.52-deb12u3 backport; not in older headers)
+                fail(.enhanceYourCalm, "a header block came in too many CONTINUATION frames")
             case NGHTTP2_ERR_FLOODED.rawValue:
                 fail(.enhanceYourCalm, "the peer does not read our acknowledgements (SETTINGS or PING flood)")
             default:
