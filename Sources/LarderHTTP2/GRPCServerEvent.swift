@@ -1,6 +1,10 @@
 import LarderWire
 
 /// What a received byte stream meant, in order, for the call core.
+///
+/// A batch reports input already processed: a stream that a later event of the same batch
+/// cancels is gone by the time the batch is returned, so answering its earlier events does
+/// nothing (the send methods return false).
 public enum GRPCServerEvent: Hashable, Sendable {
     /// A call began: its parsed, checked request head. Requests the session answered itself
     /// (wrong content-type, bad metadata, too many headers) never get here.

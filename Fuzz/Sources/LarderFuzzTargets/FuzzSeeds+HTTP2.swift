@@ -16,9 +16,9 @@ extension FuzzSeeds {
         let several = capture { client in
             for index in 0..<4 { call(client, path: "/larder.v1.Test/M\(index)", messages: [[UInt8(index)]]) }
         }
-        let reset = capture { client in
-            if let id = call(client, messages: [[1]], endInput: false) { client.reset(streamID: id) }
-        }
+        var opened: Int32?
+        let reset = capture({ client in opened = call(client, messages: [[1]], endInput: false) },
+                            { client in if let opened { client.reset(streamID: opened) } })
         let compressed = capture { client in
             if let id = call(client, extra: [("grpc-encoding", "gzip")], messages: [], endInput: false) {
                 client.sendMessage(streamID: id, [0x1f, 0x8b], compressed: true)
@@ -46,8 +46,8 @@ extension FuzzSeeds {
         ]
     }
 
-    /// Runs `script` on a client joined to a server and returns every byte the client sent.
-    private static func capture(chunk: Int = 16_384, _ script: (GRPCClientSession) -> Void) -> [UInt8] {
+    /// Runs the stages on a client joined to a server (pumping after each stage) and returns every byte the client sent.
+    private static func capture(chunk: Int = 16_384, _ stages: (GRPCClientSession) -> Void...) -> [UInt8] {
         var options = GRPCClientSession.Options()
         options.maxDataChunk = chunk
         guard let client = try? GRPCClientSession(options: options), let server = try? GRPCServerSession() else { return [] }
@@ -66,8 +66,10 @@ extension FuzzSeeds {
             }
         }
         pump()
-        script(client)
-        pump()
+        for stage in stages {
+            stage(client)
+            pump()
+        }
         return sent
     }
 
