@@ -115,7 +115,8 @@ public final class GRPCServerSession {
     /// Calls in flight (started and not yet answered completely).
     public var activeStreamCount: Int { streams.count }
 
-    /// Bytes nghttp2 holds for this session (HPACK tables, frame buffers, stream state).
+    /// Bytes nghttp2 holds for this session (HPACK tables, frame buffers, stream state), counting
+    /// its page-backed blocks whole although only their touched pages are resident.
     public var engineMemoryBytes: Int { engine.allocatedBytes }
 
     // MARK: - Answering calls

@@ -299,28 +299,68 @@ final class NGHTTP2Session {
 
     // MARK: - Allocator
 
+    /// Blocks of at least this size come straight from mmap: their pages cost memory only once
+    /// touched, whatever the heap did before, so an idle session pays for the page of its 16 KB
+    /// frame buffer that it used and nothing for its empty stream table.
+    private static let pageBackedMinimum = 4096
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// The mmap'd blocks and their mapped lengths (page-aligned pointers only).
+    private var pageBacked: [UnsafeMutableRawPointer: Int] = [:]
+
     private func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+        if size >= Self.pageBackedMinimum, let pointer = mapPages(size) { return pointer }
         let pointer = malloc(size)
         if let pointer { allocatedBytes += malloc_usable_size(pointer) }
         return pointer
     }
 
     private func allocateZeroed(_ count: Int, _ size: Int) -> UnsafeMutableRawPointer? {
+        let (total, overflow) = count.multipliedReportingOverflow(by: size)
+        if !overflow, total >= Self.pageBackedMinimum, let pointer = mapPages(total) { return pointer }  // zero-filled
         let pointer = calloc(count, size)
         if let pointer { allocatedBytes += malloc_usable_size(pointer) }
         return pointer
     }
 
     private func reallocate(_ pointer: UnsafeMutableRawPointer?, _ size: Int) -> UnsafeMutableRawPointer? {
-        let before = pointer.map { malloc_usable_size($0) } ?? 0
-        guard let moved = realloc(pointer, size) else { return nil }
-        allocatedBytes += malloc_usable_size(moved) - before
+        guard let pointer else { return allocate(size) }
+        let oldSize = blockSize(pointer)
+        if pageBacked[pointer] == nil, size < Self.pageBackedMinimum {
+            guard let moved = realloc(pointer, size) else { return nil }
+            allocatedBytes += malloc_usable_size(moved) - oldSize
+            return moved
+        }
+        if let mapped = pageBacked[pointer], size <= mapped { return pointer }
+        guard let moved = allocate(size) else { return nil }
+        moved.copyMemory(from: pointer, byteCount: min(oldSize, size))
+        release(pointer)
         return moved
     }
 
     private func release(_ pointer: UnsafeMutableRawPointer?) {
         guard let pointer else { return }
+        if Int(bitPattern: pointer) % Self.pageSize == 0, let mapped = pageBacked.removeValue(forKey: pointer) {
+            munmap(pointer, mapped)
+            allocatedBytes -= mapped
+            return
+        }
         allocatedBytes -= malloc_usable_size(pointer)
         free(pointer)
+    }
+
+    /// The usable size of a block from this allocator.
+    private func blockSize(_ pointer: UnsafeMutableRawPointer) -> Int {
+        if Int(bitPattern: pointer) % Self.pageSize == 0, let mapped = pageBacked[pointer] { return mapped }
+        return malloc_usable_size(pointer)
+    }
+
+    /// Fresh zero-filled pages for `size` bytes, or nil (the caller falls back to malloc).
+    private func mapPages(_ size: Int) -> UnsafeMutableRawPointer? {
+        let length = (size + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+        guard let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              pointer != UnsafeMutableRawPointer(bitPattern: -1) else { return nil }
+        pageBacked[pointer] = length
+        allocatedBytes += length
+        return pointer
     }
 }
