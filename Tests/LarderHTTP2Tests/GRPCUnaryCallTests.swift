@@ -110,4 +110,33 @@ struct GRPCUnaryCallTests {
         try loop.pump()
         #expect(loop.startedHeads.map(\.streamID) == [ids[2]])
     }
+
+    @Test("the same client bytes fed one byte at a time give the same events")
+    func bytewise() throws {
+        let loop = try Loopback()
+        try loop.call(extra: [("grpc-timeout", "3S")], message: Array(0..<50))
+        let expected = loop.takeEvents()
+        let server = try GRPCServerSession()
+        var events: [GRPCServerEvent] = []
+        for byte in loop.clientBytes { events += try server.receive([byte]) }
+        #expect(events == expected)
+        #expect(expected.count == 3)
+    }
+
+    @Test("the core can reset a call, and close a connection with a GOAWAY of its choosing")
+    func resetAndClose() throws {
+        let loop = try Loopback()
+        let first = try loop.call()
+        loop.server.reset(streamID: first)
+        try loop.pump()
+        #expect(loop.client.responses[first]?.closeCode == .cancel)
+        #expect(loop.server.activeStreamCount == 0)
+        #expect(loop.takeEvents().filter { if case .cancelled = $0 { true } else { false } }.isEmpty)
+
+        let second = try loop.call()
+        loop.server.close(code: .noError, message: "idle for 300 s")
+        try loop.pump()
+        #expect(loop.client.goaways.last == .init(lastStreamID: second, code: .noError))
+        #expect(throws: GRPCSessionError(.noError, "idle for 300 s")) { _ = try loop.server.receive([0]) }
+    }
 }
