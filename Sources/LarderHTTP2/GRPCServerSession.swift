@@ -34,6 +34,9 @@ public final class GRPCServerSession {
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
     public private(set) var heldOutputBytes = 0
+    /// Bytes of partial request messages buffered on streams (at most `maxMessageSize` per
+    /// stream): count them against the server's memory budget too.
+    public private(set) var bufferedInputBytes = 0
     /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
     /// e.g. for a malformed frame).
     public private(set) var closeReason: GRPCSessionError?
@@ -258,6 +261,8 @@ public final class GRPCServerSession {
 
     private func receiveMessages(_ stream: GRPCServerStream, _ bytes: UnsafeRawBufferPointer) {
         var messages: [GRPCMessageDeframer.Message] = []
+        let bufferedBefore = stream.deframer.bufferedBytes
+        defer { bufferedInputBytes += stream.deframer.bufferedBytes - bufferedBefore }
         do {
             try stream.deframer.append(bytes, into: &messages)
         } catch {
@@ -408,6 +413,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         heldOutputBytes -= stream.queuedBytes
+        bufferedInputBytes -= stream.deframer.bufferedBytes
         guard stream.phase == .active else { return }
         stream.phase = .answered
         let code = HTTP2ErrorCode(rawValue: errorCode)

@@ -59,6 +59,25 @@ struct GRPCLimitsTests {
         #expect(loop.server.activeStreamCount == 0)
     }
 
+    @Test("a partial request message is counted in bufferedInputBytes until it completes or the stream ends")
+    func bufferedInput() throws {
+        let loop = try Loopback()
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 1000) + [UInt8](repeating: 7, count: 600))
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 605)
+        loop.client.sendRaw(streamID: id, [UInt8](repeating: 7, count: 400))
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
+        #expect(loop.events.contains(.message(streamID: id, [UInt8](repeating: 7, count: 1000))))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 1000) + [1, 2])
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 7)
+        loop.client.reset(streamID: id)
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
+    }
+
     @Test("a request that ends inside a message is INTERNAL")
     func truncatedMessage() throws {
         let loop = try Loopback()
