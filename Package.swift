@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
         // The commit the build was made from (see buildInfoSettings).
         .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
@@ -58,6 +59,8 @@ let package = Package(
                 swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
         .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: hotPathSettings),
+        // gRPC over HTTP/2 on libnghttp2: a socket-free session per connection (bytes in, events and bytes out).
+        .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "LarderWire"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
@@ -78,7 +81,7 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
-        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore"],
+        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2"],
                 path: "Fuzz/Sources/LarderFuzzTargets", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-frames", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-frames", swiftSettings: settings),
@@ -86,11 +89,14 @@ let package = Package(
                           path: "Fuzz/Sources/larder-fuzz-envelope", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-payload", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-payload", swiftSettings: settings),
+        .executableTarget(name: "larder-fuzz-http2", dependencies: ["LarderFuzzTargets"],
+                          path: "Fuzz/Sources/larder-fuzz-http2", swiftSettings: settings),
 
         // Shared by the test targets: a PostgreSQL database of one test's own.
         .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",
                 swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderStoreTests",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets under Fuzz/ (frames, envelope, payload) with
+# Builds the libFuzzer targets under Fuzz/ (frames, envelope, payload, http2) with
 # AddressSanitizer and runs each for SECONDS (default 20), starting from the
 # committed corpus Fuzz/corpus/<target> and past findings Fuzz/regressions/<target>.
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_TARGETS=(frames envelope payload)
+ALL_TARGETS=(frames envelope payload http2)
 
 if [[ ${1:-} == --write-seeds ]]; then
   for target in "${ALL_TARGETS[@]}"; do

@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # tzdata: the IANA zones SummarizeMealRecords reads (time_zone).
+# libnghttp2-dev: the HTTP/2 engine of gRPC over HTTP/2 (Sources/CNghttp2).
 # chromium: headless, for the test that renders `larder bench --format html` reports.
 # protobuf-compiler-grpc, protobuf-compiler-grpc-java-plugin, protoc-gen-go, protoc-gen-go-grpc,
 # golang-go, golang-google-{protobuf,grpc}-dev: scripts/check-proto-languages.sh (proto/ generates
 # and the Go output builds, offline, for the languages of stock gRPC clients).
-APT_PACKAGES=(libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
+APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
   protobuf-compiler-grpc protobuf-compiler-grpc-java-plugin protoc-gen-go protoc-gen-go-grpc
   golang-go golang-google-protobuf-dev golang-google-grpc-dev)
 source scripts/lib/apt-install-missing.sh

@@ -15,6 +15,7 @@ public enum FuzzSeeds {
         case .frames: frames
         case .envelope: envelopes
         case .payload: payloads
+        case .http2: http2
         }
     }
 

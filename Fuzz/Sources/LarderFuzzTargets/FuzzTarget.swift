@@ -10,6 +10,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Payload decoding of every request type, then its operation against an
     /// in-memory store, checked by re-encoding request and response.
     case payload
+    /// A client's byte stream through `GRPCServerSession` with an echo responder, in pieces.
+    case http2
 
     /// Runs one input.
     public func run(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
@@ -17,6 +19,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .frames: try FrameFuzzer.run(data)
         case .envelope: try EnvelopeFuzzer.run(data)
         case .payload: try PayloadFuzzer.run(data)
+        case .http2: try HTTP2Fuzzer.run(data)
         }
     }
 

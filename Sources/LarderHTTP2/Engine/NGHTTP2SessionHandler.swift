@@ -1,0 +1,62 @@
+/// A received frame, copied out of nghttp2's union into plain values.
+struct NGHTTP2Frame {
+    /// HTTP/2 frame types (RFC 9113 §6).
+    enum Kind: UInt8 {
+        case data = 0, headers = 1, priority = 2, rstStream = 3, settings = 4, pushPromise = 5
+        case ping = 6, goaway = 7, windowUpdate = 8, continuation = 9
+    }
+
+    static let flagEndStream: UInt8 = 0x1
+    static let flagAck: UInt8 = 0x1
+    static let flagEndHeaders: UInt8 = 0x4
+
+    var type: UInt8
+    var flags: UInt8
+    var streamID: Int32
+    var length: Int
+    /// RST_STREAM and GOAWAY: the error code.
+    var errorCode: UInt32 = 0
+    /// GOAWAY: the last stream id.
+    var lastStreamID: Int32 = 0
+    /// PING: the opaque data, big-endian.
+    var pingData: UInt64 = 0
+    /// HEADERS: whether this block opens a request (as opposed to trailers).
+    var isRequestHeaders = false
+
+    var kind: Kind? { Kind(rawValue: type) }
+    var endStream: Bool { flags & Self.flagEndStream != 0 }
+    var isAck: Bool { flags & Self.flagAck != 0 }
+}
+
+/// What the handler says about a received header field.
+enum NGHTTP2HeaderVerdict {
+    case accept
+    /// Reset this stream (nghttp2 sends RST_STREAM INTERNAL_ERROR) and keep the connection.
+    case resetStream
+    /// The peer misbehaves: fail the connection.
+    case failConnection
+}
+
+/// What a handler wrote when nghttp2 asked for the body of a stream.
+enum NGHTTP2DataRead {
+    /// `count` bytes were written; `endOfData` ends the body, `endStream` also ends the stream
+    /// (false when trailers follow, which the handler has submitted).
+    case bytes(count: Int, endOfData: Bool, endStream: Bool)
+    /// Nothing to send yet: nghttp2 waits for `resumeData`.
+    case deferred
+}
+
+/// The callbacks of one nghttp2 session, as safe Swift calls. Returning `false` fails the
+/// connection (nghttp2 gets NGHTTP2_ERR_CALLBACK_FAILURE).
+protocol NGHTTP2SessionHandler: AnyObject {
+    func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool
+    func beginHeaders(_ frame: NGHTTP2Frame) -> Bool
+    func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict
+    func frameReceived(_ frame: NGHTTP2Frame) -> Bool
+    func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool
+    func frameSent(_ frame: NGHTTP2Frame)
+    func streamClosed(streamID: Int32, errorCode: UInt32)
+    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead
+    /// nghttp2's text for an error it found (e.g. why it sends a GOAWAY).
+    func libraryError(_ message: String)
+}

@@ -1,0 +1,64 @@
+/// Reassembles gRPC length-prefixed messages (1 flag byte, 4-byte big-endian length, the bytes)
+/// from DATA chunks of any size. A message longer than the limit fails as soon as its prefix
+/// arrives, before any of it is buffered.
+struct GRPCMessageDeframer {
+    /// A complete message.
+    struct Message: Equatable {
+        var compressed: Bool
+        var bytes: [UInt8]
+    }
+
+    /// A message prefix announced more than `limit` bytes.
+    struct TooLarge: Error, Equatable {
+        var length: UInt32
+        var limit: Int
+    }
+
+    let maxMessageSize: Int
+    private var prefix: [UInt8] = []
+    private var body: [UInt8] = []
+    private var expected = 0
+    private var inBody = false
+
+    init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+
+    /// Whether no partial message is buffered.
+    var isAtMessageBoundary: Bool { !inBody && prefix.isEmpty }
+
+    /// Bytes of a partial message held.
+    var bufferedBytes: Int { prefix.count + body.count }
+
+    /// Consumes `bytes`, appending each message it completes to `messages`.
+    mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(TooLarge) {
+        var offset = 0
+        while offset < bytes.count {
+            if !inBody {
+                let take = min(5 - prefix.count, bytes.count - offset)
+                prefix += bytes[offset..<(offset + take)]
+                offset += take
+                guard prefix.count == 5 else { return }
+                let length = prefix[1...4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                guard Int(length) <= maxMessageSize else { throw TooLarge(length: length, limit: maxMessageSize) }
+                expected = Int(length)
+                inBody = true
+                body.reserveCapacity(expected)
+            }
+            let take = min(expected - body.count, bytes.count - offset)
+            body += bytes[offset..<(offset + take)]
+            offset += take
+            if body.count == expected {
+                messages.append(Message(compressed: prefix[0] & 1 != 0, bytes: body))
+                prefix.removeAll(keepingCapacity: true)
+                body = []
+                inBody = false
+            }
+        }
+    }
+
+    /// The 5-byte prefix of a message of `count` bytes.
+    static func prefix(count: Int, compressed: Bool = false) -> [UInt8] {
+        let length = UInt32(truncatingIfNeeded: count)
+        return [compressed ? 1 : 0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+                UInt8(length & 0xFF)]
+    }
+}

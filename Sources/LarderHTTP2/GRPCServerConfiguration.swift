@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The limits of one HTTP/2 server session. Defaults follow gRPC servers where they have one.
+public struct GRPCServerConfiguration: Sendable {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS: calls in flight per connection; more are refused
+    /// (RST_STREAM REFUSED_STREAM).
+    public var maxConcurrentStreams: UInt32 = 100
+    /// SETTINGS_MAX_HEADER_LIST_SIZE, enforced: a request whose headers decode to more is
+    /// answered RESOURCE_EXHAUSTED.
+    public var maxHeaderListSize = 8 * 1024
+    /// A header block decoding to this many times `maxHeaderListSize` fails the connection
+    /// (an HPACK bomb), as does one split into more than `maxContinuationFrames` CONTINUATIONs.
+    public var headerBombFactor = 4
+    /// CONTINUATION frames accepted after one HEADERS frame.
+    public var maxContinuationFrames = 8
+    /// SETTINGS_HEADER_TABLE_SIZE: the HPACK table the peer may make us keep.
+    public var headerTableSize: UInt32 = 4096
+    /// The HPACK table of our own encoder (what the peer keeps for our headers).
+    public var encoderTableSize = 4096
+    /// SETTINGS_INITIAL_WINDOW_SIZE: bytes a client may send on one stream before we consume them.
+    public var initialWindowSize: UInt32 = 1024 * 1024
+    /// The connection-level receive window.
+    public var connectionWindowSize: UInt32 = 4 * 1024 * 1024
+    /// The largest request message, in bytes; a larger one is answered RESOURCE_EXHAUSTED.
+    public var maxMessageSize = 4 * 1024 * 1024
+    /// PINGs closer together than this without data from us between them are strikes.
+    public var minPingIntervalNanoseconds: UInt64 = 300_000_000_000
+    /// More strikes than this: GOAWAY ENHANCE_YOUR_CALM "too_many_pings".
+    public var maxPingStrikes = 2
+    /// RST_STREAM from the client on calls in flight: token bucket (rapid reset, CVE-2023-44487).
+    public var resetBurst = 200
+    public var resetsPerSecond = 50
+    /// SETTINGS frames from the client: token bucket.
+    public var settingsBurst = 100
+    public var settingsPerSecond = 10
+    /// Frames that carry no work (PRIORITY, empty DATA, WINDOW_UPDATE, trailing HEADERS): token bucket.
+    public var idleFrameBurst = 1000
+    public var idleFramesPerSecond = 100
+    /// Queued SETTINGS and PING acknowledgements the peer has not read before nghttp2 calls it a flood.
+    public var maxOutboundAcks = 1000
+    /// A monotonic clock in nanoseconds; tests pass their own.
+    public var clock: @Sendable () -> UInt64 = { monotonicNanoseconds() }
+
+    public init() {}
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+}

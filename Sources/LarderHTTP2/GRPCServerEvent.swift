@@ -1,0 +1,20 @@
+import LarderWire
+
+/// What a received byte stream meant, in order, for the call core.
+///
+/// A batch reports input already processed: a stream that a later event of the same batch
+/// cancels is gone by the time the batch is returned, so answering its earlier events does
+/// nothing (the send methods return false).
+public enum GRPCServerEvent: Hashable, Sendable {
+    /// A call began: its parsed, checked request head. Requests the session answered itself
+    /// (wrong content-type, bad metadata, too many headers) never get here.
+    case requestStarted(GRPCRequestHead)
+    /// One whole request message (uncompressed).
+    case message(streamID: Int32, [UInt8])
+    /// The client half-closed: no more messages on this stream.
+    case endOfInput(streamID: Int32)
+    /// The call is over before the core finished it: the client reset the stream, or the session
+    /// answered it with `reason` (oversize or compressed message). Stop working on it; anything
+    /// sent on the stream from now on is dropped.
+    case cancelled(streamID: Int32, reason: RPCError)
+}

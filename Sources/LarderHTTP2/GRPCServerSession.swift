@@ -1,0 +1,439 @@
+import CNghttp2
+import LarderWire
+
+/// The server side of one gRPC-over-HTTP/2 connection, without a socket or a thread.
+///
+/// The connection's loop feeds it what it read (`receive`), acts on the events it returns, answers
+/// calls (`sendHeaders`, `sendMessage`, `sendTrailers`), and once per loop turn gathers everything
+/// to write into one buffer (`writeOutput(into:)`). It answers by itself what needs no call core:
+/// a wrong content-type (HTTP 415), bad metadata, oversize headers or messages, compressed
+/// messages, PING, SETTINGS, flow control; and it enforces the abuse limits of
+/// `GRPCServerConfiguration` with a GOAWAY.
+///
+/// When `receive` throws, or `closeReason` is set, the connection is over: flush `writeOutput`
+/// once (it holds the GOAWAY), close the socket, and end every call started on it. When
+/// `isFinished` is true (after a drain, or a GOAWAY sent), close too.
+///
+/// Not thread-safe: one loop owns a session.
+public final class GRPCServerSession {
+    public let configuration: GRPCServerConfiguration
+    private let engine: NGHTTP2Session
+    private var streams: [Int32: GRPCServerStream] = [:]
+    private var events: [GRPCServerEvent] = []
+    private var failure: GRPCSessionError?
+    private var lastLibraryError: String?
+    private var continuationFrames = 0
+    private var pingStrikes = 0
+    private var lastPingAt: UInt64?
+    private var sentDataSinceLastPing = true
+    private var resets: TokenBucket
+    private var settingsFrames: TokenBucket
+    private var idleFrames: TokenBucket
+    private var drainPingData: UInt64?
+
+    /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
+    /// holds them): count them against the server's memory budget.
+    public private(set) var heldOutputBytes = 0
+    /// Bytes of partial request messages buffered on streams (at most `maxMessageSize` per
+    /// stream): count them against the server's memory budget too.
+    public private(set) var bufferedInputBytes = 0
+    /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
+    /// e.g. for a malformed frame).
+    public private(set) var closeReason: GRPCSessionError?
+
+    /// Creates a session and queues our SETTINGS.
+    public init(configuration: GRPCServerConfiguration = GRPCServerConfiguration()) throws(GRPCSessionError) {
+        self.configuration = configuration
+        var options = NGHTTP2Session.Options()
+        options.settings = [
+            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), configuration.maxConcurrentStreams),
+            (Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), UInt32(clamping: configuration.maxHeaderListSize)),
+            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), min(configuration.initialWindowSize, UInt32(Int32.max))),
+            (Int32(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE.rawValue), configuration.headerTableSize),
+            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
+        ]
+        options.maxDeflateTableSize = configuration.encoderTableSize
+        options.maxOutboundAcks = configuration.maxOutboundAcks
+        options.connectionWindow = Int32(clamping: configuration.connectionWindowSize)
+        options.peerMaxConcurrentStreams = configuration.maxConcurrentStreams
+        do {
+            engine = try NGHTTP2Session(role: .server, options: options)
+        } catch {
+            throw GRPCSessionError(.internalError, "cannot create the HTTP/2 session: \(error)")
+        }
+        let now = configuration.clock()
+        resets = TokenBucket(burst: configuration.resetBurst, ratePerSecond: configuration.resetsPerSecond, now: now)
+        settingsFrames = TokenBucket(burst: configuration.settingsBurst, ratePerSecond: configuration.settingsPerSecond, now: now)
+        idleFrames = TokenBucket(burst: configuration.idleFrameBurst, ratePerSecond: configuration.idleFramesPerSecond, now: now)
+        engine.handler = self
+    }
+
+    // MARK: - Bytes
+
+    /// Processes bytes read from the connection and returns what they meant, in order.
+    /// Throws when the connection must end (a GOAWAY is queued; see the type's documentation).
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        if let failure { throw failure }
+        let result = engine.receive(bytes)
+        if result < 0, failure == nil {
+            switch Int32(truncatingIfNeeded: result) {
+            case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
+                fail(.protocolError, "the connection did not start with the HTTP/2 client preface")
+            case -905:  // NGHTTP2_ERR_TOO_MANY_CONTINUATIONS (Debian's 1.52-deb12u3 backport; not in older headers)
+                fail(.enhanceYourCalm, "a header block came in too many CONTINUATION frames")
+            case NGHTTP2_ERR_FLOODED.rawValue:
+                fail(.enhanceYourCalm, "the peer does not read our acknowledgements (SETTINGS or PING flood)")
+            default:
+                fail(.internalError, "HTTP/2 input failed: \(String(cString: nghttp2_strerror(Int32(truncatingIfNeeded: result))))")
+            }
+        }
+        if let failure { throw failure }
+        return takeEvents()
+    }
+
+    /// `receive` for bytes in an array.
+    public func receive(_ bytes: [UInt8]) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(GRPCSessionError) in try receive(raw) }
+        }
+        return try result.get()
+    }
+
+    /// Appends every frame ready to go to `buffer` (write it in one go), and returns the calls
+    /// that ended while sending (a stream nghttp2 reset for a protocol error).
+    public func writeOutput(into buffer: inout [UInt8]) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        do {
+            try engine.send(into: &buffer)
+        } catch {
+            let reason = GRPCSessionError(.internalError, "HTTP/2 output failed: \(error)")
+            failure = failure ?? reason
+            throw reason
+        }
+        return takeEvents()
+    }
+
+    /// True when the connection has nothing left to do (after a drain or a GOAWAY): close it.
+    public var isFinished: Bool { !engine.wantsRead && !engine.wantsWrite }
+
+    /// Calls in flight (started and not yet answered completely).
+    public var activeStreamCount: Int { streams.count }
+
+    /// Bytes nghttp2 holds for this session (HPACK tables, frame buffers, stream state), counting
+    /// its page-backed blocks whole although only their touched pages are resident.
+    public var engineMemoryBytes: Int { engine.allocatedBytes }
+
+    // MARK: - Answering calls
+
+    /// Sends the response HEADERS (`:status 200`, content-type, `metadata`). Optional: the first
+    /// message sends them. False when the stream is gone or already answered.
+    @discardableResult
+    public func sendHeaders(streamID: Int32, metadata: GRPCMetadata = []) -> Bool {
+        guard let stream = streams[streamID], stream.phase == .active, !stream.responseStarted else { return false }
+        startResponse(stream, metadata: metadata)
+        return true
+    }
+
+    /// Queues one response message (the 5-byte prefix is added here); it goes out as the peer's
+    /// flow-control window allows. False when the stream is gone or already answered.
+    @discardableResult
+    public func sendMessage(streamID: Int32, _ message: [UInt8]) -> Bool {
+        guard let stream = streams[streamID], stream.phase == .active else { return false }
+        if !stream.responseStarted { startResponse(stream, metadata: []) }
+        let prefix = GRPCMessageDeframer.prefix(count: message.count)
+        stream.queue.append(prefix)
+        if !message.isEmpty { stream.queue.append(message) }
+        stream.queuedBytes += prefix.count + message.count
+        heldOutputBytes += prefix.count + message.count
+        engine.resumeData(streamID: streamID)
+        return true
+    }
+
+    /// Ends the call with a status: trailers after the queued messages, or a Trailers-Only
+    /// response when nothing was sent yet. False when the stream is gone or already answered.
+    @discardableResult
+    public func sendTrailers(streamID: Int32, status: StatusCode, message: String = "",
+                             metadata: GRPCMetadata = []) -> Bool {
+        guard let stream = streams[streamID], stream.phase == .active else { return false }
+        answer(stream, RPCError(status, message), metadata: metadata)
+        return true
+    }
+
+    /// Resets a stream (RST_STREAM `code`), e.g. when the core abandons a call.
+    public func reset(streamID: Int32, code: HTTP2ErrorCode = .cancel) {
+        guard let stream = streams[streamID] else { return }
+        stream.phase = .answered
+        engine.submitReset(streamID: streamID, code: code)
+    }
+
+    // MARK: - Ending the connection
+
+    /// Starts a graceful shutdown: a GOAWAY announcing it, a PING, and once the PING comes back
+    /// a GOAWAY with the last stream id we took. Calls in flight finish; new ones are refused.
+    public func beginDrain() {
+        guard drainPingData == nil, failure == nil else { return }
+        drainPingData = 0x6C61_7264_6572_2121  // "larder!!"
+        engine.submitShutdownNotice()
+        engine.submitPing(0x6C61_7264_6572_2121)
+    }
+
+    /// Ends the connection at once with a GOAWAY (e.g. an idle timeout: `.noError`).
+    public func close(code: HTTP2ErrorCode, message: String) {
+        fail(code, message)
+    }
+
+    // MARK: - Internals
+
+    private func takeEvents() -> [GRPCServerEvent] {
+        guard !events.isEmpty else { return [] }
+        defer { events = [] }
+        return events
+    }
+
+    /// Records why the connection ends and queues the GOAWAY; receive throws from now on.
+    private func fail(_ code: HTTP2ErrorCode, _ message: String) {
+        guard failure == nil else { return }
+        let reason = GRPCSessionError(code, message)
+        failure = reason
+        closeReason = reason
+        engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: code, debug: message)
+    }
+
+    private func startResponse(_ stream: GRPCServerStream, metadata: GRPCMetadata) {
+        stream.responseStarted = true
+        let headers = [HTTP2HeaderField(":status", "200"), HTTP2HeaderField("content-type", "application/grpc")]
+            + metadata.headerFields
+        engine.submitResponse(streamID: stream.id, headers: headers, hasBody: true)
+    }
+
+    /// Ends a stream with `error` (Trailers-Only when nothing was sent yet).
+    private func answer(_ stream: GRPCServerStream, _ error: RPCError, httpStatus: Int = 200,
+                        extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = []) {
+        stream.phase = .answered
+        var trailers = [HTTP2HeaderField("grpc-status", String(error.code.rawValue))]
+        if !error.message.isEmpty { trailers.append(HTTP2HeaderField("grpc-message", GRPCPercentEncoding.encode(error.message))) }
+        trailers += extraHeaders + metadata.headerFields
+        if stream.responseStarted {
+            stream.pendingTrailers = trailers
+            engine.resumeData(streamID: stream.id)
+        } else {
+            stream.responseStarted = true
+            let headers = [HTTP2HeaderField(":status", String(httpStatus)),
+                           HTTP2HeaderField("content-type", "application/grpc")] + trailers
+            engine.submitResponse(streamID: stream.id, headers: headers, hasBody: false)
+        }
+    }
+
+    /// Answers a call the core already has, and tells the core it is over.
+    private func answerAndCancel(_ stream: GRPCServerStream, _ error: RPCError, extraHeaders: [HTTP2HeaderField] = []) {
+        answer(stream, error, extraHeaders: extraHeaders)
+        events.append(.cancelled(streamID: stream.id, reason: error))
+    }
+
+    private func finishHeaders(_ stream: GRPCServerStream, endStream: Bool) {
+        defer { stream.fields = [] }
+        if endStream { stream.clientHalfClosed = true }
+        if stream.headerListSize > configuration.maxHeaderListSize {
+            answer(stream, RPCError(.resourceExhausted,
+                "the request's header list decodes to \(stream.headerListSize) bytes, over the limit of \(configuration.maxHeaderListSize) bytes"))
+            return
+        }
+        switch GRPCRequestHead.parse(streamID: stream.id, fields: stream.fields) {
+        case .failure(let rejection):
+            answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders)
+        case .success(let head):
+            stream.head = head
+            stream.phase = .active
+            events.append(.requestStarted(head))
+            if endStream { events.append(.endOfInput(streamID: stream.id)) }
+        }
+    }
+
+    private func halfClose(_ stream: GRPCServerStream) {
+        stream.clientHalfClosed = true
+        guard stream.phase == .active else { return }
+        if stream.deframer.isAtMessageBoundary {
+            events.append(.endOfInput(streamID: stream.id))
+        } else {
+            answerAndCancel(stream, RPCError(.internal,
+                "the request ended inside a message (\(stream.deframer.bufferedBytes) bytes of it received)"))
+        }
+    }
+
+    private func receiveMessages(_ stream: GRPCServerStream, _ bytes: UnsafeRawBufferPointer) {
+        var messages: [GRPCMessageDeframer.Message] = []
+        let bufferedBefore = stream.deframer.bufferedBytes
+        defer { bufferedInputBytes += stream.deframer.bufferedBytes - bufferedBefore }
+        do {
+            try stream.deframer.append(bytes, into: &messages)
+        } catch {
+            answerAndCancel(stream, RPCError(.resourceExhausted,
+                "request message of \(error.length) bytes exceeds the limit of \(error.limit) bytes"))
+            return
+        }
+        for message in messages {
+            guard !message.compressed else {
+                if let encoding = stream.head?.messageEncoding, stream.head?.isCompressed == true {
+                    answerAndCancel(stream, RPCError(.unimplemented,
+                        "grpc-encoding \"\(encoding)\" is not supported: send messages uncompressed (grpc-accept-encoding: identity)"),
+                        extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", "identity")])
+                } else {
+                    answerAndCancel(stream, RPCError(.internal,
+                        "a message has the compressed flag set but the request declared no grpc-encoding"))
+                }
+                return
+            }
+            events.append(.message(streamID: stream.id, message.bytes))
+        }
+    }
+
+    private func receivedPing(_ frame: NGHTTP2Frame) -> Bool {
+        if frame.isAck {
+            if let drainPingData, frame.pingData == drainPingData {
+                engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError, debug: "server shutting down")
+            }
+            return true
+        }
+        let now = configuration.clock()
+        if let lastPingAt, !sentDataSinceLastPing, now &- lastPingAt < configuration.minPingIntervalNanoseconds {
+            pingStrikes += 1
+            if pingStrikes > configuration.maxPingStrikes {
+                fail(.enhanceYourCalm, "too_many_pings")
+                return false
+            }
+        }
+        lastPingAt = now
+        sentDataSinceLastPing = false
+        return true
+    }
+}
+
+extension GRPCServerSession: NGHTTP2SessionHandler {
+    func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool {
+        guard failure == nil else { return false }
+        switch NGHTTP2Frame.Kind(rawValue: type) {
+        case .headers:
+            continuationFrames = 0
+        case .continuation:
+            continuationFrames += 1
+            if continuationFrames > configuration.maxContinuationFrames {
+                fail(.enhanceYourCalm, "a header block came in more than \(configuration.maxContinuationFrames) CONTINUATION frames")
+                return false
+            }
+        case .data where length == 0 && flags & NGHTTP2Frame.flagEndStream == 0, .priority:
+            if !idleFrames.take(now: configuration.clock()) {
+                fail(.enhanceYourCalm, "too many frames that carry no work (empty DATA, PRIORITY)")
+                return false
+            }
+        default:
+            break
+        }
+        return true
+    }
+
+    func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
+        if frame.isRequestHeaders {
+            streams[frame.streamID] = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
+        }
+        return failure == nil
+    }
+
+    func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
+        guard failure == nil else { return .failConnection }
+        guard let stream = streams[streamID], stream.phase == .receivingHeaders else { return .accept }
+        stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > configuration.maxHeaderListSize * configuration.headerBombFactor {
+            fail(.enhanceYourCalm, "a header block decoded to more than \(configuration.maxHeaderListSize * configuration.headerBombFactor) bytes")
+            return .failConnection
+        }
+        if stream.headerListSize > configuration.maxHeaderListSize {
+            stream.fields = []
+        } else {
+            stream.fields.append(HTTP2HeaderField(name: Array(name), value: Array(value)))
+        }
+        return .accept
+    }
+
+    func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
+        guard failure == nil else { return false }
+        switch frame.kind {
+        case .headers:
+            guard let stream = streams[frame.streamID] else { return true }
+            if frame.isRequestHeaders {
+                finishHeaders(stream, endStream: frame.endStream)
+            } else if frame.endStream {
+                halfClose(stream)
+            }
+        case .data:
+            if frame.endStream, let stream = streams[frame.streamID] { halfClose(stream) }
+        case .rstStream:
+            if let stream = streams[frame.streamID], stream.phase != .answered, !resets.take(now: configuration.clock()) {
+                fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
+                return false
+            }
+        case .ping:
+            return receivedPing(frame)
+        case .settings where !frame.isAck:
+            if !settingsFrames.take(now: configuration.clock()) {
+                fail(.enhanceYourCalm, "too many SETTINGS frames")
+                return false
+            }
+        default:
+            break
+        }
+        return true
+    }
+
+    func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard failure == nil else { return false }
+        guard let stream = streams[streamID], stream.phase == .active else { return true }
+        receiveMessages(stream, bytes)
+        return true
+    }
+
+    func frameSent(_ frame: NGHTTP2Frame) {
+        switch frame.kind {
+        case .headers, .data:
+            pingStrikes = 0
+            sentDataSinceLastPing = true
+            // A response complete before the request (an error answered early): gRPC servers
+            // then reset the stream with NO_ERROR so the client stops sending.
+            if frame.endStream, let stream = streams[frame.streamID], !stream.clientHalfClosed {
+                engine.submitReset(streamID: frame.streamID, code: .noError)
+            }
+        case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
+            if closeReason == nil {
+                closeReason = GRPCSessionError(HTTP2ErrorCode(rawValue: frame.errorCode),
+                                               lastLibraryError ?? "the peer broke the HTTP/2 protocol")
+            }
+        default:
+            break
+        }
+    }
+
+    func streamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        heldOutputBytes -= stream.queuedBytes
+        bufferedInputBytes -= stream.deframer.bufferedBytes
+        guard stream.phase == .active else { return }
+        stream.phase = .answered
+        let code = HTTP2ErrorCode(rawValue: errorCode)
+        let message = code == .cancel ? "the client cancelled the call" : "the stream was reset (\(code))"
+        events.append(.cancelled(streamID: streamID, reason: RPCError(.cancelled, message)))
+    }
+
+    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
+        guard let stream = streams[streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
+        let count = stream.dequeue(into: buffer)
+        heldOutputBytes -= count
+        if stream.queue.isEmpty, let trailers = stream.pendingTrailers {
+            stream.pendingTrailers = nil
+            engine.submitTrailer(streamID: streamID, headers: trailers)
+            return .bytes(count: count, endOfData: true, endStream: false)
+        }
+        return count == 0 ? .deferred : .bytes(count: count, endOfData: false, endStream: false)
+    }
+
+    func libraryError(_ message: String) {
+        lastLibraryError = message
+    }
+}

@@ -1,0 +1,310 @@
+@testable import LarderHTTP2
+import LarderWire
+import Testing
+
+@Suite("gRPC over HTTP/2: limits and hostile peers")
+struct GRPCLimitsTests {
+    @Test("a compressed message under grpc-encoding gzip is UNIMPLEMENTED with grpc-accept-encoding: identity")
+    func compressed() throws {
+        let loop = try Loopback()
+        let headers = GRPCClientSession.requestHeaders(path: "/a/b", extra: [("grpc-encoding", "gzip")])
+        let id = try #require(loop.client.startCall(headers: headers))
+        loop.client.sendMessage(streamID: id, [0x1f, 0x8b, 0, 0], compressed: true)
+        loop.client.endInput(streamID: id)
+        try loop.pump()
+        let response = try #require(loop.client.responses[id])
+        #expect(response.trailers["grpc-status"] == String(StatusCode.unimplemented.rawValue))
+        #expect(response.trailers["grpc-accept-encoding"] == "identity")
+        #expect(response.trailers["grpc-message"]?.contains("gzip") == true)
+        guard case .cancelled(id, let reason) = loop.events.last else {
+            Issue.record("events: \(loop.events)")
+            return
+        }
+        #expect(reason.code == .unimplemented)
+        #expect(!loop.events.contains { if case .message = $0 { true } else { false } })
+    }
+
+    @Test("gzip declared but messages sent uncompressed is fine; the compressed flag without grpc-encoding is INTERNAL")
+    func compressionFlags() throws {
+        let loop = try Loopback()
+        let fine = try loop.call(extra: [("grpc-encoding", "gzip")], message: [7])
+        #expect(loop.events.contains(.message(streamID: fine, [7])))
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendMessage(streamID: id, [1], compressed: true)
+        loop.client.endInput(streamID: id)
+        try loop.pump()
+        #expect(loop.client.responses[id]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
+    }
+
+    @Test("a message over the maximum size is RESOURCE_EXHAUSTED as soon as its prefix arrives")
+    func oversizeMessage() throws {
+        var configuration = GRPCServerConfiguration()
+        configuration.maxMessageSize = 1000
+        let loop = try Loopback(server: configuration)
+        let atLimit = try loop.call(message: [UInt8](repeating: 1, count: 1000))
+        #expect(loop.events.contains(.message(streamID: atLimit, [UInt8](repeating: 1, count: 1000))))
+        loop.server.sendTrailers(streamID: atLimit, status: .ok)
+        _ = loop.takeEvents()
+
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 1001))  // the prefix alone
+        try loop.pump()
+        let response = try #require(loop.client.responses[id])
+        #expect(response.trailers["grpc-status"] == String(StatusCode.resourceExhausted.rawValue))
+        #expect(response.trailers["grpc-message"]?.contains("1001") == true)
+        #expect(loop.events.last == .cancelled(streamID: id, reason: RPCError(.resourceExhausted,
+            "request message of 1001 bytes exceeds the limit of 1000 bytes")))
+        // The client had not half-closed: the server resets the stream with NO_ERROR after its answer.
+        #expect(response.closeCode == .noError)
+        #expect(loop.server.activeStreamCount == 0)
+    }
+
+    @Test("a partial request message is counted in bufferedInputBytes until it completes or the stream ends")
+    func bufferedInput() throws {
+        let loop = try Loopback()
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 1000) + [UInt8](repeating: 7, count: 600))
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 605)
+        loop.client.sendRaw(streamID: id, [UInt8](repeating: 7, count: 400))
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
+        #expect(loop.events.contains(.message(streamID: id, [UInt8](repeating: 7, count: 1000))))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 1000) + [1, 2])
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 7)
+        loop.client.reset(streamID: id)
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
+    }
+
+    @Test("a request that ends inside a message is INTERNAL")
+    func truncatedMessage() throws {
+        let loop = try Loopback()
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendRaw(streamID: id, GRPCMessageDeframer.prefix(count: 10) + [1, 2])
+        loop.client.endInput(streamID: id)
+        try loop.pump()
+        #expect(loop.client.responses[id]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
+        guard case .cancelled(id, _) = loop.events.last else {
+            Issue.record("events: \(loop.events)")
+            return
+        }
+    }
+
+    @Test("RST_STREAM from the client cancels the call and frees its slot")
+    func clientReset() throws {
+        let loop = try Loopback()
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        loop.client.sendMessage(streamID: id, [1])
+        try loop.pump()
+        #expect(loop.server.activeStreamCount == 1)
+        _ = loop.takeEvents()
+        loop.client.reset(streamID: id)
+        try loop.pump()
+        #expect(loop.takeEvents() == [.cancelled(streamID: id, reason: RPCError(.cancelled, "the client cancelled the call"))])
+        #expect(loop.server.activeStreamCount == 0)
+        #expect(!loop.server.sendMessage(streamID: id, [1]))
+    }
+
+    @Test("a response larger than the client's window is held, then delivered as WINDOW_UPDATEs arrive")
+    func flowControl() throws {
+        var options = GRPCClientSession.Options()
+        options.initialWindowSize = 1000
+        let loop = try Loopback(client: options)
+        try loop.pump()
+        let id = try loop.call()
+        let big = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        loop.server.sendMessage(streamID: id, big)
+        loop.server.sendTrailers(streamID: id, status: .ok)
+        #expect(loop.server.heldOutputBytes == big.count + 5)
+
+        // One server turn: no more than the window goes out, the rest stays held.
+        try loop.serverToClient()
+        let firstTurn = loop.client.responses[id]?.dataBytes ?? 0
+        #expect(firstTurn > 0 && firstTurn <= 1000)
+        #expect(loop.server.heldOutputBytes == big.count + 5 - firstTurn)
+
+        var turns = 0
+        while loop.client.responses[id]?.ended != true, turns < 10_000 {
+            try loop.clientToServer()  // the client's WINDOW_UPDATEs
+            try loop.serverToClient()
+            turns += 1
+        }
+        #expect(turns > 100, "the window allows about 1000 bytes per round trip")
+        let response = try #require(loop.client.responses[id])
+        #expect(response.messages == [big])
+        #expect(response.trailers["grpc-status"] == "0")
+        #expect(loop.server.heldOutputBytes == 0)
+    }
+
+    @Test("drain: GOAWAY announces it, the call in flight finishes, a GOAWAY with its id follows, then the session is done")
+    func drain() throws {
+        let loop = try Loopback()
+        let inFlight = try loop.call()
+        #expect(!loop.server.isFinished)
+        loop.server.beginDrain()
+        try loop.pump()
+        #expect(loop.client.goaways == [.init(lastStreamID: Int32.max, code: .noError),
+                                         .init(lastStreamID: inFlight, code: .noError)])
+        #expect(!loop.server.isFinished, "a call is still in flight")
+
+        // A call the client opens now is refused (nghttp2's client does not start it after GOAWAY).
+        let late = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b"), endInput: true)
+        try loop.pump()
+        if let late { #expect(loop.client.responses[late]?.closeCode == .refusedStream) }
+        #expect(loop.startedHeads.map(\.streamID) == [inFlight])
+
+        loop.server.sendMessage(streamID: inFlight, [42])
+        loop.server.sendTrailers(streamID: inFlight, status: .ok)
+        try loop.pump()
+        #expect(loop.client.responses[inFlight]?.messages == [[42]])
+        #expect(loop.client.responses[inFlight]?.trailers["grpc-status"] == "0")
+        #expect(loop.server.isFinished)
+        #expect(loop.server.closeReason == nil)
+    }
+
+    @Test("PINGs are answered; too many without data from us is GOAWAY ENHANCE_YOUR_CALM too_many_pings")
+    func pingFlood() throws {
+        let clock = ManualClock()
+        let loop = try Loopback(server: .manual(clock))
+        try loop.pump()
+        // Spaced by more than the minimum interval: fine, however many.
+        for _ in 0..<5 {
+            loop.client.ping()
+            try loop.pump()
+            clock.advance(seconds: 301)
+        }
+        #expect(loop.client.pingAcks == 5 && loop.client.goaways.isEmpty)
+        // Back to back: the third strike ends the connection.
+        for _ in 0..<4 {
+            loop.client.ping()
+            try loop.pump()
+        }
+        #expect(loop.client.goaways.last == .init(lastStreamID: 0, code: .enhanceYourCalm))
+        #expect(loop.serverError?.code == .enhanceYourCalm)
+        #expect(loop.server.closeReason?.message == "too_many_pings")
+        #expect(String(decoding: scanFrames(loop.serverBytes).last { $0.type == 7 }?.payload.dropFirst(8) ?? [], as: UTF8.self)
+            == "too_many_pings")
+    }
+
+    @Test("data sent between PINGs resets the strikes")
+    func pingsWithData() throws {
+        let clock = ManualClock()
+        let loop = try Loopback(server: .manual(clock))
+        for _ in 0..<6 {
+            let id = try loop.call()
+            loop.server.sendTrailers(streamID: id, status: .ok)
+            loop.client.ping()
+            try loop.pump()
+        }
+        #expect(loop.client.goaways.isEmpty && loop.client.pingAcks == 6)
+    }
+
+    @Test("rapid reset: many calls opened and reset is GOAWAY ENHANCE_YOUR_CALM; a few are fine")
+    func rapidReset() throws {
+        let clock = ManualClock()
+        var configuration = GRPCServerConfiguration.manual(clock)
+        configuration.resetBurst = 20
+        configuration.resetsPerSecond = 1
+        let loop = try Loopback(server: configuration)
+        for round in 0..<40 {
+            guard let id = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")) else { break }
+            try loop.pump()
+            loop.client.reset(streamID: id)
+            try loop.pump()
+            if round == 10 { #expect(loop.client.goaways.isEmpty) }
+        }
+        #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
+        #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
+    }
+
+    @Test("a header list over 8 KiB is refused with RESOURCE_EXHAUSTED; the connection keeps serving")
+    func headerListSize() throws {
+        let loop = try Loopback()
+        try loop.pump()
+        let big = try loop.call(extra: [("x-big", String(repeating: "a", count: 8200))])
+        #expect(loop.startedHeads.isEmpty)
+        #expect(loop.client.responses[big]?.trailers["grpc-status"] == String(StatusCode.resourceExhausted.rawValue))
+        let fits = try loop.call(extra: [("x-big", String(repeating: "a", count: 7000))])
+        #expect(loop.startedHeads.map(\.streamID) == [fits])
+        #expect(loop.client.goaways.isEmpty)
+    }
+
+    @Test("an HPACK bomb (a header block decoding to many times the limit) ends the connection")
+    func hpackBomb() throws {
+        let server = try GRPCServerSession()
+        // One 4000-byte header indexed into the dynamic table (RFC 7541 §6.2.1), then referenced
+        // 20 times by its 1-byte index: 80 KB decoded from ~4 KB on the wire.
+        let value = String(repeating: "b", count: 4000)
+        var block = RawFrames.request()
+        block += [0x40] + RawFrames.length(5) + Array("x-big".utf8) + RawFrames.length(value.utf8.count) + Array(value.utf8)
+        block += [UInt8](repeating: 0x80 | 62, count: 20)
+        let input = RawFrames.start + RawFrames.frame(1, flags: 0x5, stream: 1, block)
+        #expect(throws: GRPCSessionError.self) { _ = try server.receive(input) }
+        var output: [UInt8] = []
+        _ = try server.writeOutput(into: &output)
+        let goaway = scanFrames(output).last { $0.type == 7 }
+        #expect(goaway?.payload[7] == UInt8(HTTP2ErrorCode.enhanceYourCalm.rawValue))
+    }
+
+    @Test("a CONTINUATION flood ends the connection with ENHANCE_YOUR_CALM")
+    func continuationFlood() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0, stream: 1, RawFrames.request())
+        for index in 0..<50 { input += RawFrames.frame(9, stream: 1, RawFrames.literal("x-\(index)", "v")) }
+        do {
+            _ = try server.receive(input)
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .enhanceYourCalm)
+            #expect(error.message.contains("CONTINUATION"))
+        }
+    }
+
+    @Test("a SETTINGS flood ends the connection with ENHANCE_YOUR_CALM")
+    func settingsFlood() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start
+        for _ in 0..<500 { input += RawFrames.frame(4) }
+        #expect(throws: GRPCSessionError(.enhanceYourCalm, "too many SETTINGS frames")) { _ = try server.receive(input) }
+    }
+
+    @Test("a flood of empty DATA frames ends the connection")
+    func emptyDataFlood() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0x4, stream: 1, RawFrames.request())
+        for _ in 0..<2000 { input += RawFrames.frame(0, stream: 1) }
+        #expect(throws: GRPCSessionError.self) { _ = try server.receive(input) }
+    }
+
+    @Test("garbage instead of the preface is a clean PROTOCOL_ERROR, and receive keeps refusing")
+    func garbage() throws {
+        let server = try GRPCServerSession()
+        let junk: [UInt8] = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        #expect(throws: GRPCSessionError.self) { _ = try server.receive(junk) }
+        #expect(throws: GRPCSessionError.self) { _ = try server.receive(junk) }
+        var output: [UInt8] = []
+        _ = try server.writeOutput(into: &output)
+        #expect(server.closeReason?.code == .protocolError)
+    }
+
+    @Test("garbage frames after a good preface end in a GOAWAY, not a crash", arguments: 0..<20)
+    func garbageFrames(_ seed: Int) throws {
+        let server = try GRPCServerSession()
+        var random = UInt64(seed + 1) &* 0x9E37_79B9_7F4A_7C15
+        var junk: [UInt8] = []
+        for _ in 0..<2000 {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            junk.append(UInt8(truncatingIfNeeded: random >> 33))
+        }
+        var output: [UInt8] = []
+        do {
+            _ = try server.receive(RawFrames.start + junk)
+        } catch {
+            #expect(server.closeReason != nil)
+        }
+        _ = try server.writeOutput(into: &output)
+        #expect(scanFrames(output).contains { $0.type == 7 } || server.closeReason == nil)
+    }
+}

@@ -1,0 +1,124 @@
+@testable import LarderHTTP2
+import LarderWire
+import Testing
+
+@Suite("gRPC over HTTP/2: request heads")
+struct GRPCRequestHeadTests {
+    @Test("grpc-timeout in every unit becomes nanoseconds", arguments: [
+        ("1H", UInt64(3_600_000_000_000)), ("2M", 120_000_000_000), ("3S", 3_000_000_000),
+        ("250m", 250_000_000), ("5u", 5_000), ("6n", 6), ("0S", 0), ("12345678m", 12_345_678_000_000),
+        ("99999999H", UInt64.max), ("00000001S", 1_000_000_000),
+    ])
+    func timeoutUnits(_ value: String, _ nanoseconds: UInt64) {
+        #expect(GRPCTimeout.nanoseconds(Array(value.utf8)) == nanoseconds)
+    }
+
+    @Test("malformed grpc-timeout values are refused", arguments: ["", "S", "1", "123456789S", "1x", "-1S", "1.5S", " 1S", "1s"])
+    func timeoutMalformed(_ value: String) {
+        #expect(GRPCTimeout.nanoseconds(Array(value.utf8)) == nil)
+    }
+
+    @Test("encoding a timeout picks a unit that fits and parses back to at least the value",
+          arguments: [UInt64(0), 1, 999, 1_500_000, 100_000_000_000, UInt64.max])
+    func timeoutEncode(_ nanoseconds: UInt64) throws {
+        let text = GRPCTimeout.encode(nanoseconds: nanoseconds)
+        let parsed = try #require(GRPCTimeout.nanoseconds(Array(text.utf8)))
+        #expect(parsed >= nanoseconds)
+    }
+
+    @Test("grpc-timeout reaches the request head; a malformed one is INVALID_ARGUMENT, Trailers-Only")
+    func timeoutEndToEnd() throws {
+        let loop = try Loopback()
+        try loop.call(extra: [("grpc-timeout", "250m")])
+        #expect(loop.startedHeads.first?.timeoutNanoseconds == 250_000_000)
+        _ = loop.takeEvents()
+        let bad = try loop.call(extra: [("grpc-timeout", "soon")])
+        #expect(loop.startedHeads.isEmpty)
+        let response = try #require(loop.client.responses[bad])
+        #expect(response.trailers["grpc-status"] == "3")
+        #expect(response.trailers["grpc-message"]?.contains("grpc-timeout") == true)
+    }
+
+    @Test("-bin metadata decodes from padded and unpadded base64; text, authorization and user-agent are kept")
+    func binaryMetadata() throws {
+        let loop = try Loopback()
+        try loop.call(extra: [("trace-bin", "AAEC/w=="), ("span-bin", "AAEC/w"), ("one-bin", "YQ"), ("x-tenant", "north"),
+                              ("authorization", "Bearer s3cret"), ("user-agent", "grpc-python/1.60")])
+        let head = try #require(loop.startedHeads.first)
+        #expect(head.metadata.binary("trace-bin") == [0, 1, 2, 255])
+        #expect(head.metadata.binary("span-bin") == [0, 1, 2, 255])
+        #expect(head.metadata.binary("one-bin") == Array("a".utf8))
+        #expect(head.metadata.text("x-tenant") == "north")
+        #expect(head.authorization == "Bearer s3cret")
+        #expect(head.metadata.text("user-agent") == "grpc-python/1.60")
+        #expect(head.metadata["content-type"] == nil && head.metadata["te"] == nil && head.metadata[":path"] == nil)
+    }
+
+    @Test("base64 round trips every length, padded or not, and refuses junk")
+    func base64() {
+        for count in 0..<20 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            #expect(GRPCBase64.decode(Array(GRPCBase64.encode(bytes).utf8)) == bytes)
+            #expect(GRPCBase64.decode(Array(GRPCBase64.encode(bytes, padded: true).utf8)) == bytes)
+        }
+        for junk in ["A", "AB=C", "A===", "****", "YQ=", "YR"] {
+            #expect(GRPCBase64.decode(Array(junk.utf8)) == nil, "\(junk)")
+        }
+    }
+
+    @Test("invalid base64 in a -bin key is INVALID_ARGUMENT, the call never starts")
+    func badBinaryMetadata() throws {
+        let loop = try Loopback()
+        let streamID = try loop.call(extra: [("trace-bin", "not base64!")])
+        #expect(loop.startedHeads.isEmpty)
+        #expect(loop.client.responses[streamID]?.trailers["grpc-status"] == "3")
+    }
+
+    @Test("a content-type other than application/grpc(+proto) is answered HTTP 415",
+          arguments: ["application/json", "application/grpc+json", "text/plain", "application/grpc-web"])
+    func wrongContentType(_ contentType: String) throws {
+        let loop = try Loopback()
+        let streamID = try loop.call(contentType: contentType)
+        #expect(loop.startedHeads.isEmpty)
+        let response = try #require(loop.client.responses[streamID])
+        #expect(response.headers[":status"] == "415")
+        #expect(response.trailers["grpc-status"] == String(StatusCode.invalidArgument.rawValue))
+        #expect(response.ended)
+    }
+
+    @Test("application/grpc, application/grpc+proto and parameters are accepted",
+          arguments: ["application/grpc", "application/grpc+proto", "application/grpc; charset=utf-8"])
+    func rightContentType(_ contentType: String) throws {
+        let loop = try Loopback()
+        try loop.call(contentType: contentType)
+        #expect(loop.startedHeads.first?.contentType == contentType)
+    }
+
+    @Test("te is optional")
+    func noTE() throws {
+        let loop = try Loopback()
+        let headers = GRPCClientSession.requestHeaders(path: "/a/b").filter { $0.0 != "te" }
+        let id = try #require(loop.client.startCall(headers: headers, endInput: true))
+        try loop.pump()
+        #expect(loop.startedHeads.first?.te == nil)
+        #expect(loop.events.last == .endOfInput(streamID: id))
+    }
+
+    @Test("a GET is answered 405 without starting a call")
+    func notPost() throws {
+        let loop = try Loopback()
+        let headers = GRPCClientSession.requestHeaders(path: "/a/b").map { $0.0 == ":method" ? (":method", "GET") : $0 }
+        let id = try #require(loop.client.startCall(headers: headers, endInput: true))
+        try loop.pump()
+        #expect(loop.startedHeads.isEmpty)
+        #expect(loop.client.responses[id]?.headers[":status"] == "405")
+    }
+
+    @Test("percent-encoding leaves printable ASCII alone and decodes malformed escapes as they are")
+    func percentEncoding() {
+        #expect(GRPCPercentEncoding.encode("plain text: ok") == "plain text: ok")
+        #expect(GRPCPercentEncoding.encode("100%\t") == "100%25%09")
+        #expect(GRPCPercentEncoding.decode(Array("%zz%4".utf8)) == "%zz%4")
+        #expect(GRPCPercentEncoding.decode(Array("a%20b%e2%82%ac".utf8)) == "a b€")
+    }
+}
