@@ -6,13 +6,8 @@ let settings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// For the modules on the per-call path (loop, codec, messages, store): release
-/// builds skip Swift's dynamic exclusivity checks, about a tenth of the CPU of a
-/// health check. Debug builds, which every test run (plain and TSan) uses,
-/// keep them, so a violation still traps there.
-let hotPathSettings: [SwiftSetting] = settings + [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+// No unsafeFlags here: they stop other packages from depending on LarderClient. Release-only
+// compiler flags (-enforce-exclusivity=unchecked) come from scripts/build-release.sh.
 
 /// The commit `--version`, `Admin/GetServerInfo` and `larder_build_info` report: the build
 /// scripts set `LARDER_COMMIT` (scripts/commit-id.sh); without it the binaries say "unknown".
@@ -41,28 +36,28 @@ let package = Package(
         .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
 
         // Wire format: status codes, protobuf-c wrapper, frames, envelopes. Portable.
-        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: hotPathSettings),
+        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: settings),
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
-                swiftSettings: hotPathSettings),
+                swiftSettings: settings),
         // The proto3 JSON mapping for every message, driven by the protobuf-c descriptors.
         .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
-        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: hotPathSettings),
+        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
         // The SQLite storage backend.
         .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
-                swiftSettings: hotPathSettings),
+                swiftSettings: settings),
         // The PostgreSQL storage backend (libpq), for many server replicas on one database.
         .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CLibPQ"],
                 swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
-        .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: hotPathSettings),
+        .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
                                "LarderPostgres", "CLarderProto", "CProtobufC"],
-                swiftSettings: hotPathSettings),
+                swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
