@@ -31,9 +31,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
+        .systemLibrary(name: "CLarderSystem"),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
         // The commit the build was made from (see buildInfoSettings).
         .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
+
+        // Sockets, addresses (HOST:PORT), the monotonic clock, threads: POSIX plumbing shared by the
+        // reactor, the client and the bench. Portable (Linux and Darwin), no epoll, no Foundation.
+        .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: settings),
 
         // Wire format: status codes, protobuf-c wrapper, frames, envelopes. Portable.
         .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: settings),
@@ -44,32 +49,35 @@ let package = Package(
         .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
-        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: settings),
+        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire", "LarderSystem"], swiftSettings: settings),
         // The SQLite storage backend.
-        .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
+        .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "LarderSystem", "CSQLite"],
                 swiftSettings: settings),
         // The PostgreSQL storage backend (libpq), for many server replicas on one database.
-        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CLibPQ"],
+        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "LarderSystem", "CLibPQ"],
                 swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
-        .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: settings),
+        .target(name: "LarderReactor", dependencies: ["CEpoll", "LarderSystem"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
-                dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
-                               "LarderPostgres", "CLarderProto", "CProtobufC"],
+                dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
+        // What `larder-server` runs: its flags, and the choice of SQLite or PostgreSQL behind the store interface.
+        .target(name: "LarderServerMain",
+                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
-        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem"], swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "CLarderProto", "CProtobufC",
+                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
         .target(name: "LarderCLI",
                 dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
                 swiftSettings: settings),
-        .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
+        .executableTarget(name: "larder-server", dependencies: ["LarderServerMain"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
@@ -85,6 +93,7 @@ let package = Package(
         // Shared by the test targets: a PostgreSQL database of one test's own.
         .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",
                 swiftSettings: settings),
+        .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
