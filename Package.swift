@@ -6,13 +6,8 @@ let settings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// For the modules on the per-call path (loop, codec, messages, store): release
-/// builds skip Swift's dynamic exclusivity checks, about a tenth of the CPU of a
-/// health check. Debug builds, which every test run (plain and TSan) uses,
-/// keep them, so a violation still traps there.
-let hotPathSettings: [SwiftSetting] = settings + [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+// No unsafeFlags here: they stop other packages from depending on LarderClient. Release-only
+// compiler flags (-enforce-exclusivity=unchecked) come from scripts/build-release.sh.
 
 /// The commit `--version`, `Admin/GetServerInfo` and `larder_build_info` report: the build
 /// scripts set `LARDER_COMMIT` (scripts/commit-id.sh); without it the binaries say "unknown".
@@ -37,47 +32,55 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CLarderSystem"),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
         // The commit the build was made from (see buildInfoSettings).
         .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
 
+        // Sockets, addresses (HOST:PORT), the monotonic clock, threads: POSIX plumbing shared by the
+        // reactor, the client and the bench. Portable (Linux and Darwin), no epoll, no Foundation.
+        .target(name: "LarderSystem", dependencies: ["CLarderSystem"], swiftSettings: settings),
+
         // Wire format: status codes, protobuf-c wrapper, frames, envelopes. Portable.
-        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: hotPathSettings),
+        .target(name: "LarderWire", dependencies: ["CLarderProto", "CProtobufC", "CLarderBuildInfo"], swiftSettings: settings),
         // The larder.v1 messages as Swift values, converted to and from protobuf-c.
         .target(name: "LarderAPI", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
-                swiftSettings: hotPathSettings),
+                swiftSettings: settings),
         // The proto3 JSON mapping for every message, driven by the protobuf-c descriptors.
         .target(name: "LarderJSON", dependencies: ["LarderWire", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // Business rules and the storage interface, independent of any database.
-        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire"], swiftSettings: hotPathSettings),
+        .target(name: "LarderStore", dependencies: ["LarderAPI", "LarderWire", "LarderSystem"], swiftSettings: settings),
         // The SQLite storage backend.
-        .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CSQLite"],
-                swiftSettings: hotPathSettings),
+        .target(name: "LarderSQLite", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "LarderSystem", "CSQLite"],
+                swiftSettings: settings),
         // The PostgreSQL storage backend (libpq), for many server replicas on one database.
-        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "CLibPQ"],
+        .target(name: "LarderPostgres", dependencies: ["LarderStore", "LarderAPI", "LarderWire", "LarderSystem", "CLibPQ"],
                 swiftSettings: settings),
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
-        .target(name: "LarderReactor", dependencies: ["CEpoll"], swiftSettings: hotPathSettings),
+        .target(name: "LarderReactor", dependencies: ["CEpoll", "LarderSystem"], swiftSettings: settings),
         // gRPC over HTTP/2 on libnghttp2: a socket-free session per connection (bytes in, events and bytes out).
         .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "LarderWire"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
-                dependencies: ["LarderReactor", "LarderWire", "LarderAPI", "LarderStore", "LarderSQLite",
-                               "LarderPostgres", "CLarderProto", "CProtobufC"],
-                swiftSettings: hotPathSettings),
+                dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "CLarderProto", "CProtobufC"],
+                swiftSettings: settings),
+        // What `larder-server` runs: its flags, and the choice of SQLite or PostgreSQL behind the store interface.
+        .target(name: "LarderServerMain",
+                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire"],
+                swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
-        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
+        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem"], swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "CLarderProto", "CProtobufC",
+                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
         .target(name: "LarderCLI",
                 dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
                 swiftSettings: settings),
-        .executableTarget(name: "larder-server", dependencies: ["LarderServer"], swiftSettings: settings),
+        .executableTarget(name: "larder-server", dependencies: ["LarderServerMain"], swiftSettings: settings),
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
@@ -95,6 +98,7 @@ let package = Package(
         // Shared by the test targets: a PostgreSQL database of one test's own.
         .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",
                 swiftSettings: settings),
+        .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire"], swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
@@ -109,7 +113,7 @@ let package = Package(
                     swiftSettings: settings),
         // The call core driven by an in-process test transport: streaming calls, INTERNAL references.
         .testTarget(name: "LarderCallCoreTests",
-                    dependencies: ["LarderServer", "LarderReactor", "LarderStore", "LarderAPI", "LarderWire"],
+                    dependencies: ["LarderServer", "LarderReactor", "LarderStore", "LarderSystem", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",

@@ -24,8 +24,8 @@ export LARDER_PG_PORT=${LARDER_PG_PORT:-$(python3 -c 'import socket; s = socket.
 export LARDER_PG_DIR=${LARDER_PG_DIR:-${TMPDIR:-/tmp}/larder-postgres-bench-$$}
 export LARDER_PG_FSYNC=on
 
-swift build -c release --product larder-server >&2
-swift build -c release --product larder >&2
+scripts/build-release.sh --product larder-server >&2
+scripts/build-release.sh --product larder >&2
 BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d)
 SERVERS=()

@@ -73,8 +73,8 @@ fi
 # --- builds -------------------------------------------------------------------
 log "building Larder (release)"
 export LARDER_COMMIT=$(scripts/commit-id.sh)   # recorded by --version and larder_build_info
-swift build -c release --scratch-path "$SCRATCH" --product larder-server >&2
-swift build -c release --scratch-path "$SCRATCH" --product larder >&2
+scripts/build-release.sh --scratch-path "$SCRATCH" --product larder-server >&2
+scripts/build-release.sh --scratch-path "$SCRATCH" --product larder >&2
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 log "building the anchor in $ANCHOR_BUILD"
 make -s -C "$ANCHOR_DIR" -j2 B="$ANCHOR_BUILD" >&2

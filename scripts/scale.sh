@@ -71,8 +71,8 @@ log "ulimit -n $(ulimit -n)"
 # --- build ----------------------------------------------------------------------
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   log "building Larder (release, scratch $SCRATCH)"
-  swift build -c release --scratch-path "$SCRATCH" --product larder-server >&2
-  swift build -c release --scratch-path "$SCRATCH" --product larder >&2
+  scripts/build-release.sh --scratch-path "$SCRATCH" --product larder-server >&2
+  scripts/build-release.sh --scratch-path "$SCRATCH" --product larder >&2
 fi
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 [[ -x "$BIN/larder-server" && -x "$BIN/larder" ]] || die "no release binaries in $BIN"

@@ -32,8 +32,8 @@ if [[ -n ${LARDER_START_BIN:-} ]]; then
 else
   scripts/install-deps.sh
   export LARDER_COMMIT=$(scripts/commit-id.sh)   # for larder --version (Package.swift)
-  log "swift build -c release"
-  swift build -c release >&2
+  log "scripts/build-release.sh"
+  scripts/build-release.sh >&2
   BIN=$(swift build -c release --show-bin-path)
 fi
 

@@ -1,4 +1,4 @@
-import Foundation
+import LarderSystem
 import LarderWire
 
 /// Runs a whole bench: creates the data it needs, then the load, off the
@@ -14,11 +14,11 @@ public enum BenchRunner {
     {
         let data = data ?? CreatedData()
         let outcome: Result<BenchResult, RPCError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            // Detached when dropped: the thread ends with the run.
+            _ = SystemThread(name: "larder-bench") {
                 continuation.resume(returning: runBlocking(options, data: data, showProgress: showProgress,
                                                            cancellation: cancellation, notify: notify))
             }
-            thread.start()
         }
         return try outcome.get()
     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
+import LarderSystem
 
 /// Bounded waiting for results: the connection is non-blocking and every wait is
 /// a `poll(2)` that ends at the statement timeout or the call's deadline,
@@ -11,11 +12,7 @@ import CLibPQ
 /// machine gone) then costs that long, not the minutes TCP takes to give up.
 extension PostgresConnection {
     /// Nanoseconds on `CLOCK_MONOTONIC`, the clock `deadline` is on.
-    public static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
+    public static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// Flushes what was sent, then collects every result of it: the first error
     /// if there is one (later results are cleared), else the last result.

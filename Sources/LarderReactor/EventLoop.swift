@@ -1,4 +1,5 @@
 import CEpoll
+import LarderSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -90,9 +91,9 @@ public final class EventLoop: @unchecked Sendable {
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
         let tickNanoseconds = UInt64(max(tickMilliseconds, 1)) * 1_000_000
-        var nextTick = Self.monotonicNanoseconds() + tickNanoseconds
+        var nextTick = MonotonicClock.nanoseconds() + tickNanoseconds
         while true {
-            let now = Self.monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             let wait = now >= nextTick ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
             let count = epoll_wait(epollFD, events, Int32(capacity), wait)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
@@ -106,17 +107,11 @@ public final class EventLoop: @unchecked Sendable {
                 handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
             }
             if runPendingTasks() { return }
-            if Self.monotonicNanoseconds() >= nextTick {
+            if MonotonicClock.nanoseconds() >= nextTick {
                 onTick()
-                nextTick = Self.monotonicNanoseconds() + tickNanoseconds
+                nextTick = MonotonicClock.nanoseconds() + tickNanoseconds
             }
         }
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Runs queued tasks; returns true when stop was requested.

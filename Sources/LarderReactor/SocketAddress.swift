@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderSystem
 
 /// An IPv4 or IPv6 address and port, as parsed from "HOST:PORT" or "[V6]:PORT".
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
@@ -12,24 +13,11 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses "127.0.0.1:7411", "localhost:7411" or "[::1]:7411".
+    /// Parses "127.0.0.1:7411", "localhost:7411" (as 127.0.0.1) or "[::1]:7411"; port 0 means any
+    /// free port. The host is not resolved: binding needs a numeric address.
     public init?(parsing text: String) {
-        var hostPart: Substring
-        let portPart: Substring
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
-                return nil
-            }
-            hostPart = text[text.index(after: text.startIndex)..<close]
-            portPart = text[text.index(close, offsetBy: 2)...]
-        } else {
-            guard let colon = text.lastIndex(of: ":") else { return nil }
-            hostPart = text[..<colon]
-            portPart = text[text.index(after: colon)...]
-        }
-        if hostPart == "localhost" { hostPart = "127.0.0.1" }
-        guard !hostPart.isEmpty, let port = UInt16(portPart) else { return nil }
-        self.init(host: String(hostPart), port: port)
+        guard let parsed = try? HostPort(parsing: text, allowsPortZero: true) else { return nil }
+        self.init(host: parsed.host == "localhost" ? "127.0.0.1" : parsed.host, port: parsed.port)
     }
 
     /// True for 127.0.0.0/8 and ::1.

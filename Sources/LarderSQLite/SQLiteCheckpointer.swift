@@ -1,7 +1,7 @@
 import CSQLite
-import Foundation
-import Synchronization
+import LarderSystem
 import LarderWire
+import Synchronization
 
 /// Moves the WAL back into the database file on a thread and connection of
 /// its own, so the writer never waits for a checkpoint's writes and fsyncs.
@@ -12,14 +12,15 @@ import LarderWire
 final class SQLiteCheckpointer: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let pages: Int32
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var pending = false
     /// When to checkpoint; only the writer's commit hook touches it.
     private var policy: CheckpointPolicy
     /// Frames the last background pass left copied (0: none since the WAL restarted).
     private let copiedFrames = Atomic<Int32>(0)
     private var stopped = false
-    private let finished = DispatchSemaphore(value: 0)
+    /// Started last in `init` (its closure needs `self`), joined by `stop()`.
+    private var thread: SystemThread?
 
     init(path: String, pages: Int32) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
@@ -29,9 +30,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
         policy = CheckpointPolicy(pages: pages)
-        let thread = Thread { [self] in run() }
-        thread.name = "larder-checkpoint"
-        thread.start()
+        thread = SystemThread(name: "larder-checkpoint") { [self] in run() }
     }
 
     /// Makes `writer` report its commits to this checkpointer. The checkpointer
@@ -88,7 +87,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         stopped = true
         condition.signal()
         condition.unlock()
-        finished.wait()
+        thread?.join()
     }
 
     private func run() {
@@ -103,6 +102,5 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             if let db = try? connection.database() { catchUp(db) }
         }
         connection.close()
-        finished.signal()
     }
 }

@@ -1,4 +1,5 @@
 import LarderReactor
+import LarderSystem
 import LarderWire
 
 /// What a handler knows about the call it serves.

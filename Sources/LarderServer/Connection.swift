@@ -1,4 +1,5 @@
 import LarderReactor
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LarderReactor
+import LarderSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ final class MetricsHTTPServer: Sendable {
     private let listener: UnsafeTransfer<TCPListener>
     private let render: Render
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<BackgroundThread?>(nil)
+    private let thread = Mutex<SystemThread?>(nil)
     let address: SocketAddress
 
     /// Binds `address` now, so a bad address fails at startup.
@@ -36,14 +37,14 @@ final class MetricsHTTPServer: Sendable {
     func start() {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = BackgroundThread { [self] in acceptLoop() }
+            thread = SystemThread(name: "larder-metrics") { [self] in acceptLoop() }
         }
     }
 
     /// Stops accepting (within 200 ms), waits for the thread and closes the socket.
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        let running = thread.withLock { thread -> BackgroundThread? in
+        let running = thread.withLock { thread -> SystemThread? in
             defer { thread = nil }
             return thread
         }

@@ -2,6 +2,7 @@ import CLarderProto
 import LarderAPI
 import LarderReactor
 import LarderStore
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc

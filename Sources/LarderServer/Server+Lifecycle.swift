@@ -1,6 +1,7 @@
 import LarderAPI
 import LarderReactor
 import LarderStore
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc

@@ -1,20 +1,12 @@
-import LarderPostgres
 import LarderReactor
 import LarderWire
 
-/// Everything `larder-server` can be told, with the defaults.
+/// How the server serves, with the defaults: addresses, limits, timeouts, auth and logging.
+/// Which database it serves from is chosen outside, by whoever opens the `Store`
+/// (`larder-server`: `LarderServerMain.DatabaseConfiguration`).
 public struct ServerConfiguration: Sendable {
     /// Address to listen on; loopback by default.
     public var listen = SocketAddress(host: "127.0.0.1", port: 7411)
-    /// SQLite file path (created when missing), or a `postgres://` / `postgresql://` URL.
-    public var databasePath = "./larder.sqlite"
-    /// `full`: fsync on every commit (an OK survives power loss); `normal`: WAL sync at checkpoints
-    /// (SQLite) or `synchronous_commit=off` (PostgreSQL).
-    public var durability = Durability.full
-    /// Fill a new database with the default groups, categories and locations.
-    public var seed = true
-    /// Reader connections (threads) for read calls.
-    public var readerCount = 2
     /// Largest frame a peer may send.
     public var maxFrameBytes = Frame.defaultMaxSize
     /// Open connections beyond which new ones are refused.
@@ -34,8 +26,6 @@ public struct ServerConfiguration: Sendable {
     public var frameTimeoutSeconds = 10
     /// Seconds to finish calls in flight on shutdown.
     public var drainTimeoutSeconds = 10
-    /// SQLite only: how long a statement waits for another process's lock (`PRAGMA busy_timeout`).
-    public var busyTimeoutSeconds = 5
     /// Minimum level of log lines.
     public var logLevel = Logger.Level.info
     /// Log every call (method, status, duration) at info level.
@@ -48,9 +38,6 @@ public struct ServerConfiguration: Sendable {
     public var metricsListen: SocketAddress?
 
     public init() {}
-
-    /// The database for logs: the SQLite path, or the PostgreSQL URL without its password.
-    public var databaseDescription: String { PostgresURL.redacted(databasePath) }
 
     /// Rejects combinations that are unsafe: a non-loopback address with no
     /// token, unless `insecure` says the operator means it.
@@ -65,14 +52,5 @@ public struct ServerConfiguration: Sendable {
                 "refusing to serve metrics (no auth) on non-loopback address \(metricsListen); "
                     + "pass --insecure to do it anyway")
         }
-    }
-
-    /// How hard a commit tries to reach the disk before the OK goes out.
-    public enum Durability: String, Sendable, CaseIterable {
-        /// `PRAGMA synchronous=FULL`: fsync on every commit.
-        case full
-        /// `PRAGMA synchronous=NORMAL`: WAL synced at checkpoints; an OS crash may lose the last commits.
-        /// On PostgreSQL, `synchronous_commit=off`: a database-server crash may lose the last commits.
-        case normal
     }
 }

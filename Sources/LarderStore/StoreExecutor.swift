@@ -1,3 +1,4 @@
+import LarderSystem
 import LarderWire
 import Synchronization
 
@@ -29,7 +30,7 @@ public final class StoreExecutor: @unchecked Sendable {
     private let writer: any StoreConnection
     private let readers: [any StoreConnection]
     private let options: Options
-    private var threads: [StoreThread] = []
+    private var threads: [SystemThread] = []
     private let closeLock = ThreadCondition()
     private var closed = false
     /// Boxed: a function value read through `Mutex.withLock`'s inout access is re-abstracted
@@ -48,9 +49,9 @@ public final class StoreExecutor: @unchecked Sendable {
         self.writer = writer
         self.readers = readers
         self.options = options
-        threads.append(StoreThread(name: "larder-writer") { [self] in writeLoop() })
+        threads.append(SystemThread(name: "larder-writer") { [self] in writeLoop() })
         for index in readers.indices {
-            threads.append(StoreThread(name: "larder-read-\(index)") { [self] in readLoop(self.readers[index]) })
+            threads.append(SystemThread(name: "larder-read-\(index)") { [self] in readLoop(self.readers[index]) })
         }
     }
 

@@ -1,4 +1,4 @@
-import LarderServer
+import LarderServerMain
 #if canImport(Glibc)
 import Glibc
 #endif

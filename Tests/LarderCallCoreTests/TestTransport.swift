@@ -5,6 +5,7 @@ import Glibc
 import LarderAPI
 import LarderReactor
 import LarderStore
+import LarderSystem
 @testable import LarderServer
 import LarderWire
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -46,7 +47,7 @@ struct CPUSample: Sendable {
     var serverSeconds: Double?
 
     static func take(serverPID: Int32?) -> CPUSample {
-        CPUSample(wallNanoseconds: MonotonicClock.now(), selfSeconds: CPUUsage.selfSeconds(),
+        CPUSample(wallNanoseconds: MonotonicClock.nanoseconds(), selfSeconds: CPUUsage.selfSeconds(),
                   serverSeconds: serverPID.flatMap { CPUUsage.processSeconds(pid: $0) })
     }
 }

@@ -1,3 +1,4 @@
+import LarderSystem
 import Synchronization
 
 /// What a run created on the server, named under its prefix, so that it can
@@ -22,7 +23,7 @@ public final class CreatedData: Sendable {
     }
 
     init(prefix: String? = nil) {
-        var random = SplitMix64(seed: MonotonicClock.now() ^ UInt64(UInt32(bitPattern: getProcessID())) << 32)
+        var random = SplitMix64(seed: MonotonicClock.nanoseconds() ^ UInt64(UInt32(bitPattern: getProcessID())) << 32)
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         self.prefix = prefix ?? Self.namePrefix + String((0..<6).map { _ in alphabet[random.below(alphabet.count)] })
         startedAtMilliseconds = Int64(wallClockSeconds() * 1000)

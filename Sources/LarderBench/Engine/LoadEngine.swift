@@ -1,4 +1,4 @@
-import Foundation
+import LarderSystem
 import LarderWire
 import Synchronization
 
@@ -20,7 +20,7 @@ enum LoadEngine {
         }
         let threadCount = min(options.threads, connectionCount)
         let control = RunControl(
-            start: MonotonicClock.now(), warmupSeconds: options.warmupSeconds,
+            start: MonotonicClock.nanoseconds(), warmupSeconds: options.warmupSeconds,
             durationSeconds: options.requests == nil ? options.durationSeconds : nil,
             requests: options.requests, timeLimitSeconds: options.timeLimitSeconds, cancellation: cancellation)
         // By count the length is unknown: fine windows (at most 2,000 up to the time limit), merged to ~100 after.
@@ -44,18 +44,14 @@ enum LoadEngine {
         connections.removeAll()
 
         let results = Mutex<[LoopResult]>([])
-        let finished = DispatchSemaphore(value: 0)
-        for loop in loops.dropFirst() {
-            let thread = Thread {
+        let threads = loops.dropFirst().enumerated().map { offset, loop in
+            SystemThread(name: "larder-bench-\(offset + 1)", stackSize: 1 << 20) {
                 let result = loop.run()
                 results.withLock { $0.append(result) }
-                finished.signal()
             }
-            thread.stackSize = 1 << 20
-            thread.start()
         }
         var merged = loops[0].run()
-        for _ in loops.dropFirst() { finished.wait() }
+        for thread in threads { thread.join() }
         progressLine?.finish()
         for result in results.withLock({ $0 }) { merged.merge(result) }
         return makeResult(merged, options: options, control: control, seeded: seeded)

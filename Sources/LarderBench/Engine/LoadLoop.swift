@@ -1,5 +1,6 @@
 import CLarderProto
 import CProtobufC
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -101,7 +102,7 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Runs until the run's end, then closes the connections.
     func run() -> LoopResult {
-        var now = MonotonicClock.now()
+        var now = MonotonicClock.nanoseconds()
         if schedule == nil {
             for connection in connections {
                 for slot in 0..<connection.depth { issue(on: connection, slot: slot, intended: now, now: now) }
@@ -109,7 +110,7 @@ final class LoadLoop: @unchecked Sendable {
             for connection in connections { flush(connection) }
         }
         while true {
-            now = MonotonicClock.now()
+            now = MonotonicClock.nanoseconds()
             if now >= control.end || control.stop.load(ordering: .relaxed) || stopping || control.isCancelled { break }
             if index == 0 && startSample == nil && now >= control.measureStart {
                 startSample = CPUSample.take(serverPID: serverPID)
@@ -137,7 +138,7 @@ final class LoadLoop: @unchecked Sendable {
                 break
             }
         }
-        let endedAt = MonotonicClock.now()
+        let endedAt = MonotonicClock.nanoseconds()
         if drainsAtEnd { drainCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
@@ -151,9 +152,9 @@ final class LoadLoop: @unchecked Sendable {
     /// another call) so every create call's id is known; creates still unanswered are counted as uncaptured.
     private func drainCreates() {
         stopping = true
-        let deadline = MonotonicClock.now() + 5_000_000_000
+        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
         while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
-            let now = MonotonicClock.now()
+            let now = MonotonicClock.nanoseconds()
             guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
             for ready in waiter.ready where ready.readable { readReplies(connections[ready.index]) }
         }
@@ -290,7 +291,7 @@ final class LoadLoop: @unchecked Sendable {
             switch TCPSocket.read(connection.fd, into: connection.input.base + connection.input.end, count: space) {
             case .bytes(let count):
                 connection.input.end += count
-                handleFrames(connection, now: MonotonicClock.now())
+                handleFrames(connection, now: MonotonicClock.nanoseconds())
                 if count < space { return }
             case .wouldBlock:
                 return

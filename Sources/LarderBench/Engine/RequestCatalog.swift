@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderSystem
 import LarderWire
 
 /// Renders a `--call` request per call from its template (on the loop's thread).
@@ -44,7 +45,7 @@ enum RequestCatalog {
     static func prepare(_ options: BenchOptions, data: CreatedData, cancellation: BenchCancellation? = nil,
                         notify: (String) -> Void) throws(RPCError) -> Prepared
     {
-        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: MonotonicClock.now()))
+        var random = SplitMix64(seed: UInt64(truncatingIfNeeded: MonotonicClock.nanoseconds()))
         var prepared = Prepared(groups: [], seeded: [])
         let metadata = BenchRunner.seedMetadata(options)
         var seedClient: SeedClient?
@@ -59,7 +60,7 @@ enum RequestCatalog {
             let requests = (0..<options.seedLocations).map { index in
                 CreateLocationRequest(location: Location(name: "\(data.prefix)-\(index)", colorHex: randomColor(&random)))
             }
-            let started = MonotonicClock.now()
+            let started = MonotonicClock.nanoseconds()
             let locations = try client().callAll(LocationMethods.createLocation, requests, cancellation: cancellation) {
                 data.addLocations($0.map(\.id).filter { !$0.isEmpty })
             }
@@ -78,7 +79,7 @@ enum RequestCatalog {
                 return CreateMealRecordRequest(mealRecord: randomMeal(
                     index, prefix: data.prefix, &random, eatenAt: Timestamp(unixMilliseconds: eaten)))
             }
-            let started = MonotonicClock.now()
+            let started = MonotonicClock.nanoseconds()
             let meals = try client().callAll(MealRecordMethods.createMealRecord, requests, cancellation: cancellation) {
                 data.addMeals($0.map(\.id).filter { !$0.isEmpty })
             }
@@ -143,6 +144,6 @@ enum RequestCatalog {
     }
 
     private static func elapsed(since start: UInt64) -> String {
-        Format.seconds(Double(MonotonicClock.now() - start) / 1e9)
+        Format.seconds(Double(MonotonicClock.nanoseconds() - start) / 1e9)
     }
 }

@@ -1,3 +1,4 @@
+import LarderSystem
 import Synchronization
 
 /// The clock marks of a run and the state its loop threads share.
@@ -27,10 +28,10 @@ final class RunControl: Sendable {
          cancellation: BenchCancellation? = nil) {
         self.start = start
         self.cancellation = cancellation
-        measureStart = start + MonotonicClock.nanoseconds(warmupSeconds)
-        hardEnd = start + MonotonicClock.nanoseconds(timeLimitSeconds)
+        measureStart = start + MonotonicClock.nanoseconds(seconds: warmupSeconds)
+        hardEnd = start + MonotonicClock.nanoseconds(seconds: timeLimitSeconds)
         if requests == nil, let durationSeconds {
-            measureEnd = min(measureStart + MonotonicClock.nanoseconds(durationSeconds), hardEnd)
+            measureEnd = min(measureStart + MonotonicClock.nanoseconds(seconds: durationSeconds), hardEnd)
         } else {
             measureEnd = UInt64.max
         }

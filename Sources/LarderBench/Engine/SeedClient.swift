@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ final class SeedClient {
         fd = try TCPSocket.connect(to: address, timeoutSeconds: 5, nonBlocking: false)
         self.address = address
         self.metadata = metadata
-        deadline = MonotonicClock.now() + MonotonicClock.nanoseconds(timeoutSeconds)
+        deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
         var timeout = timeval(tv_sec: Int(max(1, timeoutSeconds)), tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -95,7 +96,7 @@ final class SeedClient {
     private func checkDeadline<Request, Response>(_ method: RPCMethod<Request, Response>, done: Int, of total: Int)
         throws(RPCError)
     {
-        guard MonotonicClock.now() < deadline else {
+        guard MonotonicClock.nanoseconds() < deadline else {
             throw .deadlineExceeded("\(method.path) took too long (\(done) of \(total) done)")
         }
     }
@@ -149,7 +150,7 @@ final class SeedClient {
             } catch {
                 throw .internalError("server sent an oversized frame while creating data")
             }
-            guard MonotonicClock.now() < deadline else { throw .deadlineExceeded("server did not reply in time") }
+            guard MonotonicClock.nanoseconds() < deadline else { throw .deadlineExceeded("server did not reply in time") }
             let result = chunk.withUnsafeMutableBytes { raw in TCPSocket.read(fd, into: raw.baseAddress!, count: raw.count) }
             switch result {
             case .bytes(let count): chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }

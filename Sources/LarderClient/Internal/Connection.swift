@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+import LarderSystem
 import LarderWire
 import Synchronization
 
@@ -30,9 +30,8 @@ final class Connection: Sendable {
         self.address = address
         self.maxFrameBytes = maxFrameBytes
         self.wakePipe = wakePipe
-        let thread = Thread { [self] in self.readLoop() }
-        thread.name = "larder-client-reader"
-        thread.start()
+        // Detached when dropped: the reader ends when the socket is shut down.
+        _ = SystemThread(name: "larder-client-reader") { [self] in self.readLoop() }
     }
 
     deinit {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 import LarderWire
 
 /// Blocking TCP socket operations on a raw descriptor, portable POSIX only.
@@ -11,89 +12,15 @@ enum Socket {
     /// - Returns: a blocking, TCP_NODELAY socket descriptor the caller owns.
     /// - Throws: UNAVAILABLE `cannot connect to HOST:PORT: <reason>`.
     static func connect(to address: ServerAddress, timeout: Duration) throws(RPCError) -> Int32 {
-        func unavailable(_ reason: String) -> RPCError {
-            RPCError.unavailable("cannot connect to \(address): \(reason)")
+        let (seconds, attoseconds) = max(timeout, .zero).components
+        let nanoseconds = UInt64(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let timeoutNanoseconds = nanoseconds.overflow ? UInt64.max / 2
+            : min(nanoseconds.partialValue &+ UInt64(attoseconds / 1_000_000_000), UInt64.max / 2)
+        switch TCPConnector.connect(to: HostPort(host: address.host, port: address.port),
+                                    timeoutNanoseconds: timeoutNanoseconds) {
+        case .success(let fd): return fd
+        case .failure(let failure): throw RPCError.unavailable("cannot connect to \(address): \(failure)")
         }
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(address.host, String(address.port), &hints, &list)
-        guard status == 0, let first = list else {
-            let reason = status == EAI_SYSTEM ? Errno.current.message : String(cString: gai_strerror(status))
-            throw unavailable("cannot resolve host \"\(address.host)\": \(reason)")
-        }
-        defer { freeaddrinfo(first) }
-
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        var lastError = "no address to connect to"
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let info = next?.pointee {
-            next = info.ai_next
-            switch attempt(info, deadline: deadline, timeout: timeout) {
-            case .success(let fd): return fd
-            case .failure(let reason): lastError = reason.text
-            }
-        }
-        throw unavailable(lastError)
-    }
-
-    /// One non-blocking connect with a deadline; the socket is made blocking again on success.
-    private static func attempt(_ info: addrinfo, deadline: ContinuousClock.Instant, timeout: Duration)
-        -> Result<Int32, AttemptFailureReason>
-    {
-        let fd: Int32
-        switch SystemCall.run({ socket(info.ai_family, info.ai_socktype, info.ai_protocol) }) {
-        case .success(let value): fd = value
-        case .failure(let error): return .failure(AttemptFailureReason(error.message))
-        }
-        var keep = false
-        defer { if !keep { SystemCall.close(fd) } }
-
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) >= 0 else {
-            return .failure(AttemptFailureReason(Errno.current.message))
-        }
-        if systemConnect(fd, info.ai_addr, info.ai_addrlen) != 0 {
-            let error = Errno.current
-            guard error.code == EINPROGRESS || error.code == EINTR else {
-                return .failure(AttemptFailureReason(error.message))
-            }
-            // Wait until writable: connected or failed.
-            while true {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                if remaining <= .zero {
-                    return .failure(AttemptFailureReason("timed out after \(formatSeconds(timeout))"))
-                }
-                var pfd = pollfd(fd: fd, events: Int16(truncatingIfNeeded: POLLOUT), revents: 0)
-                let ready = poll(&pfd, 1, Socket.milliseconds(remaining))
-                if ready < 0 {
-                    let error = Errno.current
-                    if error.code == EINTR { continue }
-                    return .failure(AttemptFailureReason(error.message))
-                }
-                if ready > 0 { break }
-            }
-            var soError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else {
-                return .failure(AttemptFailureReason(Errno.current.message))
-            }
-            if soError != 0 { return .failure(AttemptFailureReason(Errno(code: soError).message)) }
-        }
-        guard fcntl(fd, F_SETFL, flags) >= 0 else { return .failure(AttemptFailureReason(Errno.current.message)) }
-        var one: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        #if canImport(Darwin)
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        keep = true
-        return .success(fd)
     }
 
     /// Writes all of `bytes`, blocking as needed.
@@ -145,12 +72,6 @@ enum Socket {
     }
 }
 
-/// Why one connect attempt failed, as text for the user.
-struct AttemptFailureReason: Error {
-    let text: String
-    init(_ text: String) { self.text = text }
-}
-
 /// `1.5 s`, `10 s`, `200 ms`.
 func formatSeconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
@@ -160,13 +81,3 @@ func formatSeconds(_ duration: Duration) -> String {
     let tenths = (millis + 50) / 100
     return "\(tenths / 10).\(tenths % 10) s"
 }
-
-#if canImport(Glibc)
-private func systemConnect(_ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?, _ len: socklen_t) -> Int32 {
-    Glibc.connect(fd, addr, len)
-}
-#else
-private func systemConnect(_ fd: Int32, _ addr: UnsafeMutablePointer<sockaddr>?, _ len: socklen_t) -> Int32 {
-    Darwin.connect(fd, addr, len)
-}
-#endif

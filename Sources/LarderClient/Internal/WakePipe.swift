@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 import LarderWire
 
 /// A self-pipe that wakes a thread blocked in poll(). Portable POSIX (no eventfd).

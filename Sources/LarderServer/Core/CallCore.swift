@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderReactor
+import LarderSystem
 import LarderStore
 import LarderWire
 import Synchronization

@@ -1,3 +1,5 @@
+import LarderSystem
+
 /// A FIFO of jobs shared by producers and the store threads, guarded by one
 /// mutex and condition. Consumers take several jobs per wake-up.
 final class JobQueue<Job>: @unchecked Sendable {

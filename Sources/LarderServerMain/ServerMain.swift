@@ -1,5 +1,6 @@
 import LarderPostgres
 import LarderReactor
+import LarderServer
 import LarderSQLite
 import LarderStore
 import LarderWire
@@ -11,7 +12,7 @@ import Glibc
 public enum ServerMain {
     /// Runs the server; returns the process exit code.
     public static func run(arguments: [String], environment: [String: String]) -> Int32 {
-        let configuration: ServerConfiguration
+        let launch: LaunchConfiguration
         do {
             switch try ServerCommandLine.parse(arguments, environment: environment) {
             case .help:
@@ -21,9 +22,9 @@ public enum ServerMain {
                 Logger.writeRaw("larder-server \(BuildInfo.summary)\n", fd: 1)
                 return 0
             case .serve(let parsed):
-                configuration = parsed
+                launch = parsed
             }
-            try configuration.validate()
+            try launch.server.validate()
         } catch let error as ServerCommandLine.UsageError {
             Logger.writeRaw("larder-server: \(error.description)\nRun larder-server --help for usage.\n", fd: 2)
             return 2
@@ -31,6 +32,7 @@ public enum ServerMain {
             Logger.writeRaw("larder-server: \(error)\n", fd: 2)
             return 2
         }
+        let configuration = launch.server
         let logger = Logger(minimumLevel: configuration.logLevel)
         logger.info("starting", ["version": BuildInfo.version, "commit": BuildInfo.commit,
                                  "protocol": BuildInfo.protocolVersion, "pid": getpid()])
@@ -43,14 +45,14 @@ public enum ServerMain {
             return 1
         }
         let store: any Store
-        let database = configuration.databaseDescription
+        let database = launch.database.databaseDescription
         do {
-            store = try openStore(configuration, logger: logger)
+            store = try openStore(launch.database, logger: logger)
         } catch {
             logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
         }
-        logger.info("database_opened", ["db": database, "durability": configuration.durability.rawValue])
+        logger.info("database_opened", ["db": database, "durability": launch.database.durability.rawValue])
         let server: Server
         do {
             server = try Server(configuration: configuration, store: store, logger: logger)
@@ -64,7 +66,7 @@ public enum ServerMain {
     }
 
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
-    static func openStore(_ configuration: ServerConfiguration, logger: Logger) throws(RPCError) -> any Store {
+    static func openStore(_ configuration: DatabaseConfiguration, logger: Logger) throws(RPCError) -> any Store {
         if PostgresURL.isPostgres(configuration.databasePath) {
             return try PostgresStore.open(url: configuration.databasePath, options: PostgresStore.Options(
                 durability: configuration.durability == .full ? .full : .normal,

@@ -1,4 +1,5 @@
 import LarderPostgres
+import LarderServer
 
 /// Logs the database going away (`database_lost`, warn) and coming back
 /// (`database_regained`, info, with how long it was gone).

@@ -5,21 +5,24 @@ import Darwin
 #endif
 
 /// A failed system call: the `errno` it left.
-struct Errno: Error, Equatable {
-    let code: Int32
+public struct Errno: Error, Equatable, Sendable {
+    public let code: Int32
+
+    public init(code: Int32) { self.code = code }
 
     /// The current thread's `errno`.
-    static var current: Errno { Errno(code: errno) }
+    public static var current: Errno { Errno(code: errno) }
 
     /// `strerror`, e.g. "Connection refused".
-    var message: String { String(cString: strerror(code)) }
+    public var message: String { String(cString: strerror(code)) }
 }
 
 /// System calls through one helper that retries on EINTR and reads errno at once.
-enum SystemCall {
+public enum SystemCall {
     /// Runs `body` until it returns something other than -1 with EINTR.
     /// - Returns: the non-negative result, or the errno of the failure.
-    static func run<T: BinaryInteger>(_ body: () -> T) -> Result<T, Errno> {
+    @inline(__always)
+    public static func run<T: BinaryInteger>(_ body: () -> T) -> Result<T, Errno> {
         while true {
             let result = body()
             if result >= 0 { return .success(result) }
@@ -30,7 +33,7 @@ enum SystemCall {
     }
 
     /// Closes a descriptor, ignoring errors (nothing useful can be done about them).
-    static func close(_ fd: Int32) {
+    public static func close(_ fd: Int32) {
         #if canImport(Glibc)
         _ = Glibc.close(fd)
         #else

@@ -5,11 +5,14 @@ import Darwin
 #endif
 
 /// A pthread mutex with one condition variable; owns both.
-final class ThreadCondition: @unchecked Sendable {
+///
+/// `@unchecked Sendable`: the two pointers never change after `init`, and the
+/// pthread objects they point to are what makes sharing them safe.
+public final class ThreadCondition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
         precondition(pthread_cond_init(condition, nil) == 0, "pthread_cond_init failed")
     }
@@ -21,16 +24,16 @@ final class ThreadCondition: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
-    func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
+    public func lock() { precondition(pthread_mutex_lock(mutex) == 0, "pthread_mutex_lock failed") }
+    public func unlock() { precondition(pthread_mutex_unlock(mutex) == 0, "pthread_mutex_unlock failed") }
     /// Waits for a signal; the caller holds the lock.
-    func wait() { precondition(pthread_cond_wait(condition, mutex) == 0, "pthread_cond_wait failed") }
-    func signal() { pthread_cond_signal(condition) }
-    func broadcast() { pthread_cond_broadcast(condition) }
+    public func wait() { precondition(pthread_cond_wait(condition, mutex) == 0, "pthread_cond_wait failed") }
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
 
     /// Runs `body` holding the lock.
     @inline(__always)
-    func withLock<T>(_ body: () -> T) -> T {
+    public func withLock<T>(_ body: () -> T) -> T {
         lock()
         defer { unlock() }
         return body()

@@ -1,4 +1,5 @@
 import LarderReactor
+import LarderServer
 import LarderWire
 
 /// Parses `larder-server` flags and their environment variables into a configuration.
@@ -8,7 +9,7 @@ import LarderWire
 public enum ServerCommandLine {
     /// What the command line asked for.
     public enum Action: Sendable {
-        case serve(ServerConfiguration)
+        case serve(LaunchConfiguration)
         case help
         case version
     }
@@ -18,10 +19,10 @@ public enum ServerCommandLine {
         let name: String
         let value: String?
         let help: String
-        let apply: @Sendable (inout ServerConfiguration, String) throws(UsageError) -> Void
+        let apply: @Sendable (inout LaunchConfiguration, String) throws(UsageError) -> Void
 
         var environmentName: String {
-            "LARDER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            "LARDER_" + name.uppercased().replacing("-", with: "_")
         }
     }
 
@@ -35,98 +36,98 @@ public enum ServerCommandLine {
         Option(name: "listen", value: "HOST:PORT",
                help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port)") { config, value throws(UsageError) in
             guard let address = SocketAddress(parsing: value) else { throw UsageError("--listen: expected HOST:PORT, got \"\(value)\"") }
-            config.listen = address
+            config.server.listen = address
         },
         Option(name: "db", value: "PATH|URL",
                help: "SQLite database file, created when missing and served by one server at a time "
                    + "(default ./larder.sqlite), or a PostgreSQL URL "
                    + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE that several servers may share") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--db: expected a path") }
-            config.databasePath = value
+            config.database.databasePath = value
         },
         Option(name: "durability", value: "full|normal",
                help: "full: fsync every commit before replying OK (default); normal: sync the WAL at checkpoints "
                    + "(PostgreSQL: synchronous_commit=off)") { config, value throws(UsageError) in
-            guard let durability = ServerConfiguration.Durability(rawValue: value) else {
+            guard let durability = DatabaseConfiguration.Durability(rawValue: value) else {
                 throw UsageError("--durability: expected full or normal, got \"\(value)\"")
             }
-            config.durability = durability
+            config.database.durability = durability
         },
         Option(name: "no-seed", value: nil, help: "do not fill a new database with the default groups, categories and locations") { config, value throws(UsageError) in
-            config.seed = !(try parseSwitch(value, flag: "no-seed"))
+            config.database.seed = !(try parseSwitch(value, flag: "no-seed"))
         },
         Option(name: "readers", value: "N", help: "reader connections (threads) for read calls (default 2)") { config, value throws(UsageError) in
-            config.readerCount = try parseInt(value, flag: "readers", range: 1...64)
+            config.database.readerCount = try parseInt(value, flag: "readers", range: 1...64)
         },
         Option(name: "max-frame-bytes", value: "N", help: "largest frame a client may send (default 4194304)") { config, value throws(UsageError) in
-            config.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: 64...(1 << 30))
+            config.server.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: 64...(1 << 30))
         },
         Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused (default 10000)") { config, value throws(UsageError) in
-            config.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)
+            config.server.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)
         },
         Option(name: "max-calls-per-connection", value: "N",
                help: "calls in flight per connection; extra calls get RESOURCE_EXHAUSTED (default 1024)") { config, value throws(UsageError) in
-            config.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
+            config.server.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
         },
         Option(name: "max-output-bytes", value: "N",
                help: "reply bytes buffered per connection before the server stops reading from it and refuses its new calls (default 8388608)") { config, value throws(UsageError) in
-            config.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
+            config.server.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
         },
         Option(name: "memory-budget-bytes", value: "N",
                help: "bytes of unwritten replies and undecoded requests all connections together may hold; "
                    + "past it, connections over their share get RESOURCE_EXHAUSTED for new calls (default 268435456)") { config, value throws(UsageError) in
-            config.memoryBudgetBytes = try parseInt(value, flag: "memory-budget-bytes", range: (1 << 20)...(1 << 40))
+            config.server.memoryBudgetBytes = try parseInt(value, flag: "memory-budget-bytes", range: (1 << 20)...(1 << 40))
         },
         Option(name: "write-stall-timeout", value: "SECONDS",
                help: "drop a connection that has not read any of its replies for this long; 0 = never (default 30)") { config, value throws(UsageError) in
-            config.writeStallTimeoutSeconds = try parseInt(value, flag: "write-stall-timeout", range: 0...86_400)
+            config.server.writeStallTimeoutSeconds = try parseInt(value, flag: "write-stall-timeout", range: 0...86_400)
         },
         Option(name: "idle-timeout", value: "SECONDS",
                help: "close connections silent this long with no call in flight; 0 = never (default 300)") { config, value throws(UsageError) in
-            config.idleTimeoutSeconds = try parseInt(value, flag: "idle-timeout", range: 0...86_400)
+            config.server.idleTimeoutSeconds = try parseInt(value, flag: "idle-timeout", range: 0...86_400)
         },
         Option(name: "frame-timeout", value: "SECONDS",
                help: "time a client may take to finish a frame it started (default 10)") { config, value throws(UsageError) in
-            config.frameTimeoutSeconds = try parseInt(value, flag: "frame-timeout", range: 1...3_600)
+            config.server.frameTimeoutSeconds = try parseInt(value, flag: "frame-timeout", range: 1...3_600)
         },
         Option(name: "drain-timeout", value: "SECONDS",
                help: "on SIGTERM/SIGINT, time to finish calls in flight before exiting (default 10)") { config, value throws(UsageError) in
-            config.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
+            config.server.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
         },
         Option(name: "busy-timeout", value: "SECONDS",
                help: "SQLite: how long a call waits for a lock another process holds on the database "
                    + "before failing UNAVAILABLE (default 5)") { config, value throws(UsageError) in
-            config.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
+            config.database.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
         },
         Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
-            config.logLevel = level
+            config.server.logLevel = level
         },
         Option(name: "auth-token-file", value: "PATH",
                help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content, "
                    + "read again on SIGHUP") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--auth-token-file: expected a path") }
-            config.authTokenFile = value
+            config.server.authTokenFile = value
         },
         Option(name: "insecure", value: nil,
                help: "allow --listen on a non-loopback address without --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
-            config.insecure = try parseSwitch(value, flag: "insecure")
+            config.server.insecure = try parseSwitch(value, flag: "insecure")
         },
         Option(name: "metrics-listen", value: "HOST:PORT",
                help: "serve Prometheus metrics over plain HTTP at GET /metrics on this address (default: off)") { config, value throws(UsageError) in
             guard let address = SocketAddress(parsing: value) else {
                 throw UsageError("--metrics-listen: expected HOST:PORT, got \"\(value)\"")
             }
-            config.metricsListen = address
+            config.server.metricsListen = address
         },
         Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
-            config.accessLog = try parseSwitch(value, flag: "access-log")
+            config.server.accessLog = try parseSwitch(value, flag: "access-log")
         },
     ]
 
     /// Parses `arguments` (without the program name) over `environment`.
     public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Action {
-        var configuration = ServerConfiguration()
+        var configuration = LaunchConfiguration()
         for option in options {
             if let value = environment[option.environmentName] { try option.apply(&configuration, value) }
         }

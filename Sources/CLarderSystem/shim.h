@@ -1,0 +1,38 @@
+#pragma once
+// Portable POSIX calls Glibc's Swift module does not expose (no _GNU_SOURCE).
+#include <pthread.h>
+#include <stddef.h>
+
+#if defined(__linux__)
+extern int pthread_setname_np(pthread_t thread, const char *name);
+extern int pthread_getname_np(pthread_t thread, char *name, size_t size);
+extern int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);
+#endif
+
+// Names the calling thread (Linux keeps at most 15 bytes; the caller cuts it).
+static inline int clarder_set_current_thread_name(const char *name) {
+#if defined(__APPLE__)
+    return pthread_setname_np(name);
+#else
+    return pthread_setname_np(pthread_self(), name);
+#endif
+}
+
+// Copies the calling thread's name into `name` (`size` bytes, NUL-terminated).
+static inline int clarder_current_thread_name(char *name, size_t size) {
+    return pthread_getname_np(pthread_self(), name, size);
+}
+
+// The calling thread's stack size in bytes (0 if unknown).
+static inline size_t clarder_current_thread_stack_size(void) {
+#if defined(__APPLE__)
+    return pthread_get_stacksize_np(pthread_self());
+#else
+    pthread_attr_t attributes;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    if (pthread_attr_getstacksize(&attributes, &size) != 0) size = 0;
+    pthread_attr_destroy(&attributes);
+    return size;
+#endif
+}
