@@ -65,9 +65,9 @@ struct DataCleanupTests {
 
         // The command it names deletes exactly that.
         // A blocking client: on a thread of its own, not one of the two the whole test run shares.
-        let server = options.server
+        let address = options.server
         let counts = try await offThePool {
-            try DataCleaner.sweep(prefix: cleanup.prefix, server: server, metadata: [:], mealsSince: .some(nil))
+            try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:], mealsSince: .some(nil))
         }
         #expect(counts.meals == 12 && counts.locations == 0)
         #expect(store.meals.isEmpty)
