@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderReactor
 import LarderStore
 import LarderWire
 
@@ -16,7 +17,8 @@ enum LarderServices {
 
     /// A router with a handler for every method of `served`, each tagged with
     /// its index in `metrics`.
-    static func router(store: any Store, health: HealthStatus, metrics: MetricsRecorder) throws(RPCError) -> Router {
+    static func router(store: any Store, health: HealthStatus,
+                       metrics: LoopBound<MetricsRecorder>) throws(RPCError) -> Router {
         var router = Router(store: store)
 
         router.write(CategoryGroupMethods.createCategoryGroup, Operations.createCategoryGroup)
@@ -54,12 +56,12 @@ enum LarderServices {
         router.inline(ReflectionMethods.describeType) { request, _ throws(RPCError) in
             try reflection.describeType(request.name)
         }
-        router.inline(AdminMethods.getMetrics) { _, _ in metrics.snapshot() }
-        let serverInfo = ServerInfo.thisBuild(startTime: metrics.startTime)
+        router.inline(AdminMethods.getMetrics) { _, _ in metrics.value.snapshot() }  // inline: on the loop
+        let serverInfo = ServerInfo.thisBuild(startTime: metrics.value.startTime)
         router.inline(AdminMethods.getServerInfo) { _, _ in serverInfo }
 
         try router.validate(serving: served)
-        router.assignMetricsIndices(metrics.index(of:))
+        router.assignMetricsIndices(metrics.value.index(of:))
         return router
     }
 }

@@ -14,43 +14,112 @@ import Glibc
 /// The loop reads frames, decodes envelopes and hands each call to its
 /// handler; handlers answer from the store's threads by pushing framed
 /// replies into `replies`, which the loop drains in batches, writing each
-/// connection's replies with one send. All other state is confined to the
-/// loop thread, hence `@unchecked Sendable`.
-public final class Server: @unchecked Sendable {
+/// connection's replies with one send.
+///
+/// Checked `Sendable`: what other threads may touch is immutable or
+/// synchronized (`replies`, `budget`, `health`, `store`, `logger`); everything
+/// else belongs to the loop's thread and lives in a `LoopBound`, reached
+/// through the plain properties below, so that a store-thread closure that
+/// touches it by mistake traps in debug builds instead of racing.
+public final class Server: Sendable {
     public let configuration: ServerConfiguration
     let loop: EventLoop
     let logger: Logger
     let store: any Store
     let router: Router
     let health: HealthStatus
-    let listener: TCPListener
-    /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
-    var token: BearerToken?
-    /// Calls, latencies, connections and bytes; touched only on the loop thread.
-    let metrics: MetricsRecorder
+    /// The address actually bound (the real port when 0 was asked for).
+    public let address: SocketAddress
     let metricsHTTP: MetricsHTTPServer?
-    var listening = true
     /// Memory held for peers (unwritten replies, undecoded requests), all connections together.
     let budget: MemoryBudget
-    /// Accepting stopped after a failed accept (out of descriptors) until this monotonic time.
-    var acceptPausedUntil: UInt64?
-    /// Failed accepts not yet logged, and when the last line about them went out.
-    var acceptFailuresUnlogged = 0
-    var acceptFailureLoggedAt: UInt64?
-    var lastAcceptError: SystemError?
-    /// When the last line about the exhausted memory budget went out.
-    var budgetExhaustedLoggedAt: UInt64?
-    /// The most memory held for peers since free memory was last given back to the system.
-    var budgetPeak = 0
-    var connections: [UInt64: Connection] = [:]
-    var nextConnectionID: UInt64 = 1
-    var callsInFlight = 0
-    var drainDeadline: UInt64?
-    var stopped = false
     let replies = Mutex(ReplyQueue())
-    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    // Owned by the loop's thread (see `LoopBound`); the properties below reach them.
+    private let boundListener: LoopBound<TCPListener>
+    private let boundToken: LoopBound<BearerToken?>
+    private let boundMetrics: LoopBound<MetricsRecorder>
+    private let boundListening: LoopBound<Bool>
+    private let boundAcceptPausedUntil: LoopBound<UInt64?>
+    private let boundAcceptFailuresUnlogged: LoopBound<Int>
+    private let boundAcceptFailureLoggedAt: LoopBound<UInt64?>
+    private let boundLastAcceptError: LoopBound<SystemError?>
+    private let boundBudgetExhaustedLoggedAt: LoopBound<UInt64?>
+    private let boundBudgetPeak: LoopBound<Int>
+    private let boundConnections: LoopBound<[UInt64: Connection]>
+    private let boundNextConnectionID: LoopBound<UInt64>
+    private let boundCallsInFlight: LoopBound<Int>
+    private let boundDrainDeadline: LoopBound<UInt64?>
+    private let boundStopped: LoopBound<Bool>
+    private let boundReadBuffer: LoopBound<[UInt8]>
+    private let boundScratch: LoopBound<CallScratch>
+
+    var listener: TCPListener { boundListener.value }
+    /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
+    var token: BearerToken? {
+        get { boundToken.value }
+        _modify { yield &boundToken.value }
+    }
+    /// Calls, latencies, connections and bytes.
+    var metrics: MetricsRecorder { boundMetrics.value }
+    var listening: Bool {
+        get { boundListening.value }
+        _modify { yield &boundListening.value }
+    }
+    /// Accepting stopped after a failed accept (out of descriptors) until this monotonic time.
+    var acceptPausedUntil: UInt64? {
+        get { boundAcceptPausedUntil.value }
+        _modify { yield &boundAcceptPausedUntil.value }
+    }
+    /// Failed accepts not yet logged, and when the last line about them went out.
+    var acceptFailuresUnlogged: Int {
+        get { boundAcceptFailuresUnlogged.value }
+        _modify { yield &boundAcceptFailuresUnlogged.value }
+    }
+    var acceptFailureLoggedAt: UInt64? {
+        get { boundAcceptFailureLoggedAt.value }
+        _modify { yield &boundAcceptFailureLoggedAt.value }
+    }
+    var lastAcceptError: SystemError? {
+        get { boundLastAcceptError.value }
+        _modify { yield &boundLastAcceptError.value }
+    }
+    /// When the last line about the exhausted memory budget went out.
+    var budgetExhaustedLoggedAt: UInt64? {
+        get { boundBudgetExhaustedLoggedAt.value }
+        _modify { yield &boundBudgetExhaustedLoggedAt.value }
+    }
+    /// The most memory held for peers since free memory was last given back to the system.
+    var budgetPeak: Int {
+        get { boundBudgetPeak.value }
+        _modify { yield &boundBudgetPeak.value }
+    }
+    var connections: [UInt64: Connection] {
+        get { boundConnections.value }
+        _modify { yield &boundConnections.value }
+    }
+    var nextConnectionID: UInt64 {
+        get { boundNextConnectionID.value }
+        _modify { yield &boundNextConnectionID.value }
+    }
+    var callsInFlight: Int {
+        get { boundCallsInFlight.value }
+        _modify { yield &boundCallsInFlight.value }
+    }
+    var drainDeadline: UInt64? {
+        get { boundDrainDeadline.value }
+        _modify { yield &boundDrainDeadline.value }
+    }
+    var stopped: Bool {
+        get { boundStopped.value }
+        _modify { yield &boundStopped.value }
+    }
+    var readBuffer: [UInt8] {
+        get { boundReadBuffer.value }
+        _modify { yield &boundReadBuffer.value }
+    }
     /// Memory reused by every call the loop decodes or answers inline.
-    let scratch = CallScratch()
+    var scratch: CallScratch { boundScratch.value }
 
     struct PendingReply {
         let connectionID: UInt64
@@ -100,22 +169,30 @@ public final class Server: @unchecked Sendable {
                                    perConnectionLimit: configuration.maxBufferedOutputBytes)
         let health = HealthStatus(serviceNames: LarderServices.served.map(\.name))
         self.health = health
-        let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)
-        self.metrics = metrics
-        self.router = try LarderServices.router(store: store, health: health, metrics: metrics)
-        self.token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
-        try configuration.validate()
+        let loop: EventLoop
         do {
-            self.loop = try EventLoop()
-            self.listener = try TCPListener(address: configuration.listen)
+            loop = try EventLoop()
         } catch {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
+        self.loop = loop
+        // Set up on this thread before the loop first runs (see `EventLoop.isOnLoopThread`).
+        let metrics = LoopBound(MetricsRecorder(methodPaths: LarderServices.methodPaths), on: loop)
+        self.boundMetrics = metrics
+        self.router = try LarderServices.router(store: store, health: health, metrics: metrics)
+        let token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
+        try configuration.validate()
+        let listener: TCPListener
+        do {
+            listener = try TCPListener(address: configuration.listen)
+        } catch {
+            throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
+        }
+        self.address = listener.address
         if let metricsAddress = configuration.metricsListen {
-            let loop = self.loop
             do {
                 metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
-                    Self.snapshot(of: metrics, on: loop).map(PrometheusText.render)
+                    Self.snapshot(of: metrics).map(PrometheusText.render)
                 }
             } catch {
                 throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")
@@ -123,26 +200,39 @@ public final class Server: @unchecked Sendable {
         } else {
             metricsHTTP = nil
         }
-        metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
+        boundListener = LoopBound(listener, on: loop)
+        boundToken = LoopBound(token, on: loop)
+        boundListening = LoopBound(true, on: loop)
+        boundAcceptPausedUntil = LoopBound(nil, on: loop)
+        boundAcceptFailuresUnlogged = LoopBound(0, on: loop)
+        boundAcceptFailureLoggedAt = LoopBound(nil, on: loop)
+        boundLastAcceptError = LoopBound(nil, on: loop)
+        boundBudgetExhaustedLoggedAt = LoopBound(nil, on: loop)
+        boundBudgetPeak = LoopBound(0, on: loop)
+        boundConnections = LoopBound([:], on: loop)
+        boundNextConnectionID = LoopBound(1, on: loop)
+        boundCallsInFlight = LoopBound(0, on: loop)
+        boundDrainDeadline = LoopBound(nil, on: loop)
+        boundStopped = LoopBound(false, on: loop)
+        boundReadBuffer = LoopBound([UInt8](repeating: 0, count: 64 * 1024), on: loop)
+        boundScratch = LoopBound(CallScratch(), on: loop)
+        metrics.value.gauges = { [unowned self] in (connections.count, callsInFlight) }
         store.setCompletionsDelivered { [weak self] in self?.wakeForReplies() }
     }
 
-    /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
+    /// A consistent snapshot of `metrics`, taken on its loop, for another thread;
     /// nil when the loop does not answer within 2 seconds.
-    static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
+    static func snapshot(of metrics: LoopBound<MetricsRecorder>) -> Metrics? {
         let result = Mutex<Metrics?>(nil)
         let done = DispatchSemaphore(value: 0)
-        loop.execute {
-            let snapshot = metrics.snapshot()
+        metrics.loop.execute {
+            let snapshot = metrics.value.snapshot()
             result.withLock { $0 = snapshot }
             done.signal()
         }
         guard done.wait(timeout: .now() + 2) == .success else { return nil }
         return result.withLock { $0 }
     }
-
-    /// The address actually bound (the real port when 0 was asked for).
-    public var address: SocketAddress { listener.address }
 
     /// Serves until `shutdown()` (or SIGINT/SIGTERM, when `handleSignals`) has
     /// drained the calls in flight, then closes the store. SIGHUP reloads the token file.

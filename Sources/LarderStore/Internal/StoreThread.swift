@@ -6,6 +6,9 @@ import Darwin
 
 /// A joinable pthread running one closure; the store's own threads.
 final class StoreThread: @unchecked Sendable {
+    // Sendable because `handle` is written once, in init, before the object is shared, and
+    // `joined` only by `join()`, which its one owner (StoreExecutor.close, run once) calls.
+    // Not an Atomic: pthread_t is a pointer on Darwin. (The plumbing module replaces this.)
     private final class Start {
         let name: String
         let body: @Sendable () -> Void

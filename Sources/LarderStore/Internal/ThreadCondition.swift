@@ -6,6 +6,8 @@ import Darwin
 
 /// A pthread mutex with one condition variable; owns both.
 final class ThreadCondition: @unchecked Sendable {
+    // Sendable because it is a lock: the pthread objects are made for use from any thread,
+    // and the pointers to them are immutable.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
