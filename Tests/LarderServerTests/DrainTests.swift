@@ -28,9 +28,11 @@ struct DrainTests {
             #expect(refused?.message.contains("shutting down") == true, "\(refused?.message ?? "")")
             #expect(server.store.submittedCount == 1, "a refused call never reaches the store")
             // The listener is closed: a new connection is refused.
-            let late = try LarderClient.loopback(port: server.port, timeout: .seconds(10))
-            defer { late.close() }
-            await expectStatus(.unavailable) { try await late.call(HealthMethods.check, HealthCheckRequest()) }
+            await expectStatus(.unavailable) {
+                let late = try LarderClient.loopback(port: server.port, timeout: .seconds(10))
+                defer { late.close() }
+                return try await late.call(HealthMethods.check, HealthCheckRequest())
+            }
             #expect(!server.hasStopped, "the drain waits for the call in flight")
 
             server.store.release()
