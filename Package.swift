@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
-        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2"],
+        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2", "LarderMemoryStore"],
                 path: "Fuzz/Sources/LarderFuzzTargets", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-frames", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-frames", swiftSettings: settings),
@@ -95,9 +95,16 @@ let package = Package(
         .executableTarget(name: "larder-fuzz-http2", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-http2", swiftSettings: settings),
 
-        // Shared by the test targets: a PostgreSQL database of one test's own.
-        .target(name: "LarderTestSupport", dependencies: ["LarderPostgres"], path: "Tests/LarderTestSupport",
-                swiftSettings: settings),
+        // An in-memory StoreWriter, for the payload fuzz target and the in-process server tests:
+        // a target of its own so the fuzz build links neither Foundation nor libpq for it.
+        .target(name: "LarderMemoryStore", dependencies: ["LarderStore", "LarderAPI", "LarderWire"],
+                path: "Tests/LarderMemoryStore", swiftSettings: settings),
+        // Shared by the test targets: a PostgreSQL database of one test's own, the in-memory
+        // Store, ports, temporary directories, clients, status expectations, blocking work off the pool.
+        .target(name: "LarderTestSupport",
+                dependencies: ["LarderPostgres", "LarderMemoryStore", "LarderStore", "LarderClient", "LarderAPI",
+                               "LarderWire"],
+                path: "Tests/LarderTestSupport", swiftSettings: settings),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire"], swiftSettings: settings),
@@ -108,6 +115,11 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderTestSupport"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI", "LarderTestSupport"],
+                    swiftSettings: settings),
+        // The server in the test process, over the in-memory store: routing, admission, limits, drain.
+        .testTarget(name: "LarderServerTests",
+                    dependencies: ["LarderServer", "LarderReactor", "LarderClient", "LarderAPI", "LarderWire",
+                                   "LarderStore", "LarderMemoryStore", "LarderTestSupport"],
                     swiftSettings: settings),
         .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),

@@ -91,7 +91,8 @@ public enum BenchCommand {
 
 /// SIGINT while a bench runs: the first cancels the run, the second calls `onSecond` and exits 130.
 final class InterruptHandler: @unchecked Sendable {
-    // The source is set once in init and cancelled in stop(); the count lives on `queue`.
+    // Sendable because the source is set once in init and cancelled in stop(), and `count`
+    // is touched only by the event handler, which runs on the serial `queue`.
     private let source: any DispatchSourceSignal
     private let queue = DispatchQueue(label: "larder.bench.interrupt")
     private var count = 0

@@ -11,12 +11,22 @@ import Glibc
 /// thread; other threads talk to the loop only through `execute(_:)` and
 /// `stop()`, which wake it through an eventfd. Tasks submitted while the loop
 /// is busy are run together on its next turn, so a burst costs one wake-up.
+///
+/// The loop's thread is the one that runs (or last ran) `run()`; before the first
+/// `run()`, whoever sets the loop up owns it. State other objects keep for the loop
+/// lives in `LoopBound`, which checks the thread in debug builds.
 public final class EventLoop: @unchecked Sendable {
-    // Touched only on the loop thread: handlers, epollFD use in run().
+    // Sendable because: `epollFD` and `wakeFD` are immutable; `pending` is a Mutex;
+    // `owner` is atomic; `handlers` is touched only on the loop's thread, which
+    // register and unregister check in debug builds (`assertOnLoopThread`), and
+    // run() reads it on that thread. Tested in LoopBoundTests (a wrong-thread
+    // register traps, in a child process).
     private let epollFD: Int32
     private let wakeFD: Int32
     private var handlers: [Int32: any EventHandler] = [:]
     private let pending = Mutex<PendingTasks>(PendingTasks())
+    /// The `pthread_self()` of the thread in (or last in) `run()`; 0 before the first run.
+    private let owner = Atomic<UInt>(0)
 
     private struct PendingTasks: ~Copyable {
         var tasks: [@Sendable () -> Void] = []
@@ -45,6 +55,7 @@ public final class EventLoop: @unchecked Sendable {
     /// half-close (EPOLLRDHUP) is reported along with readability, never without it:
     /// it stays signalled, and a handler not reading would be called in a busy loop.
     public func register(_ fd: Int32, for events: IOEvents, handler: any EventHandler) throws(SystemError) {
+        assertOnLoopThread("the handler table")
         var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(fd: fd))
         try syscall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
         handlers[fd] = handler
@@ -62,9 +73,26 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops watching `fd`. The caller still owns and closes it.
     public func unregister(_ fd: Int32) {
+        assertOnLoopThread("the handler table")
         var event = epoll_event()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
         handlers[fd] = nil
+    }
+
+    /// True on the loop's thread: the one running (or that last ran) `run()`, and,
+    /// before the loop first runs, on any thread (the one setting it up).
+    public var isOnLoopThread: Bool {
+        let owner = owner.load(ordering: .acquiring)
+        return owner == 0 || pthread_equal(pthread_t(owner), pthread_self()) != 0
+    }
+
+    /// Traps, in debug builds only, unless called on the loop's thread (`isOnLoopThread`):
+    /// what `LoopBound` checks on every access. `owned` names what was reached, for the message.
+    @inlinable
+    public func assertOnLoopThread(_ owned: @autoclosure () -> String,
+                                   file: StaticString = #fileID, line: UInt = #line) {
+        assert(isOnLoopThread, "\(owned()) is owned by an event loop and was reached off its thread; "
+               + "reach it with loop.execute { } from other threads", file: file, line: line)
     }
 
     /// Runs `task` on the loop thread soon. Callable from any thread.
@@ -87,6 +115,7 @@ public final class EventLoop: @unchecked Sendable {
     /// `onTick` runs every `tickMilliseconds` (not after every turn: a busy loop
     /// turns hundreds of thousands of times a second).
     public func run(tickMilliseconds: Int32 = 1000, onTick: () -> Void = {}) {
+        owner.store(UInt(pthread_self()), ordering: .releasing)
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }

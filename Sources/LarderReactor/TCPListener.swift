@@ -1,14 +1,15 @@
 import CEpoll
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A non-blocking listening TCP socket. Owns its descriptor.
-public final class TCPListener {
+public final class TCPListener: Sendable {
     public let fd: Int32
     /// The bound address (with the real port when 0 was asked for).
     public let address: SocketAddress
-    private var closed = false
+    private let closed = Atomic<Bool>(false)
 
     /// Binds and listens on `address` (SO_REUSEADDR, non-blocking, close-on-exec).
     public init(address: SocketAddress, backlog: Int32 = 4096) throws(SystemError) {
@@ -68,8 +69,7 @@ public final class TCPListener {
 
     /// Closes the socket. Idempotent.
     public func close() {
-        if closed { return }
-        closed = true
+        if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
         Glibc.close(fd)
     }
 }

@@ -10,6 +10,9 @@ import Synchronization
 /// checkpoint); `CheckpointPolicy` decides after each commit whether to wake
 /// this thread for PASSIVE checkpoints or to have the writer checkpoint.
 final class SQLiteCheckpointer: @unchecked Sendable {
+    // Sendable because: `pending` and `stopped` are guarded by `condition`; `policy` is
+    // touched only by the writer's commit hook (one thread); `connection` only by this
+    // object's own thread, until stop() has joined it.
     private let connection: SQLiteConnection
     private let pages: Int32
     private let condition = ThreadCondition()

@@ -19,7 +19,7 @@ final class MetricsHTTPServer: Sendable {
     private static let maxRequestBytes = 8192
     private static let ioTimeoutSeconds = 2
 
-    private let listener: UnsafeTransfer<TCPListener>
+    private let listener: TCPListener
     private let render: Render
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<SystemThread?>(nil)
@@ -28,7 +28,7 @@ final class MetricsHTTPServer: Sendable {
     /// Binds `address` now, so a bad address fails at startup.
     init(address: SocketAddress, render: @escaping Render) throws(SystemError) {
         let listener = try TCPListener(address: address, backlog: 64)
-        self.listener = UnsafeTransfer(listener)
+        self.listener = listener
         self.address = listener.address
         self.render = render
     }
@@ -49,15 +49,15 @@ final class MetricsHTTPServer: Sendable {
             return thread
         }
         running?.join()
-        listener.value.close()
+        listener.close()
     }
 
     private func acceptLoop() {
-        let fd = listener.value.fd
+        let fd = listener.fd
         while !stopping.load(ordering: .relaxed) {
             var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard Glibc.poll(&poll, 1, 200) > 0 else { continue }
-            guard let accepted = try? listener.value.accept() else { continue }
+            guard let accepted = try? listener.accept() else { continue }
             serve(accepted.fd)
             SocketIO.close(accepted.fd)
         }
@@ -133,10 +133,4 @@ final class MetricsHTTPServer: Sendable {
             offset += written
         }
     }
-}
-
-/// Moves a non-Sendable value whose use is confined by its owner's protocol.
-struct UnsafeTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

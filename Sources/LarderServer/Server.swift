@@ -42,7 +42,12 @@ public final class Server: @unchecked Sendable {
     var budgetExhaustedLoggedAt: UInt64?
     /// The most memory held for peers since free memory was last given back to the system.
     var budgetPeak = 0
-    var connections: [UInt64: Connection] = [:]
+    /// The open connections; owned by the loop's thread, checked on every access in debug builds.
+    private let boundConnections: LoopBound<[UInt64: Connection]>
+    var connections: [UInt64: Connection] {
+        get { boundConnections.value }
+        _modify { yield &boundConnections.value }
+    }
     var drainDeadline: UInt64?
     var stopped = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -71,6 +76,7 @@ public final class Server: @unchecked Sendable {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
         let loop = self.loop
+        self.boundConnections = LoopBound([:], on: loop)
         self.core = CallCore(configuration: configuration, store: store, router: router, metrics: metrics,
                              token: token, logger: logger, onLoop: { loop.execute($0) })
         if let metricsAddress = configuration.metricsListen {

@@ -12,6 +12,9 @@ import Synchronization
 /// batch. Completions run on the store thread, so they must be quick and must
 /// not call `close()`.
 public final class StoreExecutor: @unchecked Sendable {
+    // Sendable because: the queues and `completionsDelivered` are synchronized; `closed` is
+    // guarded by `closeLock`; `threads` is written only in init; each connection (not Sendable)
+    // is used by exactly one store thread, and closed in close() only after every thread joined.
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.

@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderTestSupport
 import LarderWire
 import Synchronization
 import Testing
@@ -133,7 +134,7 @@ struct LoadEngineTests {
     }
 
     @Test func refusedConnectionIsUnavailable() async throws {
-        let options = try Self.options(port: try PingServer.unusedPort(), ["--requests", "5"])
+        let options = try Self.options(port: try unusedLoopbackPort(), ["--requests", "5"])
         await #expect {
             try await BenchRunner.run(options)
         } throws: { error in

@@ -12,8 +12,7 @@ final class ChildProcess: @unchecked Sendable {
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
          currentDirectory: URL? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-child-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "larder-child")
         outURL = directory.appendingPathComponent("stdout")
         errURL = directory.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderTestSupport
 import LarderWire
 import Testing
 
@@ -32,8 +33,7 @@ struct HardeningEndToEndTests {
     }
 
     static func client(_ server: ServerProcess) throws -> LarderClient {
-        try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                         options: ClientOptions(defaultTimeout: .seconds(30)))
+        try LarderClient.loopback(port: server.port, timeout: .seconds(30))
     }
 
     /// Polls the server's metrics until no call but the metrics call itself is in flight (bounded: 60 s).
@@ -68,29 +68,22 @@ struct HardeningEndToEndTests {
     // MARK: - Item 1: bearer token
 
     @Test func aTokenWithTrailingBytesIsRefused() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tokenFile = directory.appendingPathComponent("token").path
-        try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let tokenFile = try writeTokenFile("s3cret-token", in: directory)
         let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile])
         defer { server.stop() }
-        let address = ServerAddress(host: "127.0.0.1", port: server.port)
         // 256 and 512 extra bytes: a length difference that folds to zero in one byte.
         for presented in ["s3cret-token" + String(repeating: "x", count: 256),
                           "s3cret-token" + String(repeating: "x", count: 512),
                           "s3cret-toke", "s3cret-token "] {
-            var options = ClientOptions()
-            options.setBearerToken(presented)
-            let client = try LarderClient(server: address, options: options)
+            let client = try LarderClient.loopback(port: server.port, token: presented)
             defer { client.close() }
             await expectStatus(.unauthenticated) {
                 try await client.call(LocationMethods.listLocations, ListLocationsRequest())
             }
         }
-        var options = ClientOptions()
-        options.setBearerToken("s3cret-token")
-        let authorized = try LarderClient(server: address, options: options)
+        let authorized = try LarderClient.loopback(port: server.port, token: "s3cret-token")
         defer { authorized.close() }
         #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
     }

@@ -114,16 +114,12 @@ struct LimitsEndToEndTests {
     }
 
     @Test func bearerTokenIsRequiredExceptForHealth() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tokenFile = directory.appendingPathComponent("token").path
-        try "s3cret-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let tokenFile = try writeTokenFile("s3cret-token", in: directory)
         let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile])
         defer { server.stop() }
-        let address = ServerAddress(host: "127.0.0.1", port: server.port)
-
-        let anonymous = try LarderClient(server: address)
+        let anonymous = try LarderClient.loopback(port: server.port)
         defer { anonymous.close() }
         #expect(try await anonymous.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         await expectStatus(.unauthenticated) {
@@ -133,17 +129,13 @@ struct LimitsEndToEndTests {
             try await anonymous.callRaw(path: "/larder.v1.LocationService/Teleport", payload: [])
         }
 
-        var wrongOptions = ClientOptions()
-        wrongOptions.setBearerToken("s3cret-tokeX")
-        let wrong = try LarderClient(server: address, options: wrongOptions)
+        let wrong = try LarderClient.loopback(port: server.port, token: "s3cret-tokeX")
         defer { wrong.close() }
         await expectStatus(.unauthenticated) {
             try await wrong.call(LocationMethods.listLocations, ListLocationsRequest())
         }
 
-        var options = ClientOptions()
-        options.setBearerToken("s3cret-token")
-        let authorized = try LarderClient(server: address, options: options)
+        let authorized = try LarderClient.loopback(port: server.port, token: "s3cret-token")
         defer { authorized.close() }
         #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
     }

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderClient
+import LarderTestSupport
 import LarderWire
 import Testing
 

@@ -157,11 +157,9 @@ struct OperabilityEndToEndTests {
     }
 
     @Test func reflectionAndMetricsNeedTheTokenWhenAuthIsOn() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-ops-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-ops")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tokenFile = directory.appendingPathComponent("token").path
-        try "ops-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let tokenFile = try writeTokenFile("ops-token", in: directory)
         try await withServer(arguments: ["--auth-token-file", tokenFile]) { server, anonymous in
             #expect(try await anonymous.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             await expectStatus(.unauthenticated) { try await anonymous.call(ReflectionMethods.listServices, ListServicesRequest()) }
@@ -169,9 +167,7 @@ struct OperabilityEndToEndTests {
                 try await anonymous.call(ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.Location"))
             }
             await expectStatus(.unauthenticated) { try await anonymous.call(AdminMethods.getMetrics, GetMetricsRequest()) }
-            var options = ClientOptions()
-            options.setBearerToken("ops-token")
-            let authorized = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
+            let authorized = try LarderClient.loopback(port: server.port, token: "ops-token")
             defer { authorized.close() }
             #expect(try await authorized.call(ReflectionMethods.listServices, ListServicesRequest()).services.count == 7)
             let metrics = try await authorized.call(AdminMethods.getMetrics, GetMetricsRequest())

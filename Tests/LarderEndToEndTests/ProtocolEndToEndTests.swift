@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderTestSupport
 import LarderWire
 import Testing
 

@@ -11,19 +11,17 @@ struct ReloadEndToEndTests {
     /// (a write held up by a lock on the database) still finishes OK; a file that no longer
     /// holds a token keeps the token in force and logs an error.
     @Test func sighupSwapsTheTokenWithoutTouchingCallsInFlight() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-reload-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-reload")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let tokenFile = directory.appendingPathComponent("token").path
-        try "old-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let tokenFile = try writeTokenFile("old-token", in: directory)
 
         // The held-up write must outlast the test's steps on a busy machine: SQLite's default 5 s
         // busy timeout failed it UNAVAILABLE there.
         let server = try await ServerProcess(arguments: ["--auth-token-file", tokenFile, "--drain-timeout", "120",
                                                          "--busy-timeout", "300"])
         defer { server.stop() }
-        let old = try client(server, token: "old-token")
-        let new = try client(server, token: "new-token")
+        let old = try LarderClient.loopback(port: server.port, token: "old-token")
+        let new = try LarderClient.loopback(port: server.port, token: "new-token")
         defer {
             old.close()
             new.close()
@@ -84,12 +82,6 @@ struct ReloadEndToEndTests {
             #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
         }
-    }
-
-    private func client(_ server: ServerProcess, token: String) throws -> LarderClient {
-        var options = ClientOptions(defaultTimeout: .seconds(60))
-        options.setBearerToken(token)
-        return try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
     }
 }
 

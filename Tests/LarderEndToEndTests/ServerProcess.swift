@@ -52,8 +52,7 @@ final class ServerProcess: @unchecked Sendable {
     init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil,
          descriptorLimit: Int? = nil) async throws {
         self.descriptorLimit = descriptorLimit
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "larder-e2e")
         if let databasePath {
             postgres = nil
             self.databasePath = databasePath

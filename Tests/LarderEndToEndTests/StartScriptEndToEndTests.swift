@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import Testing
 
 /// scripts/start.sh with the debug binaries (LARDER_START_BIN, no install or build):
@@ -39,8 +40,7 @@ struct StartScriptEndToEndTests {
     }
 
     @Test func aServerThatCannotStartIsReportedAndNotLeftBehind() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-start-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-start")
         defer { try? FileManager.default.removeItem(at: directory) }
         let run = try Self.start(["--listen", "127.0.0.1:0", "--db", directory.appendingPathComponent("x.sqlite").path,
                                   "--no-such-flag"])
@@ -51,8 +51,7 @@ struct StartScriptEndToEndTests {
     }
 
     @Test func itChecksTheAddressTheServerListensOnAndStopsItOnTERM() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-start-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "larder-start")
         defer { try? FileManager.default.removeItem(at: directory) }
         // Port 0 through LARDER_LISTEN: only the server's own log can say where it listens.
         let run = try Self.start(["--db", directory.appendingPathComponent("x.sqlite").path],

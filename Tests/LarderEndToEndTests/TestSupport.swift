@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderTestSupport
 import LarderWire
 import Testing
 
@@ -8,30 +9,12 @@ import Testing
 func withServer<R>(_ backend: Backend = .sqlite, arguments: [String] = [],
                    _ body: (ServerProcess, LarderClient) async throws -> R) async throws -> R {
     let server = try await ServerProcess(backend: backend, arguments: arguments)
-    let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                                  options: ClientOptions(defaultTimeout: .seconds(120)))
+    let client = try LarderClient.loopback(port: server.port, timeout: .seconds(120))
     defer {
         client.close()
         server.stop()
     }
     return try await body(server, client)
-}
-
-/// Expects `body` to fail with `code`; returns the error for message checks.
-@discardableResult
-func expectStatus(_ code: StatusCode, sourceLocation: SourceLocation = #_sourceLocation,
-                  _ body: () async throws -> some Any) async -> RPCError? {
-    do {
-        _ = try await body()
-        Issue.record("expected \(code.name), got OK", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as RPCError {
-        #expect(error.code == code, "message: \(error.message)", sourceLocation: sourceLocation)
-        return error
-    } catch {
-        Issue.record("expected RPCError \(code.name), got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
 }
 
 /// A UUID v4 in lowercase, as the server generates.

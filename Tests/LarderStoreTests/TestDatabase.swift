@@ -24,9 +24,7 @@ final class TestDatabase {
          durability: SQLiteStore.Options.Durability = .normal) throws {
         self.backend = backend
         self.durability = durability
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("larder-store-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory(prefix: "larder-store-tests")
         switch backend {
         case .sqlite:
             postgres = nil

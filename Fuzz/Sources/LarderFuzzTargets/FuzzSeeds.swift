@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderMemoryStore
 import LarderWire
 
 /// The seed corpus of each target (committed under Fuzz/corpus/<target>/,

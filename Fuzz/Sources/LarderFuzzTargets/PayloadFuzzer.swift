@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderMemoryStore
 import LarderStore
 import LarderWire
 

@@ -15,6 +15,8 @@ import Darwin
 /// encodes the next calls straight into each connection's output buffer and
 /// sends them with one write per connection. Handed to its thread once.
 final class LoadLoop: @unchecked Sendable {
+    // Sendable because it is handed to its thread once and touched only there afterwards;
+    // other threads see only `progress` (atomics) and the result it returns when its thread ends.
     private let index: Int
     private let connections: [BenchConnection]
     private let control: RunControl

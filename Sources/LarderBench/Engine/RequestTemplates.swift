@@ -11,7 +11,8 @@ import Darwin
 /// object owns. A loop copies the envelopes once, then per call only sets
 /// `call_id` and packs; no allocation per call.
 final class RequestTemplates: @unchecked Sendable {
-    // Immutable after init; the C memory is freed in deinit.
+    // Sendable because it is immutable after init (the vars are filled in init only) and the
+    // C memory they point at is only read by the loops, then freed in deinit.
     private var allocations: [UnsafeMutableRawPointer] = []
     private(set) var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
     /// Which templates belong to which workload.

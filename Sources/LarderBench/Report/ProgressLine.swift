@@ -2,7 +2,7 @@
 /// calls/s over the last interval, and errors, redrawn in place.
 /// Driven by load loop 0 only.
 final class ProgressLine: @unchecked Sendable {
-    // Touched only by the thread of loop 0.
+    // Sendable because it is touched only by the thread of loop 0 (it reads the others' atomics).
     private let loops: [LoopProgress]
     private let start: UInt64
     private let measureStart: UInt64

@@ -3,6 +3,7 @@ import LarderSystem
 /// A FIFO of jobs shared by producers and the store threads, guarded by one
 /// mutex and condition. Consumers take several jobs per wake-up.
 final class JobQueue<Job>: @unchecked Sendable {
+    // Sendable because every var below is read and written only with `condition` locked.
     private let condition = ThreadCondition()
     private var jobs: [Job] = []
     private var head = 0

@@ -1,7 +1,7 @@
 import CProtobufC
 
 /// One field of a protobuf-c message descriptor.
-public struct FieldDescriptor: Hashable, @unchecked Sendable {
+public struct FieldDescriptor: Hashable, Sendable {
     /// The message that declares the field.
     public let message: MessageDescriptor
     /// The position in `message.fields` (by number).

@@ -45,24 +45,6 @@ final class PingServer: Sendable {
 
     deinit { close(listenFD) }
 
-    /// A loopback port nothing listens on: bound, never listened on, then closed.
-    static func unusedPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RPCError(.internal, "socket: \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let status = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
-            }
-        }
-        guard status == 0 else { throw RPCError(.internal, "bind: \(errno)") }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
     /// Requests seen so far, by method.
     var requestsByMethod: [String: Int] { received.withLock { $0 } }
 

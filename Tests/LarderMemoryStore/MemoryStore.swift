@@ -2,27 +2,50 @@ import LarderAPI
 import LarderStore
 import LarderWire
 
-/// A small in-memory `StoreWriter` for the payload fuzz target: enough
-/// behaviour (unique ids and names, foreign keys, keyset pages, summaries)
-/// for `Operations` to take every path, with no database and no threads.
+/// A small in-memory `StoreWriter`: enough behaviour (unique ids and names,
+/// foreign keys, keyset pages, summaries) for `Operations` to take every path,
+/// with no database and no threads.
 ///
-/// Created fresh for each fuzz input, pre-filled with `MemoryStore.seeded`,
-/// so each input runs against the same state.
-final class MemoryStore: StoreWriter {
+/// The payload fuzz target creates one per input, pre-filled with
+/// `MemoryStore.seeded`, so each input runs against the same state; the
+/// in-process server tests drive one from a store thread (LarderTestSupport's
+/// `InMemoryStore`). Not thread-safe: one thread at a time.
+public final class MemoryStore: StoreWriter {
     private var locationRows: [String: Location] = [:]
     private var groupRows: [String: CategoryGroup] = [:]
     private var categoryRows: [String: ItemCategory] = [:]
     private var mealRows: [String: MealRecord] = [:]
 
     /// Ids the seed corpus refers to, so Get/Update/Delete can find something.
-    static let locationID = "0d6f1c9e-3b7a-4f7e-9a53-8b1f4c2d6e70"
-    static let groupID = "a1b2c3d4-0000-4000-8000-000000000001"
-    static let emptyGroupID = "a1b2c3d4-0000-4000-8000-000000000002"
-    static let categoryID = "5b0c5d0e-8a8e-4b8f-a1c2-0f3e5d7c9b11"
-    static let mealIDs = (1...3).map { "c0ffee00-0000-4000-8000-00000000000\($0)" }
+    public static let locationID = "0d6f1c9e-3b7a-4f7e-9a53-8b1f4c2d6e70"
+    public static let groupID = "a1b2c3d4-0000-4000-8000-000000000001"
+    public static let emptyGroupID = "a1b2c3d4-0000-4000-8000-000000000002"
+    public static let categoryID = "5b0c5d0e-8a8e-4b8f-a1c2-0f3e5d7c9b11"
+    public static let mealIDs = (1...3).map { "c0ffee00-0000-4000-8000-00000000000\($0)" }
+
+    /// An empty store.
+    public init() {}
+
+    /// A copy holding the same rows: a write transaction's snapshot, put back when it fails.
+    public func copy() -> MemoryStore {
+        let copy = MemoryStore()
+        copy.locationRows = locationRows
+        copy.groupRows = groupRows
+        copy.categoryRows = categoryRows
+        copy.mealRows = mealRows
+        return copy
+    }
+
+    /// Replaces every row with those of `other`.
+    public func restore(from other: MemoryStore) {
+        locationRows = other.locationRows
+        groupRows = other.groupRows
+        categoryRows = other.categoryRows
+        mealRows = other.mealRows
+    }
 
     /// A store holding one of each entity (and three meals on two days).
-    static func seeded() -> MemoryStore {
+    public static func seeded() -> MemoryStore {
         let store = MemoryStore()
         let time = Timestamp(unixMilliseconds: 1_717_000_000_000)
         store.locationRows[locationID] = Location(id: locationID, name: "Pantry", colorHex: "#112233",
@@ -44,23 +67,23 @@ final class MemoryStore: StoreWriter {
 
     // MARK: - Reads
 
-    func location(id: String) throws(RPCError) -> Location? { locationRows[id] }
-    func locations() throws(RPCError) -> [Location] { locationRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
-    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { groupRows[id] }
-    func categoryGroups() throws(RPCError) -> [CategoryGroup] {
+    public func location(id: String) throws(RPCError) -> Location? { locationRows[id] }
+    public func locations() throws(RPCError) -> [Location] { locationRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
+    public func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { groupRows[id] }
+    public func categoryGroups() throws(RPCError) -> [CategoryGroup] {
         groupRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
-    func itemCategory(id: String) throws(RPCError) -> ItemCategory? { categoryRows[id] }
-    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
+    public func itemCategory(id: String) throws(RPCError) -> ItemCategory? { categoryRows[id] }
+    public func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
         categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }
             .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
     }
-    func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
+    public func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
         categoryRows.values.count { $0.categoryGroupID == groupID }
     }
-    func mealRecord(id: String) throws(RPCError) -> MealRecord? { mealRows[id] }
+    public func mealRecord(id: String) throws(RPCError) -> MealRecord? { mealRows[id] }
 
-    func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
+    public func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
         func at(_ meal: MealRecord) -> StoreInstant { StoreInstant(meal.eatenAt ?? Timestamp(seconds: 0)) }
         let rows = mealRows.values.filter { meal in
             guard at(meal) >= query.start, at(meal) < query.end else { return false }
@@ -76,7 +99,7 @@ final class MemoryStore: StoreWriter {
         return page
     }
 
-    func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
+    public func mealSummary(_ query: MealSummaryQuery) throws(RPCError) -> [MealSummaryRow] {
         var rows: [Int64: [Int32: MealSummaryRow]] = [:]
         for meal in mealRows.values {
             let instant = StoreInstant(meal.eatenAt ?? Timestamp(seconds: 0))
@@ -99,7 +122,7 @@ final class MemoryStore: StoreWriter {
 
     // MARK: - Writes
 
-    func insertLocation(_ location: Location) throws(RPCError) {
+    public func insertLocation(_ location: Location) throws(RPCError) {
         guard locationRows[location.id] == nil else { throw StoreError.duplicateID("location", id: location.id) }
         guard !locationRows.values.contains(where: { $0.name == location.name }) else {
             throw StoreError.duplicateName("location", name: location.name)
@@ -107,7 +130,7 @@ final class MemoryStore: StoreWriter {
         locationRows[location.id] = location
     }
 
-    func updateLocation(_ location: Location) throws(RPCError) -> Bool {
+    public func updateLocation(_ location: Location) throws(RPCError) -> Bool {
         guard locationRows[location.id] != nil else { return false }
         guard !locationRows.values.contains(where: { $0.name == location.name && $0.id != location.id }) else {
             throw StoreError.duplicateName("location", name: location.name)
@@ -116,9 +139,9 @@ final class MemoryStore: StoreWriter {
         return true
     }
 
-    func deleteLocation(id: String) throws(RPCError) -> Bool { locationRows.removeValue(forKey: id) != nil }
+    public func deleteLocation(id: String) throws(RPCError) -> Bool { locationRows.removeValue(forKey: id) != nil }
 
-    func insertCategoryGroup(_ group: CategoryGroup) throws(RPCError) {
+    public func insertCategoryGroup(_ group: CategoryGroup) throws(RPCError) {
         guard groupRows[group.id] == nil else { throw StoreError.duplicateID("category group", id: group.id) }
         guard !groupRows.values.contains(where: { $0.name == group.name }) else {
             throw StoreError.duplicateName("category group", name: group.name)
@@ -128,7 +151,7 @@ final class MemoryStore: StoreWriter {
         groupRows[group.id] = stored
     }
 
-    func updateCategoryGroup(_ group: CategoryGroup) throws(RPCError) -> Bool {
+    public func updateCategoryGroup(_ group: CategoryGroup) throws(RPCError) -> Bool {
         guard groupRows[group.id] != nil else { return false }
         guard !groupRows.values.contains(where: { $0.name == group.name && $0.id != group.id }) else {
             throw StoreError.duplicateName("category group", name: group.name)
@@ -139,44 +162,44 @@ final class MemoryStore: StoreWriter {
         return true
     }
 
-    func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
+    public func deleteCategoryGroup(id: String) throws(RPCError) -> Bool {
         guard itemCategoryCountUnchecked(id) == 0 else { throw StoreError.categoryGroupInUse(id: id) }
         return groupRows.removeValue(forKey: id) != nil
     }
 
-    func insertItemCategory(_ category: ItemCategory) throws(RPCError) {
+    public func insertItemCategory(_ category: ItemCategory) throws(RPCError) {
         guard categoryRows[category.id] == nil else { throw StoreError.duplicateID("item category", id: category.id) }
         try checkItemCategory(category)
         categoryRows[category.id] = category
     }
 
-    func updateItemCategory(_ category: ItemCategory) throws(RPCError) -> Bool {
+    public func updateItemCategory(_ category: ItemCategory) throws(RPCError) -> Bool {
         guard categoryRows[category.id] != nil else { return false }
         try checkItemCategory(category)
         categoryRows[category.id] = category
         return true
     }
 
-    func deleteItemCategory(id: String) throws(RPCError) -> Bool { categoryRows.removeValue(forKey: id) != nil }
+    public func deleteItemCategory(id: String) throws(RPCError) -> Bool { categoryRows.removeValue(forKey: id) != nil }
 
-    func deleteItemCategories(groupID: String) throws(RPCError) -> Int {
+    public func deleteItemCategories(groupID: String) throws(RPCError) -> Int {
         let ids = categoryRows.values.filter { $0.categoryGroupID == groupID }.map(\.id)
         for id in ids { categoryRows[id] = nil }
         return ids.count
     }
 
-    func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+    public func insertMealRecord(_ record: MealRecord) throws(RPCError) {
         guard mealRows[record.id] == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
         mealRows[record.id] = record
     }
 
-    func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
+    public func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool {
         guard mealRows[record.id] != nil else { return false }
         mealRows[record.id] = record
         return true
     }
 
-    func deleteMealRecord(id: String) throws(RPCError) -> Bool { mealRows.removeValue(forKey: id) != nil }
+    public func deleteMealRecord(id: String) throws(RPCError) -> Bool { mealRows.removeValue(forKey: id) != nil }
 
     private func itemCategoryCountUnchecked(_ groupID: String) -> Int {
         categoryRows.values.count { $0.categoryGroupID == groupID }

@@ -3,14 +3,14 @@ import LarderWire
 
 /// A plain blocking TCP socket for speaking raw bytes to the server: garbage,
 /// truncated frames, hand-built envelopes.
-final class RawConnection: @unchecked Sendable {  // receive() from one task, send() from another at most
-    let fd: Int32
+public final class RawConnection: @unchecked Sendable {  // receive() from one task, send() from another at most
+    public let fd: Int32
     private var decoder = FrameDecoder(maxFrameSize: 64 * 1024 * 1024)
 
     /// Connects to 127.0.0.1:`port`; `receiveBufferBytes` shrinks the socket's receive
     /// buffer (set before connecting, so the window stays small), for a peer that must
     /// leave replies in the server rather than in its own kernel buffer.
-    init(port: UInt16, receiveBufferBytes: Int32? = nil) throws {
+    public init(port: UInt16, receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBufferBytes {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -29,7 +29,7 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
 
     deinit { close(fd) }
 
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -40,7 +40,7 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
 
     /// Sends as much of `bytes` as the server takes within `seconds`, without
     /// blocking; returns the number of bytes sent.
-    func sendWithoutBlocking(_ bytes: [UInt8], seconds: Double) -> Int {
+    public func sendWithoutBlocking(_ bytes: [UInt8], seconds: Double) -> Int {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }
@@ -54,13 +54,13 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
     }
 
     /// Shuts down the sending side (the server reads end of stream); replies still arrive.
-    func shutdownSending() { _ = shutdown(fd, Int32(SHUT_WR)) }
+    public func shutdownSending() { _ = shutdown(fd, Int32(SHUT_WR)) }
 
     /// Sends one framed request envelope.
-    func send(_ envelope: RequestEnvelope) { send(Frame.encode(envelope)) }
+    public func send(_ envelope: RequestEnvelope) { send(Frame.encode(envelope)) }
 
     /// The next reply, or nil at end of stream / timeout.
-    func receive() -> ResponseEnvelope? {
+    public func receive() -> ResponseEnvelope? {
         while true {
             if let body = try? decoder.next() {
                 return try? ProtoCodec.decode(ResponseEnvelope.self, from: body)
@@ -73,7 +73,7 @@ final class RawConnection: @unchecked Sendable {  // receive() from one task, se
     }
 
     /// True when the server closed the connection (reads hit end of stream) within the receive timeout.
-    func isClosedByServer() -> Bool {
+    public func isClosedByServer() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

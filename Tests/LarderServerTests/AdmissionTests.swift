@@ -1,0 +1,103 @@
+import LarderAPI
+import LarderClient
+import LarderTestSupport
+import LarderWire
+import Synchronization
+import Testing
+
+/// What the server admits: calls in flight per connection, and the memory budget.
+@Suite("Server admission (in process)")
+struct AdmissionTests {
+    @Test func callsBeyondThePerConnectionLimitGetResourceExhausted() async throws {
+        try await withInProcessServer({ $0.maxCallsPerConnection = 2 }) { server in
+            let client = try server.client()
+            defer { client.close() }
+            server.store.hold()
+            let refused = Refusals()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        do {
+                            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+                        } catch let error as RPCError where error.code == .resourceExhausted {
+                            refused.errors.withLock { $0.append(error) }
+                        }
+                    }
+                }
+                // Two calls reach the (held) store; the third is refused without waiting for them.
+                #expect(await eventually { server.store.submittedCount == 2 && refused.errors.withLock { $0.count } == 1 })
+                let message = refused.errors.withLock { $0.first?.message } ?? ""
+                #expect(message.contains("too many calls in flight on this connection (limit 2)"), "\(message)")
+                // A call answered on the loop holds nothing: it is admitted at the limit.
+                #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+                // Another connection has limits of its own.
+                let other = try server.client()
+                defer { other.close() }
+                _ = try await other.call(HealthMethods.check, HealthCheckRequest())
+                server.store.release()
+                try await group.waitForAll()
+            }
+            #expect(refused.errors.withLock { $0.count } == 1, "the two admitted calls finish OK")
+            #expect(server.store.submittedCount == 2)
+            // Below the limit again.
+            #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 1)
+        }
+    }
+
+    /// The calls refused so far, from the tasks that made them.
+    final class Refusals: Sendable {
+        let errors = Mutex<[RPCError]>([])
+    }
+
+    /// `count` locations with long names: one ListLocations reply is about 25 KB per 200.
+    static func addLocations(_ count: Int, to client: LarderClient) async throws {
+        for index in 0..<count {
+            let name = "Admission location \(index) " + String(repeating: "x", count: 70)
+            _ = try await client.call(LocationMethods.createLocation,
+                                      CreateLocationRequest(location: Location(name: name, colorHex: "#102030")))
+        }
+    }
+
+    @Test func aPeerOverItsShareOfTheMemoryBudgetGetsResourceExhausted() async throws {
+        try await withInProcessServer({
+            $0.memoryBudgetBytes = 1024 * 1024
+            $0.writeStallTimeoutSeconds = 0
+        }) { server in
+            let client = try server.client()
+            defer { client.close() }
+            try await Self.addLocations(200, to: client)
+            // 1,000 replies of ~27 KB (27 MB) to a peer that reads nothing until the server is done.
+            let raw = try server.raw(receiveBufferBytes: 256 * 1024)
+            let count = 1000
+            var frames: [UInt8] = []
+            for id in 1...count { Frame.append(ProtoCodec.encode(Self.listLocations(UInt64(id))), to: &frames) }
+            let sent = frames
+            await offThePool { raw.send(sent) }
+            // Every call answered (refused at once, or its reply queued for the peer).
+            #expect(await eventually(seconds: 120) {
+                let metrics = try? await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+                let lists = metrics?.methods.first { $0.method == LocationMethods.listLocations.path }
+                return lists.map { $0.callsByCode.values.reduce(0, +) } == UInt64(count)
+            })
+            let replies = await offThePool { () -> [ResponseEnvelope] in
+                var replies: [ResponseEnvelope] = []
+                while replies.count < count, let reply = raw.receive() { replies.append(reply) }
+                return replies
+            }
+            #expect(replies.count == count, "every call is answered")
+            let exhausted = replies.filter { $0.statusCode == .resourceExhausted }
+            #expect(replies.contains { $0.statusCode == .ok })
+            #expect(!exhausted.isEmpty, "calls run while the connection held more than its share are refused")
+            #expect(replies.allSatisfy { $0.statusCode == .ok || $0.statusCode == .resourceExhausted })
+            #expect(exhausted.first?.statusMessage.contains("unread replies") == true, "\(exhausted.first?.statusMessage ?? "")")
+            // Having read, the connection is admitted again.
+            raw.send(Self.listLocations(UInt64(count + 1)))
+            #expect(await offThePool { raw.receive() }?.statusCode == .ok)
+        }
+    }
+
+    static func listLocations(_ callID: UInt64) -> RequestEnvelope {
+        RequestEnvelope(callID: callID, method: LocationMethods.listLocations.path,
+                        payload: ProtoCodec.encode(ListLocationsRequest()))
+    }
+}

@@ -1,0 +1,79 @@
+import LarderAPI
+import LarderClient
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// Frames and envelopes the server refuses: a clear status, the connection closed when its
+/// framing cannot be trusted, and every other connection served on.
+@Suite("Server limits (in process)")
+struct LimitsTests {
+    /// The status a raw connection gets, then whether the server closed it.
+    static func rejection(_ bytes: [UInt8], on server: InProcessServer) async throws -> (ResponseEnvelope?, Bool) {
+        let raw = try server.raw()
+        return await offThePool {
+            raw.send(bytes)
+            let reply = raw.receive()
+            return (reply, raw.isClosedByServer())
+        }
+    }
+
+    @Test func anOversizedFrameIsRefusedAndItsConnectionClosed() async throws {
+        try await withInProcessServer({ $0.maxFrameBytes = 64 * 1024 }) { server in
+            var header: [UInt8] = []
+            Frame.appendHeader(length: try #require(FrameLength(exactly: 1024 * 1024)), to: &header)
+            let (reply, closed) = try await Self.rejection(header + [UInt8](repeating: 0, count: 100), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .resourceExhausted)
+            #expect(reply?.statusMessage.contains("frame length 1048576 exceeds the maximum of 65536 bytes") == true,
+                    "\(reply?.statusMessage ?? "no reply")")
+            #expect(closed)
+            let client = try server.client()
+            defer { client.close() }
+            #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        }
+    }
+
+    @Test func aMalformedEnvelopeIsRefusedAndItsConnectionClosed() async throws {
+        try await withInProcessServer { server in
+            let (reply, closed) = try await Self.rejection(Frame.encode([0xff, 0xff, 0xff, 0xff]), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .invalidArgument)
+            #expect(reply?.statusMessage.contains("malformed request envelope") == true, "\(reply?.statusMessage ?? "no reply")")
+            #expect(closed)
+            let client = try server.client()
+            defer { client.close() }
+            #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 1)
+        }
+    }
+
+    @Test func aZeroCallIDIsRefused() async throws {
+        try await withInProcessServer { server in
+            let envelope = RequestEnvelope(callID: 0, method: HealthMethods.check.path,
+                                           payload: ProtoCodec.encode(HealthCheckRequest()))
+            let (reply, closed) = try await Self.rejection(Frame.encode(envelope), on: server)
+            #expect(reply?.statusCode == .invalidArgument)
+            #expect(reply?.statusMessage.contains("call_id must be non-zero") == true, "\(reply?.statusMessage ?? "no reply")")
+            #expect(closed)
+        }
+    }
+
+    @Test func metadataOverTheLimitFailsOnlyItsCall() async throws {
+        try await withInProcessServer { server in
+            let big = String(repeating: "m", count: DecodeLimits.server.maxMetadataBytes + 1)
+            let raw = try server.raw()
+            let replies = await offThePool { () -> [ResponseEnvelope?] in
+                raw.send(RequestEnvelope(callID: 7, method: HealthMethods.check.path,
+                                         payload: ProtoCodec.encode(HealthCheckRequest()), metadata: ["x-big": big]))
+                raw.send(RequestEnvelope(callID: 8, method: HealthMethods.check.path,
+                                         payload: ProtoCodec.encode(HealthCheckRequest())))
+                return [raw.receive(), raw.receive()]
+            }
+            #expect(replies[0]?.callID == 7)
+            #expect(replies[0]?.statusCode == .resourceExhausted)
+            #expect(replies[0]?.statusMessage.contains("request metadata") == true, "\(replies[0]?.statusMessage ?? "")")
+            #expect(replies[1]?.callID == 8, "the connection serves on")
+            #expect(replies[1]?.statusCode == .ok)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import LarderMemoryStore
+import LarderStore
+import LarderWire
+
+/// A `Store` over a `MemoryStore`, for running the real server in a test process
+/// with no database: every read and write runs on one store thread of its own,
+/// in submission order, and a failed write leaves no trace (its snapshot is put back).
+///
+/// A test can hold the store thread (`hold()`) to keep calls in flight, see how
+/// many operations reached the store (`submittedCount`), and let them go (`release()`).
+public final class InMemoryStore: Store, @unchecked Sendable {
+    // Checked by hand: every var below is read and written only with `condition` locked,
+    // and `memory` only on the store thread.
+    private let condition = NSCondition()
+    private var jobs: [@Sendable (MemoryStore) -> Void] = []
+    private var held = false
+    private var closed = false
+    private var finished = false
+    private var submitted = 0
+    private var delivered: @Sendable () -> Void = {}
+    private let memory: MemoryStore
+
+    /// Starts the store thread over `memory` (by default the fuzz targets' seeded rows:
+    /// one location, two category groups, one item category, three meals).
+    public init(_ memory: MemoryStore = .seeded()) {
+        self.memory = memory
+        let thread = Thread { [self] in runJobs() }
+        thread.name = "in-memory-store"
+        thread.start()
+    }
+
+    /// Operations submitted so far (run, running or waiting).
+    public var submittedCount: Int { locked { submitted } }
+
+    /// Stops the store thread before its next operation, until `release()`:
+    /// the calls that reach the store meanwhile stay in flight.
+    public func hold() { locked { held = true } }
+
+    /// Lets a held store thread go on.
+    public func release() {
+        locked { held = false }
+        condition.broadcast()
+    }
+
+    public func read<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        submit(completion) { memory in Result { () throws(RPCError) -> R in try operation(memory) } }
+    }
+
+    public func write<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        submit(completion) { memory in
+            let snapshot = memory.copy()
+            let result = Result { () throws(RPCError) -> R in try operation(memory) }
+            if case .failure = result { memory.restore(from: snapshot) }
+            return result
+        }
+    }
+
+    public func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void) {
+        locked { delivered = body }
+    }
+
+    /// Runs the operations already submitted (a held store is released), then stops the thread.
+    public func close() {
+        locked {
+            closed = true
+            held = false
+        }
+        condition.broadcast()
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    private func submit<R: Sendable>(_ completion: @escaping @Sendable (Result<R, RPCError>) -> Void,
+                                     _ run: @escaping @Sendable (MemoryStore) -> Result<R, RPCError>) {
+        let accepted = locked { () -> Bool in
+            guard !closed else { return false }
+            submitted += 1
+            jobs.append { memory in completion(run(memory)) }
+            return true
+        }
+        if accepted {
+            condition.broadcast()
+        } else {
+            completion(.failure(.unavailable("the store is closed")))
+            locked { delivered }()
+        }
+    }
+
+    private func runJobs() {
+        while true {
+            condition.lock()
+            while (jobs.isEmpty || held) && !(closed && jobs.isEmpty) { condition.wait() }
+            if jobs.isEmpty {
+                finished = true
+                condition.unlock()
+                condition.broadcast()
+                return
+            }
+            let job = jobs.removeFirst()
+            let notify = delivered
+            condition.unlock()
+            job(memory)
+            notify()
+        }
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// A loopback port nothing listens on, free a moment ago: bound to port 0, never
+/// listened on, then closed (so a server can be started, or restarted, on it, and a
+/// client pointed at it finds nobody).
+public func unusedLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw SupportError("socket: errno \(errno)") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let status = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
+        }
+    }
+    guard status == 0 else { throw SupportError("bind to 127.0.0.1:0: errno \(errno)") }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A failure of a test helper itself (not of the code under test).
+public struct SupportError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// Creates an empty directory `<prefix>-<UUID>` in the system's temporary directory;
+/// the caller removes it (`FileManager.default.removeItem(at:)`).
+public func makeTemporaryDirectory(prefix: String) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)",
+                                                                                  isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// Writes `token` and a newline to `<directory>/token`, as an operator would, and returns its path.
+public func writeTokenFile(_ token: String, in directory: URL) throws -> String {
+    let path = directory.appendingPathComponent("token").path
+    try (token + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
