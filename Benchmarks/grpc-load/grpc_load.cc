@@ -17,7 +17,7 @@
 //
 // Other modes: --probe (one call; exit 0 if the target answers gRPC, 3 if not) and
 // --write-bodies DIR (seed the server, then write the framed request bodies that
-// scripts/bench-grpc.sh feeds to h2load: get.grpc, list.grpc, create.grpc).
+// scripts/bench-grpc.sh feeds to h2load: get.grpc, list.grpc, create.grpc, ping.grpc).
 //
 // `grpc_load --help` lists the flags.
 
@@ -60,7 +60,7 @@ using grpcload::GrpcFrame;
   std::exit(code);
 }
 
-enum class Workload { kGet, kCreate, kList };
+enum class Workload { kGet, kCreate, kList, kPing };
 
 struct Options {
   std::string target = "127.0.0.1:50051";
@@ -85,14 +85,16 @@ struct Options {
 
 void Usage(FILE* to) {
   std::fprintf(to,
-               "usage: grpc_load --target HOST:PORT [--workload get|create|list] [--conns C]\n"
+               "usage: grpc_load --target HOST:PORT [--workload get|create|list|ping] [--conns C]\n"
                "                 [--concurrency N] [--threads T] [--warmup S] [--duration S | --requests R]\n"
                "                 [--server-pid PID] [--label NAME] [--page-size P] [--deadline-ms MS]\n"
                "                 [--seed-locations N] [--seed-meals N] [--max-seconds S]\n"
                "       grpc_load --target HOST:PORT --probe\n"
                "       grpc_load --target HOST:PORT --write-bodies DIR [--seed-meals N] [--page-size P]\n"
                "Defaults: 1 conn, 1 in flight, 1 thread, 1 s warm-up, 5 s measured, 10 s deadline per\n"
-               "call, page size 50, 1000 locations seeded for get, 500 meal records for list; a run\n"
+               "call, page size 50, 1000 locations seeded for get, 500 meal records for list (0: seed\n"
+               "nothing, get asks for an id no server holds: for h2-echo); ping is grpc.health.v1\n"
+               "Health/Check with an empty request. A run\n"
                "never lasts more than --max-seconds (120) after the warm-up.\n");
 }
 
@@ -159,8 +161,7 @@ Options ParseFlags(int argc, char** argv) {
   if (o.threads < 1) Die(1, "--threads must be >= 1");
   if (o.requests == 0 && o.duration <= 0) Die(1, "need --duration > 0 or --requests > 0");
   if (o.deadline_ms < 1) Die(1, "--deadline-ms must be >= 1");
-  if (o.seed_locations < 1) Die(1, "--seed-locations must be >= 1");
-  o.conns = std::min(o.conns, o.concurrency);  // a connection with no call in flight measures nothing
+    o.conns = std::min(o.conns, o.concurrency);  // a connection with no call in flight measures nothing
   o.threads = std::min(o.threads, o.concurrency);
   return o;
 }
@@ -385,9 +386,11 @@ void WriteFile(const std::string& path, const std::string& bytes) {
 int WriteBodies(const Options& o, const std::string& prefix, std::mt19937_64& rng) {
   auto ch = MakeChannel(o, 0, true);
   grpc::GenericStub stub(ch);
-  std::vector<std::string> ids = SeedLocations(&stub, prefix, 1, rng);
+  std::vector<std::string> ids = SeedLocations(&stub, prefix, std::min(o.seed_locations, 1), rng);
+  if (ids.empty()) ids.push_back(grpcload::kUnseededId);
   SeedMeals(&stub, o.seed_meals, rng);
   WriteFile(o.write_bodies + "/get.grpc", GrpcFrame(grpcload::EncodeGetLocation(ids[0])));
+  WriteFile(o.write_bodies + "/ping.grpc", GrpcFrame(""));
   WriteFile(o.write_bodies + "/list.grpc", GrpcFrame(grpcload::EncodeListMealRecords(o.page_size)));
   WriteFile(o.write_bodies + "/create.grpc", GrpcFrame(grpcload::EncodeCreateMealRecord("oatmeal with berries", 420, 1)));
   std::printf("{\"bodies\":%s,\"location_id\":%s,\"seeded_meals\":%d}\n", JsonString(o.write_bodies).c_str(),
@@ -412,7 +415,8 @@ int main(int argc, char** argv) {
   if (o.workload == "get") wl = Workload::kGet;
   else if (o.workload == "create") wl = Workload::kCreate;
   else if (o.workload == "list") wl = Workload::kList;
-  else Die(1, "--workload: expected get, create or list, got \"%s\"", o.workload.c_str());
+  else if (o.workload == "ping") wl = Workload::kPing;
+  else Die(1, "--workload: expected get, create, list or ping, got \"%s\"", o.workload.c_str());
   sh.by_count = o.requests > 0;
 
   std::vector<std::shared_ptr<grpc::Channel>> channels;
@@ -429,6 +433,11 @@ int main(int argc, char** argv) {
       for (const std::string& id : SeedLocations(stubs[0].get(), prefix, o.seed_locations, rng)) {
         sh.bodies.push_back(ToByteBuffer(grpcload::EncodeGetLocation(id)));
       }
+      if (sh.bodies.empty()) sh.bodies.push_back(ToByteBuffer(grpcload::EncodeGetLocation(grpcload::kUnseededId)));
+      break;
+    case Workload::kPing:
+      sh.method = grpcload::kHealthCheck;
+      sh.bodies.push_back(ToByteBuffer(""));
       break;
     case Workload::kCreate:
       sh.method = grpcload::kCreateMealRecord;

@@ -22,6 +22,11 @@ inline constexpr const char* kGetLocation = "/larder.v1.LocationService/GetLocat
 inline constexpr const char* kCreateLocation = "/larder.v1.LocationService/CreateLocation";
 inline constexpr const char* kCreateMealRecord = "/larder.v1.MealRecordService/CreateMealRecord";
 inline constexpr const char* kListMealRecords = "/larder.v1.MealRecordService/ListMealRecords";
+/// grpc.health.v1 (Larder and h2-echo; the reference answers UNIMPLEMENTED).
+inline constexpr const char* kHealthCheck = "/grpc.health.v1.Health/Check";
+
+/// An id no server holds, for servers that cannot be seeded (h2-echo): a UUIDv4 shape.
+inline constexpr const char* kUnseededId = "00000000-0000-4000-8000-000000000000";
 
 /// GetLocationRequest{id}.
 std::string EncodeGetLocation(const std::string& id);
