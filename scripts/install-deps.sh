@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 
 # tzdata: the IANA zones SummarizeMealRecords reads (time_zone).
 # chromium: headless, for the test that renders `larder bench --format html` reports.
-APT_PACKAGES=(libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium)
+# libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev, g++, make: Benchmarks/grpc-load and the
+#   gRPC C++ reference server; libnghttp2-dev: Benchmarks/h2-echo; nghttp2-client: h2load and
+#   nghttp for scripts/bench-grpc.sh (its --smoke runs in scripts/test.sh).
+APT_PACKAGES=(libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libnghttp2-dev nghttp2-client g++ make)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
