@@ -252,7 +252,8 @@ for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || die "a server died dur
 
 # --- checks and report ----------------------------------------------------------
 MACHINE="$(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r)"
-export STARTED LOAD_BEFORE LOAD_AFTER ELAPSED MACHINE DURATION WARMUP ROUNDS SERVER_CPU CLIENT_CPU MAX_CONNS LARDER_NOTE SMOKE
+COMMAND_LINE="$(for v in DURATION WARMUP ROUNDS CONCURRENCIES WORKLOADS; do printf '%s="%s" ' "$v" "${!v}"; done)scripts/bench-grpc.sh${SMOKE:+ --smoke}"
+export COMMAND_LINE STARTED LOAD_BEFORE LOAD_AFTER ELAPSED MACHINE DURATION WARMUP ROUNDS SERVER_CPU CLIENT_CPU MAX_CONNS LARDER_NOTE SMOKE
 python3 "$ROOT/Benchmarks/grpc-load/bench_grpc_report.py" "$RESULTS" "$OUT" || FAILURES=$((FAILURES + 1))
 if [[ -z "$SMOKE" ]]; then
   cp "$RESULTS" "$OUT_JSONL"

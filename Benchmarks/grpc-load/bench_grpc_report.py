@@ -145,6 +145,32 @@ if pairs:
             return "–" if not a or not b else f"{a / b:.2f}×"
         out.append(f"| {driver} | {wl} | {c} | {ratio('rps')} | {ratio('p99_us')} | {ratio('server_cpu_us_per_call')} |")
     out.append("")
+# Each driver's own CPU per call, by server, workload and calls in flight.
+concs = sorted({r["concurrency"] for r in rows})
+out.append("### Client CPU per call of each driver (µs, median over the rounds)")
+out.append("")
+out.append("| driver | server | workload | " + " | ".join(f"{c} in flight" for c in concs) + " |")
+out.append("|---|---|---|" + "---:|" * len(concs))
+for driver, server, wl in dict.fromkeys((k[0], k[3], k[1]) for k in g):
+    cells = [f1(med(g[(driver, wl, c, server)], "client_cpu_us_per_call")) if (driver, wl, c, server) in g else "–" for c in concs]
+    out.append(f"| {driver} | {server} | {wl} | " + " | ".join(cells) + " |")
+out.append("")
+out.append("Commands (one run of each driver, as the script ran them; taskset pins, PIDs and ports vary):")
+out.append("")
+out.append("```")
+out.append(env("COMMAND_LINE") or "scripts/bench-grpc.sh")
+for driver in ("grpc-load", "h2load"):
+    ex = next((r for r in rows if r["driver"] == driver and r["concurrency"] == max(concs)), None)
+    if ex is None:
+        continue
+    if driver == "grpc-load":
+        out.append(f"taskset -c {env('CLIENT_CPU')} grpc_load --target {ex['target']} --workload {ex['workload']} --conns {ex['conns']} "
+                   f"--concurrency {ex['concurrency']} --warmup {env('WARMUP')} --duration {env('DURATION')} --server-pid PID --label {ex['server']}")
+    else:
+        out.append(f"taskset -c {env('CLIENT_CPU')} Benchmarks/h2load/h2load_run.py ... --concurrency {ex['concurrency']} --conns {ex['conns']}  # runs:")
+        out.append(ex.get("command", ""))
+out.append("```")
+out.append("")
 if failures:
     out.append("**Runs that failed a check:**")
     out.append("")

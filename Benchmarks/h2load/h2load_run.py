@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -228,6 +229,7 @@ def main():
         "server_cpu_pct": pct(s0, s1), "server_cpu_us_per_call": per_call(s0, s1),
         "others_cpu_pct": round(100 * others / window, 1), "host_busy_pct": round(100 * (m1 - m0) / window, 1),
         "loadavg": load_before, "probe_grpc_status": probe_status,
+        "command": shlex.join([*base, "-D", str(int(round(args.duration))), "--log-file", "LOG", args.url]),
     }
     # What the server counted during the measured run: equal to h2load's "done", give or
     # take the calls in flight when h2load stopped (at most --concurrency).
