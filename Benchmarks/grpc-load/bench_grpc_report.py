@@ -131,19 +131,23 @@ for driver in ("grpc-load", "h2load"):
 # Larder against the reference, where both ran (issue 13 §6 targets).
 pairs = []
 for (driver, wl, c, server), runs in g.items():
-    if server == "larder" and (driver, wl, c, "reference") in g:
-        ref = g[(driver, wl, c, "reference")]
-        pairs.append((driver, wl, c, runs, ref))
+    for base in ("reference", "h2-echo"):
+        if server == "larder" and (driver, wl, c, base) in g:
+            pairs.append((driver, wl, c, runs, g[(driver, wl, c, base)], base))
 if pairs:
-    out.append("### Larder / reference")
+    out.append("### Larder / reference (get, list, create) and Larder / h2-echo (ping)")
     out.append("")
-    out.append("| driver | workload | in flight | calls/s × | p99 × | server µs/call × |")
+    out.append("Targets (issue 13 §6), at 64 in flight: with grpc-load, server µs/call ≤ 0.5× the reference's for get and list, "
+               "≤ 0.2× for create; with h2load, calls/s ≥ 2× for get and list with p99 ≤ 0.5×, ≥ 5× for create; "
+               "ping ≥ 0.6× h2-echo's calls/s.")
+    out.append("")
+    out.append("| driver | workload | in flight | vs | calls/s × | p99 × | server µs/call × |")
     out.append("|---|---|---:|---:|---:|---:|")
-    for driver, wl, c, lr, rr in pairs:
+    for driver, wl, c, lr, rr, base in pairs:
         def ratio(key):
             a, b = med(lr, key), med(rr, key)
             return "–" if not a or not b else f"{a / b:.2f}×"
-        out.append(f"| {driver} | {wl} | {c} | {ratio('rps')} | {ratio('p99_us')} | {ratio('server_cpu_us_per_call')} |")
+        out.append(f"| {driver} | {wl} | {c} | {base} | {ratio('rps')} | {ratio('p99_us')} | {ratio('server_cpu_us_per_call')} |")
     out.append("")
 # Each driver's own CPU per call, by server, workload and calls in flight.
 concs = sorted({r["concurrency"] for r in rows})

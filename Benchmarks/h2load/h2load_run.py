@@ -115,14 +115,15 @@ def meal_rows(args):
 
 def handled_by_code(args):
     """grpc_code -> count of grpc_server_handled_total for the method, from Larder's metrics."""
-    method = args.path.rsplit("/", 1)[-1]
+    service, method = args.path.strip("/").split("/", 1)
     try:
         text = urllib.request.urlopen(args.metrics, timeout=5).read().decode()
     except OSError:
         return None
     out = {}
     for line in text.splitlines():
-        if line.startswith("grpc_server_handled_total{") and f'grpc_method="{method}"' in line:
+        if (line.startswith("grpc_server_handled_total{") and f'grpc_method="{method}"' in line
+                and f'grpc_service="{service}"' in line):
             code = re.search(r'grpc_code="(\w+)"', line)
             if code:
                 out[code.group(1)] = out.get(code.group(1), 0) + float(line.rsplit(" ", 1)[1])
