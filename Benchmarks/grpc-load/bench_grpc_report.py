@@ -42,8 +42,8 @@ def check(r):
             if ok_count is None or not lo <= ok_count <= hi:
                 problems.append(f"server counted {ok_count} OK, h2load done {lo} / started {hi - 1}")
             else:
-                what = {"calls_status_0": "echo counter", "meal_rows_added": "rows added", "OK": "metrics OK"}
-                note.append(f"{what[next(iter(sc))]} {ok_count:,}")
+                what = {"calls_status_0": "h2-echo's counter", "meal_rows_added": "rows added", "OK": "metrics' OK count"}
+                note.append(f"{what[next(iter(sc))]} = h2load's calls")
         elif r["server"] == "reference":
             note.append("no server counter")
     else:
@@ -105,7 +105,7 @@ out.append("*client µs/call* is the load generator's own CPU per call (getrusag
            "used during a run of that row (100 = one core: above ~10 the row measures the neighbours too). "
            "*replies checked*: grpc-load sees every call's status; h2load only HTTP 200, so each h2load run first makes one "
            "call with the same body through `nghttp -v` (grpc-status in the trailers, \"probe 0\"), and the servers' own "
-           "counters are compared with h2load's calls where a server has one (h2-echo's counter, rows the reference added for "
+           "counters are compared with h2load's calls (equal, give or take the calls in flight when h2load stopped) where a server has one (h2-echo's counter, rows the reference added for "
            "create, Larder's grpc_server_handled_total); the reference keeps no counter for get and list.")
 out.append("")
 g = groups()
@@ -121,7 +121,7 @@ for driver in ("grpc-load", "h2load"):
         runs = g[k]
         errs = sum(r.get("errors", 0) for r in runs)
         others = max((r.get("others_cpu_pct") or 0) for r in runs)
-        notes = sorted({r["_checked"] for r in runs})
+        notes = [f"{n} ({sum(r['_checked'] == n for r in runs)} of {len(runs)} runs)" for n in dict.fromkeys(r["_checked"] for r in runs)]
         out.append(f"| {k[1]} | {k[2]} | {k[3]} | {f0(med(runs, 'rps'))} ({rng(runs, 'rps', f0)}) | {f0(med(runs, 'p50_us'))} "
                    f"| {f0(med(runs, 'p99_us'))} | {f1(med(runs, 'server_cpu_us_per_call'))} ({rng(runs, 'server_cpu_us_per_call', f1)}) "
                    f"| {f0(med(runs, 'server_cpu_pct'))} | {f1(med(runs, 'client_cpu_us_per_call'))} | {f0(med(runs, 'client_cpu_pct'))} "
