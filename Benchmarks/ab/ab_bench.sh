@@ -93,5 +93,12 @@ for wl in dict.fromkeys(r["wl"] for r in rows):
     (pb, _), (pa, _) = m("before", wl, lambda r: r["latency_us"]["p99"]), m("after", wl, lambda r: r["latency_us"]["p99"])
     (sb, _), (sa, _) = m("before", wl, srv), m("after", wl, srv)
     (cb, _), (ca, _) = m("before", wl, lambda r: r.get("bench_cpu_us_per_call") or float("nan")), m("after", wl, lambda r: r.get("bench_cpu_us_per_call") or float("nan"))
+    pairs = {}
+    for r in rows:
+        if r["wl"] == wl:
+            pairs.setdefault(r["round"], {})[r["side"]] = r
+    per_round = [p["after"]["calls_per_s"] / p["before"]["calls_per_s"] for p in pairs.values() if len(p) == 2]
+    print(f"{wl}: after/before calls/s per round: " + ", ".join(f"{x:.2f}" for x in per_round)
+          + "; server µs/call per round: " + ", ".join(f"{srv(p['after']) / srv(p['before']):.2f}" for p in pairs.values() if len(p) == 2))
     print(f"| {wl} | {rb:,.0f} ({min(rbv):,.0f}–{max(rbv):,.0f}) | {ra:,.0f} ({min(rav):,.0f}–{max(rav):,.0f}) | {ra/rb:.2f}× | {pb:,.0f} | {pa:,.0f} | {pa/pb:.2f}× | {sb:.2f} | {sa:.2f} | {sa/sb:.2f}× | {cb:.2f} | {ca:.2f} |")
 PY
