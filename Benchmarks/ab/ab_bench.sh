@@ -88,6 +88,7 @@ def srv(r):
     if r.get("server_cpu_pct") is None or not r.get("calls"):
         return float("nan")
     return r["server_cpu_pct"] / 100 * r["seconds"] * 1e6 / r["calls"]
+notes = []
 for wl in dict.fromkeys(r["wl"] for r in rows):
     (rb, rbv), (ra, rav) = m("before", wl, lambda r: r["calls_per_s"]), m("after", wl, lambda r: r["calls_per_s"])
     (pb, _), (pa, _) = m("before", wl, lambda r: r["latency_us"]["p99"]), m("after", wl, lambda r: r["latency_us"]["p99"])
@@ -98,7 +99,9 @@ for wl in dict.fromkeys(r["wl"] for r in rows):
         if r["wl"] == wl:
             pairs.setdefault(r["round"], {})[r["side"]] = r
     per_round = [p["after"]["calls_per_s"] / p["before"]["calls_per_s"] for p in pairs.values() if len(p) == 2]
-    print(f"{wl}: after/before calls/s per round: " + ", ".join(f"{x:.2f}" for x in per_round)
+    notes.append(f"{wl}: after/before calls/s per round: " + ", ".join(f"{x:.2f}" for x in per_round)
           + "; server µs/call per round: " + ", ".join(f"{srv(p['after']) / srv(p['before']):.2f}" for p in pairs.values() if len(p) == 2))
     print(f"| {wl} | {rb:,.0f} ({min(rbv):,.0f}–{max(rbv):,.0f}) | {ra:,.0f} ({min(rav):,.0f}–{max(rav):,.0f}) | {ra/rb:.2f}× | {pb:,.0f} | {pa:,.0f} | {pa/pb:.2f}× | {sb:.2f} | {sa:.2f} | {sa/sb:.2f}× | {cb:.2f} | {ca:.2f} |")
+print()
+print("\n".join(notes))
 PY
