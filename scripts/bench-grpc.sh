@@ -160,6 +160,7 @@ if [[ "$LARDER" != off ]]; then
     LARDER_NOTE="larder-server does not speak gRPC over HTTP/2 yet (probe at $LARDER_ADDR: ${probe:-no answer}); the Larder leg is skipped"
     log "$LARDER_NOTE"
     LARDER_ADDR=""
+    if [[ -n "$LARDER_BIN" ]]; then kill -TERM "$LARDER_PID" 2>/dev/null || true; wait "$LARDER_PID" 2>/dev/null || true; fi
   fi
 fi
 
@@ -258,7 +259,10 @@ for round in $(seq "$ROUNDS"); do
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 ELAPSED=$(( $(date +%s) - T0 ))
-for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || die "a server died during the run (pid $pid)"; done
+for pid in "${PIDS[@]}"; do
+  [[ -z "$LARDER_ADDR" && "$pid" == "${LARDER_PID:-}" ]] && continue  # stopped above: the leg was skipped
+  kill -0 "$pid" 2>/dev/null || die "a server died during the run (pid $pid)"
+done
 
 # --- checks and report ----------------------------------------------------------
 MACHINE="$(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), Linux $(uname -r)"
