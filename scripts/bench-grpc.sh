@@ -17,11 +17,13 @@
 # CLIENT_CPU, one run at a time, loopback only. For each workload and concurrency the
 # servers alternate (the order flips every round), each round repeats everything; h2-echo
 # answers every call with an empty message, so it runs `ping` (grpc.health.v1 Check) only.
-# Larder: LARDER=build (default) builds a release larder-server as scripts/bench.sh does,
+# Larder: LARDER=build (default) builds a release larder-server and larder as scripts/bench.sh does,
 # LARDER_BIN=PATH uses that binary instead, LARDER=HOST:PORT drives a server already
 # running there (LARDER_PID for its CPU, LARDER_METRICS=http://HOST:PORT/metrics for its
 # counters), LARDER=off leaves it out. It listens on one port for both protocols; until it
-# speaks gRPC over HTTP/2 the Larder leg is skipped with a clear message, not failed.
+# speaks gRPC over HTTP/2 the Larder leg is skipped with a clear message, not failed. When it
+# runs, `larder bench` (the lean protocol) also drives the same server beside the two HTTP/2
+# drivers, so the report can compare Larder's server CPU per call over HTTP/2 and lean.
 #
 # Writes one JSON line per run to OUT_JSONL and a Markdown report between
 # <!-- grpc:begin --> and <!-- grpc:end --> in OUT (replaced if present, else appended;
@@ -35,6 +37,7 @@
 #      ANCHOR_DIR=../shared/anchors/grpc-cpp (or ../../shared/...) ANCHOR_BUILD=.build/bench-grpc/anchor
 #      TOOLS_BUILD=.build/bench-grpc/tools SCRATCH=.build
 #      LARDER=build|off|HOST:PORT LARDER_BIN= LARDER_PID= LARDER_METRICS=
+#      LARDER_CLI= (a `larder` binary; default: beside LARDER_BIN) for the lean-protocol leg
 #      OUT=docs/BENCHMARKS.md OUT_JSONL=docs/BENCHMARKS-grpc.jsonl QUIET_PCT=30 QUIET_WAIT=10
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +72,7 @@ TOOLS_BUILD=${TOOLS_BUILD:-$ROOT/.build/bench-grpc/tools}
 SCRATCH=${SCRATCH:-.build}
 LARDER=${LARDER:-build}
 LARDER_BIN=${LARDER_BIN:-}
+LARDER_CLI=${LARDER_CLI:-}
 OUT=${OUT:-docs/BENCHMARKS.md}
 OUT_JSONL=${OUT_JSONL:-docs/BENCHMARKS-grpc.jsonl}
 QUIET_PCT=${QUIET_PCT:-30}
@@ -95,8 +99,11 @@ if [[ "$LARDER" == build && -z "$LARDER_BIN" ]]; then
   log "building larder-server (release)"
   export LARDER_COMMIT=$(scripts/commit-id.sh)
   swift build -c release --scratch-path "$SCRATCH" --product larder-server >&2
+  swift build -c release --scratch-path "$SCRATCH" --product larder >&2
   LARDER_BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/larder-server"
 fi
+# `larder bench` over the lean protocol on the same server, for "HTTP/2 ≤ 1.5× lean" (issue 13 §6).
+[[ -z "$LARDER_CLI" && -n "$LARDER_BIN" && -x "$(dirname "$LARDER_BIN")/larder" ]] && LARDER_CLI="$(dirname "$LARDER_BIN")/larder"
 
 # --- servers ------------------------------------------------------------------
 WORKDIR=$(mktemp -d /tmp/larder-bench-grpc.XXXXXX)
@@ -190,6 +197,18 @@ wait_quiet() {
   done
 }
 
+# run_lean ROUND WORKLOAD CONCURRENCY: `larder bench --json` on the Larder leg, as a row like the others.
+run_lean() {
+  [[ -n "$LARDER_ADDR" && -n "$LARDER_CLI" ]] || return 0
+  local conns=$(( $3 < MAX_CONNS ? $3 : MAX_CONNS )) line=""
+  wait_quiet
+  log "round $1: larder bench (lean) -> larder $2 c=$3"
+  line=$(taskset -c "$CLIENT_CPU" "$LARDER_CLI" bench --server "$LARDER_ADDR" --workload "$2" --connections "$conns" \
+    --concurrency "$3" --warmup "${WARMUP}s" --duration "${DURATION}s" --server-pid "$LARDER_PID" --json 2>/dev/null) || true
+  [[ -n "$line" ]] && line=$(python3 "$ROOT/Benchmarks/grpc-load/lean_row.py" "$line" "$LARDER_ADDR") || line=""
+  record "$1" "$line"
+}
+
 RESULTS="$WORKDIR/results.jsonl"
 : > "$RESULTS"
 FAILURES=0
@@ -246,6 +265,7 @@ for round in $(seq "$ROUNDS"); do
       for driver in $DRIVERS; do
         for server in "${order[@]}"; do run "$round" "$server" "$driver" "$wl" "$c"; done
       done
+      run_lean "$round" "$wl" "$c"
     done
   done
   for c in $CONCURRENCIES; do
@@ -255,6 +275,7 @@ for round in $(seq "$ROUNDS"); do
       (( round % 2 == 0 )) && pservers=($(printf '%s\n' "${pservers[@]}" | tac))
       for server in "${pservers[@]}"; do run "$round" "$server" "$driver" ping "$c"; done
     done
+    run_lean "$round" ping "$c"
   done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)

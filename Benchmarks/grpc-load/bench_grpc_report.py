@@ -109,11 +109,12 @@ out.append("*client µs/call* is the load generator's own CPU per call (getrusag
            "create, Larder's grpc_server_handled_total); the reference keeps no counter for get and list.")
 out.append("")
 g = groups()
-for driver in ("grpc-load", "h2load"):
+titles = {"grpc-load": "grpc-load", "h2load": "h2load", "lean": "larder bench over the lean protocol (same Larder server and port)"}
+for driver in ("grpc-load", "h2load", "lean"):
     keys = [k for k in g if k[0] == driver]
     if not keys:
         continue
-    out.append(f"### {driver}")
+    out.append(f"### {titles[driver]}")
     out.append("")
     out.append("| workload | in flight | server | calls/s | p50 µs | p99 µs | server µs/call | server CPU % | client µs/call | client CPU % | others % | errors | replies checked |")
     out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -131,18 +132,22 @@ for driver in ("grpc-load", "h2load"):
 # Larder against the reference, where both ran (issue 13 §6 targets).
 pairs = []
 for (driver, wl, c, server), runs in g.items():
+    if server != "larder" or driver == "lean":
+        continue
     for base in ("reference", "h2-echo"):
-        if server == "larder" and (driver, wl, c, base) in g:
+        if (driver, wl, c, base) in g:
             pairs.append((driver, wl, c, runs, g[(driver, wl, c, base)], base))
+    if ("lean", wl, c, "larder") in g:
+        pairs.append((driver, wl, c, runs, g[("lean", wl, c, "larder")], "Larder, lean"))
 if pairs:
-    out.append("### Larder / reference (get, list, create) and Larder / h2-echo (ping)")
+    out.append("### Larder / reference (get, list, create), Larder / h2-echo (ping), Larder HTTP/2 / Larder lean")
     out.append("")
     out.append("Targets (issue 13 §6), at 64 in flight: with grpc-load, server µs/call ≤ 0.5× the reference's for get and list, "
                "≤ 0.2× for create; with h2load, calls/s ≥ 2× for get and list with p99 ≤ 0.5×, ≥ 5× for create; "
-               "ping ≥ 0.6× h2-echo's calls/s.")
+               "ping ≥ 0.6× h2-echo's calls/s; Larder's server µs/call over HTTP/2 ≤ 1.5× over the lean protocol.")
     out.append("")
     out.append("| driver | workload | in flight | vs | calls/s × | p99 × | server µs/call × |")
-    out.append("|---|---|---:|---:|---:|---:|")
+    out.append("|---|---|---:|---|---:|---:|---:|")
     for driver, wl, c, lr, rr, base in pairs:
         def ratio(key):
             a, b = med(lr, key), med(rr, key)
