@@ -11,9 +11,12 @@ cd "$(dirname "$0")/.."
 # protobuf-compiler-grpc, protobuf-compiler-grpc-java-plugin, protoc-gen-go, protoc-gen-go-grpc,
 # golang-go, golang-google-{protobuf,grpc}-dev: scripts/check-proto-languages.sh (proto/ generates
 # and the Go output builds, offline, for the languages of stock gRPC clients).
+# libgrpc++-dev, libprotobuf-dev, g++, make: Benchmarks/grpc-load and the gRPC C++ reference
+#   server; nghttp2-client: h2load and nghttp for scripts/bench-grpc.sh (--smoke in scripts/test.sh).
 APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
   protobuf-compiler-grpc protobuf-compiler-grpc-java-plugin protoc-gen-go protoc-gen-go-grpc
-  golang-go golang-google-protobuf-dev golang-google-grpc-dev)
+  golang-go golang-google-protobuf-dev golang-google-grpc-dev
+  libgrpc++-dev libprotobuf-dev nghttp2-client g++ make)
 source scripts/lib/apt-install-missing.sh
 apt_install_missing install-deps "${APT_PACKAGES[@]}"
 

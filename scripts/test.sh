@@ -41,6 +41,12 @@ echo "== python client: mypy --strict on the package and the README's examples" 
 echo "== python client tests" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/python/tests
 
+# The gRPC-over-HTTP/2 benchmark tools (Benchmarks/grpc-load, h2-echo, h2load runner), built
+# and run for a few seconds against the gRPC C++ reference; the Larder leg is probed and
+# skipped while larder-server does not speak gRPC over HTTP/2 (~1 min plus the C++ builds).
+echo "== benchmark tools: scripts/bench-grpc.sh --smoke" >&2
+LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh --smoke
+
 # The whole suite again under ThreadSanitizer (servers the e2e tests start are built
 # with it too, and their reports fail the test). Suppressions: one proven toolchain false
 # positive, see the file. The 150,000-call backpressure test is skipped here: it checks
