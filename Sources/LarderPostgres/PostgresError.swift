@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// A failed libpq call: the SQLSTATE, the server's message, and the SQL when known.
 ///

@@ -1,5 +1,5 @@
 import CSQLite
-import LarderWire
+public import LarderWire
 
 /// A failed SQLite call: the extended result code, SQLite's message, and the SQL when known.
 public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -5,8 +5,8 @@ import Darwin
 #endif
 import CSQLite
 import LarderAPI
-import LarderStore
-import LarderWire
+public import LarderStore
+public import LarderWire
 import Synchronization
 
 /// The SQLite `Store`: one file in WAL mode, one writer connection doing group

@@ -3,6 +3,7 @@ import LarderReactor
 import LarderStore
 import LarderSystem
 import LarderWire
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
