@@ -4,6 +4,10 @@ import PackageDescription
 let settings: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
+    // Each file imports what it uses, and only a `public import` lets a module's types
+    // (protobuf-c, sqlite3, libpq, ...) into another module's public API.
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 // No unsafeFlags here: they stop other packages from depending on LarderClient. Release-only

@@ -1,5 +1,5 @@
 import LarderSystem
-import LarderWire
+public import LarderWire
 
 /// Runs a whole bench: creates the data it needs, then the load, off the
 /// Swift concurrency pool (the load loops block in poll()), then deletes

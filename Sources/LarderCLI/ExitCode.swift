@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// Exit statuses of `larder`.
 public enum ExitCode {

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// Settings of a `LarderClient` connection.
 public struct ClientOptions: Sendable {

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 import Synchronization
 
 /// A connection to a Larder server that carries many calls at once, and reconnects

@@ -1,5 +1,5 @@
 import LarderSystem
-import LarderWire
+public import LarderWire
 
 /// Where a Larder server listens: a host name or IP address and a TCP port.
 ///

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// What the HEADERS of a gRPC request say, parsed and checked.
 public struct GRPCRequestHead: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// What a received byte stream meant, in order, for the call core.
 ///

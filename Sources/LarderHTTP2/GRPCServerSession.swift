@@ -1,5 +1,5 @@
 import CNghttp2
-import LarderWire
+public import LarderWire
 
 /// The server side of one gRPC-over-HTTP/2 connection, without a socket or a thread.
 ///

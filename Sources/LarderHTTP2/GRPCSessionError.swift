@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// Why a connection ended: the session has queued a GOAWAY with `code` (flush it with
 /// `writeOutput(into:)`, then close the socket).

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// A strict RFC 8259 JSON parser: UTF-8 input, exact number text, surrogate
 /// pairs, and a nesting limit so hostile input cannot exhaust the stack.

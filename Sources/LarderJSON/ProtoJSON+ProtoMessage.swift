@@ -1,5 +1,5 @@
 import CProtobufC
-import LarderWire
+public import LarderWire
 
 extension ProtoJSON {
     /// The JSON form of a Swift message value (built in C memory, not packed and parsed again).

@@ -1,5 +1,5 @@
-import CProtobufC
-import LarderWire
+public import CProtobufC
+public import LarderWire
 
 /// The proto3 JSON mapping for every message compiled from proto/, driven by
 /// the protobuf-c descriptors alone (no code per message).

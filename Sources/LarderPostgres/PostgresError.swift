@@ -1,5 +1,5 @@
-import LarderStore
-import LarderWire
+public import LarderStore
+public import LarderWire
 
 /// A failed libpq call: the SQLSTATE, the server's message, and the SQL when known.
 ///

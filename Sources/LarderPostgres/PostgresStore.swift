@@ -1,6 +1,6 @@
-import LarderAPI
-import LarderStore
-import LarderWire
+public import LarderAPI
+public import LarderStore
+public import LarderWire
 
 /// The PostgreSQL `Store`: one writer connection doing group commit and a pool
 /// of reader connections, each on a thread of its own (`StoreExecutor`).

@@ -1,5 +1,5 @@
 import CEpoll
-import LarderSystem
+public import LarderSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -4,9 +4,9 @@ import Glibc
 import Darwin
 #endif
 import CSQLite
-import LarderAPI
-import LarderStore
-import LarderWire
+public import LarderAPI
+public import LarderStore
+public import LarderWire
 import Synchronization
 
 /// The SQLite `Store`: one file in WAL mode, one writer connection doing group

@@ -1,6 +1,6 @@
-import LarderReactor
-import LarderSystem
-import LarderWire
+public import LarderReactor
+public import LarderSystem
+public import LarderWire
 
 /// What a handler knows about the call it serves.
 public struct CallContext: Sendable {

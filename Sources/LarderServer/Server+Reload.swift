@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 #if canImport(Glibc)
 import Glibc
 #endif

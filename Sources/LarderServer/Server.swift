@@ -1,7 +1,7 @@
-import LarderAPI
-import LarderReactor
-import LarderStore
-import LarderWire
+public import LarderAPI
+public import LarderReactor
+public import LarderStore
+public import LarderWire
 import Dispatch
 import Synchronization
 #if canImport(Glibc)

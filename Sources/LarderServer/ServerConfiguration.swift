@@ -1,5 +1,5 @@
-import LarderReactor
-import LarderWire
+public import LarderReactor
+public import LarderWire
 
 /// How the server serves, with the defaults: addresses, limits, timeouts, auth and logging.
 /// Which database it serves from is chosen outside, by whoever opens the `Store`

@@ -1,4 +1,4 @@
-import LarderServer
+public import LarderServer
 
 /// Everything `larder-server` can be told: how to serve, and which database to serve from.
 public struct LaunchConfiguration: Sendable {

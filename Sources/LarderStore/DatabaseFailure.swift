@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// What a database error means to Larder, in no database's terms. Each backend
 /// classifies its own errors (SQLite by extended result code, PostgreSQL by

@@ -1,4 +1,4 @@
-import LarderAPI
+public import LarderAPI
 
 /// One keyset page of meal records: filters, the position after which the
 /// page starts, and how many rows to return.

@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 /// A database holding Larder's data.
 ///

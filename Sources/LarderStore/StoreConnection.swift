@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// One backend connection driven by `StoreExecutor`.
 ///

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// The errors every backend and `Operations` report, worded once.
 public enum StoreError {

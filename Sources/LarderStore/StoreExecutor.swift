@@ -1,5 +1,5 @@
-import LarderSystem
-import LarderWire
+public import LarderSystem
+public import LarderWire
 import Synchronization
 
 /// Runs store operations on threads it owns: a pool of readers, each with its

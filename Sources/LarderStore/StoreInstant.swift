@@ -1,4 +1,4 @@
-import LarderAPI
+public import LarderAPI
 
 /// A meal's time as the store keys it: Unix milliseconds and the nanoseconds past
 /// that millisecond (0-999999). Ordered like the Timestamp it stands for.

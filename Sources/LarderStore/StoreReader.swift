@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 /// The read primitives a storage backend implements: plain queries, no rules.
 ///

@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 /// The write primitives a storage backend implements, on top of the reads.
 ///

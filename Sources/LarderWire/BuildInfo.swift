@@ -1,4 +1,5 @@
 import CLarderBuildInfo
+import CProtobufC
 
 /// What this build of Larder is: the one place its version is written, the
 /// commit the build recorded, and the wire protocol it speaks.

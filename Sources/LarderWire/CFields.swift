@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// Reading fields of unpacked protobuf-c structs into Swift values.
 public enum CFields {

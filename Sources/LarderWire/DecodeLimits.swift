@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// Bounds on the work one decoded message may cost, checked on its wire bytes
 /// before protobuf-c unpacks it (which allocates per field).

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// The protobuf encodings of several messages of one type, back to back in
 /// one buffer: what a store hands over when it keeps messages encoded, and

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// Packs and unpacks `ProtoMessage` values with protobuf-c.
 ///

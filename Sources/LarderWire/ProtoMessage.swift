@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// A Swift value that converts to and from one protobuf-c message type.
 ///

@@ -1,5 +1,5 @@
-import CLarderProto
-import CProtobufC
+public import CLarderProto
+public import CProtobufC
 
 /// One call from client to server (`larder.rpc.v1.RequestEnvelope`).
 public struct RequestEnvelope: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import CLarderProto
-import CProtobufC
+public import CProtobufC
 
 /// The reply to one call (`larder.rpc.v1.ResponseEnvelope`). Call id 0 marks a
 /// connection-level error sent just before the server closes the connection.

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// A protobuf-c service descriptor: the service's full name and its methods,
 /// as generated from proto/.

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

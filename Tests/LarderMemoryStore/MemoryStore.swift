@@ -1,6 +1,6 @@
-import LarderAPI
-import LarderStore
-import LarderWire
+public import LarderAPI
+public import LarderStore
+public import LarderWire
 
 /// A small in-memory `StoreWriter`: enough behaviour (unique ids and names,
 /// foreign keys, keyset pages, summaries) for `Operations` to take every path,

@@ -4,6 +4,7 @@ import LarderTestSupport
 import LarderWire
 import Synchronization
 import Testing
+import LarderServer
 
 /// What the server admits: calls in flight per connection, and the memory budget.
 @Suite("Server admission (in process)")

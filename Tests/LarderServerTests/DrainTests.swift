@@ -3,6 +3,7 @@ import LarderClient
 import LarderTestSupport
 import LarderWire
 import Testing
+import LarderServer
 
 /// `Server.shutdown()`: calls in flight finish, new ones get UNAVAILABLE, health says
 /// NOT_SERVING, and the loop stops once the last reply is written.

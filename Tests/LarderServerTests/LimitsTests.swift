@@ -3,6 +3,7 @@ import LarderClient
 import LarderTestSupport
 import LarderWire
 import Testing
+import LarderServer
 
 /// Frames and envelopes the server refuses: a clear status, the connection closed when its
 /// framing cannot be trusted, and every other connection served on.

@@ -5,6 +5,7 @@ import LarderTestSupport
 import Synchronization
 import Testing
 @testable import LarderServer
+import LarderClient
 
 /// `LoopBound` and `EventLoop.isOnLoopThread`: loop-owned state reached off the loop's
 /// thread traps in debug builds (each trap in a child process: an exit test).

@@ -5,6 +5,7 @@ import LarderMemoryStore
 import LarderTestSupport
 import LarderWire
 import Testing
+import LarderServer
 
 /// Every served method reaches its handler; an unknown one is UNIMPLEMENTED.
 @Suite("Server routing (in process)")

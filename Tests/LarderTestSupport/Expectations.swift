@@ -1,5 +1,5 @@
-import LarderWire
-import Testing
+public import LarderWire
+public import Testing
 
 /// Expects `body` to fail with `code`; returns the error for message checks.
 @discardableResult

@@ -1,7 +1,7 @@
 import Foundation
-import LarderMemoryStore
-import LarderStore
-import LarderWire
+public import LarderMemoryStore
+public import LarderStore
+public import LarderWire
 
 /// A `Store` over a `MemoryStore`, for running the real server in a test process
 /// with no database: every read and write runs on one store thread of its own,

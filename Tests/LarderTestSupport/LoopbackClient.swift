@@ -1,4 +1,4 @@
-import LarderClient
+public import LarderClient
 
 extension LarderClient {
     /// A client of the server on 127.0.0.1:`port`, sending `token` as its bearer token

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Process {
     /// Waits up to `seconds` for the child to end and returns what `terminationStatus` would

@@ -1,5 +1,5 @@
 import Foundation
-import LarderWire
+public import LarderWire
 
 /// A plain blocking TCP socket for speaking raw bytes to the server: garbage,
 /// truncated frames, hand-built envelopes.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Creates an empty directory `<prefix>-<UUID>` in the system's temporary directory;
 /// the caller removes it (`FileManager.default.removeItem(at:)`).

@@ -1,3 +1,4 @@
+import CLarderProto
 import CProtobufC
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import LarderHTTP2
+import LarderWire
 
 /// Feeds a client's byte stream to a `GRPCServerSession` in pieces whose sizes come from the
 /// input, with an echo responder answering every call, and checks the session's bookkeeping:

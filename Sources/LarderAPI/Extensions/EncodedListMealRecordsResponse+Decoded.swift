@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 // `larder.storage.v1.EncodedListMealRecordsResponse` is a ListMealRecords reply
 // whose records are already encoded, as the store keeps them. It encodes to the

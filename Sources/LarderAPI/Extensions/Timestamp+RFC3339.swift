@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 extension Timestamp {
     /// Parses an RFC 3339 time such as `2026-11-30T08:00:00+08:00` (see `RFC3339.parse`).

@@ -1,6 +1,6 @@
-import CLarderProto
-import CProtobufC
-import LarderWire
+public import CLarderProto
+public import CProtobufC
+public import LarderWire
 
 /// `google.protobuf.Empty`, the reply of Delete methods.
 public struct Empty: Hashable, Sendable, ProtoMessage {

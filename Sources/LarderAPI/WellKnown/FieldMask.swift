@@ -1,6 +1,6 @@
-import CLarderProto
-import CProtobufC
-import LarderWire
+public import CLarderProto
+public import CProtobufC
+public import LarderWire
 
 /// The fields an update changes (`google.protobuf.FieldMask`); empty means all mutable fields.
 public struct FieldMask: Hashable, Sendable, ExpressibleByArrayLiteral {

@@ -1,6 +1,6 @@
-import CLarderProto
-import CProtobufC
-import LarderWire
+public import CLarderProto
+public import CProtobufC
+public import LarderWire
 
 /// A point in time (`google.protobuf.Timestamp`): seconds and nanoseconds since the Unix epoch, UTC.
 public struct Timestamp: Hashable, Comparable, Sendable {

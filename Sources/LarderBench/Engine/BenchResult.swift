@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// What a bench run measured.
 public struct BenchResult: Sendable {

@@ -2,6 +2,7 @@ import CLarderProto
 import CProtobufC
 import LarderSystem
 import LarderWire
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

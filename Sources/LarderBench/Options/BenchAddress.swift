@@ -1,5 +1,5 @@
 import LarderSystem
-import LarderWire
+public import LarderWire
 
 /// The server the bench talks to: `HOST:PORT`, IPv6 in brackets.
 public struct BenchAddress: Hashable, Sendable, CustomStringConvertible {

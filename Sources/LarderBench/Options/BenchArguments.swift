@@ -1,5 +1,5 @@
 import Foundation
-import LarderWire
+public import LarderWire
 
 /// Parses `larder bench` flags (`--flag VALUE` or `--flag=VALUE`) into options.
 public enum BenchArguments {

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// `--call METHOD -d JSON`: the method every call goes to and its request template.
 public struct CallSpec: Sendable, Equatable {

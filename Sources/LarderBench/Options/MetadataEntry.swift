@@ -1,5 +1,5 @@
 import LarderJSON
-import LarderWire
+public import LarderWire
 
 /// One `key: value` of call metadata (`--metadata`); keys are sent in lowercase.
 public struct MetadataEntry: Sendable, Equatable {

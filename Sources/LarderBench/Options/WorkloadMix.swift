@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// Weights of the single workloads in a `mix` run, e.g. `get=80,create=15,list=5`.
 public struct WorkloadMix: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import Synchronization
 /// The live progress line on a terminal's standard error: elapsed time,
 /// calls/s over the last interval, and errors, redrawn in place.
 /// Driven by load loop 0 only.

@@ -1,4 +1,4 @@
-import LarderWire
+public import LarderWire
 
 /// Why a `larder` command failed, and so what it prints and its exit status.
 public enum CLIError: Error, Equatable, Sendable {

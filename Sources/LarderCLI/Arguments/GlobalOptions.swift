@@ -1,4 +1,4 @@
-import LarderClient
+public import LarderClient
 
 /// Options accepted anywhere on the command line.
 public struct GlobalOptions: Equatable, Sendable {

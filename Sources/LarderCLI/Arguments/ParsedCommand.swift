@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderWire
 
 /// A command line matched to a `CommandSpec`: its positional arguments and options.
 public struct ParsedCommand: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import LarderAPI
+import LarderClient
 import LarderJSON
 import LarderWire
 #if canImport(Glibc)

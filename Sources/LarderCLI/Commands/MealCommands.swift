@@ -1,3 +1,4 @@
+import Foundation
 import LarderAPI
 
 /// `larder meals list|get|add|update|delete|summary`.

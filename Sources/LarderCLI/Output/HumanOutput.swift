@@ -1,4 +1,4 @@
-import LarderAPI
+public import LarderAPI
 
 /// The human-readable views of the larder.v1 messages: tables and detail blocks.
 public enum HumanOutput {

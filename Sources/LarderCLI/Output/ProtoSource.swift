@@ -1,4 +1,4 @@
-import LarderAPI
+public import LarderAPI
 
 /// Reflection results as .proto source, the way grpcurl's `describe` shows them.
 public enum ProtoSource {

@@ -1,3 +1,4 @@
+import Foundation
 /// Shell completion scripts for bash, zsh and fish, generated from the command catalog,
 /// so every command, subcommand and option `--help` shows is completed, and nothing else.
 public enum ShellCompletion {

@@ -1,4 +1,4 @@
-import LarderAPI
+public import LarderAPI
 import LarderWire
 
 /// `larder stats` as text: a summary line and one row per method.

@@ -1,6 +1,6 @@
-import Foundation
-import LarderAPI
-import LarderWire
+public import Foundation
+public import LarderAPI
+public import LarderWire
 
 /// The user's time zone: how timestamps are shown and how local dates are read.
 public struct LocalTime: Sendable {

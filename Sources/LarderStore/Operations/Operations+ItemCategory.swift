@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 extension Operations {
     /// Creates an item category in an existing group. INVALID_ARGUMENT for a bad field,

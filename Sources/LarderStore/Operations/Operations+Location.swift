@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 extension Operations {
     /// Creates a location. INVALID_ARGUMENT for a bad field, ALREADY_EXISTS for a taken name or id.

@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 extension Operations {
     /// Page size when the request leaves it 0, and the most a page holds (AIP-158).

@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 extension Operations {
     /// The longest range SummarizeMealRecords accepts, in days.

@@ -1,5 +1,5 @@
-import LarderAPI
-import LarderWire
+public import LarderAPI
+public import LarderWire
 
 /// The default data of a new database (issue 2, section 2): nine category
 /// groups, their item categories, and four locations.

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// A protobuf-c enum descriptor: the enum's full name and its values.
 public struct EnumDescriptor: Hashable, @unchecked Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// One field of a protobuf-c message descriptor.
 public struct FieldDescriptor: Hashable, Sendable {

@@ -1,4 +1,4 @@
-import CProtobufC
+public import CProtobufC
 
 /// A protobuf-c message descriptor, as generated from proto/: the message's
 /// full name and its fields.

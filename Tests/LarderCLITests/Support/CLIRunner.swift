@@ -1,5 +1,6 @@
 import Foundation
 import LarderCLI
+import LarderClient
 import LarderWire
 
 /// What one `larder` run printed and returned.
