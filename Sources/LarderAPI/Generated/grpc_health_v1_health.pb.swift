@@ -2,7 +2,7 @@
 // Regenerate with scripts/gen-proto.sh; behaviour goes in Sources/LarderAPI/Extensions.
 
 public import CLarderProto
-public import CProtobufC
+import CProtobufC
 public import LarderWire
 
 /// `grpc.health.v1.HealthCheckRequest`.

@@ -1,5 +1,5 @@
 public import CLarderProto
-public import CProtobufC
+import CProtobufC
 public import LarderWire
 
 /// `google.protobuf.Empty`, the reply of Delete methods.

@@ -1,5 +1,5 @@
 public import CLarderProto
-public import CProtobufC
+import CProtobufC
 public import LarderWire
 
 /// The fields an update changes (`google.protobuf.FieldMask`); empty means all mutable fields.

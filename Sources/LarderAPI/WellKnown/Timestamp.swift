@@ -1,5 +1,5 @@
 public import CLarderProto
-public import CProtobufC
+import CProtobufC
 public import LarderWire
 
 /// A point in time (`google.protobuf.Timestamp`): seconds and nanoseconds since the Unix epoch, UTC.
