@@ -2,7 +2,7 @@
 // Regenerate with scripts/gen-proto.sh; behaviour goes in Sources/LarderAPI/Extensions.
 
 public import CLarderProto
-public import CProtobufC
+import CProtobufC
 public import LarderWire
 
 /// The message sent by the client when calling ServerReflectionInfo method.
