@@ -1,4 +1,4 @@
-public import LarderWire
+import LarderWire
 
 /// What the HEADERS of a gRPC request say, parsed and checked.
 public struct GRPCRequestHead: Hashable, Sendable {

@@ -1,5 +1,5 @@
 public import LarderStore
-public import LarderWire
+import LarderWire
 
 /// A failed libpq call: the SQLSTATE, the server's message, and the SQL when known.
 ///

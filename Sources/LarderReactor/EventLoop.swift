@@ -1,5 +1,5 @@
 import CEpoll
-public import LarderSystem
+import LarderSystem
 import Synchronization
 #if canImport(Glibc)
 import Glibc

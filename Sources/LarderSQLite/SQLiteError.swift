@@ -1,6 +1,6 @@
 import CSQLite
 public import LarderStore
-public import LarderWire
+import LarderWire
 
 /// A failed SQLite call: the extended result code, SQLite's message, and the SQL when known.
 public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {

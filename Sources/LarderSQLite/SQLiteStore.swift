@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CSQLite
-public import LarderAPI
+import LarderAPI
 public import LarderStore
 public import LarderWire
 import Synchronization

@@ -1,5 +1,5 @@
 public import LarderReactor
-public import LarderSystem
+import LarderSystem
 public import LarderWire
 
 /// What a handler knows about the call it serves.

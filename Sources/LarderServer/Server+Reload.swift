@@ -1,4 +1,4 @@
-public import LarderWire
+import LarderWire
 #if canImport(Glibc)
 import Glibc
 #endif

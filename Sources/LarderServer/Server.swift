@@ -1,4 +1,4 @@
-public import LarderAPI
+import LarderAPI
 public import LarderReactor
 public import LarderStore
 public import LarderWire

@@ -1,4 +1,4 @@
-public import LarderAPI
+import LarderAPI
 public import LarderWire
 
 /// A database holding Larder's data.

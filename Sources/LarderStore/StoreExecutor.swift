@@ -1,4 +1,4 @@
-public import LarderSystem
+import LarderSystem
 public import LarderWire
 import Synchronization
 

@@ -1,4 +1,4 @@
-public import LarderAPI
+import LarderAPI
 public import LarderWire
 
 /// The default data of a new database (issue 2, section 2): nine category
