@@ -67,7 +67,8 @@ let package = Package(
         .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "LarderWire"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
-                dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "CLarderProto", "CProtobufC"],
+                dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2",
+                               "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // What `larder-server` runs: its flags, and the choice of SQLite or PostgreSQL behind the store interface.
         .target(name: "LarderServerMain",

@@ -26,11 +26,18 @@ final class Connection: EventHandler, CallConnection {
     /// Calls read from this connection whose replies have not come back yet.
     let calls = CallBook()
     var callsInFlight: Int { calls.inFlight }
-    /// Replies are ResponseEnvelope frames, made on the store threads.
-    var replyEncoder: any ReplyEncoder { LeanReplyEncoder() }
+    /// True until the first bytes told the protocol (the HTTP/2 preface or a lean frame).
+    var sniffing = true
+    /// The first bytes, held while `sniffing`.
+    var sniffBuffer: [UInt8] = []
+    /// Set when the peer speaks gRPC over HTTP/2: its session and pending requests.
+    var http2: HTTP2Link?
+    /// Lean replies are ResponseEnvelope frames, made on the store threads; HTTP/2 ones are
+    /// records the loop hands to the session.
+    var replyEncoder: any ReplyEncoder { http2 == nil ? LeanReplyEncoder() : HTTP2ReplyEncoder() }
     /// True when a delivered reply found the output empty: `repliesDelivered` writes it.
     private var flushOnDelivery = false
-    /// The lean protocol carries unary calls only.
+    /// Unary calls only, on either protocol so far (no streaming handler is registered yet).
     var supportsStreaming: Bool { false }
     /// This connection's bytes in the server's memory budget (its output and undecoded input).
     let usage: ConnectionUsage
@@ -108,6 +115,11 @@ final class Connection: EventHandler, CallConnection {
     /// Returns the frame's size.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
         let before = output.count
+        if let http2 {
+            http2.answer(callID: callID, result: result)
+            server.pumpHTTP2(self)
+            return output.count - before
+        }
         switch result {
         case .success(let payload):
             ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)
@@ -123,7 +135,11 @@ final class Connection: EventHandler, CallConnection {
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool) {
         // Output already waiting is written when the socket turns writable.
         if bufferedOutputBytes == 0 { flushOnDelivery = true }
-        enqueue(bytes)
+        if let http2 {
+            http2.apply(bytes, callID: callID, isFinal: isFinal)
+        } else {
+            enqueue(bytes)
+        }
     }
 
     /// Writes the delivered replies; reading may have paused on a full output buffer.
@@ -131,6 +147,7 @@ final class Connection: EventHandler, CallConnection {
         guard flushOnDelivery else { return }
         flushOnDelivery = false
         guard !isClosed else { return }
+        if http2 != nil { server.pumpHTTP2(self) }
         flush()
         if !isClosed && !readPaused && decoder.bufferedByteCount > 0 { server.processFrames(of: self) }
     }

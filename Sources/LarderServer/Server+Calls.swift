@@ -1,5 +1,6 @@
 import CLarderProto
 import LarderAPI
+import LarderHTTP2
 import LarderReactor
 import LarderStore
 import LarderSystem
@@ -55,7 +56,26 @@ extension Server {
                 connection.lastActivity = MonotonicClock.nanoseconds()
                 metrics.received(count)
                 if connection.isClosing { continue }  // discard what a failed peer still sends
-                readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if connection.http2 != nil {
+                    readBuffer.withUnsafeBytes { receiveHTTP2(UnsafeRawBufferPointer(rebasing: $0[0..<count]), on: connection) }
+                    connection.flush()
+                    if connection.readPaused || connection.isClosing || connection.isClosed { return }
+                    if count < readBuffer.count { return }
+                    continue
+                }
+                if connection.sniffing {
+                    // The first bytes pick the protocol: the HTTP/2 preface, or a lean frame.
+                    connection.sniffBuffer.append(contentsOf: readBuffer[0..<count])
+                    guard sniffProtocol(of: connection) else { continue }
+                    if connection.http2 != nil {
+                        connection.flush()
+                        if connection.readPaused || connection.isClosing || connection.isClosed { return }
+                        if count < readBuffer.count { return }
+                        continue
+                    }
+                } else {
+                    readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                }
                 processFrames(of: connection)
                 connection.flush()
                 if connection.readPaused || connection.isClosing || connection.isClosed { return }

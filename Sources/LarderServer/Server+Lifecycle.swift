@@ -127,6 +127,7 @@ extension Server {
         loop.unregister(listener.fd)
         listener.close()
         logger.info("draining", ["calls_in_flight": callsInFlight, "connections": connections.count])
+        drainHTTP2Connections()
         finishDrainIfDone()
     }
 

@@ -96,7 +96,7 @@ def test_every_meal_record_method(stubs: Stubs, start_server: Callable[..., Runn
         meals = stubs.meal_record_pb2_grpc.MealRecordServiceStub(channel)
         day = 1_767_225_600  # 2026-01-01T00:00:00Z
         made = []
-        for i, category in enumerate([common.BREAKFAST, common.LUNCH, common.DINNER]):
+        for i, category in enumerate([common.MEAL_CATEGORY_BREAKFAST, common.MEAL_CATEGORY_LUNCH, common.MEAL_CATEGORY_DINNER]):
             made.append(meals.CreateMealRecord(pb.CreateMealRecordRequest(meal_record=pb.MealRecord(
                 name=f"meal {i}", calories=100 * (i + 1), category=category,
                 eaten_at=timestamp_pb2.Timestamp(seconds=day + 3600 * (8 + 4 * i), nanos=123_456_789))),
@@ -151,11 +151,11 @@ def test_error_statuses_and_messages_are_the_lean_protocols(stubs: Stubs, shared
     lpb, mpb, gpb = stubs.location_pb2, stubs.meal_record_pb2, stubs.category_group_pb2
     taken = unique("Taken")
     stubs.location_pb2_grpc.LocationServiceStub(channel).CreateLocation(
-        lpb.CreateLocationRequest(location=lpb.Location(name=taken)), timeout=TIMEOUT)
+        lpb.CreateLocationRequest(location=lpb.Location(name=taken, color_hex="#123456")), timeout=TIMEOUT)
     cases = [
         ("/larder.v1.LocationService/CreateLocation", lpb.CreateLocationRequest(location=lpb.Location(name="  ")),
          grpc.StatusCode.INVALID_ARGUMENT),
-        ("/larder.v1.LocationService/CreateLocation", lpb.CreateLocationRequest(location=lpb.Location(name=taken)),
+        ("/larder.v1.LocationService/CreateLocation", lpb.CreateLocationRequest(location=lpb.Location(name=taken, color_hex="#123456")),
          grpc.StatusCode.ALREADY_EXISTS),
         ("/larder.v1.LocationService/GetLocation", lpb.GetLocationRequest(id=str(uuid.uuid4())),
          grpc.StatusCode.NOT_FOUND),
@@ -253,7 +253,7 @@ def test_a_thousand_concurrent_calls_on_one_channel(stubs: Stubs, channel: grpc.
     pb = stubs.location_pb2
     service = stubs.location_pb2_grpc.LocationServiceStub(channel)
     prefix = unique("Shelf")
-    creates = [service.CreateLocation.future(pb.CreateLocationRequest(location=pb.Location(name=f"{prefix} {i}")),
+    creates = [service.CreateLocation.future(pb.CreateLocationRequest(location=pb.Location(name=f"{prefix} {i}", color_hex="#123456")),
                                              timeout=TIMEOUT) for i in range(500)]
     created = [f.result() for f in creates]
     gets = [service.GetLocation.future(pb.GetLocationRequest(id=location.id), timeout=TIMEOUT)
@@ -289,7 +289,7 @@ def test_the_channel_reconnects_after_a_server_restart(stubs: Stubs,
     first = start_server()
     with grpc.insecure_channel(first.address) as channel:
         service = stubs.location_pb2_grpc.LocationServiceStub(channel)
-        created = service.CreateLocation(pb.CreateLocationRequest(location=pb.Location(name=unique("Cellar"))),
+        created = service.CreateLocation(pb.CreateLocationRequest(location=pb.Location(name=unique("Cellar"), color_hex="#123456")),
                                          timeout=TIMEOUT)
         first.signal(signal.SIGTERM)
         assert first.wait(60) == 0
@@ -317,7 +317,7 @@ def test_sigterm_drains_calls_in_flight_and_keeps_every_acknowledged_write(
                     return
                 try:
                     made = service.CreateLocation(pb.CreateLocationRequest(
-                        location=pb.Location(name=f"{prefix} {worker}-{i}")), timeout=TIMEOUT)
+                        location=pb.Location(name=f"{prefix} {worker}-{i}", color_hex="#123456")), timeout=TIMEOUT)
                     acknowledged.append(made.id)
                 except grpc.RpcError as error:
                     refused.append(error.code())

@@ -33,7 +33,7 @@ def test_create_get_and_list_locations(stubs: Stubs, shared_server: RunningServe
         try:
             name = f"Attic {uuid.uuid4().hex[:12]}"
             created = await unary(channel, "/larder.v1.LocationService/CreateLocation",
-                                  pb.CreateLocationRequest(location=pb.Location(name=name)), pb.Location)
+                                  pb.CreateLocationRequest(location=pb.Location(name=name, color_hex="#123456")), pb.Location)
             assert created.name == name and len(created.id) == 36
             got = await unary(channel, "/larder.v1.LocationService/GetLocation", pb.GetLocationRequest(id=created.id),
                               pb.Location, metadata={"x-request-id": "grpclib-1", "x-blob-bin": b"\x00\xff"})

@@ -1,0 +1,120 @@
+import LarderHTTP2
+import LarderSystem
+import LarderWire
+
+/// gRPC over HTTP/2 on the lean protocol's port: a connection whose first bytes are the
+/// HTTP/2 client preface is driven through an nghttp2 session (`HTTP2Link`), and its
+/// unary calls start in the same `CallCore`.
+extension Server {
+    /// The session settings for this server's limits.
+    var http2Configuration: GRPCServerConfiguration {
+        var settings = GRPCServerConfiguration()
+        settings.maxConcurrentStreams = UInt32(clamping: configuration.maxCallsPerConnection)
+        settings.maxMessageSize = configuration.maxFrameBytes
+        return settings
+    }
+
+    /// Decides a new connection's protocol from its first bytes (held in `sniffBuffer`);
+    /// returns false while they could still be either.
+    func sniffProtocol(of connection: Connection) -> Bool {
+        switch HTTP2Preface.match(connection.sniffBuffer) {
+        case .needMoreBytes:
+            return false
+        case .notHTTP2:
+            connection.sniffing = false
+            let bytes = connection.sniffBuffer
+            connection.sniffBuffer = []
+            bytes.withUnsafeBytes { connection.decoder.append($0) }
+            return true
+        case .http2:
+            connection.sniffing = false
+            let bytes = connection.sniffBuffer
+            connection.sniffBuffer = []
+            do {
+                connection.http2 = try HTTP2Link(configuration: http2Configuration)
+            } catch {
+                close(connection, reason: "cannot start an HTTP/2 session: \(error)")
+                return true
+            }
+            logger.debug("http2_connection", ["conn": connection.id, "peer": connection.peer])
+            bytes.withUnsafeBytes { receiveHTTP2($0, on: connection) }
+            return true
+        }
+    }
+
+    /// Feeds bytes read from an HTTP/2 connection to its session, starts the calls they
+    /// complete, and queues what the session has to send.
+    func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        guard let link = connection.http2 else { return }
+        do {
+            let events = try link.session.receive(bytes)
+            handleHTTP2(events, on: connection, link: link)
+        } catch {
+            logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
+                                                    "reason": "\(error)"])
+            endHTTP2(connection, link: link)
+            return
+        }
+        pumpHTTP2(connection)
+    }
+
+    private func handleHTTP2(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link) {
+        for event in events {
+            switch link.handle(event) {
+            case .start(let head, let message)?:
+                let now = connection.lastActivity
+                let deadline = head.timeoutNanoseconds.map { timeout in
+                    let (sum, overflow) = now.addingReportingOverflow(timeout)
+                    return overflow ? UInt64.max : sum
+                }
+                message.withUnsafeBytes { payload in
+                    core.start(IncomingCall(method: core.resolveMethod(head.path), callID: UInt64(head.streamID),
+                                            metadata: HTTP2Link.coreMetadata(head.metadata), deadline: deadline,
+                                            receivedAt: now, requestBytes: message.count + 5, payload: payload),
+                               on: connection)
+                }
+            case .cancel(let callID)?:
+                core.cancel(callID: callID, on: connection)
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// Moves what the session has to send into the connection's output (written by `flush`).
+    func pumpHTTP2(_ connection: Connection) {
+        guard let link = connection.http2, !connection.isClosed else { return }
+        var bytes: [UInt8] = []
+        do {
+            let events = try link.session.writeOutput(into: &bytes)
+            if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
+        } catch {
+            if !bytes.isEmpty { connection.enqueue(bytes) }
+            endHTTP2(connection, link: link)
+            return
+        }
+        if !bytes.isEmpty { connection.enqueue(bytes) }
+        if link.session.isFinished && !connection.isClosing {
+            connection.state = .closing(since: MonotonicClock.nanoseconds())
+        }
+    }
+
+    /// The session gave up (a protocol error, a flood): send its GOAWAY, then close.
+    private func endHTTP2(_ connection: Connection, link: HTTP2Link) {
+        var bytes: [UInt8] = []
+        _ = try? link.session.writeOutput(into: &bytes)
+        if !bytes.isEmpty { connection.enqueue(bytes) }
+        if !connection.isClosing { connection.state = .closing(since: MonotonicClock.nanoseconds()) }
+        connection.flush()
+    }
+
+    /// On SIGTERM: every HTTP/2 connection gets a GOAWAY; its calls in flight finish.
+    func drainHTTP2Connections() {
+        for connection in connections.values {
+            guard let link = connection.http2 else { continue }
+            link.session.beginDrain()
+            pumpHTTP2(connection)
+            connection.flush()
+        }
+    }
+}
