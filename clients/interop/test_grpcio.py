@@ -218,15 +218,6 @@ def test_metadata_including_binary_values_is_accepted(stubs: Stubs, channel: grp
     assert reply.locations  # the default data
 
 
-def test_a_deadline_that_passes_is_deadline_exceeded_and_the_channel_goes_on(stubs: Stubs,
-                                                                             channel: grpc.Channel) -> None:
-    service = stubs.location_pb2_grpc.LocationServiceStub(channel)
-    code, _ = code_and_message(lambda: service.ListLocations(stubs.location_pb2.ListLocationsRequest(),
-                                                             timeout=0.000001))
-    assert code == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert service.ListLocations(stubs.location_pb2.ListLocationsRequest(), timeout=TIMEOUT).locations
-
-
 def test_bearer_token_auth(stubs: Stubs, start_server: Callable[..., RunningServer], tmp_path: Path) -> None:
     token_file = tmp_path / "token"
     token_file.write_text("s3cret-token\n")
