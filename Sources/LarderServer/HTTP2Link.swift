@@ -85,8 +85,7 @@ final class HTTP2Link {
         let body = Array(record.dropFirst())
         switch kind {
         case .reply:
-            session.sendMessage(streamID: streamID, body)
-            session.sendTrailers(streamID: streamID, status: .ok)
+            answer(callID: callID, result: .success(body))
         case .streamMessage:
             session.sendMessage(streamID: streamID, body)
         case .end:
@@ -94,8 +93,8 @@ final class HTTP2Link {
         case .error:
             guard body.count >= 4 else { return }
             let raw = UInt32(body[0]) << 24 | UInt32(body[1]) << 16 | UInt32(body[2]) << 8 | UInt32(body[3])
-            session.sendTrailers(streamID: streamID, status: StatusCode(rawValue: Int32(bitPattern: raw)),
-                                 message: String(decoding: body.dropFirst(4), as: UTF8.self))
+            answer(callID: callID, result: .failure(RPCError(StatusCode(rawValue: Int32(bitPattern: raw)),
+                                                             String(decoding: body.dropFirst(4), as: UTF8.self))))
         }
     }
 

@@ -25,6 +25,21 @@ async def unary(channel: Channel, path: str, request: Any, reply_type: type, *,
     return await method(request, timeout=timeout, metadata=metadata)
 
 
+def call_error(server: RunningServer, path: str, request: Any, reply_type: type) -> GRPCError:
+    """The GRPCError of a unary call that must fail (on a channel of its own)."""
+    async def run() -> GRPCError:
+        channel = channel_for(server)
+        try:
+            await unary(channel, path, request, reply_type)
+        except GRPCError as error:
+            return error
+        finally:
+            channel.close()
+        raise AssertionError(f"{path} succeeded")
+
+    return asyncio.run(run())
+
+
 def test_create_get_and_list_locations(stubs: Stubs, shared_server: RunningServer) -> None:
     pb = stubs.location_pb2
 
@@ -53,17 +68,7 @@ def test_errors_carry_the_lean_protocols_status_and_message(stubs: Stubs, shared
     pb = stubs.location_pb2
     request = pb.GetLocationRequest(id=str(uuid.uuid4()))
 
-    async def run() -> GRPCError:
-        channel = channel_for(shared_server)
-        try:
-            await unary(channel, "/larder.v1.LocationService/GetLocation", request, pb.Location)
-        except GRPCError as error:
-            return error
-        finally:
-            channel.close()
-        raise AssertionError("a get of an unknown id succeeded")
-
-    error = asyncio.run(run())
+    error = call_error(shared_server, "/larder.v1.LocationService/GetLocation", request, pb.Location)
     assert error.status == Status.NOT_FOUND
     assert (error.status.value, error.message) == lean_call(shared_server.address,
                                                             "/larder.v1.LocationService/GetLocation",
@@ -73,15 +78,5 @@ def test_errors_carry_the_lean_protocols_status_and_message(stubs: Stubs, shared
 def test_unknown_method_is_unimplemented(stubs: Stubs, shared_server: RunningServer) -> None:
     pb = stubs.location_pb2
 
-    async def run() -> GRPCError:
-        channel = channel_for(shared_server)
-        try:
-            await unary(channel, "/larder.v1.LocationService/Teleport", pb.GetLocationRequest(), pb.Location)
-        except GRPCError as error:
-            return error
-        finally:
-            channel.close()
-        raise AssertionError("an unknown method succeeded")
-
-    error = asyncio.run(run())
+    error = call_error(shared_server, "/larder.v1.LocationService/Teleport", pb.GetLocationRequest(), pb.Location)
     assert error.status == Status.UNIMPLEMENTED and error.message

@@ -3,40 +3,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+
 
 import pytest
 
 import grpc_stubs
-from server_process import RunningServer, find_server_binary
-
-
-@pytest.fixture(scope="session")
-def server_binary() -> Path:
-    return find_server_binary()
-
-
-@pytest.fixture(scope="session")
-def start_server(server_binary, tmp_path_factory):
-    """start_server(*flags, db=None, port=0) -> a RunningServer (on a fresh temp database unless db
-    is given, on an ephemeral port unless port is); stopped at the end."""
-    servers: List[RunningServer] = []
-
-    def start(*extra: str, db: Optional[Path] = None, port: int = 0) -> RunningServer:
-        path = db or tmp_path_factory.mktemp("larder") / "larder.sqlite"
-        server = RunningServer(server_binary, path, *extra, port=port)
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
-
-
-@pytest.fixture(scope="session")
-def shared_server(start_server) -> RunningServer:
-    """One server for tests that only touch data they create (unique names)."""
-    return start_server()
+from server_process import RunningServer, server_binary, shared_server, start_server  # noqa: F401 (fixtures)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Callable, Iterator, List, Optional
 
 import pytest
 
@@ -115,3 +115,34 @@ class RunningServer:
                 self.process.kill()
                 self.process.wait(15)
         return self.process.returncode
+
+
+# Fixtures shared by the suites that run the real server (imported into their conftest.py).
+
+@pytest.fixture(scope="session")
+def server_binary() -> Path:
+    return find_server_binary()
+
+
+@pytest.fixture(scope="session")
+def start_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., RunningServer]]:
+    """start_server(*flags, db=None, port=0) -> a RunningServer (on a fresh temp database unless db
+    is given, on an ephemeral port unless port is); stopped at the end."""
+    servers: List[RunningServer] = []
+
+    def start(*extra: str, db: Optional[Path] = None, port: int = 0) -> RunningServer:
+        path = db or tmp_path_factory.mktemp("larder") / "larder.sqlite"
+        server = RunningServer(server_binary, path, *extra, port=port)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def shared_server(start_server: Callable[..., RunningServer]) -> RunningServer:
+    """One server for tests that only touch data they create (unique names)."""
+    return start_server()
+
