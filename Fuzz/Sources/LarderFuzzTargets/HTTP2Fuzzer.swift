@@ -62,8 +62,13 @@ enum HTTP2Fuzzer {
 }
 
 /// Echoes every request message and ends each call with OK when the client half-closes.
+///
+/// A call is *open* from its `requestStarted` until the responder answers it or the session
+/// cancels it, and *receiving* until its `endOfInput`: a client may still reset a stream it has
+/// half-closed, so a cancel after the end of input is legitimate while the answer is unsent.
 struct EchoResponder {
     private var open: Set<Int32> = []
+    private var receiving: Set<Int32> = []
 
     mutating func handle(_ events: [GRPCServerEvent], _ session: GRPCServerSession) throws(FuzzFailure) {
         // Events report input already processed: a stream a later event of the batch cancels is
@@ -73,19 +78,23 @@ struct EchoResponder {
             switch event {
             case .requestStarted(let head):
                 guard open.insert(head.streamID).inserted else { throw FuzzFailure("stream \(head.streamID) started twice") }
+                receiving.insert(head.streamID)
                 guard head.path.hasPrefix("/") else { throw FuzzFailure("path \(head.path) without /") }
             case .message(let id, let bytes):
-                guard open.contains(id) else { throw FuzzFailure("message on stream \(id), not open") }
+                guard receiving.contains(id) else { throw FuzzFailure("message on stream \(id), not receiving") }
                 guard session.sendMessage(streamID: id, bytes) || cancelledLater.contains(id) else {
                     throw FuzzFailure("echo on open stream \(id) refused")
                 }
             case .endOfInput(let id):
-                guard open.remove(id) != nil else { throw FuzzFailure("end of input on stream \(id), not open") }
-                guard session.sendTrailers(streamID: id, status: .ok) || cancelledLater.contains(id) else {
+                guard receiving.remove(id) != nil else { throw FuzzFailure("end of input on stream \(id), not receiving") }
+                if session.sendTrailers(streamID: id, status: .ok) {
+                    open.remove(id)
+                } else if !cancelledLater.contains(id) {
                     throw FuzzFailure("trailers on \(id) refused")
                 }
             case .cancelled(let id, _):
                 guard open.remove(id) != nil else { throw FuzzFailure("cancel of stream \(id), not open") }
+                receiving.remove(id)
                 if session.sendMessage(streamID: id, [1]) { throw FuzzFailure("send on cancelled stream \(id) accepted") }
             }
         }
