@@ -36,12 +36,7 @@ final class ServerProcess: @unchecked Sendable {
     /// True once the server's stderr contains `text` (waits up to `seconds`: a bound for a
     /// line that never comes, long enough for a server on a busy machine or under TSan).
     func waitForLog(_ text: String, seconds: Double = 60) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if stderr.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return stderr.contains(text)
+        await eventually(seconds: Int(seconds.rounded(.up)), every: .milliseconds(10)) { stderr.contains(text) }
     }
 
     /// The PostgreSQL database this server owns (dropped after the server is gone).
