@@ -1,4 +1,4 @@
-import Dispatch
+import LarderSystem
 import Synchronization
 
 /// Checks the database on its own connection every `interval`, so health
@@ -6,22 +6,26 @@ import Synchronization
 /// without traffic, and SERVING again as soon as it is back.
 final class PostgresMonitor: Sendable {
     private let stopped = Atomic<Bool>(false)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    /// Guards `stopped` changes against the probe thread's timed wait.
+    private let wake = ThreadCondition()
+    private let thread: Mutex<SystemThread?> = Mutex(nil)
 
     /// Starts probing at once; `connect` opens the probe's connection.
     init(interval: Duration, availability: PostgresAvailability,
          connect: @escaping @Sendable () throws(PostgresError) -> PostgresConnection) {
         let milliseconds = Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
-        DispatchQueue(label: "larder-postgres-monitor").async { [self] in
+        let nanoseconds = UInt64(max(10, milliseconds)) * 1_000_000
+        let thread = SystemThread(name: "larder-pg-monitor") { [self] in
             var probe: PostgresConnection?
             while !stopped.load(ordering: .relaxed) {
                 probe = Self.check(probe, availability: availability, connect: connect)
-                _ = wake.wait(timeout: .now() + .milliseconds(max(10, milliseconds)))
+                wake.withLock {
+                    if !stopped.load(ordering: .relaxed) { _ = wake.wait(nanoseconds: nanoseconds) }
+                }
             }
             probe?.close()
-            finished.signal()
         }
+        self.thread.withLock { $0 = thread }
     }
 
     /// One probe: reconnects when needed, then asks whether the session takes writes.
@@ -54,7 +58,7 @@ final class PostgresMonitor: Sendable {
     /// Stops the probing and waits for it to end. Idempotent.
     func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        wake.signal()
-        finished.wait()
+        wake.withLock { wake.signal() }
+        thread.withLock { $0.take() }?.join()
     }
 }

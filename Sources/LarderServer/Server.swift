@@ -1,8 +1,8 @@
 import LarderAPI
+import LarderSystem
 public import LarderReactor
 public import LarderStore
 public import LarderWire
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -99,15 +99,24 @@ public final class Server: @unchecked Sendable {
     /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;
     /// nil when the loop does not answer within 2 seconds.
     static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
+        let answered = ThreadCondition()
         let result = Mutex<Metrics?>(nil)
-        let done = DispatchSemaphore(value: 0)
         loop.execute {
             let snapshot = metrics.snapshot()
-            result.withLock { $0 = snapshot }
-            done.signal()
+            answered.withLock {
+                result.withLock { $0 = snapshot }
+                answered.signal()
+            }
         }
-        guard done.wait(timeout: .now() + 2) == .success else { return nil }
-        return result.withLock { $0 }
+        let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
+        return answered.withLock {
+            while result.withLock({ $0 }) == nil {
+                let now = MonotonicClock.nanoseconds()
+                guard now < deadline else { return nil }
+                _ = answered.wait(nanoseconds: deadline - now)
+            }
+            return result.withLock { $0 }
+        }
     }
 
     /// The address actually bound (the real port when 0 was asked for).
