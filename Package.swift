@@ -134,7 +134,7 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport",
+                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport", "LarderHTTP2",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

@@ -1,0 +1,55 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderHTTP2
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// gRPC over HTTP/2 against the real server, with our own HTTP/2 client (the interop suite
+/// under clients/interop uses grpcio and grpclib): what stock clients cannot be made to do.
+@Suite("gRPC over HTTP/2 against larder-server")
+struct HTTP2EndToEndTests {
+    static let getLocation = LocationMethods.getLocation.path
+
+    @Test("the preface is recognised however the first bytes are split across reads")
+    func prefaceSplitAcrossReads() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        let created = try await lean.call(LocationMethods.createLocation,
+                                          CreateLocationRequest(location: Location(name: "Split", colorHex: "#0A0B0C")))
+        let request = ProtoCodec.encode(GetLocationRequest(id: created.id))
+        // Pieces of 1, 2, 3, … bytes, each sent on its own (TCP_NODELAY, a pause between):
+        // the 24-byte preface arrives in 1 to 7 reads, cut at a different place each time.
+        for firstPiece in [1, 3, 7, 23, 24, 25] {
+            let response = try await offThePool { () throws -> GRPCClientSession.Response? in
+                let client = try HTTP2TestClient(port: server.port)
+                var noDelay: Int32 = 1
+                setsockopt(client.connection.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+                guard let stream = client.session.startCall(headers: GRPCClientSession.requestHeaders(path: Self.getLocation))
+                else { return nil }
+                client.session.sendMessage(streamID: stream, request)
+                client.session.endInput(streamID: stream)
+                let bytes = try client.pendingOutput()
+                var offset = 0
+                var piece = firstPiece
+                while offset < bytes.count {
+                    let end = min(bytes.count, offset + piece)
+                    client.connection.send(Array(bytes[offset..<end]))
+                    offset = end
+                    piece += 1
+                    usleep(20_000)
+                }
+                return try client.finish(stream)
+            }
+            let reply = try #require(response, "first piece \(firstPiece)")
+            #expect(reply.trailers["grpc-status"] == "0", "first piece \(firstPiece): \(reply.trailers)")
+            let message = try #require(reply.messages.first)
+            #expect(try ProtoCodec.decode(Location.self, from: message) == created)
+        }
+        // Lean clients on the same port are unaffected.
+        #expect(try await lean.call(LocationMethods.getLocation, GetLocationRequest(id: created.id)) == created)
+    }
+}
