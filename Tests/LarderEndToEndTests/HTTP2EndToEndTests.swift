@@ -11,6 +11,7 @@ import Testing
 @Suite("gRPC over HTTP/2 against larder-server")
 struct HTTP2EndToEndTests {
     static let getLocation = LocationMethods.getLocation.path
+    static let createLocation = LocationMethods.createLocation.path
 
     @Test("the preface is recognised however the first bytes are split across reads")
     func prefaceSplitAcrossReads() async throws {
@@ -51,5 +52,42 @@ struct HTTP2EndToEndTests {
         }
         // Lean clients on the same port are unaffected.
         #expect(try await lean.call(LocationMethods.getLocation, GetLocationRequest(id: created.id)) == created)
+    }
+
+    @Test("grpc-timeout is the server's deadline: a write that outlived it is answered DEADLINE_EXCEEDED by the server")
+    func serverEnforcesTheDeadline() async throws {
+        // A long busy timeout: the write waits for the lock until the test releases it.
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300"])
+        defer { server.stop() }
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        let request = ProtoCodec.encode(CreateLocationRequest(location: Location(name: "Too late", colorHex: "#010203")))
+        // Our client never cancels, so whatever status comes back is the server's own.
+        let call = Task {
+            try await offThePool { () throws -> GRPCClientSession.Response? in
+                try HTTP2TestClient(port: server.port).unary(Self.createLocation, request, extra: [("grpc-timeout", "500m")])
+            }
+        }
+        // In flight (waiting for the lock) ...
+        #expect(await eventually {
+            (try? await lean.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) ?? 0 >= 2
+        })
+        // ... and still waiting once its 500 ms are certainly over (it started before we saw it).
+        try await Task.sleep(for: .seconds(1))
+        lock.release()
+        let reply = try #require(try await call.value)
+        #expect(reply.trailers["grpc-status"] ?? reply.headers["grpc-status"] == String(StatusCode.deadlineExceeded.rawValue),
+                "\(reply.headers) \(reply.trailers)")
+        let message = GRPCPercentEncoding.decode((reply.trailers["grpc-message"] ?? reply.headers["grpc-message"] ?? "").utf8)
+        #expect(message.contains("deadline"), "\(message)")
+        #expect(reply.messages.isEmpty)
+        // The server goes on serving, over HTTP/2 and the lean protocol.
+        let after = try await offThePool { () throws -> GRPCClientSession.Response? in
+            try HTTP2TestClient(port: server.port).unary(Self.createLocation, ProtoCodec.encode(
+                CreateLocationRequest(location: Location(name: "In time", colorHex: "#010203"))), extra: [("grpc-timeout", "60S")])
+        }
+        #expect(after?.trailers["grpc-status"] == "0", "\(String(describing: after))")
+        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name).contains("In time"))
     }
 }
