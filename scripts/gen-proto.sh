@@ -38,10 +38,8 @@ PROTOS=(
 # (C, Swift types and method tables) but listed in APIServices.unserved, not
 # in APIServices.all. Serving one means a handler for each of its methods
 # (Sources/LarderServer/LarderServices.swift) and moving it out of this list.
-UNSERVED=(
-  grpc/reflection/v1/reflection.proto
-  grpc/reflection/v1alpha/reflection.proto
-)
+# None today: every service of proto/ is served.
+UNSERVED=()
 WKT=(google/protobuf/timestamp.proto google/protobuf/field_mask.proto google/protobuf/empty.proto)
 
 generate() { # $1 = output dir; lays out .c in $1 and .h in $1/include

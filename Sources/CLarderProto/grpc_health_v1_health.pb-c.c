@@ -205,12 +205,14 @@ const ProtobufCMessageDescriptor grpc__health__v1__health_check_response__descri
   (ProtobufCMessageInit) grpc__health__v1__health_check_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCMethodDescriptor grpc__health__v1__health__method_descriptors[1] =
+static const ProtobufCMethodDescriptor grpc__health__v1__health__method_descriptors[2] =
 {
   { "Check", &grpc__health__v1__health_check_request__descriptor, &grpc__health__v1__health_check_response__descriptor },
+  { "Watch", &grpc__health__v1__health_check_request__descriptor, &grpc__health__v1__health_check_response__descriptor },
 };
 const unsigned grpc__health__v1__health__method_indices_by_name[] = {
-  0         /* Check */
+  0,        /* Check */
+  1         /* Watch */
 };
 const ProtobufCServiceDescriptor grpc__health__v1__health__descriptor =
 {
@@ -219,7 +221,7 @@ const ProtobufCServiceDescriptor grpc__health__v1__health__descriptor =
   "Health",
   "Grpc__Health__V1__Health",
   "grpc.health.v1",
-  1,
+  2,
   grpc__health__v1__health__method_descriptors,
   grpc__health__v1__health__method_indices_by_name
 };
@@ -230,6 +232,14 @@ void grpc__health__v1__health__check(ProtobufCService *service,
 {
   assert(service->descriptor == &grpc__health__v1__health__descriptor);
   service->invoke(service, 0, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void grpc__health__v1__health__watch(ProtobufCService *service,
+                                     const Grpc__Health__V1__HealthCheckRequest *input,
+                                     Grpc__Health__V1__HealthCheckResponse_Closure closure,
+                                     void *closure_data)
+{
+  assert(service->descriptor == &grpc__health__v1__health__descriptor);
+  service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void grpc__health__v1__health__init (Grpc__Health__V1__Health_Service *service,
                                      Grpc__Health__V1__Health_ServiceDestroy destroy)

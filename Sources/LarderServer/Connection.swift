@@ -37,8 +37,8 @@ final class Connection: EventHandler, CallConnection {
     var replyEncoder: any ReplyEncoder { http2 == nil ? LeanReplyEncoder() : HTTP2ReplyEncoder() }
     /// True when a delivered reply found the output empty: `repliesDelivered` writes it.
     private var flushOnDelivery = false
-    /// Unary calls only, on either protocol so far (no streaming handler is registered yet).
-    var supportsStreaming: Bool { false }
+    /// Streaming calls travel over gRPC over HTTP/2 only; the lean protocol carries unary calls.
+    var supportsStreaming: Bool { http2 != nil }
     /// This connection's bytes in the server's memory budget (its output and undecoded input).
     let usage: ConnectionUsage
     /// Bytes of `decoder`'s buffer counted in `usage`.
@@ -96,7 +96,7 @@ final class Connection: EventHandler, CallConnection {
 
     /// Gives this connection's bytes back to the budget (it is closing).
     func releaseBudget() {
-        usage.release(bufferedOutputBytes + accountedInput)
+        usage.release(bufferedOutputBytes + accountedInput + (http2?.accountedHeldBytes ?? 0))
         accountedInput = 0
         isClosed = true
     }
@@ -136,7 +136,7 @@ final class Connection: EventHandler, CallConnection {
         // Output already waiting is written when the socket turns writable.
         if bufferedOutputBytes == 0 { flushOnDelivery = true }
         if let http2 {
-            http2.apply(bytes, callID: callID, isFinal: isFinal)
+            server.deliverHTTP2(bytes, callID: callID, isFinal: isFinal, on: self, link: http2)
         } else {
             enqueue(bytes)
         }

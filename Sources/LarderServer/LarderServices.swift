@@ -5,10 +5,12 @@ import LarderWire
 /// The services `larder-server` serves, and which code runs each method.
 enum LarderServices {
     /// Every served service: the four larder.v1 services, grpc.health.v1.Health,
-    /// larder.reflection.v1.ServerReflection and larder.admin.v1.Admin.
+    /// larder.reflection.v1.ServerReflection, larder.admin.v1.Admin and the standard
+    /// grpc.reflection.v1 and v1alpha ServerReflection (streaming: gRPC over HTTP/2 only).
     static let served: [ServiceDescriptor] = [
         CategoryGroupMethods.service, ItemCategoryMethods.service, LocationMethods.service,
         MealRecordMethods.service, HealthMethods.service, ReflectionMethods.service, AdminMethods.service,
+        GrpcReflectionV1ServerReflectionMethods.service, GrpcReflectionV1alphaServerReflectionMethods.service,
     ]
 
     /// Every full method name of `served`, in declaration order.
@@ -47,12 +49,22 @@ enum LarderServices {
         router.inline(HealthMethods.check, isPublic: true) { request, _ throws(RPCError) in
             try health.check(request, databaseAvailable: store.isAvailable)
         }
+        router.serverStreaming(HealthMethods.watch, isPublic: true) { request, _, stream in
+            health.watch(request, stream: stream, databaseAvailable: store.isAvailable)
+        }
 
         // Touch no database: answered on the loop. Not public: with auth on they need the token.
         let reflection = ReflectionService(services: served)
         router.inline(ReflectionMethods.listServices) { _, _ in reflection.listServices() }
         router.inline(ReflectionMethods.describeType) { request, _ throws(RPCError) in
             try reflection.describeType(request.name)
+        }
+        let serviceNames = served.map(\.name)
+        router.bidirectional(GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo) { _, stream in
+            GRPCReflectionStream(services: serviceNames, stream: stream)
+        }
+        router.bidirectional(GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo) { _, stream in
+            GRPCReflectionStream(services: serviceNames, stream: stream)
         }
         router.inline(AdminMethods.getMetrics) { _, _ in metrics.snapshot() }
         let serverInfo = ServerInfo.thisBuild(startTime: metrics.startTime)

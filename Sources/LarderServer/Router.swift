@@ -127,9 +127,10 @@ struct Router: Sendable {
     /// A server-streaming method: `operation` runs on the loop with the decoded request and
     /// sends its messages through the stream, from whichever thread it hands the work to.
     mutating func serverStreaming<Request, Response>(
-        _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
+        _ method: StreamingRPCMethod<Request, Response>, isPublic: Bool = false,
         _ operation: @escaping @Sendable (Request, CallContext, ServerStream) -> Void
     ) {
+        precondition(!method.isClientStreaming, "\(method.path) streams requests: register it as bidirectional")
         handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic,
                                               execution: .serverStreaming { payload, scratch, context, stream in
             let request: Request
@@ -143,9 +144,10 @@ struct Router: Sendable {
 
     /// A bidirectional-streaming method: `start` returns the receiver of the client's messages.
     mutating func bidirectional<Request, Response>(
-        _ method: RPCMethod<Request, Response>, isPublic: Bool = false,
+        _ method: StreamingRPCMethod<Request, Response>, isPublic: Bool = false,
         _ start: @escaping @Sendable (CallContext, ServerStream) -> any ClientStreamReceiver
     ) {
+        precondition(method.isClientStreaming && method.isServerStreaming, "\(method.path) is not bidirectional")
         handlers[method.path] = MethodHandler(method: method.descriptor, isPublic: isPublic,
                                               execution: .bidirectional(start))
     }

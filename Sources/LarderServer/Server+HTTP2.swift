@@ -4,7 +4,7 @@ import LarderWire
 
 /// gRPC over HTTP/2 on the lean protocol's port: a connection whose first bytes are the
 /// HTTP/2 client preface is driven through an nghttp2 session (`HTTP2Link`), and its
-/// unary calls start in the same `CallCore`.
+/// calls (unary and streaming) start in the same `CallCore`.
 extension Server {
     /// The session settings for this server's limits.
     var http2Configuration: GRPCServerConfiguration {
@@ -60,19 +60,23 @@ extension Server {
 
     private func handleHTTP2(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link) {
         for event in events {
-            switch link.handle(event) {
-            case .start(let head, let message)?:
+            switch link.handle(event, resolve: core.resolveMethod) {
+            case .start(let head, let method, let message)?:
                 let now = connection.lastActivity
                 let deadline = head.timeoutNanoseconds.map { timeout in
                     let (sum, overflow) = now.addingReportingOverflow(timeout)
                     return overflow ? UInt64.max : sum
                 }
                 message.withUnsafeBytes { payload in
-                    core.start(IncomingCall(method: core.resolveMethod(head.path), callID: UInt64(head.streamID),
+                    core.start(IncomingCall(method: method, callID: UInt64(head.streamID),
                                             metadata: HTTP2Link.coreMetadata(head.metadata), deadline: deadline,
                                             receivedAt: now, requestBytes: message.count + 5, payload: payload),
                                on: connection)
                 }
+            case .receive(let callID, let message)?:
+                message.withUnsafeBytes { core.receive($0, callID: callID, on: connection) }
+            case .halfClose(let callID)?:
+                core.halfClose(callID: callID, on: connection)
             case .cancel(let callID)?:
                 core.cancel(callID: callID, on: connection)
             case nil:
@@ -94,8 +98,19 @@ extension Server {
             return
         }
         if !bytes.isEmpty { connection.enqueue(bytes) }
+        connection.usage.add(link.takeHeldBytesDelta())
         if link.session.isFinished && !connection.isClosing {
             connection.state = .closing(since: MonotonicClock.nanoseconds())
+        }
+    }
+
+    /// A reply record for call `callID` of an HTTP/2 connection; a stream whose peer leaves too
+    /// much unread is ended in the core (its stream was reset).
+    func deliverHTTP2(_ record: [UInt8], callID: UInt64, isFinal: Bool, on connection: Connection, link: HTTP2Link) {
+        if let overrun = link.apply(record, callID: callID, isFinal: isFinal,
+                                    outputLimit: configuration.maxBufferedOutputBytes) {
+            logger.warn("stream_reset", ["conn": connection.id, "call": callID, "reason": overrun.message])
+            core.end(callID: callID, on: connection, overrun)
         }
     }
 

@@ -91,7 +91,20 @@ extension Server {
         }
         resumeAcceptingIfDue(now: now)
         watchBudget(now: now)
+        // Streaming calls: deadlines, and the health status Watch streams follow.
+        core.expireStreams(now: now)
+        health.refresh(databaseAvailable: store.isAvailable)
         if let deadline = drainDeadline, now >= deadline {
+            // Streams still open end with UNAVAILABLE; the server waits one more second for
+            // their trailers to go out.
+            let ended = core.endStreams(RPCError.unavailable(
+                "server is shutting down: the stream was still open after the drain timeout "
+                + "(\(configuration.drainTimeoutSeconds) s); call again on a new connection"))
+            if ended > 0 {
+                logger.warn("drain_timeout_streams", ["streams_ended": ended])
+                drainDeadline = now + 1_000_000_000
+                return
+            }
             logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
             stopLoop()
         }
@@ -122,6 +135,7 @@ extension Server {
         guard drainDeadline == nil else { return }
         core.isDraining = true
         health.markNotServing()
+        health.endWatches()
         drainDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
         listening = false
         loop.unregister(listener.fd)
@@ -133,7 +147,10 @@ extension Server {
 
     func finishDrainIfDone() {
         guard drainDeadline != nil, callsInFlight == 0 else { return }
-        let unwritten = connections.values.contains { $0.bufferedOutputBytes > 0 }
+        // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too.
+        let unwritten = connections.values.contains {
+            $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0
+        }
         if !unwritten { stopLoop() }
     }
 

@@ -5,21 +5,25 @@ import Glibc
 import LarderAPI
 @testable import LarderServer
 import LarderWire
+import LarderSystem
+import Synchronization
 import Testing
 
 /// The call core's streaming path, driven by an in-process transport: server-streaming
 /// and bidirectional calls, their end, cancellation, and the lean protocol's refusal.
 @Suite struct StreamingCallTests {
-    /// Stands in for grpc.health.v1.Health/Watch (same request and response types).
-    static let watchPath = HealthMethods.check.path
-    /// Stands in for a bidirectional reflection call.
-    static let echoPath = ReflectionMethods.listServices.path
+    /// grpc.health.v1.Health/Watch, served by a test handler.
+    static let watchPath = HealthMethods.watch.path
+    /// The bidirectional reflection method, served by an echo.
+    static let echoPath = GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path
+    /// The v1alpha reflection method, served by a handler that waits for the core to end it.
+    static let waitPath = GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path
 
     /// A loop whose core serves a test server-streaming handler (three messages from another
     /// thread, then OK) and a bidirectional echo.
     static func streamingLoop(streamEnd: RPCError? = nil) throws -> TestLoop {
         try TestLoop { router in
-            router.serverStreaming(HealthMethods.check) { _, _, stream in
+            router.serverStreaming(HealthMethods.watch) { _, _, stream in
                 DispatchQueue.global().async {
                     for status in [HealthCheckResponse.ServingStatus.serving, .notServing, .serving] {
                         stream.send(HealthCheckResponse(status: status))
@@ -27,8 +31,75 @@ import Testing
                     stream.finish(streamEnd)
                 }
             }
-            router.bidirectional(ReflectionMethods.listServices) { _, stream in EchoReceiver(stream: stream) }
+            router.bidirectional(GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo) { _, stream in
+                EchoReceiver(stream: stream)
+            }
+            router.bidirectional(GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo) { _, stream in
+                // Never answers: it ends only when the core ends or cancels it.
+                WaitingReceiver(stream: stream)
+            }
         }
+    }
+
+    @Test func aStreamPastItsDeadlineEndsWithDeadlineExceededAndFreesItsSlot() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        let now = MonotonicClock.nanoseconds()
+        loop.start(Self.waitPath, callID: 4, on: connection, deadline: now + 1_000_000_000)
+        loop.start(Self.waitPath, callID: 6, on: connection)
+        loop.sync { loop.core.expireStreams(now: now) }
+        #expect(loop.sync { connection.received }.isEmpty)
+        let receiver = try #require(loop.sync { connection.calls.receivers[4] as? WaitingReceiver })
+        loop.sync { loop.core.expireStreams(now: now + 1_000_000_000) }
+        let received = loop.received(by: connection) { !$0.isEmpty }
+        #expect(received == [.end(callID: 4, code: .deadlineExceeded, message: "deadline of \(Self.waitPath) exceeded")])
+        #expect(receiver.wasCancelled)
+        #expect(receiver.stream.send([1]) == false)
+        // The slot is free; the call without a deadline is still open.
+        #expect(loop.sync { connection.calls.inFlight } == 1)
+        #expect(loop.sync { Set(connection.calls.streams.keys) } == [6])
+    }
+
+    @Test func endingAStreamForTheTransportFreesItsSlotOnce() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.waitPath, callID: 8, on: connection)
+        loop.sync { loop.core.end(callID: 8, on: connection, RPCError(.resourceExhausted, "not read")) }
+        // A second end, and the handler's own finish, change nothing.
+        loop.sync { loop.core.end(callID: 8, on: connection, RPCError(.internal, "again")) }
+        _ = loop.received(by: connection) { !$0.isEmpty }
+        #expect(loop.sync { loop.core.endStreams(RPCError.unavailable("draining")) } == 0)
+        for _ in 0..<3000 where loop.sync({ connection.calls.inFlight }) != 0 { usleep(10_000) }
+        #expect(loop.sync { connection.received } == [.end(callID: 8, code: .resourceExhausted, message: "not read")])
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+    }
+
+    @Test func aDrainTimeoutEndsEveryOpenStreamWithItsError() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.waitPath, callID: 1, on: connection)
+        loop.start(Self.waitPath, callID: 2, on: connection)
+        #expect(loop.sync { loop.core.endStreams(RPCError.unavailable("server is shutting down")) } == 2)
+        let received = loop.received(by: connection) { $0.count == 2 }
+        #expect(Set(received.map { if case .end(let id, let code, _) = $0 { "\(id) \(code.name)" } else { "?" } })
+                == ["1 UNAVAILABLE", "2 UNAVAILABLE"])
+        for _ in 0..<3000 where loop.sync({ loop.core.callsInFlight }) != 0 { usleep(10_000) }
+        #expect(loop.sync { loop.core.callsInFlight } == 0)
+    }
+
+    @Test func aCancelHookRunsOnceWhenTheCallIsCancelled() throws {
+        let loop = try Self.streamingLoop()
+        let connection = loop.connect(streaming: true)
+        loop.start(Self.waitPath, callID: 3, on: connection)
+        let stream = try #require(loop.sync { connection.calls.streams[3] })
+        let runs = Mutex(0)
+        stream.onCancel { runs.withLock { $0 += 1 } }
+        loop.sync { loop.core.cancel(callID: 3, on: connection) }
+        loop.sync { loop.core.cancel(callID: 3, on: connection) }
+        #expect(runs.withLock { $0 } == 1)
+        // Registered after the cancel: runs at once.
+        stream.onCancel { runs.withLock { $0 += 1 } }
+        #expect(runs.withLock { $0 } == 2)
     }
 
     @Test func serverStreamingDeliversEveryMessageThenTheStatus() throws {
@@ -135,6 +206,21 @@ import Testing
         #expect(line.contains("ref=\(reference)"))
         #expect(line.contains("disk I/O error on page 42"))
         #expect(line.contains("conn=\(connection.id)") && line.contains("call=4"))
+    }
+}
+
+/// Sends nothing and ends its call only when cancelled.
+final class WaitingReceiver: ClientStreamReceiver, @unchecked Sendable {
+    let stream: ServerStream
+    private(set) var wasCancelled = false
+
+    init(stream: ServerStream) { self.stream = stream }
+
+    func received(_ payload: UnsafeRawBufferPointer, scratch: CallScratch) {}
+    func halfClosed() {}
+    func cancelled() {
+        wasCancelled = true
+        stream.finish(RPCError(.cancelled, "cancelled"))
     }
 }
 

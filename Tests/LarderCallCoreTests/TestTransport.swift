@@ -121,10 +121,11 @@ final class TestLoop: @unchecked Sendable {
     }
 
     /// Starts a call of `method` with an empty request on `connection`.
-    func start(_ path: String, callID: UInt64, on connection: TestConnection, payload: [UInt8] = []) {
+    func start(_ path: String, callID: UInt64, on connection: TestConnection, payload: [UInt8] = [],
+               deadline: UInt64? = nil) {
         sync {
             payload.withUnsafeBytes { bytes in
-                core.start(IncomingCall(method: core.resolveMethod(path), callID: callID, metadata: [:], deadline: nil,
+                core.start(IncomingCall(method: core.resolveMethod(path), callID: callID, metadata: [:], deadline: deadline,
                                         receivedAt: MonotonicClock.nanoseconds(), requestBytes: bytes.count,
                                         payload: bytes), on: connection)
             }

@@ -33,6 +33,11 @@ struct MethodTableTests {
         (ReflectionMethods.describeType.path, "/larder.reflection.v1.ServerReflection/DescribeType"),
         (AdminMethods.getMetrics.path, "/larder.admin.v1.Admin/GetMetrics"),
         (AdminMethods.getServerInfo.path, "/larder.admin.v1.Admin/GetServerInfo"),
+        (HealthMethods.watch.path, "/grpc.health.v1.Health/Watch"),
+        (GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path,
+         "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"),
+        (GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path,
+         "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
     ]
 
     @Test("every table entry constructs with the path from proto/", arguments: table)
@@ -46,12 +51,12 @@ struct MethodTableTests {
         #expect(described.sorted() == Self.table.map(\.0).sorted())
     }
 
-    @Test("APIServices lists the four larder.v1 services, health, reflection and admin")
+    @Test("APIServices lists the four larder.v1 services, health, reflection, admin and the standard reflection")
     func services() {
         #expect(APIServices.all.map(\.name) == [
             "larder.v1.LocationService", "larder.v1.CategoryGroupService", "larder.v1.ItemCategoryService",
             "larder.v1.MealRecordService", "grpc.health.v1.Health", "larder.reflection.v1.ServerReflection",
-            "larder.admin.v1.Admin",
+            "larder.admin.v1.Admin", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
         ])
     }
 
@@ -62,7 +67,8 @@ struct MethodTableTests {
         #expect(method.output == SummarizeMealRecordsResponse.descriptor)
         #expect(CategoryGroupMethods.deleteCategoryGroup.descriptor.output == Empty.descriptor)
         #expect(MealRecordMethods.service.method(named: "summarizeMealRecords") == nil)
-        #expect(HealthMethods.service.method(named: "Watch") == nil)
+        #expect(HealthMethods.service.method(named: "Watch")?.output == HealthCheckResponse.descriptor)
+        #expect(HealthMethods.service.method(named: "watch") == nil)
     }
 
     @Test("message types report their proto names")

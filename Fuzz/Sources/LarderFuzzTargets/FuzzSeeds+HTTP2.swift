@@ -19,6 +19,12 @@ extension FuzzSeeds {
         var opened: Int32?
         let reset = capture({ client in opened = call(client, messages: [[1]], endInput: false) },
                             { client in if let opened { client.reset(streamID: opened) } })
+        // A bidirectional call (the reflection stream's shape): many messages, then a reset mid-stream.
+        var streaming: Int32?
+        let streamReset = capture({ client in
+            streaming = call(client, path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                             messages: (0..<20).map { [0x3A, 0x00, UInt8($0)] }, endInput: false)
+        }, { client in if let streaming { client.reset(streamID: streaming) } })
         let compressed = capture { client in
             if let id = call(client, extra: [("grpc-encoding", "gzip")], messages: [], endInput: false) {
                 client.sendMessage(streamID: id, [0x1f, 0x8b], compressed: true)
@@ -43,6 +49,7 @@ extension FuzzSeeds {
             Seed(name: "continuation-flood", bytes: [9] + continuation),
             Seed(name: "settings-flood", bytes: [10] + settingsFlood),
             Seed(name: "http1-request", bytes: [11] + Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
+            Seed(name: "stream-reset", bytes: [12] + streamReset),
         ]
     }
 

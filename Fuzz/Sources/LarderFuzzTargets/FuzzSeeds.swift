@@ -120,6 +120,12 @@ public enum FuzzSeeds {
             payload("describe-type", ReflectionMethods.describeType, DescribeTypeRequest(name: "larder.v1.MealRecord")),
             payload("get-metrics", AdminMethods.getMetrics, GetMetricsRequest()),
             payload("get-server-info", AdminMethods.getServerInfo, GetServerInfoRequest()),
+            payload("health-watch", HealthMethods.watch.path, ProtoCodec.encode(HealthCheckRequest(service: ""))),
+            payload("reflection-v1-symbol", GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path,
+                    ProtoCodec.encode(GrpcReflectionV1ServerReflectionRequest(
+                        messageRequest: .fileContainingSymbol("larder.v1.LocationService")))),
+            payload("reflection-v1alpha-list", GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path,
+                    ProtoCodec.encode(GrpcReflectionV1alphaServerReflectionRequest(messageRequest: .listServices("")))),
         ]
         // Hostile values, through real field numbers.
         let createLocation = LocationMethods.createLocation.path
@@ -182,8 +188,13 @@ public enum FuzzSeeds {
         var seeds: [Seed] = []
         for (index, method) in PayloadMethods.all.enumerated() {
             let request = payloads.first { $0.bytes.first == UInt8(index) }.map { Array($0.bytes.dropFirst()) } ?? []
-            let name = method.path.split(separator: "/").last.map(String.init) ?? "method"
-            seeds.append(Seed(name: "valid-\(name)", bytes: envelope(UInt64(index + 1), method.path, request)))
+            let parts = method.path.split(separator: "/")
+            var name = "valid-" + (parts.last.map(String.init) ?? "method")
+            // Two versions of one service (grpc.reflection.v1 and v1alpha): the package's last part tells them apart.
+            if seeds.contains(where: { $0.name == name }), let version = parts.first?.split(separator: ".").dropLast().last {
+                name += "-\(version)"
+            }
+            seeds.append(Seed(name: name, bytes: envelope(UInt64(index + 1), method.path, request)))
         }
         let health = HealthMethods.check.path
         seeds += [

@@ -60,6 +60,18 @@ struct PayloadMethod: Sendable {
         }
     }
 
+    /// A streaming method that touches no store (health Watch, the standard reflection): each
+    /// request message of its stream is decoded like a unary request.
+    init<Request: ProtoMessage & Equatable, Response: ProtoMessage>(
+        decodeOnly method: StreamingRPCMethod<Request, Response>
+    ) {
+        path = method.path
+        run = { payload throws(FuzzFailure) in
+            guard let request = try? ProtoCodec.decode(Request.self, from: payload) else { return }
+            try EnvelopeFuzzer.roundTrip(request)
+        }
+    }
+
     /// Errors from bad input must carry a code and message a client can act on.
     /// `limitsApply`: the request was decoded within `DecodeLimits`, which refuse with RESOURCE_EXHAUSTED.
     static func expectClientError(_ error: RPCError, _ context: String, limitsApply: Bool = false) throws(FuzzFailure) {
@@ -112,5 +124,11 @@ enum PayloadMethods {
         PayloadMethod(decodeOnly: ReflectionMethods.describeType),
         PayloadMethod(decodeOnly: AdminMethods.getMetrics),
         PayloadMethod(decodeOnly: AdminMethods.getServerInfo),
+        // Streaming, over gRPC over HTTP/2 only: what a reflection request reaches after decoding
+        // (GRPCReflectionResponder, in LarderServer, which this target does not link) is tested in
+        // LarderServerTests; the HTTP/2 target fuzzes the streams themselves.
+        PayloadMethod(decodeOnly: HealthMethods.watch),
+        PayloadMethod(decodeOnly: GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo),
+        PayloadMethod(decodeOnly: GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo),
     ]
 }

@@ -112,6 +112,10 @@ struct Grpc__Health__V1__Health_Service
                 const Grpc__Health__V1__HealthCheckRequest *input,
                 Grpc__Health__V1__HealthCheckResponse_Closure closure,
                 void *closure_data);
+  void (*watch)(Grpc__Health__V1__Health_Service *service,
+                const Grpc__Health__V1__HealthCheckRequest *input,
+                Grpc__Health__V1__HealthCheckResponse_Closure closure,
+                void *closure_data);
 };
 typedef void (*Grpc__Health__V1__Health_ServiceDestroy)(Grpc__Health__V1__Health_Service *);
 void grpc__health__v1__health__init (Grpc__Health__V1__Health_Service *service,
@@ -120,8 +124,13 @@ void grpc__health__v1__health__init (Grpc__Health__V1__Health_Service *service,
     { &grpc__health__v1__health__descriptor, protobuf_c_service_invoke_internal, NULL }
 #define GRPC__HEALTH__V1__HEALTH__INIT(function_prefix__) \
     { GRPC__HEALTH__V1__HEALTH__BASE_INIT,\
-      function_prefix__ ## check  }
+      function_prefix__ ## check,\
+      function_prefix__ ## watch  }
 void grpc__health__v1__health__check(ProtobufCService *service,
+                                     const Grpc__Health__V1__HealthCheckRequest *input,
+                                     Grpc__Health__V1__HealthCheckResponse_Closure closure,
+                                     void *closure_data);
+void grpc__health__v1__health__watch(ProtobufCService *service,
                                      const Grpc__Health__V1__HealthCheckRequest *input,
                                      Grpc__Health__V1__HealthCheckResponse_Closure closure,
                                      void *closure_data);

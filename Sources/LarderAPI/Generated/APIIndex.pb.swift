@@ -13,13 +13,13 @@ public enum APIServices {
         HealthMethods.service,
         ServerReflectionMethods.service,
         AdminMethods.service,
+        GrpcReflectionV1ServerReflectionMethods.service,
+        GrpcReflectionV1alphaServerReflectionMethods.service,
     ]
 
     /// Services of proto/ with generated types and method tables that larder-server does not
     /// serve yet (scripts/gen-proto.sh UNSERVED); not in `all`.
     public static let unserved: [ServiceDescriptor] = [
-        GrpcReflectionV1ServerReflectionMethods.service,
-        GrpcReflectionV1alphaServerReflectionMethods.service,
     ]
 }
 

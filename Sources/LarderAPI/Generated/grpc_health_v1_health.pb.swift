@@ -101,4 +101,9 @@ extension HealthCheckResponse: ProtoMessage {
 public enum HealthMethods {
     public static let service = ServiceDescriptor(grpc__health__v1__health__descriptor_ptr())
     public static let check = RPCMethod<HealthCheckRequest, HealthCheckResponse>(service, "Check")
+    /// The current status at once, then each change; over gRPC over HTTP/2 only
+    /// (the lean protocol does not carry streams).
+    /// Streams responses.
+    public static let watch = StreamingRPCMethod<HealthCheckRequest, HealthCheckResponse>(
+        service, "Watch", clientStreaming: false, serverStreaming: true)
 }

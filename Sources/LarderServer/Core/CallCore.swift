@@ -23,7 +23,7 @@ final class CallCore: @unchecked Sendable {
     let metrics: MetricsRecorder
     /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
     var token: BearerToken?
-    /// True once a drain began: new calls (but health checks) get UNAVAILABLE.
+    /// True once a drain began: new calls (but health checks and watches) get UNAVAILABLE.
     var isDraining = false
     /// Calls started and not yet ended, all connections together.
     private(set) var callsInFlight = 0
@@ -202,13 +202,54 @@ final class CallCore: @unchecked Sendable {
         connection.calls.receivers.removeValue(forKey: callID)?.cancelled()
     }
 
+    /// Ends every streaming call whose deadline passed by `now` with DEADLINE_EXCEEDED (the
+    /// server's tick calls it): its handler is told, and its slot is freed once the end is delivered.
+    func expireStreams(now: UInt64) {
+        for connection in connections.values where !connection.calls.streams.isEmpty {
+            let calls = connection.calls
+            for (callID, stream) in calls.streams {
+                guard let deadline = stream.context.deadline, deadline <= now else { continue }
+                end(stream, callID: callID, on: calls,
+                    RPCError(.deadlineExceeded, "deadline of \(stream.context.method) exceeded"))
+            }
+        }
+    }
+
+    /// Ends every streaming call still open with `error` (a drain that timed out); returns how many.
+    @discardableResult
+    func endStreams(_ error: RPCError) -> Int {
+        var ended = 0
+        for connection in connections.values where !connection.calls.streams.isEmpty {
+            let calls = connection.calls
+            for (callID, stream) in calls.streams {
+                if end(stream, callID: callID, on: calls, error) { ended += 1 }
+            }
+        }
+        return ended
+    }
+
+    /// Ends streaming call `callID` with `error` on the transport's behalf (e.g. its client does
+    /// not read): its handler is told, and its slot is freed once the end is delivered.
+    func end(callID: UInt64, on connection: some CallConnection, _ error: RPCError) {
+        let calls = connection.calls
+        guard let stream = calls.streams[callID] else { return }
+        end(stream, callID: callID, on: calls, error)
+    }
+
+    @discardableResult
+    private func end(_ stream: ServerStream, callID: UInt64, on calls: CallBook, _ error: RPCError) -> Bool {
+        let ended = stream.end(error)
+        calls.receivers.removeValue(forKey: callID)?.cancelled()
+        return ended
+    }
+
     /// Why a call may not start now, if it may not.
     ///
     /// Calls answered on the loop (health, reflection, admin) hold nothing after they
     /// are answered: neither the per-connection call limit nor the memory budget refuses them.
     func admissionError(for method: ResolvedMethod, on connection: some CallConnection) -> RPCError? {
-        // Health checks still run while draining, so connected clients see NOT_SERVING.
-        if isDraining && method.path != HealthMethods.check.path {
+        // Health checks and watches still run while draining, so connected clients see NOT_SERVING.
+        if isDraining && method.path != HealthMethods.check.path && method.path != HealthMethods.watch.path {
             return RPCError.unavailable("server is shutting down")
         }
         guard let handler = method.handler else { return nil }
