@@ -72,11 +72,12 @@ let package = Package(
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2",
-                               "CLarderProto", "CProtobufC"],
+                               "LarderTLS", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // What `larder-server` runs: its flags, and the choice of SQLite or PostgreSQL behind the store interface.
         .target(name: "LarderServerMain",
-                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire"],
+                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire",
+                               "LarderTLS"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem"], swiftSettings: settings),
