@@ -80,7 +80,8 @@ let package = Package(
                                "LarderTLS"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
-        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem"], swiftSettings: settings),
+        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem", "LarderTLS"],
+                swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench",
                 dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "CLarderProto", "CProtobufC",

@@ -41,11 +41,12 @@ public struct TestCertificates: Sendable {
                        extensions: "extendedKeyUsage=clientAuth\n")
     }
 
-    /// Writes a new certificate for the server's key (same subject and names) valid `days`
-    /// days, to `name`: what an operator's renewal produces.
-    public func renewServerCertificate(into name: String) throws {
-        try makeSigned(name, key: "server", subject: "/CN=localhost", ca: "ca", days: 3,
+    /// Writes a certificate for the server's key (same subject and names) signed by the other
+    /// CA to `<name>.pem`, and returns its path: a renewal a client trusting only `ca.pem` refuses.
+    public func makeServerCertificateFromOtherCA(named name: String) throws -> String {
+        try makeSigned(name, key: "server", subject: "/CN=localhost", ca: "other-ca", days: 2,
                        extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        return path("\(name).pem")
     }
 
     private func makeCA(_ name: String, subject: String) throws {
