@@ -215,6 +215,27 @@ final class TLSEndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    @Test func theCLIOverTLS() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only"])
+        defer { server.stop() }
+        let listed = try await CLIEndToEndTests.larder(["--tls", "--ca", certificates.caCertificate, "locations", "list"],
+                                                      server: server)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count == 5, "header + 4 locations:\n\(listed.stdout)")
+
+        let untrusted = try await CLIEndToEndTests.larder(["--tls", "--ca", certificates.otherCACertificate,
+                                                           "--server-name", "localhost", "health"], server: server)
+        #expect(untrusted.status == 24, "UNAVAILABLE: \(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("is not signed by a trusted CA") && untrusted.stderr.contains("--ca FILE"))
+
+        let skipping = try await CLIEndToEndTests.larder(["--tls", "--insecure-skip-verify", "health"], server: server)
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.stderr.hasPrefix("warning: --insecure-skip-verify"))
+
+        let cleartext = try await CLIEndToEndTests.larder(["health"], server: server)
+        #expect(cleartext.status == 24 && cleartext.stderr.contains("accepts TLS connections only"), "\(cleartext.stderr)")
+    }
+
     @Test func nonLoopbackNeedsTLSAndAToken() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-tls-listen")
         defer { try? FileManager.default.removeItem(at: directory) }
