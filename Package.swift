@@ -37,6 +37,7 @@ let package = Package(
         .systemLibrary(name: "CEpoll"),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CLarderSystem"),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
         // The commit the build was made from (see buildInfoSettings).
         .target(name: "CLarderBuildInfo", cSettings: buildInfoSettings),
@@ -65,17 +66,22 @@ let package = Package(
         .target(name: "LarderReactor", dependencies: ["CEpoll", "LarderSystem"], swiftSettings: settings),
         // gRPC over HTTP/2 on libnghttp2: a socket-free session per connection (bytes in, events and bytes out).
         .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "LarderWire"], swiftSettings: settings),
+        // TLS on OpenSSL 3: contexts from PEM files and a socket-free session per connection
+        // (ciphertext in, plaintext out; plaintext in, ciphertext out).
+        .target(name: "LarderTLS", dependencies: ["COpenSSL", "LarderWire"], swiftSettings: settings),
         // The RPC server: connections, framing, routing, services.
         .target(name: "LarderServer",
                 dependencies: ["LarderReactor", "LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2",
-                               "CLarderProto", "CProtobufC"],
+                               "LarderTLS", "CLarderProto", "CProtobufC"],
                 swiftSettings: settings),
         // What `larder-server` runs: its flags, and the choice of SQLite or PostgreSQL behind the store interface.
         .target(name: "LarderServerMain",
-                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire"],
+                dependencies: ["LarderServer", "LarderStore", "LarderSQLite", "LarderPostgres", "LarderReactor", "LarderWire",
+                               "LarderTLS"],
                 swiftSettings: settings),
         // The client library: portable POSIX sockets, many calls in flight per connection.
-        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem"], swiftSettings: settings),
+        .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem", "LarderTLS"],
+                swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
         .target(name: "LarderBench",
                 dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "CLarderProto", "CProtobufC",
@@ -113,6 +119,8 @@ let package = Package(
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI"], swiftSettings: settings),
         .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire"], swiftSettings: settings),
+        .testTarget(name: "LarderTLSTests", dependencies: ["LarderTLS", "LarderWire", "LarderTestSupport"],
+                    swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderStoreTests",

@@ -13,10 +13,13 @@ public struct ClientOptions: Sendable {
     public var maxFrameBytes: Int
     /// The waits between reconnect attempts after the connection ended.
     public var reconnectBackoff: ReconnectBackoff
+    /// TLS (verified against `tls.caFile` or the system trust store); nil = cleartext.
+    public var tls: ClientTLS?
 
     public init(connectTimeout: Duration = .seconds(5), defaultTimeout: Duration? = nil,
                 metadata: [String: String] = [:], maxFrameBytes: Int = Frame.defaultMaxSize,
-                reconnectBackoff: ReconnectBackoff = .init()) {
+                reconnectBackoff: ReconnectBackoff = .init(), tls: ClientTLS? = nil) {
+        self.tls = tls
         self.connectTimeout = connectTimeout
         self.defaultTimeout = defaultTimeout
         self.metadata = metadata

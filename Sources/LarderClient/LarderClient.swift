@@ -1,3 +1,4 @@
+import LarderTLS
 public import LarderWire
 import Synchronization
 
@@ -22,6 +23,8 @@ public final class LarderClient: Sendable {
     public let server: ServerAddress
     public let options: ClientOptions
     private let link: Mutex<Link>
+    /// Shared by every connection when `options.tls` is set.
+    private let tlsContext: TLSClientContext?
 
     /// The current connection and the reconnect bookkeeping.
     private struct Link: ~Copyable {
@@ -39,8 +42,11 @@ public final class LarderClient: Sendable {
     public init(server: ServerAddress, options: ClientOptions = .init()) throws(RPCError) {
         self.server = server
         self.options = options
+        let tlsContext = try options.tls?.makeContext()
+        self.tlsContext = tlsContext
         let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
-                                        maxFrameBytes: options.maxFrameBytes)
+                                        maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
+                                        serverName: options.tls?.serverName)
         self.link = Mutex(Link(connection: connection))
     }
 
@@ -98,7 +104,8 @@ public final class LarderClient: Sendable {
             }
             do throws(RPCError) {
                 let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
-                                                maxFrameBytes: options.maxFrameBytes)
+                                                maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
+                                                serverName: options.tls?.serverName)
                 link.connection = connection
                 link.failures = 0
                 link.nextAttempt = nil

@@ -18,6 +18,8 @@ public struct CallContext: Sendable {
     public let requestBytes: Int
     /// The connection's bytes in the server's memory budget; nil outside a server.
     let usage: ConnectionUsage?
+    /// The subject of the client's verified TLS certificate; nil without TLS or without one.
+    public var clientCertificate: String? = nil
 
     /// Throws DEADLINE_EXCEEDED when the deadline has passed.
     public func checkDeadline() throws(RPCError) {

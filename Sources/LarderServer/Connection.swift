@@ -1,5 +1,6 @@
 import LarderReactor
 import LarderSystem
+import LarderTLS
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -32,6 +33,13 @@ final class Connection: EventHandler, CallConnection {
     var sniffBuffer: [UInt8] = []
     /// Set when the peer speaks gRPC over HTTP/2: its session and pending requests.
     var http2: HTTP2Link?
+    /// False until the first byte told TLS (a handshake record) from cleartext; true from
+    /// the start when the server has no TLS.
+    var securityDecided: Bool
+    /// Set when the connection is TLS: its session and the ciphertext not yet written.
+    var tls: TLSLink?
+    /// The verified TLS client certificate's subject, for the access log.
+    var clientCertificate: String? { tls?.clientSubject }
     /// Lean replies are ResponseEnvelope frames, made on the store threads; HTTP/2 ones are
     /// records the loop hands to the session.
     var replyEncoder: any ReplyEncoder { http2 == nil ? LeanReplyEncoder() : HTTP2ReplyEncoder() }
@@ -65,7 +73,9 @@ final class Connection: EventHandler, CallConnection {
     /// True while reading is paused because too many reply bytes are buffered.
     private(set) var readPaused = false
 
-    init(id: UInt64, fd: Int32, peer: SocketAddress, server: Server, maxFrameBytes: Int, budget: MemoryBudget) {
+    init(id: UInt64, fd: Int32, peer: SocketAddress, server: Server, maxFrameBytes: Int, budget: MemoryBudget,
+         tlsAvailable: Bool = false) {
+        self.securityDecided = !tlsAvailable
         self.id = id
         self.usage = ConnectionUsage(budget: budget)
         self.fd = fd
@@ -75,7 +85,8 @@ final class Connection: EventHandler, CallConnection {
         self.lastActivity = MonotonicClock.nanoseconds()
     }
 
-    var bufferedOutputBytes: Int { output.count - outputOffset }
+    /// Reply bytes not yet written: plaintext, and on TLS also the ciphertext made of it.
+    var bufferedOutputBytes: Int { output.count - outputOffset + (tls?.unwrittenBytes ?? 0) }
 
     var isClosing: Bool {
         if case .closing = state { return true }
@@ -154,27 +165,18 @@ final class Connection: EventHandler, CallConnection {
 
     /// Writes what the socket takes now; watches for writability if some is left.
     func flush() {
+        guard !isClosed else { return }
         var written = 0
         defer { usage.remove(written) }
-        while outputOffset < output.count {
-            let outcome: SocketIO.Outcome
-            do {
-                outcome = try output.withUnsafeBytes { raw throws(SystemError) in
-                    try SocketIO.write(fd, UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
-                }
-            } catch {
-                server.close(self, reason: "write failed: \(error)")
-                return
-            }
-            guard case .transferred(let count) = outcome else { break }
-            outputOffset += count
-            written += count
-            server.metrics.sent(count)
-            lastActivity = MonotonicClock.nanoseconds()
+        let writtenOut: Bool
+        if let tls {
+            guard seal(into: tls) else { return }
+            writtenOut = write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+        } else {
+            writtenOut = write(&output, from: &outputOffset, counting: &written)
         }
-        if outputOffset == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputOffset = 0
+        guard writtenOut else { return }
+        if bufferedOutputBytes == 0 {
             writeBlockedSince = nil
             if case .closing = state {
                 shutdown(fd, Int32(SHUT_WR))
@@ -185,7 +187,63 @@ final class Connection: EventHandler, CallConnection {
             writeBlockedSince = MonotonicClock.nanoseconds()
         }
         updateInterest()
-        if outputOffset == 0 && output.isEmpty { server.outputDrained(self) }
+        if bufferedOutputBytes == 0 { server.outputDrained(self) }
+    }
+
+    /// Writes `buffer` from `offset` until the socket would block; false when the write
+    /// failed and the connection is closed.
+    private func write(_ buffer: inout [UInt8], from offset: inout Int, counting written: inout Int) -> Bool {
+        while offset < buffer.count {
+            let outcome: SocketIO.Outcome
+            do {
+                outcome = try buffer.withUnsafeBytes { [offset] raw throws(SystemError) in
+                    try SocketIO.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
+            } catch {
+                server.close(self, reason: "write failed: \(error)")
+                return false
+            }
+            guard case .transferred(let count) = outcome else { break }
+            offset += count
+            written += count
+            server.metrics.sent(count)
+            lastActivity = MonotonicClock.nanoseconds()
+        }
+        if offset == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
+            offset = 0
+        }
+        return true
+    }
+
+    /// Encrypts the plaintext output into `tls.ciphertext` (after the handshake), and takes
+    /// what the session has to send; the budget counts ciphertext instead of plaintext.
+    /// False when the session failed and the connection is closed.
+    private func seal(into tls: TLSLink) -> Bool {
+        let plain = output.count - outputOffset
+        if plain > 0 && tls.session.isHandshakeComplete {
+            var failure: TLSError?
+            output.withUnsafeBytes { [outputOffset] raw in
+                do throws(TLSError) {
+                    try tls.session.send(UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
+                } catch { failure = error }
+            }
+            if let failure {
+                server.close(self, reason: "TLS write failed: \(failure)")
+                return false
+            }
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+            outputOffset = 0
+            usage.remove(plain)
+        }
+        if isClosing && !tls.closeNotified && tls.session.isHandshakeComplete && output.isEmpty {
+            tls.closeNotified = true
+            tls.session.close()
+        }
+        let before = tls.ciphertext.count
+        tls.session.takeOutput(into: &tls.ciphertext)
+        usage.add(tls.ciphertext.count - before)
+        return true
     }
 
     /// Stops or resumes reading according to the output backlog.

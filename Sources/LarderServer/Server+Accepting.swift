@@ -25,7 +25,8 @@ extension Server {
                 continue
             }
             let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
-                                        maxFrameBytes: configuration.maxFrameBytes, budget: budget)
+                                        maxFrameBytes: configuration.maxFrameBytes, budget: budget,
+                                        tlsAvailable: tlsContext != nil)
             do {
                 try loop.register(fd, for: .readable, handler: connection)
             } catch {

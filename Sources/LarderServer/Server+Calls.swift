@@ -56,32 +56,28 @@ extension Server {
                 connection.lastActivity = MonotonicClock.nanoseconds()
                 metrics.received(count)
                 if connection.isClosing { continue }  // discard what a failed peer still sends
-                if connection.http2 != nil {
-                    readBuffer.withUnsafeBytes { receiveHTTP2(UnsafeRawBufferPointer(rebasing: $0[0..<count]), on: connection) }
-                    connection.flush()
-                    if connection.readPaused || connection.isClosing || connection.isClosed { return }
-                    if count < readBuffer.count { return }
-                    continue
-                }
-                if connection.sniffing {
-                    // The first bytes pick the protocol: the HTTP/2 preface, or a lean frame.
-                    connection.sniffBuffer.append(contentsOf: readBuffer[0..<count])
-                    guard sniffProtocol(of: connection) else { continue }
-                    if connection.http2 != nil {
-                        connection.flush()
-                        if connection.readPaused || connection.isClosing || connection.isClosed { return }
-                        if count < readBuffer.count { return }
-                        continue
-                    }
-                } else {
-                    readBuffer.withUnsafeBytes { connection.decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                }
-                processFrames(of: connection)
+                readBuffer.withUnsafeBytes { receiveBytes(UnsafeRawBufferPointer(rebasing: $0[0..<count]), on: connection) }
                 connection.flush()
                 if connection.readPaused || connection.isClosing || connection.isClosed { return }
                 if count < readBuffer.count { return }
             }
         }
+    }
+
+    /// Plaintext read from a connection (decrypted, on TLS): the first bytes pick the
+    /// protocol (the HTTP/2 preface or a lean frame), the rest goes to its transport.
+    func receivePlaintext(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        if connection.http2 != nil {
+            receiveHTTP2(bytes, on: connection)
+            return
+        }
+        if connection.sniffing {
+            connection.sniffBuffer.append(contentsOf: bytes)
+            guard sniffProtocol(of: connection), connection.http2 == nil else { return }
+        } else {
+            connection.decoder.append(bytes)
+        }
+        processFrames(of: connection)
     }
 
     func processFrames(of connection: Connection) {
@@ -157,7 +153,7 @@ extension Server {
         // The method is unknown (the envelope was not decoded): counted as an unknown method.
         let context = CallContext(connectionID: connection.id, callID: callID, method: "", metadata: [:], deadline: nil,
                                   receivedAt: connection.lastActivity, peer: connection.peer, requestBytes: frameBytes,
-                                  usage: connection.usage)
+                                  usage: connection.usage, clientCertificate: connection.clientCertificate)
         core.refuse(error, context, on: connection)
     }
 

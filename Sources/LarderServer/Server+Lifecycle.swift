@@ -62,7 +62,9 @@ extension Server {
             case .closing(let since):
                 if now - since > 2_000_000_000 { expired.append((connection, nil)) }
             case .open:
-                if connection.inputClosed {
+                if closeIfHandshakeExpired(connection, now: now) {
+                    continue
+                } else if connection.inputClosed {
                     continue  // no more frames will come; the replies in flight finish it
                 } else if connection.readPaused {
                     // The server chose not to read; the peer is not slow.

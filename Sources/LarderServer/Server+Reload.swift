@@ -3,7 +3,8 @@ import LarderWire
 import Glibc
 #endif
 
-/// SIGHUP: reloading what can change without a restart (the bearer token file).
+/// SIGHUP: reloading what can change without a restart (the bearer token file here; the
+/// TLS certificate, key and client CA in `Server+TLS`).
 extension Server {
     /// The signals `run()` reads: SIGINT and SIGTERM drain, SIGHUP reloads. `ServerMain`
     /// blocks them before any thread starts.

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderSystem
+import LarderTLS
 public import LarderReactor
 public import LarderStore
 public import LarderWire
@@ -51,6 +52,10 @@ public final class Server: @unchecked Sendable {
     var drainDeadline: UInt64?
     var stopped = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// What new TLS connections are served with (replaced on SIGHUP); nil when TLS is off.
+    var tlsContext: TLSServerContext?
+    /// Scratch for the plaintext of one TLS read (its capacity is kept).
+    var tlsPlaintext: [UInt8] = []
 
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }
@@ -69,6 +74,7 @@ public final class Server: @unchecked Sendable {
         let router = try LarderServices.router(store: store, health: health, metrics: metrics)
         let token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
         try configuration.validate()
+        self.tlsContext = try Self.loadTLSContext(configuration)
         do {
             self.loop = try EventLoop()
             self.listener = try TCPListener(address: configuration.listen)
@@ -123,7 +129,8 @@ public final class Server: @unchecked Sendable {
     public var address: SocketAddress { listener.address }
 
     /// Serves until `shutdown()` (or SIGINT/SIGTERM, when `handleSignals`) has
-    /// drained the calls in flight, then closes the store. SIGHUP reloads the token file.
+    /// drained the calls in flight, then closes the store. SIGHUP reloads the token file
+    /// and the TLS certificate, key and client CA.
     ///
     /// With `handleSignals`, the caller must have blocked `handledSignals` with
     /// `SignalSource.block` before starting any thread.
@@ -135,7 +142,7 @@ public final class Server: @unchecked Sendable {
             // would make server -> loop -> source -> server a cycle that is never freed.
             signals = handleSignals ? try SignalSource(signals: Self.handledSignals, loop: loop) { [unowned self] number in
                 logger.info("signal", ["signal": Self.signalName(number)])
-                if number == SIGHUP { reloadToken() } else { beginDrain() }
+                if number == SIGHUP { reloadToken(); reloadTLS() } else { beginDrain() }
             } : nil
         } catch {
             logger.error("listen_failed", ["error": error])

@@ -1,4 +1,5 @@
 public import LarderReactor
+public import LarderTLS
 public import LarderWire
 
 /// How the server serves, with the defaults: addresses, limits, timeouts, auth and logging.
@@ -32,20 +33,42 @@ public struct ServerConfiguration: Sendable {
     public var accessLog = false
     /// File holding the bearer token every call but health must carry; nil = no auth.
     public var authTokenFile: String?
-    /// Allow listening on a non-loopback address without a token.
+    /// Allow listening on a non-loopback address without TLS and a token.
     public var insecure = false
+    /// TLS certificate chain and private key (PEM); both set turn TLS on.
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+    /// CA whose certificates clients may (or must, see `tlsClientAuthentication`) present.
+    public var tlsClientCAFile: String?
+    /// With `tlsClientCAFile`: whether a client certificate is required or optional.
+    public var tlsClientAuthentication = TLSClientAuthentication.optional
+    /// Refuse cleartext connections (TLS only on the port).
+    public var tlsOnly = false
+    /// Seconds a client may take to complete the TLS handshake it started.
+    public var tlsHandshakeTimeoutSeconds = 10
     /// Where to serve Prometheus metrics over HTTP (`GET /metrics`); nil = nowhere.
     public var metricsListen: SocketAddress?
 
     public init() {}
 
-    /// Rejects combinations that are unsafe: a non-loopback address with no
-    /// token, unless `insecure` says the operator means it.
+    /// True when TLS is configured (certificate and key).
+    public var tlsEnabled: Bool { tlsCertificateFile != nil && tlsKeyFile != nil }
+
+    /// Rejects combinations that are unsafe or incomplete: a non-loopback address without TLS
+    /// and a token (unless `insecure` says the operator means it), half a TLS setup.
     public func validate() throws(RPCError) {
-        if authTokenFile == nil && !listen.isLoopback && !insecure {
+        if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
+            throw RPCError.invalidArgument("--tls-cert and --tls-key go together: give both to turn TLS on")
+        }
+        if !tlsEnabled && (tlsOnly || tlsClientCAFile != nil) {
+            throw RPCError.invalidArgument("--tls-only and --tls-client-ca need TLS: give --tls-cert and --tls-key")
+        }
+        if !listen.isLoopback && !insecure && (authTokenFile == nil || !tlsEnabled) {
+            let missing = [authTokenFile == nil ? "--auth-token-file" : nil, tlsEnabled ? nil : "TLS (--tls-cert, --tls-key)"]
+                .compactMap { $0 }.joined(separator: " and ")
             throw RPCError.failedPrecondition(
-                "refusing to listen on non-loopback address \(listen) without --auth-token-file; "
-                    + "pass --insecure to do it anyway")
+                "refusing to listen on non-loopback address \(listen) without \(missing): remote clients would "
+                    + "send the token and data in clear text; pass --insecure to do it anyway")
         }
         if let metricsListen, !metricsListen.isLoopback && !insecure {
             throw RPCError.failedPrecondition(

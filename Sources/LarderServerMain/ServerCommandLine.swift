@@ -1,5 +1,6 @@
 import LarderReactor
 import LarderServer
+import LarderTLS
 import LarderWire
 
 /// Parses `larder-server` flags and their environment variables into a configuration.
@@ -109,8 +110,40 @@ public enum ServerCommandLine {
             guard !value.isEmpty else { throw UsageError("--auth-token-file: expected a path") }
             config.server.authTokenFile = value
         },
+        Option(name: "tls-cert", value: "FILE",
+               help: "TLS certificate chain (PEM: the certificate, then intermediates); with --tls-key turns TLS on, "
+                   + "on the same port as cleartext (the first bytes tell them apart); reread on SIGHUP") { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--tls-cert: expected a path") }
+            config.server.tlsCertificateFile = value
+        },
+        Option(name: "tls-key", value: "FILE",
+               help: "the TLS certificate's private key (unencrypted PEM; keep it mode 0600); reread on SIGHUP") { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--tls-key: expected a path") }
+            config.server.tlsKeyFile = value
+        },
+        Option(name: "tls-client-ca", value: "FILE",
+               help: "ask TLS clients for a certificate signed by a CA in FILE (PEM); its subject is in the access log; "
+                   + "reread on SIGHUP") { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--tls-client-ca: expected a path") }
+            config.server.tlsClientCAFile = value
+        },
+        Option(name: "tls-client-auth", value: "require|optional",
+               help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default)") { config, value throws(UsageError) in
+            guard let mode = TLSClientAuthentication(rawValue: value) else {
+                throw UsageError("--tls-client-auth: expected require or optional, got \"\(value)\"")
+            }
+            config.server.tlsClientAuthentication = mode
+        },
+        Option(name: "tls-only", value: nil,
+               help: "refuse cleartext connections (they get an UNAVAILABLE connection error)") { config, value throws(UsageError) in
+            config.server.tlsOnly = try parseSwitch(value, flag: "tls-only")
+        },
+        Option(name: "tls-handshake-timeout", value: "SECONDS",
+               help: "time a client may take to complete a TLS handshake it started (default 10)") { config, value throws(UsageError) in
+            config.server.tlsHandshakeTimeoutSeconds = try parseInt(value, flag: "tls-handshake-timeout", range: 1...3_600)
+        },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.server.insecure = try parseSwitch(value, flag: "insecure")
         },
         Option(name: "metrics-listen", value: "HOST:PORT",
@@ -183,7 +216,8 @@ public enum ServerCommandLine {
 
         SIGNALS: SIGTERM or SIGINT drain gracefully (health turns NOT_SERVING, new calls get
         UNAVAILABLE, calls in flight finish, the database is checkpointed and closed), exit 0.
-        SIGHUP rereads --auth-token-file (a bad file keeps the old token, logged as an error).
+        SIGHUP rereads --auth-token-file and the TLS files (--tls-cert, --tls-key, --tls-client-ca);
+        a bad file keeps the old token or certificate, logged as an error; connections stay up.
 
         """
         return text

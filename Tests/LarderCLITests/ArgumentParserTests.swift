@@ -76,6 +76,23 @@ struct ArgumentParserTests {
         #expect(overridden.token == "flag")
     }
 
+    @Test("TLS: --tls with its settings, from flags or the environment; never implied")
+    func tls() throws {
+        #expect(try command(["health"]).1.tls == nil)
+        #expect(try command(["health", "--tls"]).1.tls == ClientTLS())
+        let (_, flags) = try command(["--tls", "health", "--ca", "ca.pem", "--server-name", "larder.example.com"])
+        #expect(flags.tls == ClientTLS(caFile: "ca.pem", serverName: "larder.example.com"))
+        let environment = ["LARDER_TLS": "1", "LARDER_CA": "env.pem", "LARDER_SERVER_NAME": "env.example",
+                           "LARDER_INSECURE_SKIP_VERIFY": "true"]
+        let (_, fromEnvironment) = try command(["health"], environment: environment)
+        #expect(fromEnvironment.tls == ClientTLS(caFile: "env.pem", serverName: "env.example", insecureSkipVerify: true))
+        let (_, overridden) = try command(["health", "--ca", "flag.pem"], environment: environment)
+        #expect(overridden.tls?.caFile == "flag.pem")
+        // LARDER_CA alone (a shell profile) does not turn TLS on, and is no error.
+        #expect(try command(["health"], environment: ["LARDER_CA": "env.pem"]).1.tls == nil)
+        #expect(try command(["health"], environment: ["LARDER_TLS": "0"]).1.tls == nil)
+    }
+
     @Test("mistakes are usage errors naming the problem", arguments: [
         (["frob"], "unknown command 'frob'", "larder"),
         ([], "missing command", "larder"),
@@ -94,6 +111,10 @@ struct ArgumentParserTests {
         (["health", "--server", "nohost"], "--server: server address \"nohost\" has no port", "larder health"),
         (["health", "--token", ""], "--token must not be empty", "larder health"),
         (["--", "health"], "missing command before 'health'", "larder"),
+        (["health", "--ca", "ca.pem"], "--ca applies to TLS connections: add --tls", "larder health"),
+        (["health", "--insecure-skip-verify"], "--insecure-skip-verify applies to TLS connections: add --tls",
+         "larder health"),
+        (["--tls", "bench"], "larder bench does not speak TLS yet", "larder bench"),
     ])
     func usageErrors(arguments: [String], message: String, usage: String) {
         #expect {

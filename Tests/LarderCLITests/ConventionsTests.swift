@@ -217,7 +217,9 @@ struct ConventionsTests {
         }
         #expect(try complete(["larder", "me"]) == ["meals", "methods"])
         #expect(try complete(["larder", "meals", ""]) == ["list", "get", "add", "update", "delete", "summary"])
-        #expect(try complete(["larder", "--server", "h:1", "meals", "add", "--ca"]) == ["--calories", "--category"])
+        #expect(try complete(["larder", "--server", "h:1", "meals", "add", "--cal"]) == ["--calories"])
+        #expect(try complete(["larder", "--server", "h:1", "meals", "add", "--cat"]) == ["--category"])
+        #expect(try complete(["larder", "--tl"]) == ["--tls"])
         #expect(try complete(["larder", "meals", "add", "--category", "l"]) == ["lunch"])
         #expect(try complete(["larder", "-o", ""]) == ["table", "json", "ids"])
         #expect(try complete(["larder", "completion", ""]) == ["bash", "zsh", "fish"])

@@ -40,6 +40,14 @@ public struct ArgumentParser: Sendable {
         if state.token == nil, let path = environment["LARDER_TOKEN_FILE"], !path.isEmpty {
             state.tokenFile = (path, "LARDER_TOKEN_FILE")
         }
+        if let value = environment["LARDER_TLS"], !value.isEmpty {
+            state.tls = try Self.switchValue(value, name: "LARDER_TLS")
+        }
+        if let path = environment["LARDER_CA"], !path.isEmpty { state.tlsOptions.caFile = path }
+        if let name = environment["LARDER_SERVER_NAME"], !name.isEmpty { state.tlsOptions.serverName = name }
+        if let value = environment["LARDER_INSECURE_SKIP_VERIFY"], !value.isEmpty {
+            state.tlsOptions.insecureSkipVerify = try Self.switchValue(value, name: "LARDER_INSECURE_SKIP_VERIFY")
+        }
         if let timeout = environment["LARDER_TIMEOUT"], !timeout.isEmpty {
             state.globals.timeout = try DurationText.parseTimeout(timeout, flag: "LARDER_TIMEOUT", usagePath: "larder")
         }
@@ -62,6 +70,10 @@ public struct ArgumentParser: Sendable {
         var token: (text: String, source: String)?
         /// A file to read the token from, and where its path came from.
         var tokenFile: (path: String, source: String)?
+        /// `--tls` or `LARDER_TLS`, and the TLS settings; the TLS flags given on the command line.
+        var tls = false
+        var tlsOptions = ClientTLS()
+        var tlsFlagsGiven: [String] = []
         var resource: ResourceSpec?
         var command: CommandSpec?
         var positionals: [String] = []
@@ -188,6 +200,23 @@ public struct ArgumentParser: Sendable {
             if state.token?.source == "--token" { throw usage("give --token or --token-file, not both") }
             state.tokenFile = (path, "--token-file")
             state.token = nil
+        case "--tls":
+            if inlineValue != nil { throw usage("--tls takes no value") }
+            state.tls = true
+        case "--ca":
+            let path = try takeValue("FILE")
+            guard !path.isEmpty else { throw usage("--ca must not be empty") }
+            state.tlsOptions.caFile = path
+            state.tlsFlagsGiven.append("--ca")
+        case "--server-name":
+            let name = try takeValue("NAME")
+            guard !name.isEmpty else { throw usage("--server-name must not be empty") }
+            state.tlsOptions.serverName = name
+            state.tlsFlagsGiven.append("--server-name")
+        case "--insecure-skip-verify":
+            if inlineValue != nil { throw usage("--insecure-skip-verify takes no value") }
+            state.tlsOptions.insecureSkipVerify = true
+            state.tlsFlagsGiven.append("--insecure-skip-verify")
         case "--header", "-H":
             let (key, value) = try Self.header(try takeValue("'KEY: VALUE'"), flag: name, usagePath: state.usagePath)
             state.globals.metadata[key] = value
@@ -231,6 +260,10 @@ public struct ArgumentParser: Sendable {
         switch word {
         case "bench":
             try applyServerAndToken(&state)
+            if state.globals.tls != nil {
+                throw .usage("larder bench does not speak TLS yet: bench a cleartext listener (the same port serves both)",
+                             command: "larder bench")
+            }
             return .bench(arguments: (state.helpSeen ? ["--help"] : []) + rest, globals: state.globals,
                           serverText: state.serverText?.text, token: state.globals.token)
         case "help":
@@ -318,6 +351,20 @@ public struct ArgumentParser: Sendable {
             state.globals.token = try TokenFile.read(path, source: source, usagePath: state.usagePath)
         } else {
             state.globals.token = state.token?.text
+        }
+        if state.tls {
+            state.globals.tls = state.tlsOptions
+        } else if let flag = state.tlsFlagsGiven.first {
+            throw .usage("\(flag) applies to TLS connections: add --tls", command: state.usagePath)
+        }
+    }
+
+    /// `LARDER_TLS=1` and the like: 1/true/yes/on or 0/false/no/off.
+    private static func switchValue(_ value: String, name: String) throws(CLIError) -> Bool {
+        switch value.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw .usage("\(name) must be 1 or 0, got \"\(value)\"", command: "larder")
         }
     }
 }

@@ -24,6 +24,9 @@ public struct GlobalOptions: Equatable, Sendable {
     public var token: String?
     /// `-H 'key: value'`: metadata sent with every call (keys lower case).
     public var metadata: [String: String] = [:]
+    /// `--tls [--ca FILE] [--server-name NAME] [--insecure-skip-verify]`, else `LARDER_TLS` and
+    /// the like; nil = cleartext.
+    public var tls: ClientTLS?
 
     public init() {}
 
@@ -44,6 +47,12 @@ public struct GlobalOptions: Equatable, Sendable {
         .flag("wide", "Show every table cell in full instead of cutting long ones to fit the terminal"),
         OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN)"),
         OptionSpec("token-file", value: "PATH", "Read the bearer token from a file (env LARDER_TOKEN_FILE)"),
+        .flag("tls", "Connect with TLS, verifying the server against the system trust store or --ca (env LARDER_TLS=1)"),
+        OptionSpec("ca", value: "FILE", "With --tls: trust the CA certificates in FILE (PEM) instead of the system's (env LARDER_CA)"),
+        OptionSpec("server-name", value: "NAME",
+                   "With --tls: the name the server's certificate must match (default: the --server host; env LARDER_SERVER_NAME)"),
+        .flag("insecure-skip-verify",
+              "With --tls: accept any server certificate (no protection against impersonation; env LARDER_INSECURE_SKIP_VERIFY=1)"),
         OptionSpec("header", short: "H", value: "'KEY: VALUE'", "Metadata sent with every call; may be repeated"),
         OptionSpec("help", short: "h", value: nil, "Show help for larder, a resource or a command"),
         .flag("version", "Show larder's version, commit and protocol ('larder version' adds the server's)"),

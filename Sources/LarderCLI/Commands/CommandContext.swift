@@ -39,6 +39,11 @@ public final class CommandContext {
         var options = ClientOptions(connectTimeout: globals.timeout, defaultTimeout: globals.timeout,
                                     metadata: globals.metadata)
         if let token = globals.token { options.setBearerToken(token) }
+        options.tls = globals.tls
+        if globals.tls?.insecureSkipVerify == true {
+            stderr.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
+                         + "can impersonate \(globals.server) and read the token and data\n")
+        }
         do {
             let client = try LarderClient(server: globals.server, options: options)
             self.client = client

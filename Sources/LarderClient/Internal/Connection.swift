@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderSystem
+import LarderTLS
 import LarderWire
 import Synchronization
 
@@ -22,16 +23,36 @@ final class Connection: Sendable {
     private let wakePipe: WakePipe
     private let state = Mutex(PendingCalls())
     private let sendLock = Mutex(())
+    /// The TLS session when the connection is TLS; frames are sealed under `sendLock`.
+    private let tls: TLSChannel?
 
-    /// Connects and starts the reader thread.
-    init(address: ServerAddress, connectTimeout: Duration, maxFrameBytes: Int) throws(RPCError) {
+    /// Connects (and with `tls`, runs the handshake for `serverName` within `connectTimeout`),
+    /// then starts the reader thread.
+    init(address: ServerAddress, connectTimeout: Duration, maxFrameBytes: Int,
+         tls context: TLSClientContext? = nil, serverName: String? = nil) throws(RPCError) {
         let wakePipe = try WakePipe()
-        self.fd = try Socket.connect(to: address, timeout: connectTimeout)
+        let fd = try Socket.connect(to: address, timeout: connectTimeout)
+        var early: [UInt8] = []
+        if let context {
+            do {
+                let (channel, plaintext) = try TLSChannel.handshake(fd: fd, context: context,
+                                                                    serverName: serverName ?? address.host,
+                                                                    address: address, timeout: connectTimeout)
+                self.tls = channel
+                early = plaintext
+            } catch {
+                SystemCall.close(fd)
+                throw error
+            }
+        } else {
+            self.tls = nil
+        }
+        self.fd = fd
         self.address = address
         self.maxFrameBytes = maxFrameBytes
         self.wakePipe = wakePipe
         // Detached when dropped: the reader ends when the socket is shut down.
-        _ = SystemThread(name: "larder-client-reader") { [self] in self.readLoop() }
+        _ = SystemThread(name: "larder-client-reader") { [self, early] in self.readLoop(early: early) }
     }
 
     deinit {
@@ -79,9 +100,15 @@ final class Connection: Sendable {
                 case .success(let mustWake):
                     if mustWake { wakePipe.wake() }
                 }
-                let sent = sendLock.withLock { _ in Socket.sendAll(fd, frame) }
+                let sent = sendLock.withLock { _ -> Result<Void, RPCError> in
+                    guard let tls else { return Socket.sendAll(fd, frame).mapError { .unavailable($0.message) } }
+                    switch tls.seal(frame) {
+                    case .success(let records): return Socket.sendAll(fd, records).mapError { .unavailable($0.message) }
+                    case .failure(let error): return .failure(RPCError(error.code, "TLS: \(error.message)"))
+                    }
+                }
                 if case .failure(let error) = sent {
-                    fail(RPCError.unavailable("cannot send to \(address): \(error.message)"))
+                    fail(RPCError(error.code, "cannot send to \(address): \(error.message)"))
                 }
             }
         } onCancel: {
@@ -134,9 +161,13 @@ final class Connection: Sendable {
 
     // MARK: - Reader thread
 
-    private func readLoop() {
+    private func readLoop(early: [UInt8]) {
         var decoder = FrameDecoder(maxFrameSize: maxFrameBytes)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        if !early.isEmpty {
+            early.withUnsafeBytes { decoder.append($0) }
+            if !deliverFrames(&decoder) { return }
+        }
         while true {
             guard let timeout = expireAndComputeTimeout() else { return }
             var fds = [
@@ -161,7 +192,17 @@ final class Connection: Sendable {
                 fail(RPCError.unavailable("connection to \(address) closed by the server"))
                 return
             case .success(let count):
-                buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                if let tls {
+                    switch tls.open(Array(buffer[0..<count])) {
+                    case .success(let plaintext):
+                        plaintext.withUnsafeBytes { decoder.append($0) }
+                    case .failure(let failure):
+                        fail(RPCError(failure.code, "TLS error on the connection to \(address): \(failure.message)"))
+                        return
+                    }
+                } else {
+                    buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                }
                 if !deliverFrames(&decoder) { return }
             case .failure(let error):
                 if error.code == EAGAIN || error.code == EWOULDBLOCK { continue }

@@ -21,12 +21,19 @@ protocol CallConnection: AnyObject {
     /// False for a transport that carries only unary calls: streaming methods get UNIMPLEMENTED.
     var supportsStreaming: Bool { get }
 
+    /// The subject of the client's verified TLS certificate; nil without one.
+    var clientCertificate: String? { get }
+
     /// Encodes the end of call `callID` into the output now; returns the bytes it added.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int
     /// Takes bytes `replyEncoder` made for call `callID` (`isFinal`: the call is over).
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool)
     /// After a batch of `deliver`s: write the output, resume reading.
     func repliesDelivered()
+}
+
+extension CallConnection {
+    var clientCertificate: String? { nil }
 }
 
 /// Turns a call's results into a transport's bytes. Sendable: used on whichever

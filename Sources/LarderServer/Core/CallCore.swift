@@ -87,7 +87,8 @@ final class CallCore: @unchecked Sendable {
     func context(for call: IncomingCall, on connection: some CallConnection) -> CallContext {
         CallContext(connectionID: connection.id, callID: call.callID, method: call.method.path, metadata: call.metadata,
                     deadline: call.deadline, receivedAt: call.receivedAt, peer: connection.peer,
-                    requestBytes: call.requestBytes, usage: connection.usage)
+                    requestBytes: call.requestBytes, usage: connection.usage,
+                    clientCertificate: connection.clientCertificate)
     }
 
     /// Admits, authenticates and runs `call`; its result goes back through `connection`.
@@ -360,7 +361,12 @@ final class CallCore: @unchecked Sendable {
         metrics.record(method: call.methodIndex, code: call.code, nanoseconds: nanoseconds)
         guard configuration.accessLog else { return }
         let path = method ?? metrics.methodPaths[call.methodIndex]
-        if call.message.isEmpty {
+        if let subject = call.clientCertificate {
+            logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "client_cert": subject,
+                                 "method": path, "status": call.code.name, "message": call.message,
+                                 "duration_us": nanoseconds / 1000, "bytes_in": call.requestBytes,
+                                 "bytes_out": call.replyBytes])
+        } else if call.message.isEmpty {
             logger.info("call", ["conn": connectionID, "call": call.callID, "peer": call.peer, "method": path,
                                  "status": call.code.name, "duration_us": nanoseconds / 1000,
                                  "bytes_in": call.requestBytes, "bytes_out": call.replyBytes])

@@ -13,6 +13,8 @@ struct FinishedCall: Sendable {
     /// Sizes on the wire of the request and of the reply, framing included.
     let requestBytes: Int
     let replyBytes: Int
+    /// The client's TLS certificate subject, for the access log.
+    let clientCertificate: String?
 
     init(_ context: CallContext, methodIndex: Int, code: StatusCode, message: String, replyBytes: Int) {
         self.callID = context.callID
@@ -23,6 +25,7 @@ struct FinishedCall: Sendable {
         self.peer = context.peer
         self.requestBytes = context.requestBytes
         self.replyBytes = replyBytes
+        self.clientCertificate = context.clientCertificate
     }
 }
 

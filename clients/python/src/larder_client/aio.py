@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from typing import Mapping, Optional
 
 from google.protobuf.message import DecodeError
 
 from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
+from .tls import handshake_error
 from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, encode_request
 
 
@@ -27,10 +29,16 @@ class AsyncConnection:
 
     @classmethod
     async def connect(cls, host: str, port: int, *, connect_timeout: float = 10.0,
-                      max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> "AsyncConnection":
-        """Opens a connection; raises LarderError(UNAVAILABLE) when it cannot."""
+                      max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, tls: Optional[ssl.SSLContext] = None,
+                      server_hostname: Optional[str] = None) -> "AsyncConnection":
+        """Opens a connection (TLS with `tls`: see larder_client.tls_context); raises
+        LarderError(UNAVAILABLE) when it cannot."""
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), connect_timeout)
+            opening = (asyncio.open_connection(host, port) if tls is None else
+                       asyncio.open_connection(host, port, ssl=tls, server_hostname=server_hostname or host))
+            reader, writer = await asyncio.wait_for(opening, connect_timeout)
+        except ssl.SSLError as e:
+            raise handshake_error(f"{host}:{port}", e) from None
         except (OSError, asyncio.TimeoutError) as e:
             raise LarderError(StatusCode.UNAVAILABLE, f"cannot connect to {host}:{port}: {e!r}") from None
         return cls(reader, writer, f"{host}:{port}", max_frame_bytes)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import ssl
 import threading
 import time
 from concurrent.futures import Future
@@ -48,8 +49,12 @@ class _ClientBase:
 
     def _setup(self, address: Optional[Address], token: Optional[str], timeout: Optional[float],
                metadata: Optional[Mapping[str, str]], connect_timeout: float, max_frame_bytes: int,
-               backoff: Optional[Backoff]) -> None:
+               backoff: Optional[Backoff], tls: Optional[ssl.SSLContext] = None,
+               server_hostname: Optional[str] = None) -> None:
         self.host, self.port = parse_address(address)
+        #: TLS context (larder_client.tls_context) and the name the certificate must match.
+        self.tls = tls
+        self.server_hostname = server_hostname
         self.address = f"{self.host}:{self.port}"
         self.timeout = timeout
         self.connect_timeout = connect_timeout
@@ -126,8 +131,10 @@ class LarderClient(Methods, _ClientBase):
     def __init__(self, address: Optional[Address] = None, *, token: Optional[str] = None,
                  timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
                  connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-                 backoff: Optional[Backoff] = None, connect: bool = True) -> None:
-        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff)
+                 backoff: Optional[Backoff] = None, connect: bool = True, tls: Optional[ssl.SSLContext] = None,
+                 server_hostname: Optional[str] = None) -> None:
+        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff, tls,
+                    server_hostname)
         self._lock = threading.Lock()
         self._connection: Optional[Connection] = None
         self._init_services()
@@ -157,7 +164,8 @@ class LarderClient(Methods, _ClientBase):
             self._before_attempt()
             try:
                 connection = Connection(self.host, self.port, connect_timeout=self._connect_limit(timeout),
-                                        max_frame_bytes=self.max_frame_bytes)
+                                        max_frame_bytes=self.max_frame_bytes, tls=self.tls,
+                                        server_hostname=self.server_hostname)
             except LarderError as e:
                 self._connection = None
                 self._after_attempt(e)
@@ -241,8 +249,10 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
     def __init__(self, address: Optional[Address] = None, *, token: Optional[str] = None,
                  timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
                  connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-                 backoff: Optional[Backoff] = None) -> None:
-        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff)
+                 backoff: Optional[Backoff] = None, tls: Optional[ssl.SSLContext] = None,
+                 server_hostname: Optional[str] = None) -> None:
+        self._setup(address, token, timeout, metadata, connect_timeout, max_frame_bytes, backoff, tls,
+                    server_hostname)
         self._connection: Optional[AsyncConnection] = None
         self._connecting: Optional[asyncio.Lock] = None
         self._init_services()
@@ -251,10 +261,11 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
     async def connect(cls, address: Optional[Address] = None, *, token: Optional[str] = None,
                       timeout: Optional[float] = None, metadata: Optional[Mapping[str, str]] = None,
                       connect_timeout: float = 10.0, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
-                      backoff: Optional[Backoff] = None) -> AsyncLarderClient:
+                      backoff: Optional[Backoff] = None, tls: Optional[ssl.SSLContext] = None,
+                      server_hostname: Optional[str] = None) -> AsyncLarderClient:
         """A connected client; raises LarderError(UNAVAILABLE) when the server cannot be reached."""
         client = cls(address, token=token, timeout=timeout, metadata=metadata, connect_timeout=connect_timeout,
-                     max_frame_bytes=max_frame_bytes, backoff=backoff)
+                     max_frame_bytes=max_frame_bytes, backoff=backoff, tls=tls, server_hostname=server_hostname)
         await client._connected()
         return client
 
@@ -279,7 +290,8 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
             try:
                 connection = await AsyncConnection.connect(self.host, self.port,
                                                            connect_timeout=self._connect_limit(timeout),
-                                                           max_frame_bytes=self.max_frame_bytes)
+                                                           max_frame_bytes=self.max_frame_bytes, tls=self.tls,
+                                                           server_hostname=self.server_hostname)
             except LarderError as e:
                 self._connection = None
                 self._after_attempt(e)

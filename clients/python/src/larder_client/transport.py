@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import socket
+import ssl
 import struct
 import threading
 from concurrent.futures import Future, InvalidStateError, TimeoutError as FutureTimeout
@@ -22,6 +23,7 @@ from google.protobuf.message import DecodeError
 
 from ._gen.larder.rpc.v1.envelope_pb2 import RequestEnvelope, ResponseEnvelope
 from .status import LarderError, StatusCode
+from .tls import TLSChannel, TLSStream
 
 HEADER = struct.Struct(">I")
 DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
@@ -51,7 +53,8 @@ class Connection:
     """
 
     def __init__(self, host: str, port: int, *, connect_timeout: float = 10.0,
-                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+                 max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, tls: Optional[ssl.SSLContext] = None,
+                 server_hostname: Optional[str] = None) -> None:
         self.address = f"{host}:{port}"
         try:
             self._sock = socket.create_connection((host, port), timeout=connect_timeout)
@@ -59,6 +62,14 @@ class Connection:
             raise LarderError(StatusCode.UNAVAILABLE, f"cannot connect to {self.address}: {e}") from None
         self._sock.settimeout(None)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        #: The TLS session (tls.TLSChannel: .alpn, .version), or None in cleartext.
+        self.tls: Optional[TLSChannel] = None
+        if tls is not None:
+            try:
+                self.tls = TLSChannel(self._sock, tls, server_hostname or host, self.address, connect_timeout)
+            except LarderError:
+                self._sock.close()
+                raise
         self._max_frame_bytes = max_frame_bytes
         self._lock = threading.Lock()        # guards _pending, _next_id, _closed
         self._write_lock = threading.Lock()  # whole frames, one at a time
@@ -116,15 +127,18 @@ class Connection:
         frame = encode_request(call_id, method, payload, timeout, metadata)
         try:
             with self._write_lock:
-                self._sock.sendall(frame)
-        except OSError as e:
+                if self.tls is not None:
+                    self.tls.sendall(frame)
+                else:
+                    self._sock.sendall(frame)
+        except (OSError, ssl.SSLError) as e:
             self._reader.join(1.0)  # the reader usually learns why (call_id 0, EOF): let it speak first
             self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"sending to {self.address} failed: {e}"))
         return call_id, future
 
     def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
-        stream = self._sock.makefile("rb")
+        stream = TLSStream(self.tls) if self.tls is not None else self._sock.makefile("rb")
         try:
             while True:
                 header = stream.read(HEADER.size)
@@ -147,7 +161,7 @@ class Connection:
                     future = self._pending.pop(env.call_id, None)
                 if future is not None:  # None: timed out locally, drop the late reply
                     _settle(future, error, env.payload)
-        except (OSError, ValueError, DecodeError) as e:  # ValueError: read on a closed file
+        except (OSError, ValueError, DecodeError, ssl.SSLError) as e:  # ValueError: read on a closed file
             reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} lost: {e}")
         finally:
             self._fail_all(reason)

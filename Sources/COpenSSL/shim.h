@@ -1,0 +1,62 @@
+#pragma once
+// OpenSSL 3 (Debian libssl-dev) for LarderTLS. Only what Swift cannot call directly lives
+// here: macros over SSL_CTX_ctrl / SSL_ctrl / BIO_ctrl, and the ALPN selection callback.
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/bio.h>
+#include <string.h>
+
+static inline int larder_tls_ctx_set_min_version_tls12(SSL_CTX *_Nonnull ctx) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+static inline void larder_tls_ctx_set_modes(SSL_CTX *_Nonnull ctx) {
+    // Idle connections give their read/write buffers back; memory BIOs take any write whole.
+    SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+}
+
+static inline void larder_tls_ctx_enable_server_cache(SSL_CTX *_Nonnull ctx) {
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+}
+
+static inline void larder_tls_ctx_enable_client_cache(SSL_CTX *_Nonnull ctx) {
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+}
+
+static inline int larder_tls_set_server_name(SSL *_Nonnull ssl, const char *_Nonnull name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+static inline size_t larder_tls_bio_pending(BIO *_Nonnull bio) {
+    return BIO_ctrl_pending(bio);
+}
+
+static inline unsigned long larder_tls_err_reason(unsigned long error) {
+    return (unsigned long)ERR_GET_REASON(error);
+}
+
+static inline int larder_tls_print_name(BIO *_Nonnull bio, X509_NAME *_Nonnull name) {
+    return X509_NAME_print_ex(bio, name, 0, XN_FLAG_RFC2253);
+}
+
+/// The server's ALPN choice: the first of its own protocols (`arg`: a length byte, then
+/// the ALPN wire list) the client offers; no ALPN at all when none matches.
+static inline int larder_tls_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                         const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl;
+    const unsigned char *server = (const unsigned char *)arg;
+    unsigned char *selected = NULL;
+    if (SSL_select_next_proto(&selected, outlen, server + 1, server[0], in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    *out = selected;
+    return SSL_TLSEXT_ERR_OK;
+}
+
+/// `protocols`: a length byte, then the ALPN wire list; must outlive `ctx`.
+static inline void larder_tls_ctx_set_alpn_select(SSL_CTX *_Nonnull ctx, const unsigned char *_Nonnull protocols) {
+    SSL_CTX_set_alpn_select_cb(ctx, larder_tls_alpn_select, (void *)protocols);
+}

@@ -1,0 +1,103 @@
+import LarderReactor
+import LarderSystem
+import LarderTLS
+import LarderWire
+
+/// TLS on the lean protocol's port: a connection whose first byte opens a TLS handshake
+/// record (0x16) gets a session from `tlsContext`; its decrypted bytes are then sniffed
+/// and served like a cleartext connection's (HTTP/2 preface or lean frames), whatever
+/// ALPN chose (`h2` or `larder`: the client speaks what it negotiated).
+extension Server {
+    /// The first byte of a TLS record carrying a handshake message (a ClientHello).
+    static let tlsHandshakeRecord: UInt8 = 0x16
+
+    /// Loads the TLS context `configuration` asks for; nil when TLS is off.
+    static func loadTLSContext(_ configuration: ServerConfiguration) throws(RPCError) -> TLSServerContext? {
+        guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
+        do {
+            return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key,
+                                        clientCAFile: configuration.tlsClientCAFile,
+                                        clientAuthentication: configuration.tlsClientAuthentication)
+        } catch {
+            throw RPCError(error.code, error.detail.isEmpty ? error.message : "\(error.message) (\(error.detail))")
+        }
+    }
+
+    /// Every byte read from a connection's socket comes here: the first byte decides
+    /// between TLS and cleartext; TLS bytes are decrypted; plaintext goes on to the transports.
+    func receiveBytes(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        if !connection.securityDecided {
+            guard let first = bytes.first else { return }
+            connection.securityDecided = true
+            if first == Self.tlsHandshakeRecord, let context = tlsContext {
+                do {
+                    connection.tls = TLSLink(session: try context.makeSession(), startedAt: connection.lastActivity)
+                } catch {
+                    close(connection, reason: "cannot start a TLS session: \(error)")
+                    return
+                }
+            } else if configuration.tlsOnly {
+                logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
+                fail(connection, RPCError.unavailable(
+                    "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)"))
+                return
+            }
+        }
+        guard let link = connection.tls else {
+            receivePlaintext(bytes, on: connection)
+            return
+        }
+        var plaintext = tlsPlaintext
+        tlsPlaintext = []
+        defer {
+            plaintext.removeAll(keepingCapacity: plaintext.capacity <= 1 << 17)
+            tlsPlaintext = plaintext
+        }
+        do {
+            if try link.session.receive(bytes, into: &plaintext) { tlsEstablished(connection, link: link) }
+        } catch {
+            tlsFailed(connection, error, handshakeDone: link.session.isHandshakeComplete)
+            return
+        }
+        if !plaintext.isEmpty { plaintext.withUnsafeBytes { receivePlaintext($0, on: connection) } }
+    }
+
+    private func tlsEstablished(_ connection: Connection, link: TLSLink) {
+        link.established()
+        let session = link.session
+        logger.debug("tls_established", ["conn": connection.id, "peer": connection.peer, "version": session.protocolVersion,
+                                         "alpn": session.negotiatedProtocol ?? "none", "resumed": session.isResumed,
+                                         "client_cert": link.clientSubject ?? "none"])
+    }
+
+    /// A failed handshake or record: send OpenSSL's alert (if any), then close this connection.
+    private func tlsFailed(_ connection: Connection, _ error: TLSError, handshakeDone: Bool) {
+        logger.warn(handshakeDone ? "tls_failed" : "tls_handshake_failed",
+                    ["conn": connection.id, "peer": connection.peer, "reason": error.message, "detail": error.detail])
+        if !connection.isClosing { connection.state = .closing(since: MonotonicClock.nanoseconds()) }
+        connection.flush()
+    }
+
+    /// From `tick`: true (and the connection closed) when its handshake has run past the limit.
+    func closeIfHandshakeExpired(_ connection: Connection, now: UInt64) -> Bool {
+        guard let link = connection.tls, !link.session.isHandshakeComplete, !connection.isClosing else { return false }
+        let limit = UInt64(configuration.tlsHandshakeTimeoutSeconds) * 1_000_000_000
+        guard now &- link.startedAt > limit else { return false }
+        logger.warn("tls_handshake_timeout", ["conn": connection.id, "peer": connection.peer,
+                                              "seconds": configuration.tlsHandshakeTimeoutSeconds])
+        close(connection, reason: "TLS handshake not completed within \(configuration.tlsHandshakeTimeoutSeconds) s")
+        return true
+    }
+
+    /// On SIGHUP: loads the certificate, key and client CA again. New connections use the
+    /// new ones; established ones keep theirs. A bad file keeps the old context, logged.
+    func reloadTLS() {
+        guard let certificate = configuration.tlsCertificateFile else { return }
+        do {
+            tlsContext = try Self.loadTLSContext(configuration)
+            logger.info("tls_reloaded", ["cert": certificate])
+        } catch {
+            logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import LarderSystem
+import LarderTLS
+
+/// The TLS side of one connection: its session and the ciphertext not yet written.
+/// Loop thread only (owned by its `Connection`).
+///
+/// Bytes read from the socket go through `session.receive` before the protocol sniffing
+/// and the transports see them; the connection's plaintext output is sealed into
+/// `ciphertext` by `Connection.flush`, which writes that instead.
+final class TLSLink {
+    let session: TLSSession
+    /// Monotonic time the ClientHello's first byte arrived: the handshake timeout counts from it.
+    let startedAt: UInt64
+    /// Encrypted bytes waiting for the socket, from `ciphertextOffset` on.
+    var ciphertext: [UInt8] = []
+    var ciphertextOffset = 0
+    /// True once close_notify was queued (the connection is closing).
+    var closeNotified = false
+    /// The verified client certificate's subject, set when the handshake completes.
+    private(set) var clientSubject: String?
+
+    init(session: TLSSession, startedAt: UInt64) {
+        self.session = session
+        self.startedAt = startedAt
+    }
+
+    var unwrittenBytes: Int { ciphertext.count - ciphertextOffset }
+
+    /// Records what the finished handshake established.
+    func established() {
+        clientSubject = session.peerCertificateSubject
+    }
+}

@@ -1,0 +1,78 @@
+import LarderWire
+import COpenSSL
+
+/// Owns one `SSL_CTX`: configured in the initializer of a server or client context, then
+/// only used to create sessions, which OpenSSL allows from any thread (the context is
+/// reference-counted and its session cache locked), hence `@unchecked Sendable`.
+final class SSLContextHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    /// The ALPN list the selection callback reads (a length byte, then the wire list);
+    /// freed after the context, which is the only reader.
+    private var alpnSelection: UnsafeMutablePointer<UInt8>?
+
+    init(server: Bool) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard let pointer = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()) else {
+            throw TLSError(.configuration, .internal, "cannot create a TLS context", detail: OpenSSLErrorQueue.takeText())
+        }
+        self.pointer = pointer
+        // TLS 1.2 and 1.3 with the library's default ciphers and groups; no renegotiation.
+        guard larder_tls_ctx_set_min_version_tls12(pointer) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot require TLS 1.2 or later", detail: OpenSSLErrorQueue.takeText())
+        }
+        larder_tls_ctx_set_modes(pointer)
+    }
+
+    deinit {
+        SSL_CTX_free(pointer)
+        alpnSelection?.deallocate()
+    }
+
+    /// Makes the server pick the first of `wire` (an ALPN wire list) the client offers.
+    func selectALPN(from wire: [UInt8]) {
+        precondition(alpnSelection == nil && wire.count <= 255)
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: wire.count + 1)
+        buffer[0] = UInt8(wire.count)
+        for (index, byte) in wire.enumerated() { buffer[index + 1] = byte }
+        alpnSelection = buffer
+        larder_tls_ctx_set_alpn_select(pointer, buffer)
+    }
+
+    /// Loads the certificate chain and its private key (PEM files), and checks they match.
+    func useCertificate(chainFile: String, keyFile: String) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard SSL_CTX_use_certificate_chain_file(pointer, chainFile) == 1 else {
+            throw TLSError(.configuration, .failedPrecondition,
+                           "cannot load the certificate chain from \(chainFile): it must be readable PEM "
+                               + "(the certificate first, then its intermediates)",
+                           detail: OpenSSLErrorQueue.takeText())
+        }
+        guard SSL_CTX_use_PrivateKey_file(pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            let entries = OpenSSLErrorQueue.take()
+            let detail = entries.map(\.text).joined(separator: "; ")
+            if entries.contains(where: { $0.reason == X509_R_KEY_VALUES_MISMATCH }) {
+                throw TLSError(.configuration, .failedPrecondition,
+                               "the private key in \(keyFile) does not belong to the certificate in \(chainFile)",
+                               detail: detail)
+            }
+            throw TLSError(.configuration, .failedPrecondition,
+                           "cannot load the private key from \(keyFile): it must be a readable, unencrypted PEM key",
+                           detail: detail)
+        }
+        guard SSL_CTX_check_private_key(pointer) == 1 else {
+            throw TLSError(.configuration, .failedPrecondition,
+                           "the private key in \(keyFile) does not belong to the certificate in \(chainFile)",
+                           detail: OpenSSLErrorQueue.takeText())
+        }
+    }
+
+    /// Trusts the CAs in `caFile` (PEM) for verifying the peer.
+    func trust(caFile: String) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1 else {
+            throw TLSError(.configuration, .failedPrecondition,
+                           "cannot load CA certificates from \(caFile): it must be readable PEM",
+                           detail: OpenSSLErrorQueue.takeText())
+        }
+    }
+}

@@ -1,0 +1,265 @@
+import LarderWire
+import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One TLS connection's state machine over memory: the caller moves bytes between the
+/// socket and the session, and the session never touches a socket (like `GRPCServerSession`).
+///
+/// - `receive` takes ciphertext read from the peer, advances the handshake and appends
+///   the plaintext it decrypts;
+/// - `send` encrypts plaintext;
+/// - `takeOutput` hands over the ciphertext to write (handshake messages, records, alerts).
+///
+/// After any call, write what `takeOutput` gives, also after an error: it may hold the
+/// alert that tells the peer why. Not thread-safe: one owner at a time.
+public final class TLSSession {
+    enum Role {
+        case server
+        case client(serverName: String, verify: Bool, alpn: [UInt8], ticket: TLSSessionTicket?)
+    }
+
+    private let ssl: OpaquePointer
+    /// Owned by `ssl` (freed with it): ciphertext in, ciphertext out.
+    private let input: OpaquePointer
+    private let output: OpaquePointer
+    /// Keeps the context alive as long as the session (OpenSSL also holds a reference).
+    private let context: SSLContextHandle
+    /// The name the client asked for, for its error messages; nil on a server.
+    private let serverName: String?
+    public let isServer: Bool
+    /// True once the handshake has finished on this side.
+    public private(set) var isHandshakeComplete = false
+    /// True once the peer sent close_notify: no more plaintext will come.
+    public private(set) var peerClosed = false
+
+    init(context: SSLContextHandle, role: Role) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard let ssl = SSL_new(context.pointer) else {
+            throw TLSError(.configuration, .internal, "cannot create a TLS session", detail: OpenSSLErrorQueue.takeText())
+        }
+        guard let input = BIO_new(BIO_s_mem()) else {
+            SSL_free(ssl)
+            throw TLSError(.configuration, .resourceExhausted, "cannot allocate a TLS buffer")
+        }
+        guard let output = BIO_new(BIO_s_mem()) else {
+            BIO_free(input)
+            SSL_free(ssl)
+            throw TLSError(.configuration, .resourceExhausted, "cannot allocate a TLS buffer")
+        }
+        SSL_set_bio(ssl, input, output)  // ssl owns both from here
+        self.ssl = ssl
+        self.input = input
+        self.output = output
+        self.context = context
+        switch role {
+        case .server:
+            isServer = true
+            serverName = nil
+            SSL_set_accept_state(ssl)
+        case .client(let name, let verify, let alpn, let ticket):
+            isServer = false
+            serverName = name
+            SSL_set_connect_state(ssl)
+            try configureClient(serverName: name, verify: verify, alpn: alpn, ticket: ticket)
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    private func configureClient(serverName name: String, verify: Bool, alpn: [UInt8], ticket: TLSSessionTicket?)
+        throws(TLSError) {
+        let isAddress = Self.isIPAddress(name)
+        if !isAddress && !name.isEmpty { _ = larder_tls_set_server_name(ssl, name) }  // SNI: names only
+        if verify {
+            let accepted = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name) : SSL_set1_host(ssl, name)
+            guard accepted == 1 else {
+                throw TLSError(.configuration, .invalidArgument, "\"\(name)\" is not a valid server name or address")
+            }
+            SSL_set_hostflags(ssl, UInt32(X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS))
+        }
+        if !alpn.isEmpty && SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
+            throw TLSError(.configuration, .internal, "cannot offer ALPN", detail: OpenSSLErrorQueue.takeText())
+        }
+        if let ticket { _ = SSL_set_session(ssl, ticket.pointer) }
+    }
+
+    private static func isIPAddress(_ name: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, name, &v4) == 1 || inet_pton(AF_INET6, name, &v6) == 1
+    }
+
+    // MARK: - Moving bytes
+
+    /// Client side: produces the ClientHello (then `takeOutput`). A server waits for the client.
+    public func startHandshake() throws(TLSError) {
+        _ = try advanceHandshake()
+    }
+
+    /// Feeds ciphertext read from the peer; appends what it decrypts to `plaintext`.
+    /// Returns true when this call completed the handshake.
+    @discardableResult
+    public func receive(_ ciphertext: UnsafeRawBufferPointer, into plaintext: inout [UInt8]) throws(TLSError) -> Bool {
+        var offset = 0
+        while offset < ciphertext.count {
+            let chunk = Int32(clamping: ciphertext.count - offset)
+            let written = BIO_write(input, ciphertext.baseAddress.map { $0 + offset }, chunk)
+            guard written > 0 else { throw TLSError(.protocolError, .resourceExhausted, "cannot buffer TLS input") }
+            offset += Int(written)
+        }
+        let completed = isHandshakeComplete ? false : try advanceHandshake()
+        if isHandshakeComplete { try readPlaintext(into: &plaintext) }
+        return completed
+    }
+
+    /// Encrypts `plaintext` into records, taken by `takeOutput`. Only after the handshake.
+    public func send(_ plaintext: UnsafeRawBufferPointer) throws(TLSError) {
+        guard isHandshakeComplete else {
+            throw TLSError(.protocolError, .failedPrecondition, "TLS data sent before the handshake completed")
+        }
+        var offset = 0
+        while offset < plaintext.count {
+            OpenSSLErrorQueue.clear()
+            let count = Int32(clamping: plaintext.count - offset)
+            let written = SSL_write(ssl, plaintext.baseAddress.map { $0 + offset }, count)
+            guard written > 0 else { throw failure(SSL_get_error(ssl, written)) }
+            offset += Int(written)
+        }
+    }
+
+    /// `receive` for bytes in an array.
+    @discardableResult
+    public func receive(_ ciphertext: [UInt8], into plaintext: inout [UInt8]) throws(TLSError) -> Bool {
+        var result: Result<Bool, TLSError> = .success(false)
+        ciphertext.withUnsafeBytes { raw in
+            result = Result { () throws(TLSError) in try receive(raw, into: &plaintext) }
+        }
+        return try result.get()
+    }
+
+    /// `send` for bytes in an array.
+    public func send(_ plaintext: [UInt8]) throws(TLSError) {
+        var result: Result<Void, TLSError> = .success(())
+        plaintext.withUnsafeBytes { raw in result = Result { () throws(TLSError) in try send(raw) } }
+        try result.get()
+    }
+
+    /// Moves the ciphertext waiting to be written to the peer onto the end of `bytes`.
+    public func takeOutput(into bytes: inout [UInt8]) {
+        let pending = larder_tls_bio_pending(output)
+        guard pending > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: pending))
+        let read = bytes.withUnsafeMutableBytes { raw in
+            BIO_read(output, raw.baseAddress.map { $0 + start }, Int32(clamping: pending))
+        }
+        bytes.removeLast(pending - max(Int(read), 0))
+    }
+
+    /// Ciphertext bytes waiting in `takeOutput`.
+    public var pendingOutputBytes: Int { larder_tls_bio_pending(output) }
+
+    /// Ciphertext received but not yet a whole record.
+    public var bufferedInputBytes: Int { larder_tls_bio_pending(input) }
+
+    /// Queues close_notify (then `takeOutput`): the polite end of a TLS connection.
+    public func close() {
+        guard isHandshakeComplete else { return }
+        OpenSSLErrorQueue.clear()
+        _ = SSL_shutdown(ssl)
+        OpenSSLErrorQueue.clear()
+    }
+
+    private func advanceHandshake() throws(TLSError) -> Bool {
+        OpenSSLErrorQueue.clear()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            isHandshakeComplete = true
+            return true
+        }
+        let error = SSL_get_error(ssl, result)
+        if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return false }
+        throw failure(error)
+    }
+
+    private func readPlaintext(into plaintext: inout [UInt8]) throws(TLSError) {
+        let chunk = 16 * 1024
+        while true {
+            OpenSSLErrorQueue.clear()
+            let start = plaintext.count
+            plaintext.append(contentsOf: repeatElement(0, count: chunk))
+            let read = plaintext.withUnsafeMutableBytes { raw in
+                SSL_read(ssl, raw.baseAddress.map { $0 + start }, Int32(chunk))
+            }
+            plaintext.removeLast(chunk - max(Int(read), 0))
+            if read > 0 { continue }
+            let error = SSL_get_error(ssl, read)
+            switch error {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                return
+            case SSL_ERROR_ZERO_RETURN:
+                peerClosed = true
+                return
+            default:
+                throw failure(error)
+            }
+        }
+    }
+
+    // MARK: - What was negotiated
+
+    /// The ALPN protocol the server selected; nil when none was.
+    public var negotiatedProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    /// "TLSv1.3", "TLSv1.2".
+    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+
+    /// True when the handshake resumed an earlier session.
+    public var isResumed: Bool { SSL_session_reused(ssl) == 1 }
+
+    /// The peer certificate's subject (RFC 2253, "CN=alice,O=Example"); nil when it sent none.
+    /// On a server, only a certificate that passed verification is ever accepted.
+    public var peerCertificateSubject: String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        guard let name = X509_get_subject_name(certificate), let bio = BIO_new(BIO_s_mem()) else { return nil }
+        defer { BIO_free(bio) }
+        guard larder_tls_print_name(bio, name) >= 0 else { return nil }
+        var text: [UInt8] = []
+        let pending = larder_tls_bio_pending(bio)
+        text = [UInt8](repeating: 0, count: pending)
+        let read = text.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(clamping: pending)) }
+        return String(decoding: text.prefix(max(Int(read), 0)), as: UTF8.self)
+    }
+
+    /// This connection's session, for resuming on the next connection (client side); nil
+    /// until the server has sent a resumable one (TLS 1.3 sends tickets after the handshake,
+    /// read by a `receive`).
+    public var resumptionTicket: TLSSessionTicket? {
+        guard let session = SSL_get1_session(ssl) else { return nil }
+        guard SSL_SESSION_is_resumable(session) == 1 else {
+            SSL_SESSION_free(session)
+            return nil
+        }
+        return TLSSessionTicket(owning: session)
+    }
+
+    // MARK: - Errors
+
+    private func failure(_ sslError: Int32) -> TLSError {
+        let entries = OpenSSLErrorQueue.take()
+        let detail = entries.map(\.text).joined(separator: "; ")
+        let verifyResult = SSL_get_verify_result(ssl)
+        return TLSFailure.classify(sslError: sslError, reasons: entries.map(\.reason), verifyResult: Int32(truncatingIfNeeded: verifyResult),
+                                   isServer: isServer, serverName: serverName, handshakeDone: isHandshakeComplete,
+                                   detail: detail)
+    }
+}

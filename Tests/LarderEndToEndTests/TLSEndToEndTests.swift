@@ -1,0 +1,248 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// TLS against the real `larder-server`: lean calls over TLS beside cleartext on one port,
+/// --tls-only, verification failures as clear client errors, client certificates, hostile
+/// handshakes, and SIGHUP reloading the certificate with a call in flight.
+@Suite("TLS end to end", .serialized)
+final class TLSEndToEndTests {
+    let certificates: TestCertificates
+
+    init() throws {
+        certificates = try TestCertificates.make()
+    }
+
+    deinit { certificates.remove() }
+
+    var tlsArguments: [String] {
+        ["--tls-cert", certificates.serverCertificate, "--tls-key", certificates.serverKey]
+    }
+
+    func tlsClient(_ server: ServerProcess, tls: ClientTLS? = nil, token: String? = nil) throws -> LarderClient {
+        var options = ClientOptions(defaultTimeout: .seconds(60),
+                                    tls: tls ?? ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        options.connectTimeout = .seconds(60)
+        if let token { options.setBearerToken(token) }
+        return try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
+    }
+
+    /// The error a client gets from connecting (or its first call), as an RPCError.
+    func connectError(_ server: ServerProcess, tls: ClientTLS) async -> RPCError? {
+        do {
+            let client = try tlsClient(server, tls: tls)
+            defer { client.close() }
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            return nil
+        } catch let error as RPCError {
+            return error
+        } catch {
+            return RPCError(.unknown, "\(error)")
+        }
+    }
+
+    @Test func leanCallsOverTLSBesideCleartextOnOnePort() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--log-level", "debug", "--access-log"])
+        defer { server.stop() }
+        let secure = try tlsClient(server)
+        let clear = try LarderClient.loopback(port: server.port)
+        defer {
+            secure.close()
+            clear.close()
+        }
+        let created = try await secure.call(LocationMethods.createLocation,
+                                            CreateLocationRequest(location: Location(name: "Over TLS", colorHex: "#102030")))
+        // Many calls in flight on the TLS connection, interleaved with cleartext ones.
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<64 {
+                let client = index % 2 == 0 ? secure : clear
+                group.addTask { try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count }
+            }
+            for try await count in group { #expect(count == 5) }
+        }
+        #expect(try await clear.call(LocationMethods.getLocation, GetLocationRequest(id: created.id)).name == "Over TLS")
+        #expect(await server.waitForLog("event=tls_established"))
+        let established = server.stderr.split(separator: "\n").first { $0.contains("event=tls_established") }
+        #expect(established?.contains("version=TLSv1.3 alpn=larder resumed=false client_cert=none") == true,
+                "\(established ?? "")")
+        // The same port still answers a TLS client that does not verify (with a warning in the CLI, not here).
+        let unverified = try tlsClient(server, tls: ClientTLS(insecureSkipVerify: true))
+        defer { unverified.close() }
+        #expect(try await unverified.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func verificationFailuresAreClearClientErrors() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments)
+        defer { server.stop() }
+        let wrongCA = await connectError(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
+        #expect(wrongCA?.code == .unavailable)
+        #expect(wrongCA?.message.hasPrefix("TLS handshake with 127.0.0.1:\(server.port) failed: the server's certificate "
+                                           + "for localhost is not signed by a trusted CA") == true, "\(String(describing: wrongCA))")
+        #expect(wrongCA?.message.contains("pass --ca FILE") == true)
+
+        let wrongName = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate,
+                                                                  serverName: "larder.example.com"))
+        #expect(wrongName?.message.contains("is not valid for \"larder.example.com\"") == true, "\(String(describing: wrongName))")
+        #expect(wrongName?.message.contains("--server-name NAME") == true)
+
+        // By address: the certificate lists 127.0.0.1, so no --server-name is needed.
+        let byAddress = try tlsClient(server, tls: ClientTLS(caFile: certificates.caCertificate))
+        defer { byAddress.close() }
+        #expect(try await byAddress.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        #expect(await server.waitForLog("event=tls_handshake_failed"), "the server logs the refused handshakes")
+    }
+
+    @Test func expiredServerCertificateIsRefused() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.expiredServerCertificate,
+                                                         "--tls-key", certificates.serverKey])
+        defer { server.stop() }
+        let error = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        #expect(error?.message.contains("the server's certificate for localhost has expired") == true,
+                "\(String(describing: error))")
+    }
+
+    @Test func tlsOnlyRefusesCleartextWithAClearError() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only"])
+        defer { server.stop() }
+        let clear = try LarderClient.loopback(port: server.port)
+        defer { clear.close() }
+        let refused = await expectStatus(.unavailable) { try await clear.call(HealthMethods.check, HealthCheckRequest()) }
+        #expect(refused?.message.contains("accepts TLS connections only (--tls-only)") == true, "\(String(describing: refused))")
+        let secure = try tlsClient(server)
+        defer { secure.close() }
+        #expect(try await secure.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        #expect(await server.waitForLog("event=cleartext_refused"))
+    }
+
+    @Test func clientCertificatesRequiredAndReportedInTheAccessLog() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + [
+            "--tls-client-ca", certificates.caCertificate, "--tls-client-auth", "require", "--access-log"])
+        defer { server.stop() }
+        let withCertificate = try tlsClient(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost",
+                                                                   certificateFile: certificates.clientCertificate,
+                                                                   keyFile: certificates.clientKey))
+        defer { withCertificate.close() }
+        #expect(try await withCertificate.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+        #expect(await server.waitForLog("client_cert=\"CN=larder-test-client,O=Larder Tests\" method=/larder.v1.LocationService/ListLocations"),
+                "\(server.stderr)")
+
+        let without = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        #expect(without?.code == .unauthenticated, "\(String(describing: without))")
+        #expect(without?.message.contains("the server requires a client certificate") == true)
+        #expect(await server.waitForLog("the client sent no certificate"))
+
+        let stranger = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost",
+                                                                 certificateFile: certificates.strangerCertificate,
+                                                                 keyFile: certificates.strangerKey))
+        #expect(stranger?.code == .unauthenticated, "\(String(describing: stranger))")
+        #expect(stranger?.message.contains("the server rejected this client's certificate") == true)
+    }
+
+    @Test func garbageAndStalledHandshakesCloseOnlyThatConnection() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-handshake-timeout", "1"])
+        defer { server.stop() }
+        let secure = try tlsClient(server)
+        defer { secure.close() }
+        _ = try await secure.call(HealthMethods.check, HealthCheckRequest())
+
+        // A record header that announces a handshake, then junk.
+        let garbage = try RawConnection(port: server.port)
+        garbage.send([0x16, 0x03, 0x01, 0x00, 0x40] + Array(repeating: 0xA5, count: 64))
+        #expect(await offThePool { garbage.isClosedByServer() })
+        #expect(await server.waitForLog("event=tls_handshake_failed"))
+
+        // The first bytes of a ClientHello, then silence.
+        let stalled = try RawConnection(port: server.port)
+        stalled.send([0x16, 0x03, 0x01, 0x02])
+        #expect(await server.waitForLog("event=tls_handshake_timeout"), "\(server.stderr)")
+        #expect(await offThePool { stalled.isClosedByServer() })
+
+        // The established client was never disturbed.
+        #expect(try await secure.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func sighupReloadsTheCertificateWithACallInFlight() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-tls-reload")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("server.pem").path
+        try FileManager.default.copyItem(atPath: certificates.serverCertificate, toPath: certificate)
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificate, "--tls-key", certificates.serverKey,
+                                                         "--drain-timeout", "120", "--busy-timeout", "300"])
+        defer { server.stop() }
+        let before = try tlsClient(server)
+        defer { before.close() }
+        _ = try await before.call(LocationMethods.listLocations, ListLocationsRequest())
+
+        // A write on the TLS connection, held in flight by a lock on the database.
+        let lock = try SQLiteLock(path: server.databasePath)
+        let write = Task {
+            try await before.call(LocationMethods.createLocation,
+                                  CreateLocationRequest(location: Location(name: "Across the reload", colorHex: "#010203")),
+                                  timeout: .seconds(300))
+        }
+        #expect(try await eventually { try await before.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight >= 2 })
+
+        // The renewed certificate comes from another CA: only clients trusting it accept it.
+        let renewed = try certificates.makeServerCertificateFromOtherCA(named: "renewed")
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        let afterOldCA = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        #expect(afterOldCA?.message.contains("not signed by a trusted CA") == true, "new connections get the new certificate")
+        let after = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
+        defer { after.close() }
+        _ = try await after.call(LocationMethods.listLocations, ListLocationsRequest())
+        // The connection made before the reload still works, and its call in flight finishes.
+        _ = try await before.call(LocationMethods.listLocations, ListLocationsRequest())
+        lock.release()
+        #expect(try await write.value.name == "Across the reload")
+
+        // A bad file: logged, and the certificate in force stays.
+        try "not a certificate\n".write(toFile: certificate, atomically: true, encoding: .utf8)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("event=tls_reload_failed"), "\(server.stderr)")
+        let failure = server.stderr.split(separator: "\n").first { $0.contains("event=tls_reload_failed") }
+        #expect(failure?.contains("level=error") == true && failure?.contains("kept=\"previous certificate\"") == true)
+        let stillNew = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
+        defer { stillNew.close() }
+        #expect(try await stillNew.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        #expect(server.stop() == 0)
+    }
+
+    @Test func theCLIOverTLS() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only"])
+        defer { server.stop() }
+        let listed = try await CLIEndToEndTests.larder(["--tls", "--ca", certificates.caCertificate, "locations", "list"],
+                                                      server: server)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count == 5, "header + 4 locations:\n\(listed.stdout)")
+
+        let untrusted = try await CLIEndToEndTests.larder(["--tls", "--ca", certificates.otherCACertificate,
+                                                           "--server-name", "localhost", "health"], server: server)
+        #expect(untrusted.status == 24, "UNAVAILABLE: \(untrusted.stderr)")
+        #expect(untrusted.stderr.contains("is not signed by a trusted CA") && untrusted.stderr.contains("--ca FILE"))
+
+        let skipping = try await CLIEndToEndTests.larder(["--tls", "--insecure-skip-verify", "health"], server: server)
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.stderr.hasPrefix("warning: --insecure-skip-verify"))
+
+        let cleartext = try await CLIEndToEndTests.larder(["health"], server: server)
+        #expect(cleartext.status == 24 && cleartext.stderr.contains("accepts TLS connections only"), "\(cleartext.stderr)")
+    }
+
+    @Test func nonLoopbackNeedsTLSAndAToken() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-tls-listen")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = try writeTokenFile("t0ken", in: directory)
+        let (status, log) = try await ServerProcess.runToExit(
+            ["--listen", "0.0.0.0:0", "--db", directory.appendingPathComponent("db.sqlite").path, "--auth-token-file", token])
+        #expect(status != 0)
+        #expect(log.contains("without TLS (--tls-cert, --tls-key)") && log.contains("--insecure"), "\(log)")
+    }
+}

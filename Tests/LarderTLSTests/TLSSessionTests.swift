@@ -1,0 +1,207 @@
+import LarderTLS
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// The TLS wrapper driven in memory: both contexts, handshakes, ALPN, verification failures,
+/// client certificates and resumption, with certificates made by the openssl CLI per run.
+@Suite("TLS sessions in memory", .serialized)
+final class TLSSessionTests {
+    let certificates: TestCertificates
+
+    init() throws {
+        certificates = try TestCertificates.make()
+    }
+
+    deinit { certificates.remove() }
+
+    func serverContext(clientCA: Bool = false, auth: TLSClientAuthentication = .optional,
+                       certificate: String? = nil, protocols: [String] = ["h2", "larder"]) throws -> TLSServerContext {
+        try TLSServerContext(certificateChainFile: certificate ?? certificates.serverCertificate,
+                             privateKeyFile: certificates.serverKey,
+                             clientCAFile: clientCA ? certificates.caCertificate : nil, clientAuthentication: auth,
+                             protocols: protocols)
+    }
+
+    func clientContext(_ verification: TLSClientContext.Verification? = nil, protocols: [String] = ["larder"],
+                       certificate: (String, String)? = nil) throws -> TLSClientContext {
+        try TLSClientContext(verification: verification ?? .caFile(certificates.caCertificate), protocols: protocols,
+                             certificateChainFile: certificate?.0, privateKeyFile: certificate?.1)
+    }
+
+    @Test func handshakeThenDataBothWays() throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        #expect(pair.client.isHandshakeComplete && pair.server.isHandshakeComplete)
+        #expect(pair.client.protocolVersion == "TLSv1.3")
+        #expect(pair.server.negotiatedProtocol == "larder" && pair.client.negotiatedProtocol == "larder")
+        #expect(pair.server.peerCertificateSubject == nil)
+        #expect(pair.client.peerCertificateSubject == "CN=localhost")
+
+        let request = Array(repeating: UInt8(7), count: 100_000)
+        try pair.client.send(request)
+        try pair.pump()
+        #expect(pair.serverReceived == request)
+        try pair.server.send([1, 2, 3])
+        try pair.pump()
+        #expect(pair.clientReceived == [1, 2, 3])
+
+        pair.client.close()
+        try pair.pump()
+        #expect(pair.server.peerClosed)
+    }
+
+    @Test func byAddressVerifiesTheIPAddressName() throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "127.0.0.1"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        #expect(pair.client.isHandshakeComplete)
+    }
+
+    @Test(arguments: [(["h2"], "h2"), (["larder"], "larder"), (["h2", "larder"], "h2"), (["http/1.1"], nil),
+                      ([], nil)] as [([String], String?)])
+    func alpnSelection(offered: [String], selected: String?) throws {
+        var pair = TLSPair(client: try clientContext(protocols: offered).makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        #expect(pair.server.negotiatedProtocol == selected)
+        #expect(pair.client.negotiatedProtocol == selected)
+    }
+
+    @Test func wrongCAIsRefusedWithAClearError() throws {
+        var pair = TLSPair(client: try clientContext(.caFile(certificates.otherCACertificate)).makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        guard case .client(let error)? = pair.pumpReportingSide() else {
+            Issue.record("the client accepted a certificate from a CA it does not trust")
+            return
+        }
+        #expect(error.reason == .untrustedCertificate)
+        #expect(error.code == .unavailable)
+        #expect(error.message.contains("not signed by a trusted CA") && error.message.contains("--ca FILE"))
+    }
+
+    @Test func expiredCertificateIsRefused() throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                           server: try serverContext(certificate: certificates.expiredServerCertificate).makeSession())
+        guard case .client(let error)? = pair.pumpReportingSide() else {
+            Issue.record("the client accepted an expired certificate")
+            return
+        }
+        #expect(error.reason == .expiredCertificate)
+        #expect(error.message == "the server's certificate for localhost has expired: it must be renewed")
+    }
+
+    @Test func hostnameMismatchIsRefused() throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "larder.example.com"),
+                           server: try serverContext().makeSession())
+        guard case .client(let error)? = pair.pumpReportingSide() else {
+            Issue.record("the client accepted a certificate for another name")
+            return
+        }
+        #expect(error.reason == .hostnameMismatch)
+        #expect(error.message.contains("not valid for \"larder.example.com\"") && error.message.contains("--server-name"))
+    }
+
+    @Test func insecureSkipVerifyAcceptsAnything() throws {
+        var pair = TLSPair(client: try clientContext(.insecureSkipVerify).makeSession(serverName: "larder.example.com"),
+                           server: try serverContext(certificate: certificates.expiredServerCertificate).makeSession())
+        try pair.pump()
+        #expect(pair.client.isHandshakeComplete)
+    }
+
+    @Test func requiredClientCertificateIsCheckedAndReported() throws {
+        let server = try serverContext(clientCA: true, auth: .require)
+        var pair = TLSPair(client: try clientContext(certificate: (certificates.clientCertificate, certificates.clientKey))
+                            .makeSession(serverName: "localhost"), server: try server.makeSession())
+        try pair.pump()
+        #expect(pair.server.peerCertificateSubject == TestCertificates.clientSubject)
+
+        var missing = TLSPair(client: try clientContext().makeSession(serverName: "localhost"), server: try server.makeSession())
+        guard case .server(let serverError)? = missing.pumpReportingSide() else {
+            Issue.record("a client without a certificate got through --tls-client-auth require")
+            return
+        }
+        #expect(serverError.reason == .clientCertificateRequired && serverError.code == .unauthenticated)
+        // The client learns it from the server's alert.
+        var alert: [UInt8] = []
+        missing.server.takeOutput(into: &alert)
+        var ignored: [UInt8] = []
+        #expect(throws: TLSError.self) { try missing.client.receive(alert, into: &ignored) }
+        do {
+            try missing.client.receive(alert, into: &ignored)
+        } catch {
+            #expect(error.reason == .clientCertificateRequired)
+            #expect(error.message.contains("requires a client certificate"))
+        }
+
+        var stranger = TLSPair(client: try clientContext(certificate: (certificates.strangerCertificate, certificates.strangerKey))
+                                .makeSession(serverName: "localhost"), server: try server.makeSession())
+        guard case .server(let strangerError)? = stranger.pumpReportingSide() else {
+            Issue.record("a client certificate from an untrusted CA got through")
+            return
+        }
+        #expect(strangerError.reason == .untrustedCertificate)
+        #expect(strangerError.message.contains("the client's certificate") && strangerError.message.contains("--tls-client-ca"))
+    }
+
+    @Test func optionalClientCertificate() throws {
+        let server = try serverContext(clientCA: true, auth: .optional)
+        var without = TLSPair(client: try clientContext().makeSession(serverName: "localhost"), server: try server.makeSession())
+        try without.pump()
+        #expect(without.server.isHandshakeComplete && without.server.peerCertificateSubject == nil)
+        var with = TLSPair(client: try clientContext(certificate: (certificates.clientCertificate, certificates.clientKey))
+                            .makeSession(serverName: "localhost"), server: try server.makeSession())
+        try with.pump()
+        #expect(with.server.peerCertificateSubject == TestCertificates.clientSubject)
+    }
+
+    @Test func resumptionSkipsTheFullHandshake() throws {
+        let server = try serverContext()
+        let client = try clientContext()
+        var first = TLSPair(client: try client.makeSession(serverName: "localhost"), server: try server.makeSession())
+        try first.pump()
+        #expect(!first.client.isResumed)
+        let ticket = try #require(first.client.resumptionTicket)
+        var second = TLSPair(client: try client.makeSession(serverName: "localhost", resuming: ticket),
+                             server: try server.makeSession())
+        try second.pump()
+        #expect(second.client.isResumed && second.server.isResumed)
+        try second.client.send([9])
+        try second.pump()
+        #expect(second.serverReceived == [9])
+    }
+
+    @Test func garbageIsNotTLS() throws {
+        let session = try serverContext().makeSession()
+        var plaintext: [UInt8] = []
+        let lean: [UInt8] = [0, 0, 0, 12] + Array("not a hello!".utf8)
+        do {
+            try session.receive(lean, into: &plaintext)
+            Issue.record("cleartext was taken for TLS")
+        } catch {
+            #expect(error.reason == .notTLS && error.message == "the client did not send a TLS ClientHello")
+        }
+        // A record header that claims a handshake, then junk.
+        let junk: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0x20] + Array(repeating: 0xAB, count: 32)
+        let other = try serverContext().makeSession()
+        #expect(throws: TLSError.self) { try other.receive(junk, into: &plaintext) }
+        #expect(plaintext.isEmpty)
+    }
+
+    @Test func badFilesAreConfigurationErrors() throws {
+        do {
+            _ = try TLSServerContext(certificateChainFile: certificates.path("missing.pem"), privateKeyFile: certificates.serverKey)
+            Issue.record("a missing certificate file was accepted")
+        } catch {
+            #expect(error.reason == .configuration && error.code == .failedPrecondition)
+            #expect(error.message.contains("missing.pem"))
+        }
+        do {
+            _ = try TLSServerContext(certificateChainFile: certificates.clientCertificate, privateKeyFile: certificates.serverKey)
+            Issue.record("a key that does not match the certificate was accepted")
+        } catch {
+            #expect(error.message.contains("does not belong to the certificate"))
+        }
+    }
+}

@@ -1,0 +1,85 @@
+public import Foundation
+
+/// Certificates a test makes with the `openssl` CLI in a temporary directory, so nothing that
+/// expires is committed: a CA, a server certificate it signed for `localhost` and 127.0.0.1,
+/// an expired one, a client certificate, and a second CA that signed nothing here.
+public struct TestCertificates: Sendable {
+    public let directory: URL
+    public var caCertificate: String { path("ca.pem") }
+    public var otherCACertificate: String { path("other-ca.pem") }
+    public var serverCertificate: String { path("server.pem") }
+    public var serverKey: String { path("server.key") }
+    public var expiredServerCertificate: String { path("expired.pem") }
+    public var clientCertificate: String { path("client.pem") }
+    public var clientKey: String { path("client.key") }
+    /// A client certificate signed by the other CA (one the server does not trust).
+    public var strangerCertificate: String { path("stranger.pem") }
+    public var strangerKey: String { path("stranger.key") }
+
+    /// The subject of `clientCertificate`, as the server reports it (RFC 2253).
+    public static let clientSubject = "CN=larder-test-client,O=Larder Tests"
+
+    public func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// Makes the whole set in a new temporary directory (about a second of `openssl` runs).
+    public static func make() throws -> TestCertificates {
+        let certificates = TestCertificates(directory: try makeTemporaryDirectory(prefix: "larder-tls"))
+        try certificates.makeAll()
+        return certificates
+    }
+
+    private func makeAll() throws {
+        try makeCA("ca", subject: "/CN=Larder Test CA")
+        try makeCA("other-ca", subject: "/CN=Some Other CA")
+        try makeSigned("server", key: "server", subject: "/CN=localhost", ca: "ca", days: 2,
+                       extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        try makeSigned("expired", key: "server", subject: "/CN=localhost", ca: "ca", days: -1,
+                       extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        try makeSigned("client", key: "client", subject: "/O=Larder Tests/CN=larder-test-client", ca: "ca", days: 2,
+                       extensions: "extendedKeyUsage=clientAuth\n")
+        try makeSigned("stranger", key: "stranger", subject: "/CN=stranger", ca: "other-ca", days: 2,
+                       extensions: "extendedKeyUsage=clientAuth\n")
+    }
+
+    /// Writes a certificate for the server's key (same subject and names) signed by the other
+    /// CA to `<name>.pem`, and returns its path: a renewal a client trusting only `ca.pem` refuses.
+    public func makeServerCertificateFromOtherCA(named name: String) throws -> String {
+        try makeSigned(name, key: "server", subject: "/CN=localhost", ca: "other-ca", days: 2,
+                       extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        return path("\(name).pem")
+    }
+
+    private func makeCA(_ name: String, subject: String) throws {
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                     "-keyout", path("\(name).key"), "-out", path("\(name).pem"), "-days", "2", "-subj", subject])
+    }
+
+    private func makeSigned(_ name: String, key: String, subject: String, ca: String, days: Int, extensions: String) throws {
+        let keyPath = path("\(key).key")
+        if !FileManager.default.fileExists(atPath: keyPath) {
+            try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", keyPath])
+        }
+        try openssl(["req", "-new", "-key", keyPath, "-out", path("\(name).csr"), "-subj", subject])
+        try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
+        try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("\(ca).pem"), "-CAkey", path("\(ca).key"),
+                     "-set_serial", "\(UInt32.random(in: 1...UInt32.max))", "-out", path("\(name).pem"),
+                     "-days", "\(days)", "-extfile", path("\(name).ext")])
+    }
+
+    private func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.exitStatus(waitingUpTo: 120) == 0 else {
+            throw SupportError("openssl \(arguments.joined(separator: " ")) failed: \(text)")
+        }
+    }
+
+    /// Removes the directory.
+    public func remove() { try? FileManager.default.removeItem(at: directory) }
+}

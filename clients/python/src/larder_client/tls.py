@@ -1,0 +1,146 @@
+"""TLS for the lean protocol (docs/PROTOCOL.md section 1): contexts and a thread-safe channel.
+
+    ctx = larder_client.tls_context(cafile="ca.pem")      # None: the system trust store
+    client = LarderClient("larder.example.com:7411", tls=ctx)
+
+The server tells TLS from cleartext by the first byte on the port; ALPN `larder` asks for
+the lean protocol (`h2` is gRPC over HTTP/2).
+
+Sync connections read in one thread while others write; an ssl.SSLSocket must not be used
+from two threads at once, so `TLSChannel` drives an ssl.SSLObject over memory BIOs: the
+object is behind a short lock, socket I/O outside it, and records are written in the order
+they were made (senders encrypt and write under the connection's write lock).
+"""
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+from typing import Optional
+
+from .status import LarderError, StatusCode
+
+ALPN = "larder"
+
+
+def tls_context(cafile: Optional[str] = None, *, certfile: Optional[str] = None, keyfile: Optional[str] = None,
+                insecure_skip_verify: bool = False) -> ssl.SSLContext:
+    """A client context: verifies the server against cafile (else the system trust store) and its
+    name, TLS 1.2 or later, ALPN `larder`; certfile/keyfile: a client certificate, when the
+    server asks for one. insecure_skip_verify accepts any certificate (never a default)."""
+    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=cafile)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.set_alpn_protocols([ALPN])
+    if certfile:
+        context.load_cert_chain(certfile, keyfile)
+    if insecure_skip_verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def handshake_error(address: str, error: BaseException) -> LarderError:
+    """The error a failed handshake raises: UNAVAILABLE, with what the certificate check said."""
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return LarderError(StatusCode.UNAVAILABLE,
+                           f"TLS handshake with {address} failed: {error.verify_message} "
+                           "(pass the CA that issued the server's certificate, or the name it lists)")
+    return LarderError(StatusCode.UNAVAILABLE, f"TLS handshake with {address} failed: {error}")
+
+
+class TLSChannel:
+    """One TLS session over a blocking socket, shared by a reader thread and writers."""
+
+    def __init__(self, sock: socket.socket, context: ssl.SSLContext, server_hostname: str, address: str,
+                 timeout: float) -> None:
+        self._sock = sock
+        self._incoming = ssl.MemoryBIO()
+        self._outgoing = ssl.MemoryBIO()
+        self._object = context.wrap_bio(self._incoming, self._outgoing, server_hostname=server_hostname)
+        self._lock = threading.Lock()
+        sock.settimeout(timeout)
+        try:
+            while True:
+                try:
+                    self._object.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    self._send_pending()
+                    data = sock.recv(65536)
+                    if not data:
+                        raise LarderError(StatusCode.UNAVAILABLE,
+                                          f"TLS handshake with {address} failed: the server closed the connection")
+                    self._incoming.write(data)
+            self._send_pending()
+        except ssl.SSLError as e:
+            self._send_pending_quietly()
+            raise handshake_error(address, e) from None
+        except OSError as e:
+            raise LarderError(StatusCode.UNAVAILABLE, f"TLS handshake with {address} failed: {e}") from None
+        finally:
+            sock.settimeout(None)
+        self.alpn = self._object.selected_alpn_protocol()
+        self.version = self._object.version()
+
+    def _send_pending(self) -> None:
+        data = self._outgoing.read()
+        if data:
+            self._sock.sendall(data)
+
+    def _send_pending_quietly(self) -> None:
+        try:
+            self._send_pending()
+        except OSError:
+            pass
+
+    def sendall(self, plaintext: bytes) -> None:
+        """Encrypts and writes; the caller holds the connection's write lock."""
+        with self._lock:
+            self._object.write(plaintext)
+            records = self._outgoing.read()
+        self._sock.sendall(records)
+
+    def recv(self) -> bytes:
+        """The next plaintext (b"" at the end of the connection); from the reader thread only."""
+        while True:
+            data = self._sock.recv(65536)
+            if not data:
+                return b""
+            chunks = []
+            with self._lock:
+                self._incoming.write(data)
+                while True:
+                    try:
+                        chunk = self._object.read(65536)
+                    except ssl.SSLWantReadError:
+                        break
+                    except ssl.SSLZeroReturnError:
+                        break
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+            if chunks:
+                return b"".join(chunks)
+
+
+class TLSStream:
+    """The reader's view of a TLSChannel: read(n) returns n bytes, or fewer at the end."""
+
+    def __init__(self, channel: TLSChannel) -> None:
+        self._channel = channel
+        self._buffer = bytearray()
+        self._eof = False
+
+    def read(self, size: int) -> bytes:
+        while len(self._buffer) < size and not self._eof:
+            data = self._channel.recv()
+            if data:
+                self._buffer += data
+            else:
+                self._eof = True
+        out = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return out
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,88 @@
+"""larder_client (sync and asyncio) over TLS against the real larder-server."""
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+import tls_certificates
+from larder_client import AsyncLarderClient, LarderClient, LarderError, StatusCode, tls_context
+from larder_client.messages import CreateLocationRequest, Location
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory):
+    return tls_certificates.make(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.fixture(scope="module")
+def tls_server(start_server, certs):
+    return start_server(*certs.server_flags(), "--log-level", "debug")
+
+
+def test_sync_client_over_tls_beside_cleartext(tls_server, certs):
+    with LarderClient(tls_server.address, tls=tls_context(certs.ca), server_hostname="localhost", timeout=60) as secure, \
+            LarderClient(tls_server.address, timeout=60) as clear:
+        created = secure.create_location(CreateLocationRequest(location=Location(name="Python TLS", color_hex="#123456")))
+        assert secure.connection.tls.alpn == "larder"
+        assert secure.connection.tls.version == "TLSv1.3"
+        assert clear.connection.tls is None
+        # Many threads share the TLS connection: reads and writes interleave on one session.
+        with ThreadPoolExecutor(16) as pool:
+            counts = list(pool.map(lambda _: len(secure.list_locations().locations), range(200)))
+        assert set(counts) == {len(clear.list_locations().locations)}
+        assert clear.get_location(id=created.id).name == "Python TLS"
+
+
+def test_by_address_the_certificate_must_list_it(tls_server, certs):
+    with LarderClient(tls_server.address, tls=tls_context(certs.ca), timeout=60) as client:  # 127.0.0.1
+        assert client.check().status == 1
+
+
+def test_wrong_ca_is_a_clear_error(tls_server, certs):
+    with pytest.raises(LarderError) as raised:
+        LarderClient(tls_server.address, tls=tls_context(certs.other_ca), server_hostname="localhost", timeout=60)
+    assert raised.value.code == StatusCode.UNAVAILABLE
+    assert "TLS handshake with" in raised.value.message
+    assert "unable to get local issuer certificate" in raised.value.message
+
+
+def test_hostname_mismatch_is_a_clear_error(tls_server, certs):
+    with pytest.raises(LarderError) as raised:
+        LarderClient(tls_server.address, tls=tls_context(certs.ca), server_hostname="larder.example.com", timeout=60)
+    assert "Hostname mismatch" in raised.value.message or "mismatch" in raised.value.message.lower()
+
+
+def test_asyncio_client_over_tls(tls_server, certs):
+    async def run() -> None:
+        async with AsyncLarderClient(tls_server.address, tls=tls_context(certs.ca), server_hostname="localhost",
+                                     timeout=60) as client:
+            results = await asyncio.gather(*(client.list_locations() for _ in range(100)))
+            assert len({len(r.locations) for r in results}) == 1
+            assert (await client.check()).status == 1
+
+    asyncio.run(run())
+
+
+def test_asyncio_wrong_ca_is_a_clear_error(tls_server, certs):
+    async def run() -> LarderError:
+        with pytest.raises(LarderError) as raised:
+            await AsyncLarderClient.connect(tls_server.address, tls=tls_context(certs.other_ca),
+                                            server_hostname="localhost", timeout=60)
+        return raised.value
+
+    error = asyncio.run(run())
+    assert error.code == StatusCode.UNAVAILABLE and "unable to get local issuer certificate" in error.message
+
+
+def test_client_certificate_required(start_server, certs):
+    server = start_server(*certs.server_flags(), "--tls-client-ca", certs.ca, "--tls-client-auth", "require",
+                          "--access-log")
+    context = tls_context(certs.ca, certfile=certs.client_cert, keyfile=certs.client_key)
+    with LarderClient(server.address, tls=context, server_hostname="localhost", timeout=60) as client:
+        assert len(client.list_locations().locations) == 4
+    with pytest.raises(LarderError) as raised:
+        with LarderClient(server.address, tls=tls_context(certs.ca), server_hostname="localhost", timeout=60) as c:
+            c.list_locations()
+    assert raised.value.code == StatusCode.UNAVAILABLE
