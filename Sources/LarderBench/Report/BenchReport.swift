@@ -17,7 +17,7 @@ public enum BenchReport {
             ?? options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
             ?? "\(options.concurrency) in flight"
         lines.append("larder bench: \(workloadText(options)) against \(options.server)"
-            + (options.transport == .lean ? "" : " over \(options.transport.label)") + ", \(options.connections) "
+            + (options.transport == .lean ? "" : ", \(options.transport.label)") + ", \(options.connections) "
             + "connection\(options.connections == 1 ? "" : "s"), \(load), \(options.threads) thread"
             + "\(options.threads == 1 ? "" : "s")")
         lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
