@@ -82,9 +82,10 @@ let package = Package(
         // The client library: portable POSIX sockets, many calls in flight per connection.
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem", "LarderTLS"],
                 swiftSettings: settings),
-        // Load generation for `larder bench`: its own event loop, HDR histogram, reports.
+        // Load generation for `larder bench`: its own event loop, HDR histogram, reports; the lean
+        // protocol, or gRPC over HTTP/2 through LarderHTTP2's client session (`--protocol grpc`).
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "CLarderProto", "CProtobufC",
+                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "LarderHTTP2", "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.

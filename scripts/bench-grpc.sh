@@ -20,10 +20,11 @@
 # Larder: LARDER=build (default) builds a release larder-server and larder as scripts/bench.sh does,
 # LARDER_BIN=PATH uses that binary instead, LARDER=HOST:PORT drives a server already
 # running there (LARDER_PID for its CPU, LARDER_METRICS=http://HOST:PORT/metrics for its
-# counters), LARDER=off leaves it out. It listens on one port for both protocols; until it
-# speaks gRPC over HTTP/2 the Larder leg is skipped with a clear message, not failed. When it
-# runs, `larder bench` (the lean protocol) also drives the same server beside the two HTTP/2
-# drivers, so the report can compare Larder's server CPU per call over HTTP/2 and lean.
+# counters), LARDER=off leaves it out. It listens on one port for both protocols (a server
+# that does not speak gRPC over HTTP/2 is probed and its leg skipped with a clear message).
+# On the Larder leg `larder bench` also drives the same server twice more: `--protocol grpc`
+# (its own HTTP/2 driver, whose client CPU per call the report compares with h2load's) and the
+# lean protocol, so the report compares Larder's server CPU per call over HTTP/2 and lean.
 #
 # Writes one JSON line per run to OUT_JSONL and a Markdown report between
 # <!-- grpc:begin --> and <!-- grpc:end --> in OUT (replaced if present, else appended;
@@ -98,8 +99,8 @@ H2RUN=(python3 "$ROOT/Benchmarks/h2load/h2load_run.py")
 if [[ "$LARDER" == build && -z "$LARDER_BIN" ]]; then
   log "building larder-server (release)"
   export LARDER_COMMIT=$(scripts/commit-id.sh)
-  swift build -c release --scratch-path "$SCRATCH" --product larder-server >&2
-  swift build -c release --scratch-path "$SCRATCH" --product larder >&2
+  scripts/build-release.sh --scratch-path "$SCRATCH" --product larder-server >&2
+  scripts/build-release.sh --scratch-path "$SCRATCH" --product larder >&2
   LARDER_BIN="$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)/larder-server"
 fi
 # `larder bench` over the lean protocol on the same server, for "HTTP/2 ≤ 1.5× lean" (issue 13 §6).
@@ -197,16 +198,25 @@ wait_quiet() {
   done
 }
 
-# run_lean ROUND WORKLOAD CONCURRENCY: `larder bench --json` on the Larder leg, as a row like the others.
-run_lean() {
+# run_bench ROUND WORKLOAD CONCURRENCY PROTOCOL: `larder bench --protocol PROTOCOL --json` on the
+# Larder leg, as a row like the others (driver "lean", or "bench-grpc" for --protocol grpc).
+run_bench() {
   [[ -n "$LARDER_ADDR" && -n "$LARDER_CLI" ]] || return 0
-  local conns=$(( $3 < MAX_CONNS ? $3 : MAX_CONNS )) line=""
+  local conns=$(( $3 < MAX_CONNS ? $3 : MAX_CONNS )) line="" driver=lean
+  [[ $4 == grpc ]] && driver=bench-grpc
   wait_quiet
-  log "round $1: larder bench (lean) -> larder $2 c=$3"
-  line=$(taskset -c "$CLIENT_CPU" "$LARDER_CLI" bench --server "$LARDER_ADDR" --workload "$2" --connections "$conns" \
-    --concurrency "$3" --warmup "${WARMUP}s" --duration "${DURATION}s" --server-pid "$LARDER_PID" --json 2>/dev/null) || true
-  [[ -n "$line" ]] && line=$(python3 "$ROOT/Benchmarks/grpc-load/lean_row.py" "$line" "$LARDER_ADDR") || line=""
+  log "round $1: larder bench --protocol $4 -> larder $2 c=$3"
+  line=$(taskset -c "$CLIENT_CPU" "$LARDER_CLI" bench --server "$LARDER_ADDR" --protocol "$4" --workload "$2" \
+    --connections "$conns" --concurrency "$3" --warmup "${WARMUP}s" --duration "${DURATION}s" --server-pid "$LARDER_PID" \
+    "${SEED[@]}" --json 2>"$WORKDIR/bench.err") || true
+  [[ -n "$line" ]] || sed 's/^/  /' "$WORKDIR/bench.err" >&2
+  [[ -n "$line" ]] && line=$(python3 "$ROOT/Benchmarks/grpc-load/lean_row.py" "$line" "$LARDER_ADDR" "$driver") || line=""
   record "$1" "$line"
+}
+# run_lean ROUND WORKLOAD CONCURRENCY: both `larder bench` rows, the HTTP/2 one first on odd rounds.
+run_lean() {
+  if (( $1 % 2 == 1 )); then run_bench "$@" grpc; run_bench "$@" lean
+  else run_bench "$@" lean; run_bench "$@" grpc; fi
 }
 
 RESULTS="$WORKDIR/results.jsonl"

@@ -16,6 +16,8 @@
 #  3. Table size: fills meal_records through the API (`larder bench --workload create
 #     --requests N`, FILL_CONCURRENCY in flight) to each of SIZES and measures get, list
 #     and create at 64 in flight. Target: within 20 % of the empty database.
+#  4. Idle HTTP/2 connections: scripts/scale-http2.sh runs last (same build, pins and OUT;
+#     its own block <!-- scale_http2:... -->); SKIP_HTTP2=1 leaves it out.
 #
 # These are benchmarks, not tests: nothing here fails on a slow number. The script
 # stops only the processes it started, by PID. A full run takes about 3-4 minutes plus the build.
@@ -470,3 +472,8 @@ open(path, "w").write(text)
 PY
 log "wrote the scale section of $OUT"
 cat "$SECTION"
+if [[ -z "${SKIP_HTTP2:-}" ]]; then
+  SKIP_BUILD=1 SCRATCH="$SCRATCH" OUT="$OUT" SERVER_CPU="$SERVER_CPU" CLIENT_CPU="$CLIENT_CPU" IDLE_CONNS="$IDLE_CONNS" \
+    IDLE_MAX_CONNECTIONS="$IDLE_MAX_CONNECTIONS" IDLE_DURATION="$IDLE_DURATION" WARMUP="$WARMUP" RSS_LIMIT_MB="$RSS_LIMIT_MB" \
+    IDLE_TIMEOUT="$IDLE_TIMEOUT" scripts/scale-http2.sh
+fi

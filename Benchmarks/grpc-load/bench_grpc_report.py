@@ -100,7 +100,7 @@ out.append("")
 if env("LARDER_NOTE"):
     out.append(f"**Larder:** {env('LARDER_NOTE')}.")
     out.append("")
-out.append("*client µs/call* is the load generator's own CPU per call (getrusage for grpc-load, /proc for h2load), "
+out.append("*client µs/call* is the load generator's own CPU per call (getrusage for grpc-load and larder bench, /proc for h2load), "
            "*server µs/call* the server's from /proc/PID/stat, *others %* the most CPU every other process on the machine "
            "used during a run of that row (100 = one core: above ~10 the row measures the neighbours too). "
            "*replies checked*: grpc-load sees every call's status; h2load only HTTP 200, so each h2load run first makes one "
@@ -109,8 +109,10 @@ out.append("*client µs/call* is the load generator's own CPU per call (getrusag
            "create, Larder's grpc_server_handled_total); the reference keeps no counter for get and list.")
 out.append("")
 g = groups()
-titles = {"grpc-load": "grpc-load", "h2load": "h2load", "lean": "larder bench over the lean protocol (same Larder server and port)"}
-for driver in ("grpc-load", "h2load", "lean"):
+titles = {"grpc-load": "grpc-load", "h2load": "h2load",
+          "bench-grpc": "larder bench --protocol grpc (Larder's own HTTP/2 driver, nghttp2 client)",
+          "lean": "larder bench over the lean protocol (same Larder server and port)"}
+for driver in ("grpc-load", "h2load", "bench-grpc", "lean"):
     keys = [k for k in g if k[0] == driver]
     if not keys:
         continue
@@ -153,6 +155,21 @@ if pairs:
             a, b = med(lr, key), med(rr, key)
             return "–" if not a or not b else f"{a / b:.2f}×"
         out.append(f"| {driver} | {wl} | {c} | {base} | {ratio('rps')} | {ratio('p99_us')} | {ratio('server_cpu_us_per_call')} |")
+    out.append("")
+# `larder bench --protocol grpc` against h2load on the same Larder server: the client-CPU target.
+client_pairs = [(wl, c, g[("bench-grpc", wl, c, "larder")], g[("h2load", wl, c, "larder")])
+                for (driver, wl, c, server) in g if driver == "bench-grpc" and ("h2load", wl, c, "larder") in g]
+if client_pairs:
+    out.append("### Client CPU per call: larder bench --protocol grpc / h2load, same Larder server")
+    out.append("")
+    out.append("Target (issue 13 §6): `larder bench --protocol grpc` costs no more client CPU per call than h2load "
+               "(getrusage against h2load's /proc; the same server, calls in flight and connections, in the same run).")
+    out.append("")
+    out.append("| workload | in flight | larder bench µs/call | h2load µs/call | × |")
+    out.append("|---|---:|---:|---:|---:|")
+    for wl, c, mine, theirs in client_pairs:
+        a_, b_ = med(mine, "client_cpu_us_per_call"), med(theirs, "client_cpu_us_per_call")
+        out.append(f"| {wl} | {c} | {f1(a_)} | {f1(b_)} | {'–' if not a_ or not b_ else f'{a_ / b_:.2f}×'} |")
     out.append("")
 # Each driver's own CPU per call, by server, workload and calls in flight.
 concs = sorted({r["concurrency"] for r in rows})

@@ -1,7 +1,8 @@
 /// The `larder bench --help` text.
 enum BenchHelp {
     static let text = """
-    usage: larder bench [--server HOST:PORT] [--workload ping|get|create|list|mix] [--mix get=80,create=15,list=5]
+    usage: larder bench [--server HOST:PORT] [--protocol lean|grpc] [--workload ping|get|create|list|mix]
+                        [--mix get=80,create=15,list=5]
                         [--call METHOD [-d JSON|@FILE]] [-m METADATA]...
                         [--connections C] [--concurrency N] [--threads T]
                         [--duration 10s | --requests R] [--warmup 1s] [--time-limit D]
@@ -48,6 +49,11 @@ enum BenchHelp {
 
     Options:
       --server HOST:PORT   server address (default 127.0.0.1:7411, or $LARDER_SERVER)
+      --protocol P         lean (default): Larder's own framing; grpc: standard gRPC over HTTP/2 cleartext (h2c,
+                           nghttp2), one stream per call, --concurrency spread over the connections as streams, the
+                           same pre-encoded requests; errors are counted by grpc-status (a non-200 HTTP status or a
+                           reset stream maps to a gRPC code as stock clients do). Both reach the same port. The data
+                           a run creates first, and the clean-up after, always use the lean protocol
       --connections C      TCP connections (default min(concurrency, 4))
       --concurrency N      calls in flight in total, spread over the connections (default 64)
       --threads T          event-loop threads, each owning some connections (default 1)
@@ -84,7 +90,8 @@ enum BenchHelp {
     measured window in about 100 equal slices; times in seconds from its start).
 
     JSON keys (latencies in microseconds, CPU % of one core):
-      workload, call {method, data} (or null), mix {name: weight}, server, connections, concurrency, threads,
+      workload, call {method, data} (or null), mix {name: weight}, server, protocol (lean or grpc), connections,
+      concurrency, threads,
       rate (null = closed loop or a ramp), load_schedule {kind, start, step, step_s, end} (or null),
       warmup_s, seconds (measurement window), seeded [text], calls, ok, errors, errors_by_code {CODE_NAME: n},
       first_error_messages {CODE_NAME: text}, lost_calls, interrupted, stopped_by (text or null),

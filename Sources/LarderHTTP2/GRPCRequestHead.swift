@@ -83,9 +83,7 @@ extension GRPCRequestHead {
             return .failure(.init(httpStatus: 405, error: .init(.unimplemented,
                 "HTTP method \(method ?? "(none)") is not POST: gRPC calls are POST requests")))
         }
-        let mediaType = contentType.map { $0.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "" }?
-            .trimmingSpaces.lowercased()
-        guard let contentType, mediaType == "application/grpc" || mediaType == "application/grpc+proto" else {
+        guard let contentType, isGRPCMediaType(contentType) else {
             return .failure(.init(httpStatus: 415, error: .init(.invalidArgument,
                 "content-type \(contentType.map { "\"\($0)\"" } ?? "(none)") is not application/grpc or application/grpc+proto")))
         }
@@ -96,6 +94,17 @@ extension GRPCRequestHead {
         head.authority = authority
         head.contentType = contentType
         return .success(head)
+    }
+}
+
+extension GRPCRequestHead {
+    /// Whether a content-type names gRPC's media type (parameters, case and spaces aside); the
+    /// exact forms every client sends are checked first, without allocating.
+    static func isGRPCMediaType(_ contentType: String) -> Bool {
+        if contentType == "application/grpc" || contentType == "application/grpc+proto" { return true }
+        let mediaType = (contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? "").trimmingSpaces
+            .lowercased()
+        return mediaType == "application/grpc" || mediaType == "application/grpc+proto"
     }
 }
 

@@ -198,10 +198,13 @@ public final class GRPCServerSession {
         engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: code, debug: message)
     }
 
+    /// The fields every response starts with, and the trailer of a call that succeeded (built once).
+    private static let responseHeaders = [HTTP2HeaderField(":status", "200"), HTTP2HeaderField("content-type", "application/grpc")]
+    private static let okTrailers = [HTTP2HeaderField("grpc-status", "0")]
+
     private func startResponse(_ stream: GRPCServerStream, metadata: GRPCMetadata) {
         stream.responseStarted = true
-        let headers = [HTTP2HeaderField(":status", "200"), HTTP2HeaderField("content-type", "application/grpc")]
-            + metadata.headerFields
+        let headers = metadata.isEmpty ? Self.responseHeaders : Self.responseHeaders + metadata.headerFields
         engine.submitResponse(streamID: stream.id, headers: headers, hasBody: true)
     }
 
@@ -209,9 +212,14 @@ public final class GRPCServerSession {
     private func answer(_ stream: GRPCServerStream, _ error: RPCError, httpStatus: Int = 200,
                         extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = []) {
         stream.phase = .answered
-        var trailers = [HTTP2HeaderField("grpc-status", String(error.code.rawValue))]
-        if !error.message.isEmpty { trailers.append(HTTP2HeaderField("grpc-message", GRPCPercentEncoding.encode(error.message))) }
-        trailers += extraHeaders + metadata.headerFields
+        var trailers: [HTTP2HeaderField]
+        if error.code == .ok && error.message.isEmpty && extraHeaders.isEmpty && metadata.isEmpty {
+            trailers = Self.okTrailers
+        } else {
+            trailers = [HTTP2HeaderField("grpc-status", String(error.code.rawValue))]
+            if !error.message.isEmpty { trailers.append(HTTP2HeaderField("grpc-message", GRPCPercentEncoding.encode(error.message))) }
+            trailers += extraHeaders + metadata.headerFields
+        }
         if stream.responseStarted {
             stream.pendingTrailers = trailers
             engine.resumeData(streamID: stream.id)

@@ -28,6 +28,17 @@ struct BenchArgumentsTests {
         }
     }
 
+    @Test func protocolIsLeanByDefaultOrGRPC() throws {
+        #expect(try Self.options([]).transport == .lean)
+        #expect(try Self.options(["--protocol", "grpc"]).transport == .grpc)
+        #expect(try Self.options(["--protocol=lean"]).transport == .lean)
+        #expect {
+            try Self.options(["--protocol", "h2"])
+        } throws: { error in
+            (error as? RPCError)?.message == "--protocol must be lean or grpc; got \"h2\""
+        }
+    }
+
     @Test func defaults() throws {
         let options = try Self.options([])
         #expect(options.server == BenchAddress(host: "127.0.0.1", port: 7411))

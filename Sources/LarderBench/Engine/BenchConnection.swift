@@ -1,3 +1,5 @@
+import LarderHTTP2
+
 /// One TCP connection of a load loop and the calls it has in flight.
 ///
 /// Calls occupy slots `0..<depth`; a call id is `sequence << 20 | (slot + 1)`,
@@ -29,11 +31,14 @@ final class BenchConnection {
     var wantsWritable = false
     /// Index among its loop's connections.
     var position = 0
+    /// `--protocol grpc`: the HTTP/2 session whose streams carry the calls (a stream's tag is its slot).
+    let http2: GRPCLoadClientSession?
 
-    init(fd: Int32, depth: Int) {
+    init(fd: Int32, depth: Int, http2: GRPCLoadClientSession? = nil) {
         precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
         self.fd = fd
         self.depth = depth
+        self.http2 = http2
         callIDs = [UInt64](repeating: 0, count: depth)
         intendedTimes = [UInt64](repeating: 0, count: depth)
         sentTimes = [UInt64](repeating: 0, count: depth)
@@ -46,6 +51,9 @@ final class BenchConnection {
         output.deallocate()
         if isOpen { TCPSocket.close(fd) }
     }
+
+    /// Whether there are bytes to write: in the output buffer, or frames the HTTP/2 session has ready.
+    var hasOutput: Bool { !output.isEmpty || http2?.wantsWrite == true }
 
     /// A new call id for `slot`.
     func makeCallID(slot: Int) -> UInt64 {

@@ -1,3 +1,4 @@
+import LarderHTTP2
 import LarderSystem
 import LarderWire
 import Synchronization
@@ -16,7 +17,18 @@ enum LoadEngine {
         for index in 0..<connectionCount {
             let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
             let fd = try TCPSocket.connect(to: options.server, timeoutSeconds: 5, nonBlocking: true)
-            connections.append(BenchConnection(fd: fd, depth: depth))
+            var session: GRPCLoadClientSession?
+            if options.transport == .grpc {
+                var sessionOptions = GRPCLoadClientSession.Options()
+                sessionOptions.maxConcurrentStreams = UInt32(depth)
+                do throws(GRPCSessionError) {
+                    session = try GRPCLoadClientSession(options: sessionOptions)
+                } catch {
+                    TCPSocket.close(fd)
+                    throw .internalError(error.message)
+                }
+            }
+            connections.append(BenchConnection(fd: fd, depth: depth, http2: session))
         }
         let threadCount = min(options.threads, connectionCount)
         let control = RunControl(

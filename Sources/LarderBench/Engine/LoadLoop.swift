@@ -1,5 +1,6 @@
 import CLarderProto
 import CProtobufC
+import LarderHTTP2
 import LarderSystem
 import LarderWire
 import Synchronization
@@ -120,7 +121,7 @@ final class LoadLoop: @unchecked Sendable {
             }
             if schedule != nil {
                 issueScheduled(now: now)
-                for connection in connections where !connection.output.isEmpty && !connection.wantsWritable {
+                for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
                     flush(connection)
                 }
             }
@@ -130,7 +131,7 @@ final class LoadLoop: @unchecked Sendable {
                 if ready.readable { readReplies(connection) }
                 if ready.writable && connection.isOpen { flush(connection) }
             }
-            for connection in connections where !connection.output.isEmpty && !connection.wantsWritable && connection.isOpen {
+            for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
                 flush(connection)
             }
             progress.calls.store(totalCalls, ordering: .relaxed)
@@ -187,12 +188,9 @@ final class LoadLoop: @unchecked Sendable {
     /// Encodes one call on `slot` into the connection's output buffer.
     private func issue(on connection: BenchConnection, slot: Int, intended: UInt64, now: UInt64) {
         let (template, group) = picker.pick(&random)
-        let callID = connection.makeCallID(slot: slot)
-        let envelope = envelopes.baseAddress! + template
-        envelope.pointee.call_id = callID
+        var payload: [UInt8]?
         if let generator = templates.generators[template] {
             let number = control.requestNumber.wrappingAdd(1, ordering: .relaxed).oldValue
-            let payload: [UInt8]
             do throws(RPCError) {
                 payload = try generator.encode(number: number, random: &random)
             } catch {
@@ -202,6 +200,37 @@ final class LoadLoop: @unchecked Sendable {
                 connection.freeSlots.append(slot)
                 return
             }
+        }
+        let callID = connection.makeCallID(slot: slot)
+        if let session = connection.http2 {
+            guard session.goaways.isEmpty else {
+                // The server is going away: no new calls here; the connection ends when its calls have.
+                connection.freeSlots.append(slot)
+                return
+            }
+            let body = payload.map { GRPCLoadClientSession.body(message: $0) } ?? templates.grpcBodies[template]
+            guard session.startCall(templates.grpcHeaders[template], body: body, tag: slot,
+                                    captureReply: capturesIDs[group]) else {
+                connection.freeSlots.append(slot)
+                fail(connection, code: .unavailable,
+                     message: "HTTP/2: no new stream allowed (the server sent GOAWAY, or stream ids ran out)")
+                return
+            }
+        } else {
+            pack(template: template, callID: callID, payload: payload, into: connection)
+        }
+        connection.callIDs[slot] = callID
+        connection.intendedTimes[slot] = intended
+        connection.sentTimes[slot] = now
+        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
+        connection.inFlight += 1
+    }
+
+    /// Encodes template `template`'s envelope with `callID` (and `payload`, for a generator's template) as one frame.
+    private func pack(template: Int, callID: UInt64, payload: [UInt8]?, into connection: BenchConnection) {
+        let envelope = envelopes.baseAddress! + template
+        envelope.pointee.call_id = callID
+        if let payload {
             payload.withUnsafeBufferPointer { bytes in
                 envelope.pointee.payload = ProtobufCBinaryData(
                     len: bytes.count, data: bytes.isEmpty ? nil : UnsafeMutablePointer(mutating: bytes.baseAddress))
@@ -211,11 +240,6 @@ final class LoadLoop: @unchecked Sendable {
         } else {
             pack(envelope, into: connection)
         }
-        connection.callIDs[slot] = callID
-        connection.intendedTimes[slot] = intended
-        connection.sentTimes[slot] = now
-        connection.groups[slot] = UInt8(truncatingIfNeeded: group)
-        connection.inFlight += 1
     }
 
     /// Appends `envelope` as one frame to the connection's output.
@@ -256,6 +280,7 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Writes as much output as the socket takes.
     private func flush(_ connection: BenchConnection) {
+        if connection.http2 != nil && !collectOutput(connection) { return }
         while !connection.output.isEmpty {
             let pending = connection.output.pendingCount
             switch TCPSocket.write(connection.fd, from: connection.output.base + connection.output.start, count: pending) {
@@ -279,6 +304,23 @@ final class LoadLoop: @unchecked Sendable {
         setWantsWritable(connection, false)
     }
 
+    /// Appends the frames the HTTP/2 session has ready to the connection's output; false when it failed.
+    private func collectOutput(_ connection: BenchConnection) -> Bool {
+        guard let session = connection.http2 else { return true }
+        do throws(GRPCSessionError) {
+            try session.writeOutput { chunk in
+                guard let source = chunk.baseAddress else { return }
+                connection.output.reserve(chunk.count)
+                (connection.output.base + connection.output.end).copyMemory(from: source, byteCount: chunk.count)
+                connection.output.end += chunk.count
+            }
+        } catch {
+            fail(connection, code: .internal, message: error.description)
+            return false
+        }
+        return true
+    }
+
     private func setWantsWritable(_ connection: BenchConnection, _ wanted: Bool) {
         connection.wantsWritable = wanted
         waiter.setWantsWritable(connection.position, wanted)
@@ -294,7 +336,11 @@ final class LoadLoop: @unchecked Sendable {
             switch TCPSocket.read(connection.fd, into: connection.input.base + connection.input.end, count: space) {
             case .bytes(let count):
                 connection.input.end += count
-                handleFrames(connection, now: MonotonicClock.nanoseconds())
+                if let session = connection.http2 {
+                    handleHTTP2(connection, session)
+                } else {
+                    handleFrames(connection, now: MonotonicClock.nanoseconds())
+                }
                 if count < space { return }
             case .wouldBlock:
                 return
@@ -322,6 +368,39 @@ final class LoadLoop: @unchecked Sendable {
             }
             handleReply(connection, body: head + Frame.headerSize, length: length, now: now)
             connection.input.consume(Frame.headerSize + length)
+        }
+    }
+
+    /// Feeds what was read to the HTTP/2 session and handles every call it ended.
+    private func handleHTTP2(_ connection: BenchConnection, _ session: GRPCLoadClientSession) {
+        let bytes = UnsafeRawBufferPointer(start: connection.input.base + connection.input.start,
+                                           count: connection.input.pendingCount)
+        connection.input.consume(connection.input.pendingCount)
+        do throws(GRPCSessionError) {
+            try session.receive(bytes)
+        } catch {
+            fail(connection, code: .internal, message: "the server broke HTTP/2: \(error.message)")
+            return
+        }
+        let now = MonotonicClock.nanoseconds()
+        session.takeCompletions { completion in
+            guard connection.isOpen else { return }
+            let slot = completion.tag
+            guard slot >= 0, slot < connection.depth, connection.callIDs[slot] != 0 else {
+                fail(connection, code: .internal, message: "HTTP/2: a stream ended for slot \(slot), which is not in flight")
+                return
+            }
+            let code = completion.status.rawValue
+            if code != 0 && firstMessages[code] == nil { firstMessages[code] = completion.message ?? "" }
+            if code == 0 && capturesIDs[Int(connection.groups[slot])] {
+                completion.reply.withUnsafeBufferPointer { captureID(data: $0.baseAddress, count: $0.count) }
+            }
+            complete(connection, slot: slot, code: code, now: now)
+        }
+        guard connection.isOpen else { return }
+        if let goaway = session.goaways.last, goaway.code != .noError || connection.inFlight == 0 || session.isFinished {
+            let reason = session.lastLibraryError.map { ": \($0)" } ?? ""
+            fail(connection, code: .unavailable, message: "the server sent GOAWAY \(goaway.code)\(reason)")
         }
     }
 
@@ -353,7 +432,11 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Keeps the id of a created record: field 1 (a 36-character UUID string) leads a MealRecord's encoding.
     private func captureID(_ payload: ProtobufCBinaryData) {
-        guard payload.len >= 38, let data = payload.data, data[0] == 0x0A, data[1] == 36 else {
+        captureID(data: payload.data, count: payload.len)
+    }
+
+    private func captureID(data: UnsafePointer<UInt8>?, count: Int) {
+        guard count >= 38, let data, data[0] == 0x0A, data[1] == 36 else {
             uncapturedCreates += 1
             return
         }

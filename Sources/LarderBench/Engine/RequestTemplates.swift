@@ -1,5 +1,6 @@
 import CLarderProto
 import CProtobufC
+import LarderHTTP2
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,6 +20,10 @@ final class RequestTemplates: @unchecked Sendable {
     let ranges: [Workload: Range<Int>]
     /// Per template: renders its payload for each call (`--call` with placeholders); nil = fixed payload.
     let generators: [PayloadGenerator?]
+    /// Per template, for `--protocol grpc`: the request's header fields (method path and metadata)
+    /// and its body (the fixed payload as one gRPC message; empty for a generator's template).
+    let grpcHeaders: [GRPCRequestHeaderBlock]
+    let grpcBodies: [[UInt8]]
 
     /// - Parameters:
     ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
@@ -31,11 +36,16 @@ final class RequestTemplates: @unchecked Sendable {
         var ranges: [Workload: Range<Int>] = [:]
         var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
         var generators: [PayloadGenerator?] = []
+        var grpcHeaders: [GRPCRequestHeaderBlock] = []
+        var grpcBodies: [[UInt8]] = []
         let entries = Self.metadataEntries(metadata, allocations: &allocations)
         for group in payloads {
             let method = Self.copy(string: group.method, allocations: &allocations)
             let start = envelopes.count
+            let headers = GRPCRequestHeaderBlock(path: group.method, metadata: metadata)
             for payload in group.payloads {
+                grpcHeaders.append(headers)
+                grpcBodies.append(group.generator == nil ? GRPCLoadClientSession.body(message: payload) : [])
                 var envelope = Larder__Rpc__V1__RequestEnvelope()
                 larder__rpc__v1__request_envelope__init(&envelope)
                 envelope.method = method
@@ -50,6 +60,8 @@ final class RequestTemplates: @unchecked Sendable {
         self.envelopes = envelopes
         self.ranges = ranges
         self.generators = generators
+        self.grpcHeaders = grpcHeaders
+        self.grpcBodies = grpcBodies
     }
 
     deinit {

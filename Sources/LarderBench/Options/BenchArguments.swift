@@ -86,6 +86,11 @@ public enum BenchArguments {
                 guard workload != .call else { throw .invalidArgument("--workload call: use --call METHOD instead") }
                 options.workload = workload
                 workloadGiven = true
+            case "protocol":
+                guard let transport = BenchTransport(rawValue: value) else {
+                    throw .invalidArgument("--protocol must be lean or grpc; got \"\(value)\"")
+                }
+                options.transport = transport
             case "mix":
                 options.mix = try WorkloadMix(parsing: value)
                 mixGiven = true
@@ -192,7 +197,7 @@ public enum BenchArguments {
 
     /// The flags that take a value.
     private static let valueFlags: Set<String> = [
-        "server", "workload", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
+        "server", "workload", "protocol", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
         "rate", "time-limit", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
         "call", "data", "metadata", "format", "output", "load-schedule", "load-start", "load-step",
         "load-step-duration", "load-end", "clean-up",

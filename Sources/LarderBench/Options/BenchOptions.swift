@@ -4,6 +4,8 @@ public struct BenchOptions: Sendable, Equatable {
     public var workload = Workload.ping
     /// The weights for `.mix`; a single workload otherwise.
     public var mix = WorkloadMix(single: .ping)
+    /// What the load is sent over (`--protocol`); seeding and clean-up use the lean protocol.
+    public var transport = BenchTransport.lean
     /// TCP connections (never more than `concurrency`).
     public var connections = 4
     /// Calls in flight in total, spread over the connections.

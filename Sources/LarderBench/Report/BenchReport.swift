@@ -16,7 +16,8 @@ public enum BenchReport {
         let load = options.schedule.map { "open loop, \($0.description), at most \(options.concurrency) in flight" }
             ?? options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
             ?? "\(options.concurrency) in flight"
-        lines.append("larder bench: \(workloadText(options)) against \(options.server), \(options.connections) "
+        lines.append("larder bench: \(workloadText(options)) against \(options.server)"
+            + (options.transport == .lean ? "" : ", \(options.transport.label)") + ", \(options.connections) "
             + "connection\(options.connections == 1 ? "" : "s"), \(load), \(options.threads) thread"
             + "\(options.threads == 1 ? "" : "s")")
         lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
@@ -91,6 +92,7 @@ public enum BenchReport {
             "data": result.cleanup.map { cleanupJSON($0, server: options.server) as Any } ?? NSNull(),
             "mix": mix,
             "server": options.server.description,
+            "protocol": options.transport.rawValue,
             "connections": options.connections,
             "concurrency": options.concurrency,
             "threads": options.threads,

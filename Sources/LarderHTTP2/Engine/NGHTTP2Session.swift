@@ -98,13 +98,19 @@ final class NGHTTP2Session {
 
     /// Appends every frame nghttp2 has ready to `buffer`.
     func send(into buffer: inout [UInt8]) throws(Failure) {
+        try send { buffer.append(contentsOf: $0) }
+    }
+
+    /// Hands every chunk of frames nghttp2 has ready to `sink`, in order; each chunk is valid
+    /// only during its call.
+    func send(_ sink: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
         guard let session else { return }
         while true {
             var chunk: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &chunk)
             if count < 0 { throw Failure(code: Int32(truncatingIfNeeded: count)) }
             guard count > 0, let chunk else { return }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: count))
+            sink(UnsafeRawBufferPointer(start: chunk, count: count))
         }
     }
 
@@ -146,6 +152,14 @@ final class NGHTTP2Session {
             var provider = Self.dataProvider()
             return nghttp2_submit_request(session, nil, vector, count, &provider, nil)
         }
+    }
+
+    /// A request whose header fields are already an `nghttp2_nv` array (see `GRPCRequestHeaderBlock`),
+    /// with a body from `handler.readData`. Returns the new stream id or a negative error.
+    func submitRequest(nameValues: UnsafePointer<nghttp2_nv>, count: Int) -> Int32 {
+        guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
+        var provider = Self.dataProvider()
+        return nghttp2_submit_request(session, nil, nameValues, count, &provider, nil)
     }
 
     /// Trailers ending a stream whose body is done (call from `readData` or after it).

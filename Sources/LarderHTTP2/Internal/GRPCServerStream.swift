@@ -32,6 +32,7 @@ final class GRPCServerStream {
     init(id: Int32, maxMessageSize: Int) {
         self.id = id
         deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
+        fields.reserveCapacity(12)  // a gRPC request's pseudo-headers and usual fields, without regrowing
     }
 
     /// Copies queued bytes into `buffer`; returns the count.
