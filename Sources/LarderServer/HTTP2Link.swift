@@ -28,6 +28,10 @@ final class HTTP2Link {
     private(set) var receiving: Set<Int32> = []
     /// Bytes of `session.heldOutputBytes` counted in the connection's memory budget.
     private(set) var accountedHeldBytes = 0
+    /// True after a call was cancelled, until the core's queued replies were delivered: the
+    /// client already counts its stream closed, so its end must be delivered (freeing its slot
+    /// in the core) before the next call starts.
+    var cancelledSinceDelivery = false
 
     init(configuration: GRPCServerConfiguration) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
@@ -81,6 +85,7 @@ final class HTTP2Link {
             pending[streamID] = nil
             receiving.remove(streamID)
             guard started.remove(streamID) != nil else { return nil }
+            cancelledSinceDelivery = true
             return .cancel(UInt64(streamID))
         }
     }

@@ -62,6 +62,11 @@ extension Server {
         for event in events {
             switch link.handle(event, resolve: core.resolveMethod) {
             case .start(let head, let method, let message)?:
+                if link.cancelledSinceDelivery {
+                    // A cancelled stream's end (its handler finished on the loop) frees its slot first.
+                    link.cancelledSinceDelivery = false
+                    core.deliverReplies()
+                }
                 let now = connection.lastActivity
                 let deadline = head.timeoutNanoseconds.map { timeout in
                     let (sum, overflow) = now.addingReportingOverflow(timeout)

@@ -49,6 +49,23 @@ struct HTTP2StreamingTests {
         }
     }
 
+    @Test func aResetStreamsSlotIsFreeForTheNextCallAtOnce() async throws {
+        // One call per connection: SETTINGS_MAX_CONCURRENT_STREAMS 1, and the core's limit 1.
+        try await withInProcessServer({ $0.maxCallsPerConnection = 1 }) { server in
+            let h2 = try HTTP2TestClient(port: server.port)
+            let request = [ProtoCodec.encode(HealthCheckRequest())]
+            var id = try h2.start(Self.watch, messages: request)
+            for round in 0..<5 {
+                let current = id
+                let response = await offThePool { h2.read(current) { !$0.messages.isEmpty || $0.ended } }
+                #expect(Self.statuses(response) == [.serving], "round \(round): \(String(describing: response?.trailers))")
+                // The client counts the stream closed once it sent RST_STREAM: the next call follows at once.
+                h2.reset(id)
+                id = try h2.start(Self.watch, messages: request)
+            }
+        }
+    }
+
     @Test func aStreamPastItsDeadlineEndsWithDeadlineExceeded() async throws {
         try await withInProcessServer { server in
             let lean = try server.client()
