@@ -168,14 +168,18 @@ final class Connection: EventHandler, CallConnection {
         guard !isClosed else { return }
         var written = 0
         defer { usage.remove(written) }
-        let writtenOut: Bool
-        if let tls {
-            guard seal(into: tls) else { return }
-            writtenOut = write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
-        } else {
-            writtenOut = write(&output, from: &outputOffset, counting: &written)
+        do throws(SystemError) {
+            if let tls {
+                guard seal(into: tls) else { return }
+                try write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+            } else {
+                try write(&output, from: &outputOffset, counting: &written)
+            }
+        } catch {
+            // Closed only now: closing reads the output buffers `write` holds inout.
+            server.close(self, reason: "write failed: \(error)")
+            return
         }
-        guard writtenOut else { return }
         if bufferedOutputBytes == 0 {
             writeBlockedSince = nil
             if case .closing = state {
@@ -190,19 +194,15 @@ final class Connection: EventHandler, CallConnection {
         if bufferedOutputBytes == 0 { server.outputDrained(self) }
     }
 
-    /// Writes `buffer` from `offset` until the socket would block; false when the write
-    /// failed and the connection is closed.
-    private func write(_ buffer: inout [UInt8], from offset: inout Int, counting written: inout Int) -> Bool {
+    /// Writes `buffer` from `offset` until the socket would block.
+    /// - Throws: the socket's error; the caller closes the connection (after its inout access ends).
+    private func write(_ buffer: inout [UInt8], from offset: inout Int, counting written: inout Int) throws(SystemError) {
         while offset < buffer.count {
-            let outcome: SocketIO.Outcome
-            do {
-                outcome = try buffer.withUnsafeBytes { [offset] raw throws(SystemError) in
+            let outcome = try buffer.withUnsafeBytes { [offset] raw in
+                Result { () throws(SystemError) -> SocketIO.Outcome in
                     try SocketIO.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
                 }
-            } catch {
-                server.close(self, reason: "write failed: \(error)")
-                return false
-            }
+            }.get()
             guard case .transferred(let count) = outcome else { break }
             offset += count
             written += count
@@ -213,7 +213,6 @@ final class Connection: EventHandler, CallConnection {
             buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
             offset = 0
         }
-        return true
     }
 
     /// Encrypts the plaintext output into `tls.ciphertext` (after the handshake), and takes
