@@ -71,7 +71,8 @@ public enum ServerCommandLine {
             config.server.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
         },
         Option(name: "max-output-bytes", value: "N",
-               help: "reply bytes buffered per connection before the server stops reading from it and refuses its new calls (default 8388608)") { config, value throws(UsageError) in
+               help: "reply bytes buffered per connection before the server stops reading from it and refuses its new calls; "
+                   + "an HTTP/2 stream leaving more unread is reset (default 8388608)") { config, value throws(UsageError) in
             config.server.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
         },
         Option(name: "memory-budget-bytes", value: "N",
@@ -92,7 +93,8 @@ public enum ServerCommandLine {
             config.server.frameTimeoutSeconds = try parseInt(value, flag: "frame-timeout", range: 1...3_600)
         },
         Option(name: "drain-timeout", value: "SECONDS",
-               help: "on SIGTERM/SIGINT, time to finish calls in flight before exiting (default 10)") { config, value throws(UsageError) in
+               help: "on SIGTERM/SIGINT, time to finish calls in flight before exiting; "
+                   + "streams still open then end UNAVAILABLE (default 10)") { config, value throws(UsageError) in
             config.server.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
         },
         Option(name: "busy-timeout", value: "SECONDS",

@@ -169,7 +169,7 @@ struct OperabilityEndToEndTests {
             await expectStatus(.unauthenticated) { try await anonymous.call(AdminMethods.getMetrics, GetMetricsRequest()) }
             let authorized = try LarderClient.loopback(port: server.port, token: "ops-token")
             defer { authorized.close() }
-            #expect(try await authorized.call(ReflectionMethods.listServices, ListServicesRequest()).services.count == 7)
+            #expect(try await authorized.call(ReflectionMethods.listServices, ListServicesRequest()).services.count == 9)
             let metrics = try await authorized.call(AdminMethods.getMetrics, GetMetricsRequest())
             #expect(metrics.methods.first { $0.method == ReflectionMethods.listServices.path }?.callsByCode
                     == ["UNAUTHENTICATED": 1, "OK": 1])

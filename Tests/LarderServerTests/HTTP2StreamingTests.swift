@@ -1,3 +1,4 @@
+import Foundation
 import LarderAPI
 import LarderClient
 import LarderHTTP2
@@ -141,6 +142,26 @@ struct HTTP2StreamingTests {
         #expect(ended?.trailers["grpc-status"] == "14", "\(String(describing: ended?.trailers))")
         #expect(ended?.trailers["grpc-message"]?.contains("drain timeout") == true)
         #expect(await server.stop())
+    }
+
+    @Test func withAuthOnWatchNeedsNoTokenAndReflectionDoes() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-server-tests")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = try writeTokenFile("stream-token", in: directory)
+        try await withInProcessServer({ $0.authTokenFile = tokenFile }) { server in
+            let h2 = try HTTP2TestClient(port: server.port)
+            let watch = try h2.start(Self.watch, messages: [ProtoCodec.encode(HealthCheckRequest())])
+            #expect(Self.statuses(await offThePool { h2.read(watch) { !$0.messages.isEmpty } }) == [.serving])
+            let anonymous = try h2.start(Self.reflection, messages: [Self.listServices()], endInput: false)
+            let refused = await offThePool { h2.read(anonymous) { $0.ended } }
+            #expect(refused?.trailers["grpc-status"] == "16", "\(String(describing: refused?.trailers))")
+            #expect(refused?.messages.isEmpty == true)
+            let allowed = try h2.start(Self.reflection, extra: [("authorization", "Bearer stream-token")],
+                                       messages: [Self.listServices()])
+            let answered = await offThePool { h2.read(allowed) { $0.ended } }
+            #expect(answered?.trailers["grpc-status"] == "0")
+            #expect(answered?.messages.count == 1)
+        }
     }
 
     @Test func streamingMethodsOverTheLeanProtocolAreUnimplemented() async throws {
