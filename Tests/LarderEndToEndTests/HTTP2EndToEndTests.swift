@@ -26,24 +26,7 @@ struct HTTP2EndToEndTests {
         // the 24-byte preface arrives in 1 to 7 reads, cut at a different place each time.
         for firstPiece in [1, 3, 7, 23, 24, 25] {
             let response = try await offThePool { () throws -> GRPCClientSession.Response? in
-                let client = try HTTP2TestClient(port: server.port)
-                var noDelay: Int32 = 1
-                setsockopt(client.connection.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-                guard let stream = client.session.startCall(headers: GRPCClientSession.requestHeaders(path: Self.getLocation))
-                else { return nil }
-                client.session.sendMessage(streamID: stream, request)
-                client.session.endInput(streamID: stream)
-                let bytes = try client.pendingOutput()
-                var offset = 0
-                var piece = firstPiece
-                while offset < bytes.count {
-                    let end = min(bytes.count, offset + piece)
-                    client.connection.send(Array(bytes[offset..<end]))
-                    offset = end
-                    piece += 1
-                    usleep(20_000)
-                }
-                return try client.finish(stream)
+                try Self.callSplittingTheOutput(port: server.port, firstPiece: firstPiece, request: request)
             }
             let reply = try #require(response, "first piece \(firstPiece)")
             #expect(reply.trailers["grpc-status"] == "0", "first piece \(firstPiece): \(reply.trailers)")
@@ -66,7 +49,7 @@ struct HTTP2EndToEndTests {
         // Our client never cancels, so whatever status comes back is the server's own.
         let call = Task {
             try await offThePool { () throws -> GRPCClientSession.Response? in
-                try HTTP2TestClient(port: server.port).unary(Self.createLocation, request, extra: [("grpc-timeout", "500m")])
+                try Self.unary(port: server.port, Self.createLocation, request, extra: [("grpc-timeout", "500m")])
             }
         }
         // In flight (waiting for the lock) ...
@@ -84,10 +67,54 @@ struct HTTP2EndToEndTests {
         #expect(reply.messages.isEmpty)
         // The server goes on serving, over HTTP/2 and the lean protocol.
         let after = try await offThePool { () throws -> GRPCClientSession.Response? in
-            try HTTP2TestClient(port: server.port).unary(Self.createLocation, ProtoCodec.encode(
+            try Self.unary(port: server.port, Self.createLocation, ProtoCodec.encode(
                 CreateLocationRequest(location: Location(name: "In time", colorHex: "#010203"))), extra: [("grpc-timeout", "60S")])
         }
         #expect(after?.trailers["grpc-status"] == "0", "\(String(describing: after))")
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name).contains("In time"))
+    }
+
+    /// One unary call on a connection of its own: headers, one message, end of input; the
+    /// response once the stream ended (blocking: call it off the pool).
+    static func unary(port: UInt16, _ path: String, _ message: [UInt8],
+                      extra: [(String, String)] = []) throws -> GRPCClientSession.Response? {
+        let client = try HTTP2TestClient(port: port)
+        let stream = try client.start(path, extra: extra, messages: [message])
+        return client.read(stream) { $0.ended }
+    }
+
+    /// A GetLocation whose bytes (preface first) go out in pieces of `firstPiece`, then one
+    /// byte more each, each sent on its own with TCP_NODELAY and a pause between.
+    static func callSplittingTheOutput(port: UInt16, firstPiece: Int,
+                                       request: [UInt8]) throws -> GRPCClientSession.Response? {
+        let connection = try RawConnection(port: port)
+        var noDelay: Int32 = 1
+        setsockopt(connection.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        let session = try GRPCClientSession()
+        guard let stream = session.startCall(headers: GRPCClientSession.requestHeaders(path: getLocation)) else { return nil }
+        session.sendMessage(streamID: stream, request)
+        session.endInput(streamID: stream)
+        var bytes: [UInt8] = []
+        try session.writeOutput(into: &bytes)
+        var offset = 0
+        var piece = firstPiece
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + piece)
+            connection.send(Array(bytes[offset..<end]))
+            offset = end
+            piece += 1
+            usleep(20_000)
+        }
+        // Read until the stream ends (RawConnection's 10 s receive timeout bounds each read).
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while session.responses[stream]?.ended != true {
+            let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            try session.receive(Array(buffer[0..<count]))
+            var acknowledgements: [UInt8] = []
+            try session.writeOutput(into: &acknowledgements)
+            connection.send(acknowledgements)
+        }
+        return session.responses[stream]
     }
 }

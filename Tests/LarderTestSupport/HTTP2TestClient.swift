@@ -1,8 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import LarderHTTP2
-import LarderTestSupport
+public import LarderHTTP2
 import LarderWire
 import Synchronization
 
@@ -10,11 +9,11 @@ import Synchronization
 /// blocking reads with a short poll. Thread-safe (a lock around the session), so one task may
 /// wait on it while another starts or resets calls; every blocking method must run off the
 /// cooperative pool (`offThePool`).
-final class HTTP2TestClient: Sendable {
+public final class HTTP2TestClient: Sendable {
     private let connection: RawConnection
     private let session: Mutex<GRPCClientSession>
 
-    init(port: UInt16, options: GRPCClientSession.Options = GRPCClientSession.Options()) throws {
+    public init(port: UInt16, options: GRPCClientSession.Options = GRPCClientSession.Options()) throws {
         connection = try RawConnection(port: port)
         let session = try GRPCClientSession(options: options)
         self.session = Mutex(session)
@@ -22,7 +21,7 @@ final class HTTP2TestClient: Sendable {
     }
 
     /// Opens a call to `path`, queues `messages`, and half-closes unless `endInput` is false.
-    func start(_ path: String, extra: [(String, String)] = [], messages: [[UInt8]] = [],
+    public func start(_ path: String, extra: [(String, String)] = [], messages: [[UInt8]] = [],
                endInput: Bool = true) throws -> Int32 {
         let streamID = session.withLock { session -> Int32? in
             guard let id = session.startCall(headers: GRPCClientSession.requestHeaders(path: path, extra: extra))
@@ -36,28 +35,28 @@ final class HTTP2TestClient: Sendable {
         return streamID
     }
 
-    func send(_ message: [UInt8], on streamID: Int32) {
+    public func send(_ message: [UInt8], on streamID: Int32) {
         session.withLock { $0.sendMessage(streamID: streamID, message) }
         flush()
     }
 
-    func endInput(_ streamID: Int32) {
+    public func endInput(_ streamID: Int32) {
         session.withLock { $0.endInput(streamID: streamID) }
         flush()
     }
 
-    func reset(_ streamID: Int32) {
+    public func reset(_ streamID: Int32) {
         session.withLock { $0.reset(streamID: streamID) }
         flush()
     }
 
     /// The response of `streamID` so far.
-    func response(_ streamID: Int32) -> GRPCClientSession.Response? { session.withLock { $0.responses[streamID] } }
+    public func response(_ streamID: Int32) -> GRPCClientSession.Response? { session.withLock { $0.responses[streamID] } }
 
     /// Reads from the server until `condition` holds for `streamID`'s response (or `seconds`
     /// pass, or the server closes); returns the response then.
     @discardableResult
-    func read(_ streamID: Int32, seconds: Int = 60,
+    public func read(_ streamID: Int32, seconds: Int = 60,
               until condition: (GRPCClientSession.Response) -> Bool) -> GRPCClientSession.Response? {
         let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
         var buffer = [UInt8](repeating: 0, count: 65_536)
