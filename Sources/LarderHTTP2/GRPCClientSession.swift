@@ -2,7 +2,8 @@ import CNghttp2
 
 /// A minimal gRPC-over-HTTP/2 client connection on the same engine, without a socket: it writes
 /// requests into a buffer and collects each stream's response. Tests drive `GRPCServerSession`
-/// with it, the fuzz seeds are its byte streams, and a load generator can build on it.
+/// with it and the fuzz seeds are its byte streams; `larder bench --protocol grpc` uses
+/// `GRPCLoadClientSession`, the same engine without the per-call dictionaries of strings.
 ///
 /// Not thread-safe: one loop owns a session.
 public final class GRPCClientSession {
