@@ -46,7 +46,7 @@ public enum BenchCommand {
         }
         if let path = options.histogramOutputPath {
             do {
-                try result.latency.percentileSpectrumText().write(toFile: path, atomically: true, encoding: .utf8)
+                try ReportFile.write(result.latency.percentileSpectrumText(), to: path)
             } catch {
                 StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
             }
@@ -54,7 +54,7 @@ public enum BenchCommand {
         let report = BenchReport.render(result, format: options.format)
         if let path = options.outputPath {
             do {
-                try report.write(toFile: path, atomically: true, encoding: .utf8)
+                try ReportFile.write(report, to: path)
                 StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
             } catch {
                 StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription)\n")

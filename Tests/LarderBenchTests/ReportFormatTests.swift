@@ -81,7 +81,7 @@ struct ReportFormatTests {
     @Test func htmlChartsAreDrawnByHeadlessChromium() async throws {
         let result = try Self.result()
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("larder-bench-report-\(UUID().uuidString).html")
-        try HTMLReport.render(result).write(to: file, atomically: true, encoding: .utf8)
+        try HTMLReport.render(result).write(to: file, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         // Waits up to minutes for the browser: on a thread of its own, not the shared pool's.
         let dom = try await offThePool { try Chromium.dumpDOM(of: file) }

@@ -96,7 +96,7 @@ struct ConventionsTests {
     @Test("-H metadata, --token-file, -o and --wide are global options")
     func globals() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("cli-token-\(UUID().uuidString)")
-        try "s3cret\n".write(to: file, atomically: true, encoding: .utf8)
+        try "s3cret\n".write(to: file, atomically: false, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         guard case .run(_, let globals) = try parser.parse(
             ["locations", "list", "-H", "X-Request-Id: abc 1", "--header=tenant:home", "--token-file", file.path,

@@ -12,6 +12,6 @@ public func makeTemporaryDirectory(prefix: String) throws -> URL {
 /// Writes `token` and a newline to `<directory>/token`, as an operator would, and returns its path.
 public func writeTokenFile(_ token: String, in directory: URL) throws -> String {
     let path = directory.appendingPathComponent("token").path
-    try (token + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+    try (token + "\n").write(toFile: path, atomically: false, encoding: .utf8)
     return path
 }
