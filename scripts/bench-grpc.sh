@@ -79,8 +79,7 @@ OUT_JSONL=${OUT_JSONL:-docs/BENCHMARKS-grpc.jsonl}
 QUIET_PCT=${QUIET_PCT:-30}
 QUIET_WAIT=${QUIET_WAIT:-10}
 
-log() { echo "bench-grpc.sh: $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "$*"; exit 1; }
+source scripts/lib/bench-common.sh
 
 for tool in taskset python3 h2load nghttp make g++ cc pkg-config; do
   command -v "$tool" >/dev/null || die "needs $tool: run scripts/install-deps.sh"
@@ -107,26 +106,8 @@ fi
 [[ -z "$LARDER_CLI" && -n "$LARDER_BIN" && -x "$(dirname "$LARDER_BIN")/larder" ]] && LARDER_CLI="$(dirname "$LARDER_BIN")/larder"
 
 # --- servers ------------------------------------------------------------------
-WORKDIR=$(mktemp -d /tmp/larder-bench-grpc.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  done
-  rm -rf "$WORKDIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir larder-bench-grpc
 
-# wait_for_line LOGFILE PID PATTERN: waits up to 20 s for PATTERN in LOGFILE.
-wait_for_line() {
-  for _ in $(seq 200); do
-    grep -q "$3" "$1" && return 0
-    kill -0 "$2" 2>/dev/null || { log "server exited:"; cat "$1" >&2; exit 1; }
-    sleep 0.1
-  done
-  log "server not ready:"; cat "$1" >&2; exit 1
-}
 port_of() { sed -n "s/.*$2[^ ]*address=[^ ]*:\([0-9][0-9]*\).*/\1/p" "$1" | head -1; }
 
 if [[ -n "$HAVE_ANCHOR" ]]; then
@@ -179,24 +160,7 @@ mkdir -p "$WORKDIR/bodies-anchor" "$WORKDIR/bodies-echo" "$WORKDIR/bodies-larder
 [[ -n "$LARDER_ADDR" ]] && "$LOAD" --target "$LARDER_ADDR" --write-bodies "$WORKDIR/bodies-larder" "${SEED[@]}" >/dev/null
 
 # --- runs ---------------------------------------------------------------------
-busy_pct() {  # machine-wide busy CPU over 0.5 s, % of one core
-  local a b t=0 i
-  read -ra a < /proc/stat; sleep 0.5; read -ra b < /proc/stat
-  for i in 1 2 3 4 5 6 7 8; do t=$(( t + b[i] - a[i] )); done
-  local idle=$(( b[4] - a[4] + b[5] - a[5] ))
-  (( t > 0 )) || { echo 0; return; }
-  echo $(( (t - idle) * 100 * $(nproc) / t ))
-}
-wait_quiet() {
-  [[ -n "$SMOKE" ]] && return 0
-  local waited=0 b
-  while :; do
-    b=$(busy_pct)
-    (( b <= QUIET_PCT )) && return 0
-    (( waited >= QUIET_WAIT )) && return 0
-    sleep 1.5; waited=$(( waited + 2 ))
-  done
-}
+wait_quiet() { [[ -n "$SMOKE" ]] || bench_wait_quiet; }
 
 # run_bench ROUND WORKLOAD CONCURRENCY PROTOCOL: `larder bench --protocol PROTOCOL --json` on the
 # Larder leg, as a row like the others (driver "lean", or "bench-grpc" for --protocol grpc).

@@ -49,7 +49,7 @@ OUT=${OUT:-docs/BENCHMARKS.md}
 QUIET_PCT=${QUIET_PCT:-30}
 QUIET_WAIT=${QUIET_WAIT:-10}
 
-log() { echo "bench.sh: $*" >&2; }
+source scripts/lib/bench-common.sh
 
 # --- packages -----------------------------------------------------------------
 need_packages=()
@@ -82,26 +82,8 @@ WIRE_BUILD=$(mktemp -d /tmp/wire-limit.XXXXXX)
 make -s -C Benchmarks/wire-limit B="$WIRE_BUILD" >&2
 
 # --- servers ------------------------------------------------------------------
-WORKDIR=$(mktemp -d /tmp/larder-bench.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  done
-  rm -rf "$WORKDIR" "$WIRE_BUILD"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir larder-bench "$WIRE_BUILD"
 
-# wait_for_line LOGFILE PID PATTERN: waits up to 10 s for PATTERN in LOGFILE.
-wait_for_line() {
-  for _ in $(seq 100); do
-    grep -q "$3" "$1" && return 0
-    kill -0 "$2" 2>/dev/null || { log "server exited:"; cat "$1" >&2; exit 1; }
-    sleep 0.1
-  done
-  log "server not ready:"; cat "$1" >&2; exit 1
-}
 
 # start_larder NAME DURABILITY: sets LARDER_PID and LARDER_PORT.
 start_larder() {
@@ -131,24 +113,6 @@ wait_for_line "$WORKDIR/wire.log" "$WIRE_PID" "event=listening"
 WIRE_PORT=$(sed -n 's/.*address=[^ ]*:\([0-9][0-9]*\).*/\1/p' "$WORKDIR/wire.log" | head -1)
 
 # --- runs ---------------------------------------------------------------------
-# Machine-wide busy CPU over 0.5 s, in % of one core (from /proc/stat).
-busy_pct() {
-  local a b t=0 i
-  read -ra a < /proc/stat; sleep 0.5; read -ra b < /proc/stat
-  for i in 1 2 3 4 5 6 7 8; do t=$(( t + b[i] - a[i] )); done
-  local idle=$(( b[4] - a[4] + b[5] - a[5] ))
-  (( t > 0 )) || { echo 0; return; }
-  echo $(( (t - idle) * 100 * $(nproc) / t ))
-}
-wait_quiet() {
-  local waited=0 b
-  while :; do
-    b=$(busy_pct)
-    (( b <= QUIET_PCT )) && return 0
-    if (( waited >= QUIET_WAIT )); then log "machine still busy (${b}%), running anyway"; return 0; fi
-    sleep 1.5; waited=$(( waited + 2 ))
-  done
-}
 
 RESULTS="$WORKDIR/results.jsonl"
 : > "$RESULTS"
@@ -160,7 +124,7 @@ record() {
 }
 run_anchor() {  # WORKLOAD CONCURRENCY
   local conns=$(( $2 < MAX_CONNS ? $2 : MAX_CONNS ))
-  wait_quiet
+  bench_wait_quiet
   log "anchor load: $1 c=$2"
   record anchor "$1" "$2" "$(taskset -c "$CLIENT_CPU" "$ANCHOR_BUILD/load" --target "127.0.0.1:$ANCHOR_PORT" \
     --workload "$1" --conns "$conns" --concurrency "$2" --warmup "$WARMUP" --duration "$DURATION" \
@@ -168,7 +132,7 @@ run_anchor() {  # WORKLOAD CONCURRENCY
 }
 run_larder() {  # KIND PORT PID WORKLOAD CONCURRENCY
   local conns=$(( $5 < MAX_CONNS ? $5 : MAX_CONNS ))
-  wait_quiet
+  bench_wait_quiet
   log "larder bench ($1): $4 c=$5"
   record "$1" "$4" "$5" "$(taskset -c "$CLIENT_CPU" "$BIN/larder" bench --server "127.0.0.1:$2" --workload "$4" \
     --connections "$conns" --concurrency "$5" --warmup "${WARMUP}s" --duration "${DURATION}s" --server-pid "$3" --json)"

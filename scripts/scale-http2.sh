@@ -31,16 +31,10 @@ WARMUP=${WARMUP:-1}
 RSS_LIMIT_MB=${RSS_LIMIT_MB:-200}
 IDLE_TIMEOUT=${IDLE_TIMEOUT:-300}
 
-log() { echo "scale-http2.sh: $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "$*"; exit 1; }
+source scripts/lib/bench-common.sh
 for tool in taskset python3; do command -v "$tool" >/dev/null || die "needs $tool"; done
 
-NEED_FDS=$(( IDLE_CONNS + 1000 ))
-HARD_FDS=$(ulimit -Hn)
-if [[ "$HARD_FDS" != unlimited ]] && (( HARD_FDS < NEED_FDS )); then
-  die "needs ulimit -n >= $NEED_FDS but the hard limit is $HARD_FDS (raise it, or lower IDLE_CONNS)"
-fi
-ulimit -n "$NEED_FDS"
+bench_raise_fd_limit $(( IDLE_CONNS + 1000 ))
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
   log "building Larder (release, scratch $SCRATCH)"
@@ -51,28 +45,7 @@ fi
 BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 [[ -x "$BIN/larder-server" && -x "$BIN/larder" ]] || die "no release binaries in $BIN"
 
-WORKDIR=$(mktemp -d /tmp/larder-scale-http2.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  done
-  rm -rf "$WORKDIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-wait_for_line() {  # FILE PID PATTERN SECONDS
-  local i
-  for (( i = 0; i < $4 * 10; i++ )); do
-    grep -q "$3" "$1" 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { log "process $2 exited:"; cat "$1" >&2; exit 1; }
-    sleep 0.1
-  done
-  log "no \"$3\" from pid $2 within $4 s:"; cat "$1" >&2; exit 1
-}
-status_kb() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status"; }  # PID FIELD
-fd_count() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
+bench_workdir larder-scale-http2
 
 STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -56,18 +56,13 @@ FILL_CONNS=${FILL_CONNS:-4}
 FILL_CHUNK=${FILL_CHUNK:-250000}
 FILL_MAX_SECONDS=${FILL_MAX_SECONDS:-420}
 
-log() { echo "scale.sh: $(date +%H:%M:%S) $*" >&2; }
-die() { log "$*"; exit 1; }
+source scripts/lib/bench-common.sh
 
 for tool in taskset python3 sqlite3; do command -v "$tool" >/dev/null || die "needs $tool (apt-get install util-linux python3 sqlite3)"; done
 
 # --- file descriptors -----------------------------------------------------------
 NEED_FDS=$(( (IDLE_CONNS > MANY_CONNS ? IDLE_CONNS : MANY_CONNS) + 1000 ))
-HARD_FDS=$(ulimit -Hn)
-if [[ "$HARD_FDS" != unlimited ]] && (( HARD_FDS < NEED_FDS )); then
-  die "needs ulimit -n >= $NEED_FDS but the hard limit is $HARD_FDS (raise it, or lower IDLE_CONNS/MANY_CONNS)"
-fi
-ulimit -n "$NEED_FDS"
+bench_raise_fd_limit "$NEED_FDS"
 log "ulimit -n $(ulimit -n)"
 
 # --- build ----------------------------------------------------------------------
@@ -80,27 +75,8 @@ BIN=$(swift build -c release --scratch-path "$SCRATCH" --show-bin-path)
 [[ -x "$BIN/larder-server" && -x "$BIN/larder" ]] || die "no release binaries in $BIN"
 
 # --- processes --------------------------------------------------------------------
-WORKDIR=$(mktemp -d /tmp/larder-scale.XXXXXX)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  done
-  rm -rf "$WORKDIR"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_workdir larder-scale
 
-# wait_for_line LOGFILE PID PATTERN SECONDS
-wait_for_line() {
-  local i
-  for (( i = 0; i < $4 * 10; i++ )); do
-    grep -q "$3" "$1" 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { log "process $2 exited:"; cat "$1" >&2; exit 1; }
-    sleep 0.1
-  done
-  log "no \"$3\" from pid $2 within $4 s:"; cat "$1" >&2; exit 1
-}
 
 # start_server NAME [extra flags]: sets SERVER_PID, SERVER_PORT, SERVER_DB.
 start_server() {
@@ -120,11 +96,9 @@ stop_server() {  # PID
   wait "$1" 2>/dev/null || true
 }
 
-status_kb() { sed -n "s/^$2:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$1/status"; }  # PID FIELD
 # Kernel TCP buffer memory in kB (sockstat counts pages), not part of any process's RSS.
 tcp_mem_kb() { awk -v page="$(getconf PAGESIZE)" '/^TCP:/{for (i = 1; i < NF; i++) if ($i == "mem") print $(i + 1) * page / 1024}' /proc/net/sockstat; }
 rss_parts() { echo "anon=$(status_kb "$1" RssAnon) file=$(status_kb "$1" RssFile)"; }  # PID
-fd_count() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l; }
 
 # Machine-wide busy jiffies so far (all CPUs), for the "others CPU %" column.
 busy_jiffies() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }
