@@ -38,6 +38,15 @@ final class MethodHandler: Sendable {
     let metricsIndex: Int
     let execution: Execution
 
+    /// The method's `grpc_type` in the metrics, as go-grpc-prometheus names it.
+    var grpcType: String {
+        switch execution {
+        case .inline, .deferred: "unary"
+        case .serverStreaming: "server_stream"
+        case .bidirectional: "bidi_stream"
+        }
+    }
+
     init(method: MethodDescriptor, isPublic: Bool, metricsIndex: Int = 0, execution: Execution) {
         self.method = method
         self.path = method.path

@@ -17,17 +17,20 @@ enum PrometheusText {
         "Internal", "Unavailable", "DataLoss", "Unauthenticated",
     ]
 
-    /// The page for `/metrics`: every served method, this build, this process now.
-    static func render(_ metrics: Metrics) -> String {
-        render(metrics, served: LarderServices.methodPaths, build: .thisBuild(), process: ProcessMetrics.read())
+    /// The page for `/metrics`: every served method (`types`: each one's `grpc_type`, see
+    /// `Router.grpcTypes`), this build, this process now.
+    static func render(_ metrics: Metrics, types: [String: String]) -> String {
+        render(metrics, served: LarderServices.methodPaths, types: types, build: .thisBuild(), process: ProcessMetrics.read())
     }
 
-    /// The page for `metrics`, with a series for each of `served` (full method names).
-    static func render(_ metrics: Metrics, served: [String], build: ServerInfo, process: ProcessMetrics?) -> String {
+    /// The page for `metrics`, with a series for each of `served` (full method names); a
+    /// method missing from `types` is `unary`.
+    static func render(_ metrics: Metrics, served: [String], types: [String: String] = [:], build: ServerInfo,
+                       process: ProcessMetrics?) -> String {
         var page = Page()
         let byPath = Dictionary(metrics.methods.map { ($0.method, $0) }, uniquingKeysWith: { first, _ in first })
         let methods = served.sorted().map { path in
-            (labels: grpcLabels(path), counts: byPath[path] ?? MethodMetrics(method: path))
+            (labels: grpcLabels(path, type: types[path] ?? "unary"), counts: byPath[path] ?? MethodMetrics(method: path))
         }
 
         page.family("grpc_server_started_total", "counter", "Total number of RPCs started on the server.")
@@ -107,12 +110,12 @@ enum PrometheusText {
 
     /// `grpc_type`, `grpc_service`, `grpc_method` of a full method name, split as
     /// go-grpc-prometheus splits it (`unknown` for both halves when there is no `/`).
-    static func grpcLabels(_ path: String) -> [(String, String)] {
+    static func grpcLabels(_ path: String, type: String = "unary") -> [(String, String)] {
         let trimmed = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
         guard let slash = trimmed.firstIndex(of: "/") else {
-            return [("grpc_type", "unary"), ("grpc_service", "unknown"), ("grpc_method", "unknown")]
+            return [("grpc_type", type), ("grpc_service", "unknown"), ("grpc_method", "unknown")]
         }
-        return [("grpc_type", "unary"), ("grpc_service", String(trimmed[..<slash])),
+        return [("grpc_type", type), ("grpc_service", String(trimmed[..<slash])),
                 ("grpc_method", String(trimmed[trimmed.index(after: slash)...]))]
     }
 

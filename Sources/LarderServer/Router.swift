@@ -23,6 +23,9 @@ struct Router: Sendable {
     /// The handler for a full method name.
     func handler(for path: String) -> MethodHandler? { handlers[path] }
 
+    /// Each method's `grpc_type` for the metrics (unary, server_stream, bidi_stream), by full name.
+    var grpcTypes: [String: String] { handlers.mapValues(\.grpcType) }
+
     /// The handler for the NUL-terminated full method name `name`.
     func handler(for name: UnsafePointer<CChar>) -> MethodHandler? { table.handler(for: name) }
 

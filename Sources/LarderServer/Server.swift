@@ -87,8 +87,9 @@ public final class Server: @unchecked Sendable {
                              token: token, logger: logger, onLoop: { loop.execute($0) })
         if let metricsAddress = configuration.metricsListen {
             do {
+                let types = router.grpcTypes
                 metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
-                    Self.snapshot(of: metrics, on: loop).map(PrometheusText.render)
+                    Self.snapshot(of: metrics, on: loop).map { PrometheusText.render($0, types: types) }
                 }
             } catch {
                 throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")

@@ -107,9 +107,14 @@ def test_metrics_have_the_names_types_and_labels_dashboards_expect(start_server,
     served = methods_of(started, "grpc_server_started_total")
     assert {LIST, GET, ("grpc.health.v1.Health", "Check"), ("larder.admin.v1.Admin", "GetServerInfo"),
             ("larder.reflection.v1.ServerReflection", "ListServices")} <= served
-    assert len(served) == 26
+    assert len(served) == 29
+    streams = {("grpc.health.v1.Health", "Watch"): "server_stream",
+               ("grpc.reflection.v1.ServerReflection", "ServerReflectionInfo"): "bidi_stream",
+               ("grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo"): "bidi_stream"}
+    assert set(streams) <= served
     for sample in started.samples:
-        assert set(sample.labels) == GRPC_LABELS and sample.labels["grpc_type"] == "unary"
+        method = (sample.labels["grpc_service"], sample.labels["grpc_method"])
+        assert set(sample.labels) == GRPC_LABELS and sample.labels["grpc_type"] == streams.get(method, "unary"), method
         assert sample.value == 0
     for name in ("grpc_server_msg_received", "grpc_server_msg_sent"):
         assert methods_of(families[name], name + "_total") == served
