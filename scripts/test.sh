@@ -41,9 +41,9 @@ echo "== python client: mypy --strict on the package and the README's examples" 
 echo "== python client tests" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/python/tests
 
-# The gRPC-over-HTTP/2 benchmark tools (Benchmarks/grpc-load, h2-echo, h2load runner), built
-# and run for a few seconds against the gRPC C++ reference; the Larder leg is probed and
-# skipped while larder-server does not speak gRPC over HTTP/2 (~1 min plus the C++ builds).
+# The gRPC-over-HTTP/2 benchmark tools (Benchmarks/grpc-load, h2-echo, h2load runner, and
+# `larder bench` over HTTP/2 and lean), built and run for a few seconds against the gRPC C++
+# reference and larder-server (~1 min plus the C++ builds).
 echo "== stock gRPC clients over HTTP/2 (grpcio, grpclib): clients/interop" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/interop
 echo "== benchmark tools: scripts/bench-grpc.sh --smoke" >&2
