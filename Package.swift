@@ -142,7 +142,7 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport",
+                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport", "LarderTLS",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]
