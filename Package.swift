@@ -143,7 +143,7 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport", "LarderHTTP2",
+                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport", "LarderHTTP2", "LarderTLS",
                                    "larder-server", "larder"],
                     swiftSettings: settings),
     ]

@@ -34,6 +34,8 @@ public final class LarderClient: Sendable {
         var failures = 0
         var nextAttempt: ContinuousClock.Instant?
         var lastError: RPCError?
+        /// The TLS session of the last connection, offered to the next one (an abbreviated handshake).
+        var ticket: TLSSessionTicket?
     }
 
     /// Connects to `server`.
@@ -96,6 +98,7 @@ public final class LarderClient: Sendable {
         let result = link.withLock { link -> Result<Connection, RPCError> in
             if link.closed { return .failure(RPCError(.cancelled, "the client closed the connection to \(server)")) }
             if let connection = link.connection, connection.isUsable() { return .success(connection) }
+            if let ticket = link.connection?.resumptionTicket { link.ticket = ticket }
             link.connection = nil
             let now = ContinuousClock.now
             if let next = link.nextAttempt, now < next, let last = link.lastError {
@@ -105,7 +108,7 @@ public final class LarderClient: Sendable {
             do throws(RPCError) {
                 let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
                                                 maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
-                                                serverName: options.tls?.serverName)
+                                                serverName: options.tls?.serverName, resuming: link.ticket)
                 link.connection = connection
                 link.failures = 0
                 link.nextAttempt = nil

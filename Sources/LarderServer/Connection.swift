@@ -220,7 +220,13 @@ final class Connection: EventHandler, CallConnection {
     /// False when the session failed and the connection is closed.
     private func seal(into tls: TLSLink) -> Bool {
         let plain = output.count - outputOffset
-        if plain > 0 && tls.session.isHandshakeComplete {
+        if plain > 0 && !tls.session.isHandshakeComplete {
+            // Only an error frame (a timeout) can be queued before the handshake, and it can
+            // never be sent: drop it, or the socket would be watched for writing forever.
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+            outputOffset = 0
+            usage.remove(plain)
+        } else if plain > 0 {
             var failure: TLSError?
             output.withUnsafeBytes { [outputOffset] raw in
                 do throws(TLSError) {

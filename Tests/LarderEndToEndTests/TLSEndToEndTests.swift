@@ -166,6 +166,21 @@ final class TLSEndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    /// The idle timeout can fire before the handshake timeout: its error frame cannot be sent
+    /// before the handshake, so it is dropped and the connection closed.
+    @Test func anIdleTimeoutDuringTheHandshakeClosesTheConnection() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--idle-timeout", "1", "--tls-handshake-timeout", "600",
+                                                                        "--log-level", "debug"])
+        defer { server.stop() }
+        let stalled = try RawConnection(port: server.port)
+        stalled.send([0x16, 0x03, 0x01])
+        #expect(await server.waitForLog("event=idle_timeout"), "\(server.stderr)")
+        #expect(await offThePool { stalled.isClosedByServer() })
+        let secure = try tlsClient(server)
+        defer { secure.close() }
+        #expect(try await secure.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+    }
+
     @Test func sighupReloadsTheCertificateWithACallInFlight() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-tls-reload")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -234,6 +249,18 @@ final class TLSEndToEndTests {
 
         let cleartext = try await CLIEndToEndTests.larder(["health"], server: server)
         #expect(cleartext.status == 24 && cleartext.stderr.contains("accepts TLS connections only"), "\(cleartext.stderr)")
+    }
+
+    @Test func aReconnectResumesTheTLSSession() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--log-level", "debug", "--idle-timeout", "1"])
+        defer { server.stop() }
+        let client = try tlsClient(server)
+        defer { client.close() }
+        _ = try await client.call(HealthMethods.check, HealthCheckRequest())
+        #expect(await server.waitForLog("event=idle_timeout"), "the server closes the idle connection")
+        // The next call reconnects, offering the session the server sent on the first connection.
+        #expect(await eventually { (try? await client.call(HealthMethods.check, HealthCheckRequest())) != nil })
+        #expect(await server.waitForLog("resumed=true"), "\(server.stderr)")
     }
 
     @Test func nonLoopbackNeedsTLSAndAToken() async throws {

@@ -52,6 +52,29 @@ final class TLSSessionTests {
         #expect(pair.server.peerClosed)
     }
 
+    /// A record per byte (a peer may cut records anywhere): every byte comes out, in order,
+    /// however the ciphertext is cut into reads.
+    @Test(.disabled("hangs: a record per byte stalls (issue 15 follow-up, see TLSHostilePeerTests)"),
+          arguments: [1, 7, 22, 23, 500, 100_000])
+    func recordsOfOneByteInReadsOfAnySize(readSize: Int) throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        let message = (0..<4000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        for byte in message { try pair.client.send([byte]) }
+        var ciphertext: [UInt8] = []
+        pair.client.takeOutput(into: &ciphertext)
+        var received: [UInt8] = []
+        var offset = 0
+        while offset < ciphertext.count {
+            let end = min(ciphertext.count, offset + readSize)
+            try pair.server.receive(Array(ciphertext[offset..<end]), into: &received)
+            offset = end
+        }
+        #expect(received == message)
+        #expect(pair.server.bufferedInputBytes == 0)
+    }
+
     @Test func byAddressVerifiesTheIPAddressName() throws {
         var pair = TLSPair(client: try clientContext().makeSession(serverName: "127.0.0.1"),
                            server: try serverContext().makeSession())

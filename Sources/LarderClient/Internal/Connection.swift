@@ -29,7 +29,8 @@ final class Connection: Sendable {
     /// Connects (and with `tls`, runs the handshake for `serverName` within `connectTimeout`),
     /// then starts the reader thread.
     init(address: ServerAddress, connectTimeout: Duration, maxFrameBytes: Int,
-         tls context: TLSClientContext? = nil, serverName: String? = nil) throws(RPCError) {
+         tls context: TLSClientContext? = nil, serverName: String? = nil,
+         resuming ticket: TLSSessionTicket? = nil) throws(RPCError) {
         let wakePipe = try WakePipe()
         let fd = try Socket.connect(to: address, timeout: connectTimeout)
         var early: [UInt8] = []
@@ -37,7 +38,8 @@ final class Connection: Sendable {
             do {
                 let (channel, plaintext) = try TLSChannel.handshake(fd: fd, context: context,
                                                                     serverName: serverName ?? address.host,
-                                                                    address: address, timeout: connectTimeout)
+                                                                    address: address, timeout: connectTimeout,
+                                                                    resuming: ticket)
                 self.tls = channel
                 early = plaintext
             } catch {
@@ -115,6 +117,9 @@ final class Connection: Sendable {
             complete(id, with: .failure(RPCError(.cancelled, "call to \(method) was cancelled")))
         }
     }
+
+    /// The TLS session to resume on the next connection (nil in cleartext or before the server sent one).
+    var resumptionTicket: TLSSessionTicket? { tls?.resumptionTicket }
 
     /// Fails every pending call with CANCELLED and closes the connection. Idempotent.
     func close() {

@@ -21,14 +21,14 @@ final class TLSChannel: Sendable {
     /// Runs the handshake on the blocking socket `fd` within `timeout`; returns the channel
     /// and any plaintext that arrived with the handshake's last bytes.
     static func handshake(fd: Int32, context: TLSClientContext, serverName: String, address: ServerAddress,
-                          timeout: Duration) throws(RPCError) -> (TLSChannel, [UInt8]) {
+                          timeout: Duration, resuming ticket: TLSSessionTicket?) throws(RPCError) -> (TLSChannel, [UInt8]) {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         func failed(_ error: TLSError) -> RPCError {
             RPCError(error.code, "TLS handshake with \(address) failed: \(error.message)")
         }
         let session: TLSSession
         do {
-            session = try context.makeSession(serverName: serverName)
+            session = try context.makeSession(serverName: serverName, resuming: ticket)
             try session.startHandshake()
         } catch {
             throw failed(error)
@@ -72,6 +72,11 @@ final class TLSChannel: Sendable {
 
     private init(session: consuming sending TLSSession) {
         self.session = Mutex(session)
+    }
+
+    /// The session to offer on the next connection to the same server (nil until the server sent one).
+    var resumptionTicket: TLSSessionTicket? {
+        session.withLock { $0.resumptionTicket }
     }
 
     /// Encrypts `plaintext`; returns the ciphertext to write (with anything queued before it).
