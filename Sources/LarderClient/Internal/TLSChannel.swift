@@ -74,9 +74,14 @@ final class TLSChannel: Sendable {
         self.session = Mutex(session)
     }
 
+    /// The first resumable session the server sent, kept as soon as it arrives: asked for only
+    /// once the connection has ended, OpenSSL may have marked it not resumable (an end without
+    /// close_notify does), and the next connection would pay a full handshake.
+    private let ticket = Mutex<TLSSessionTicket?>(nil)
+
     /// The session to offer on the next connection to the same server (nil until the server sent one).
     var resumptionTicket: TLSSessionTicket? {
-        session.withLock { $0.resumptionTicket }
+        ticket.withLock { $0 } ?? session.withLock { $0.resumptionTicket }
     }
 
     /// Encrypts `plaintext`; returns the ciphertext to write (with anything queued before it).
@@ -99,6 +104,9 @@ final class TLSChannel: Sendable {
             var plaintext: [UInt8] = []
             do throws(TLSError) {
                 _ = try session.receive(ciphertext, into: &plaintext)
+                if ticket.withLock({ $0 == nil }), let resumable = session.resumptionTicket {
+                    ticket.withLock { $0 = resumable }
+                }
                 return .success(plaintext)
             } catch {
                 return .failure(error)
