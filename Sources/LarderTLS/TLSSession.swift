@@ -184,25 +184,27 @@ public final class TLSSession {
         throw failure(error)
     }
 
-    /// Decrypts every whole record received into `plaintext`. Each `SSL_read` goes to a
-    /// temporary buffer and only the bytes it produced are appended: a peer sending records of
-    /// one byte must not cost a 16 KiB fill per byte (it did: ~16 of 100 calls answered in 5 s).
     private func readPlaintext(into plaintext: inout [UInt8]) throws(TLSError) {
-        let status: Int32 = withUnsafeTemporaryAllocation(byteCount: 16 * 1024, alignment: 1) { buffer in
-            while true {
-                OpenSSLErrorQueue.clear()
-                let read = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
-                guard read > 0 else { return SSL_get_error(ssl, read) }
-                plaintext.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<Int(read)]))
+        let chunk = 16 * 1024
+        while true {
+            OpenSSLErrorQueue.clear()
+            let start = plaintext.count
+            plaintext.append(contentsOf: repeatElement(0, count: chunk))
+            let read = plaintext.withUnsafeMutableBytes { raw in
+                SSL_read(ssl, raw.baseAddress.map { $0 + start }, Int32(chunk))
             }
-        }
-        switch status {
-        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-            return
-        case SSL_ERROR_ZERO_RETURN:
-            peerClosed = true
-        default:
-            throw failure(status)
+            plaintext.removeLast(chunk - max(Int(read), 0))
+            if read > 0 { continue }
+            let error = SSL_get_error(ssl, read)
+            switch error {
+            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                return
+            case SSL_ERROR_ZERO_RETURN:
+                peerClosed = true
+                return
+            default:
+                throw failure(error)
+            }
         }
     }
 

@@ -74,7 +74,7 @@ final class TLSChannel: Sendable {
         self.session = Mutex(session)
     }
 
-    /// The first resumable session the server sent, kept as soon as it arrives: asked for only
+    /// The latest resumable session the server sent, kept as it arrives: asked for only
     /// once the connection has ended, OpenSSL may have marked it not resumable (an end without
     /// close_notify does), and the next connection would pay a full handshake.
     private let ticket = Mutex<TLSSessionTicket?>(nil)
@@ -104,9 +104,8 @@ final class TLSChannel: Sendable {
             var plaintext: [UInt8] = []
             do throws(TLSError) {
                 _ = try session.receive(ciphertext, into: &plaintext)
-                if ticket.withLock({ $0 == nil }), let resumable = session.resumptionTicket {
-                    ticket.withLock { $0 = resumable }
-                }
+                // TLS 1.3 tickets come after the handshake, each a new session: keep the latest.
+                if let resumable = session.resumptionTicket { ticket.withLock { $0 = resumable } }
                 return .success(plaintext)
             } catch {
                 return .failure(error)
