@@ -159,16 +159,3 @@ final class TLSHostilePeerTests {
         _ = try await bystander.callRaw(path: "/grpc.health.v1.Health/Check", payload: [])
     }
 }
-
-/// A small deterministic generator for piece sizes.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
