@@ -66,7 +66,10 @@ public final class TLSSession {
         }
     }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        if let lastTicketSource { SSL_SESSION_free(lastTicketSource) }
+        SSL_free(ssl)
+    }
 
     private func configureClient(serverName name: String, verify: Bool, alpn: [UInt8], ticket: TLSSessionTicket?)
         throws(TLSError) {
@@ -184,29 +187,35 @@ public final class TLSSession {
         throw failure(error)
     }
 
+    /// Decrypts every whole record buffered into `plaintext`. Each `SSL_read` lands in a
+    /// stack buffer of one record's maximum size and only the bytes it gave are appended, so
+    /// a peer that sends one byte per record costs a copy of one byte, not a record-sized fill.
     private func readPlaintext(into plaintext: inout [UInt8]) throws(TLSError) {
-        let chunk = 16 * 1024
-        while true {
-            OpenSSLErrorQueue.clear()
-            let start = plaintext.count
-            plaintext.append(contentsOf: repeatElement(0, count: chunk))
-            let read = plaintext.withUnsafeMutableBytes { raw in
-                SSL_read(ssl, raw.baseAddress.map { $0 + start }, Int32(chunk))
-            }
-            plaintext.removeLast(chunk - max(Int(read), 0))
-            if read > 0 { continue }
-            let error = SSL_get_error(ssl, read)
-            switch error {
-            case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
-                return
-            case SSL_ERROR_ZERO_RETURN:
-                peerClosed = true
-                return
-            default:
-                throw failure(error)
+        let failure: TLSError? = withUnsafeTemporaryAllocation(byteCount: Self.maxRecordPlaintext, alignment: 1) { scratch in
+            while true {
+                OpenSSLErrorQueue.clear()
+                let read = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
+                if read > 0 {
+                    plaintext.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<Int(read)]))
+                    continue
+                }
+                let error = SSL_get_error(ssl, read)
+                switch error {
+                case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+                    return nil
+                case SSL_ERROR_ZERO_RETURN:
+                    peerClosed = true
+                    return nil
+                default:
+                    return self.failure(error)
+                }
             }
         }
+        if let failure { throw failure }
     }
+
+    /// The most plaintext one TLS record carries (RFC 8446 §5.1).
+    private static let maxRecordPlaintext = 16 * 1024
 
     // MARK: - What was negotiated
 
@@ -243,14 +252,32 @@ public final class TLSSession {
     /// This connection's session, for resuming on the next connection (client side); nil
     /// until the server has sent a resumable one (TLS 1.3 sends tickets after the handshake,
     /// read by a `receive`).
+    ///
+    /// The ticket is a copy: OpenSSL marks the live session not resumable when the
+    /// connection ends without close_notify (`SSL_free` then treats it as bad, as RFC 2246
+    /// asked), and a ticket sharing that object would silently cost the next connection a
+    /// full handshake.
     public var resumptionTicket: TLSSessionTicket? {
-        guard let session = SSL_get1_session(ssl) else { return nil }
-        guard SSL_SESSION_is_resumable(session) == 1 else {
-            SSL_SESSION_free(session)
-            return nil
-        }
-        return TLSSessionTicket(owning: session)
+        guard let session = SSL_get_session(ssl), SSL_SESSION_is_resumable(session) == 1,
+              let copy = SSL_SESSION_dup(session) else { return nil }
+        return TLSSessionTicket(owning: copy)
     }
+
+    /// `resumptionTicket`, only when the session changed since the last one this returned
+    /// (TLS 1.3 makes a new session for each ticket the server sends): cheap to ask after
+    /// every `receive`.
+    public func takeNewResumptionTicket() -> TLSSessionTicket? {
+        guard let current = SSL_get_session(ssl), current != lastTicketSource,
+              let ticket = resumptionTicket else { return nil }
+        _ = SSL_SESSION_up_ref(current)  // held, so its address cannot be reused by a later session
+        if let previous = lastTicketSource { SSL_SESSION_free(previous) }
+        lastTicketSource = current
+        return ticket
+    }
+
+    /// The session `takeNewResumptionTicket` last copied (one reference held, freed in
+    /// `deinit`); compared by identity only.
+    private var lastTicketSource: OpaquePointer?
 
     // MARK: - Errors
 

@@ -251,8 +251,7 @@ final class TLSEndToEndTests {
         #expect(cleartext.status == 24 && cleartext.stderr.contains("accepts TLS connections only"), "\(cleartext.stderr)")
     }
 
-    @Test(.disabled("resumption after an idle close is not reliable yet: it resumes on a quiet machine, does a full handshake under TSan or load (issue 15, left open)"))
-    func aReconnectResumesTheTLSSession() async throws {
+    @Test func aReconnectResumesTheTLSSession() async throws {
         let server = try await ServerProcess(arguments: tlsArguments + ["--log-level", "debug", "--idle-timeout", "1"])
         defer { server.stop() }
         let client = try tlsClient(server)

@@ -74,9 +74,8 @@ final class TLSChannel: Sendable {
         self.session = Mutex(session)
     }
 
-    /// The latest resumable session the server sent, kept as it arrives: asked for only
-    /// once the connection has ended, OpenSSL may have marked it not resumable (an end without
-    /// close_notify does), and the next connection would pay a full handshake.
+    /// The latest resumable session the server sent, copied as it arrives, so the
+    /// connection's end (however it ends) cannot make it unusable.
     private let ticket = Mutex<TLSSessionTicket?>(nil)
 
     /// The session to offer on the next connection to the same server (nil until the server sent one).
@@ -105,7 +104,7 @@ final class TLSChannel: Sendable {
             do throws(TLSError) {
                 _ = try session.receive(ciphertext, into: &plaintext)
                 // TLS 1.3 tickets come after the handshake, each a new session: keep the latest.
-                if let resumable = session.resumptionTicket { ticket.withLock { $0 = resumable } }
+                if let resumable = session.takeNewResumptionTicket() { ticket.withLock { $0 = resumable } }
                 return .success(plaintext)
             } catch {
                 return .failure(error)
