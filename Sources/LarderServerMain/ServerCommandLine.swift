@@ -33,6 +33,15 @@ public enum ServerCommandLine {
         init(_ description: String) { self.description = description }
     }
 
+    /// A flag naming a file, stored in `field`; an empty value is a usage error.
+    static func filePath(_ name: String, _ placeholder: String,
+                         _ field: any WritableKeyPath<LaunchConfiguration, String?> & Sendable, help: String) -> Option {
+        Option(name: name, value: placeholder, help: help) { config, value throws(UsageError) in
+            guard !value.isEmpty else { throw UsageError("--\(name): expected a path") }
+            config[keyPath: field] = value
+        }
+    }
+
     static let options: [Option] = [
         Option(name: "listen", value: "HOST:PORT",
                help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port)") { config, value throws(UsageError) in
@@ -106,29 +115,17 @@ public enum ServerCommandLine {
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
             config.server.logLevel = level
         },
-        Option(name: "auth-token-file", value: "PATH",
-               help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content, "
-                   + "read again on SIGHUP") { config, value throws(UsageError) in
-            guard !value.isEmpty else { throw UsageError("--auth-token-file: expected a path") }
-            config.server.authTokenFile = value
-        },
-        Option(name: "tls-cert", value: "FILE",
-               help: "TLS certificate chain (PEM: the certificate, then intermediates); with --tls-key turns TLS on, "
-                   + "on the same port as cleartext (the first bytes tell them apart); reread on SIGHUP") { config, value throws(UsageError) in
-            guard !value.isEmpty else { throw UsageError("--tls-cert: expected a path") }
-            config.server.tlsCertificateFile = value
-        },
-        Option(name: "tls-key", value: "FILE",
-               help: "the TLS certificate's private key (unencrypted PEM; keep it mode 0600); reread on SIGHUP") { config, value throws(UsageError) in
-            guard !value.isEmpty else { throw UsageError("--tls-key: expected a path") }
-            config.server.tlsKeyFile = value
-        },
-        Option(name: "tls-client-ca", value: "FILE",
-               help: "ask TLS clients for a certificate signed by a CA in FILE (PEM); its subject is in the access log; "
-                   + "reread on SIGHUP") { config, value throws(UsageError) in
-            guard !value.isEmpty else { throw UsageError("--tls-client-ca: expected a path") }
-            config.server.tlsClientCAFile = value
-        },
+        filePath("auth-token-file", "PATH", \.server.authTokenFile,
+                 help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content, "
+                       + "read again on SIGHUP"),
+        filePath("tls-cert", "FILE", \.server.tlsCertificateFile,
+                 help: "TLS certificate chain (PEM: the certificate, then intermediates); with --tls-key turns TLS on, "
+                       + "on the same port as cleartext (the first bytes tell them apart); reread on SIGHUP"),
+        filePath("tls-key", "FILE", \.server.tlsKeyFile,
+                 help: "the TLS certificate's private key (unencrypted PEM; keep it mode 0600); reread on SIGHUP"),
+        filePath("tls-client-ca", "FILE", \.server.tlsClientCAFile,
+                 help: "ask TLS clients for a certificate signed by a CA in FILE (PEM); its subject is in the access log; "
+                       + "reread on SIGHUP"),
         Option(name: "tls-client-auth", value: "require|optional",
                help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default)") { config, value throws(UsageError) in
             guard let mode = TLSClientAuthentication(rawValue: value) else {
