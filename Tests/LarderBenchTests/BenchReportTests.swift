@@ -105,6 +105,16 @@ struct BenchReportTests {
         for (previous, next) in zip(rows, rows.dropFirst()) { #expect(previous.upper == next.lower) }
     }
 
+    @Test func histogramBarsLineUpWhateverTheLabelWidths() {
+        var histogram = LatencyHistogram()
+        histogram.record(300, count: 5)  // "200µs – 500µs"
+        histogram.record(150_000, count: 5)  // "100.00ms – 200.00ms"
+        let lines = HistogramChart(histogram).render()
+        #expect(lines.count >= 2)
+        let columns = Set(lines.map { line in line.distance(from: line.startIndex, to: line.firstIndex(of: "│") ?? line.endIndex) })
+        #expect(columns.count == 1, "\(lines.joined(separator: "\n"))")
+    }
+
     @Test func procStatParsing() {
         let line = "1234 (my (odd) server) S 1 1234 1234 0 -1 4194560 500 0 0 0 250 50 0 0 20 0 4 0 100 0 0"
         let ticks = 100.0

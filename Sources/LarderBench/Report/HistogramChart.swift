@@ -40,13 +40,17 @@ struct HistogramChart {
     func render(width: Int = 40) -> [String] {
         guard let largest = rows.map(\.count).max(), largest > 0 else { return [] }
         let partials = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
-        return rows.map { row in
+        // Every row's range in columns as wide as the widest label, so the bars line up.
+        let lowers = rows.map { Format.latency(Double($0.lower)) }
+        let uppers = rows.map { Format.latency(Double($0.upper)) }
+        let lowerWidth = lowers.map(\.count).max() ?? 0
+        let upperWidth = uppers.map(\.count).max() ?? 0
+        return zip(rows, zip(lowers, uppers)).map { row, label in
             let eighths = Int((Double(row.count) / Double(largest) * Double(width * 8)).rounded())
             var bar = String(repeating: "█", count: eighths / 8) + partials[eighths % 8]
             if row.count > 0 && bar.isEmpty { bar = "▏" }
             let share = Double(row.count) * 100 / Double(total)
-            let range = Format.padLeft(Format.latency(Double(row.lower)), 7) + " – "
-                + Format.padRight(Format.latency(Double(row.upper)), 7)
+            let range = Format.padLeft(label.0, lowerWidth) + " – " + Format.padRight(label.1, upperWidth)
             return "  \(range) │" + Format.padRight(bar, width) + "│ "
                 + Format.padLeft(Format.fixed(share, digits: 1), 5) + "%  " + Format.grouped(Int(row.count))
         }
