@@ -35,6 +35,7 @@ extension Server {
                 continue
             }
             connections[connection.id] = connection
+            connectionPeak = max(connectionPeak, connections.count)
             core.register(connection)
             metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])

@@ -124,14 +124,22 @@ extension Server {
             logger.warn("memory_budget_exhausted", ["used_bytes": used, "budget_bytes": budget.limit,
                                                     "connections": connections.count])
         }
-        if budgetPeak >= Self.trimThreshold && used <= budgetPeak / 8 {
+        // Connections cost memory the budget does not count (a TLS session: about 20 KiB
+        // idle, 45 KiB mid-handshake; LIMITS.md "Memory"), so many of them leaving is a
+        // reason to give memory back too.
+        let open = connections.count
+        if (budgetPeak >= Self.trimThreshold && used <= budgetPeak / 8)
+            || (connectionPeak >= Self.trimConnectionThreshold && open <= connectionPeak / 8) {
             budgetPeak = used
+            connectionPeak = open
             ProcessMemory.returnFreeMemory()
         }
     }
 
     /// Peak bytes held for peers worth giving memory back for once they are gone.
     static let trimThreshold = 16 * 1024 * 1024
+    /// Peak connections worth giving memory back for once most have closed.
+    static let trimConnectionThreshold = 1024
 
     func beginDrain() {
         guard drainDeadline == nil else { return }

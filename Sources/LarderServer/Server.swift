@@ -43,6 +43,9 @@ public final class Server: @unchecked Sendable {
     var budgetExhaustedLoggedAt: UInt64?
     /// The most memory held for peers since free memory was last given back to the system.
     var budgetPeak = 0
+    /// The most connections open since free memory was last given back to the system
+    /// (raised at each accept, so a short burst counts).
+    var connectionPeak = 0
     /// The open connections; owned by the loop's thread, checked on every access in debug builds.
     private let boundConnections: LoopBound<[UInt64: Connection]>
     var connections: [UInt64: Connection] {

@@ -71,6 +71,61 @@ final class TLSHostilePeerTests {
         }
     }
 
+    /// Peers that stall mid-handshake each hold a TLS session in the server (about 45 KiB,
+    /// LIMITS.md "Memory"); once most of them are gone the server gives that memory back to
+    /// the system, so its resident size falls (malloc alone would keep the freed pages).
+    @Test func memoryOfStalledHandshakesIsGivenBackWhenTheyLeave() async throws {
+        let peerCount = 1500
+        try #require(Self.raiseDescriptorLimit(to: rlim_t(peerCount * 2 + 500)),
+                     "this test needs \(peerCount * 2 + 500) file descriptors (ulimit -n)")
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-handshake-timeout", "600"])
+        defer { server.stop() }
+        let pid = server.processIdentifier
+        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
+            .makeSession(serverName: "localhost")
+        try session.startHandshake()
+        var output: [UInt8] = []
+        session.takeOutput(into: &output)
+        let hello = output
+        let before = LimitsEndToEndTests.residentKilobytes(pid: pid)
+        // Each peer sends its ClientHello, reads the server's first flight (so the server holds
+        // its session), and never finishes.
+        var peers: [RawConnection] = try await offThePool {
+            try (0..<peerCount).map { index in
+                let peer = try RawConnection(port: server.port)
+                peer.send(hello)
+                var flight = [UInt8](repeating: 0, count: 16 * 1024)
+                let read = flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
+                guard read > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                return peer
+            }
+        }
+        let peak = LimitsEndToEndTests.residentKilobytes(pid: pid)
+        #expect(peak - before > peerCount * 16, "each stalled handshake holds a session: \(before) → \(peak) KiB")
+        peers.removeAll()
+        #expect(await eventually { Self.openDescriptors(pid) < 100 })
+        let bound = before + (peak - before) / 3
+        #expect(await eventually { LimitsEndToEndTests.residentKilobytes(pid: pid) < bound },
+                "RSS \(LimitsEndToEndTests.residentKilobytes(pid: pid)) KiB after the peers left; \(before) before, \(peak) with them")
+    }
+
+    static func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    /// Raises this process's descriptor limit (servers it starts inherit it); false when
+    /// the hard limit is lower.
+    static func raiseDescriptorLimit(to wanted: rlim_t) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+        if limit.rlim_cur >= wanted { return true }
+        guard limit.rlim_max >= wanted else { return false }
+        limit.rlim_cur = wanted
+        return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0
+    }
+
     static func health(_ callID: UInt64) -> [UInt8] {
         Frame.encode(RequestEnvelope(callID: callID, method: "/grpc.health.v1.Health/Check", payload: []))
     }
