@@ -11,9 +11,9 @@ import Darwin
 /// zeroed chunks (the first one small, later ones larger), and everything is
 /// freed at once when the arena goes away.
 /// Use it only through `CArena.with`, so no C pointer escapes the scope that
-/// packs the message. Outside this package it is an opaque handle that
-/// `ProtoMessage.build(in:)` receives; the building API is `package`. Building a 50-record list costs three mallocs instead
-/// of several hundred.
+/// packs the message. Building a 50-record list costs three mallocs instead
+/// of several hundred. Outside this package it is an opaque handle that
+/// `ProtoMessage.build(in:)` receives; the building API is `package`.
 public final class CArena {
     /// The chunk being carved. Each chunk starts with a header: the previous
     /// chunk, then the chunk's size.
