@@ -7,7 +7,7 @@ extension ProtoJSON {
     public static func json<M: ProtoMessage>(of message: M, options: Options = Options()) throws(RPCError) -> JSON {
         let result = CArena.with { arena in
             Result { () throws(RPCError) -> JSON in
-                try json(of: UnsafePointer(message.build(in: arena)), options: options)
+                try json(of: UnsafePointer(message.build(in: arena).pointer), options: options)
             }
         }
         return try result.get()

@@ -1,4 +1,4 @@
-public import CProtobufC
+package import CProtobufC
 public import LarderWire
 
 /// The proto3 JSON mapping for every message compiled from proto/, driven by
@@ -47,13 +47,13 @@ public enum ProtoJSON {
     public static func json(fromBinary bytes: [UInt8], type: MessageDescriptor, options: Options = Options())
         throws(RPCError) -> JSON
     {
-        try ProtoCodec.withUnpacked(type.pointer, from: bytes) { message throws(RPCError) in
-            try json(of: message, options: options)
+        try ProtoCodec.withUnpacked(type, from: bytes) { message throws(RPCError) in
+            try json(of: message.pointer, options: options)
         }
     }
 
     /// The JSON form of an unpacked (or built) protobuf-c message.
-    public static func json(of message: UnsafePointer<ProtobufCMessage>, options: Options = Options())
+    package static func json(of message: UnsafePointer<ProtobufCMessage>, options: Options = Options())
         throws(RPCError) -> JSON
     {
         let type = MessageDescriptor(message.pointee.descriptor)

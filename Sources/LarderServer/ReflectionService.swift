@@ -14,8 +14,8 @@ struct ReflectionService: Sendable {
         ListServicesResponse(services: catalog.services.map { service in
             ServiceInfo(name: service.name, methods: service.methods.map { method in
                 MethodInfo(name: method.name, fullName: method.path,
-                           inputType: MessageDescriptor(method.input).name,
-                           outputType: MessageDescriptor(method.output).name)
+                           inputType: method.input.name,
+                           outputType: method.output.name)
             })
         })
     }

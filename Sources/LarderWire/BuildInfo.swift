@@ -1,5 +1,4 @@
 import CLarderBuildInfo
-import CProtobufC
 
 /// What this build of Larder is: the one place its version is written, the
 /// commit the build recorded, and the wire protocol it speaks.
@@ -13,7 +12,7 @@ public enum BuildInfo {
 
     /// The wire protocol: the package of the envelopes, `larder.rpc.v1`, read from the
     /// generated descriptor so it cannot drift from proto/.
-    public static let protocolVersion = String(cString: RequestEnvelope.descriptor.pointee.package_name)
+    public static let protocolVersion = RequestEnvelope.descriptor.packageName
 
     /// `0.1.0 (commit 1a2b3c4d5e6f, protocol larder.rpc.v1)`.
     public static var summary: String { describe(version: version, commit: commit, protocolVersion: protocolVersion) }

@@ -1,4 +1,4 @@
-public import CProtobufC
+package import CProtobufC
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,7 +12,8 @@ import Darwin
 /// freed at once when the arena goes away.
 /// Use it only through `CArena.with`, so no C pointer escapes the scope that
 /// packs the message. Building a 50-record list costs three mallocs instead
-/// of several hundred.
+/// of several hundred. Outside this package it is an opaque handle that
+/// `ProtoMessage.build(in:)` receives; the building API is `package`.
 public final class CArena {
     /// The chunk being carved. Each chunk starts with a header: the previous
     /// chunk, then the chunk's size.
@@ -66,7 +67,7 @@ public final class CArena {
     /// A NUL-terminated copy of `string`; nil (which protobuf-c packs as
     /// the empty string) when it is empty.
     @inlinable
-    public func string(_ string: String) -> UnsafeMutablePointer<CChar>? {
+    package func string(_ string: String) -> UnsafeMutablePointer<CChar>? {
         if string.isEmpty { return nil }
         var string = string
         return string.withUTF8 { utf8 in
@@ -79,7 +80,7 @@ public final class CArena {
 
     /// A zeroed C struct of type `T`, initialised by `initializer` (a generated `*__init`).
     @inlinable
-    public func message<T>(_ type: T.Type, _ initializer: (UnsafeMutablePointer<T>) -> Void)
+    package func message<T>(_ type: T.Type, _ initializer: (UnsafeMutablePointer<T>) -> Void)
         -> UnsafeMutablePointer<T>
     {
         let pointer = allocate(MemoryLayout<T>.stride).bindMemory(to: T.self, capacity: 1)
@@ -90,7 +91,7 @@ public final class CArena {
     /// A typed C array of pointers to the structs built from `items`, for a
     /// repeated message field.
     @inlinable
-    public func pointers<T, C>(_ items: [T], _ build: (T) -> UnsafeMutablePointer<C>)
+    package func pointers<T, C>(_ items: [T], _ build: (T) -> UnsafeMutablePointer<C>)
         -> UnsafeMutablePointer<UnsafeMutablePointer<C>?>?
     {
         if items.isEmpty { return nil }
@@ -106,7 +107,7 @@ public final class CArena {
 
     /// A C array of NUL-terminated copies of `strings`.
     @inlinable
-    public func stringArray(_ strings: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
+    package func stringArray(_ strings: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
         if strings.isEmpty { return nil }
         let array = allocate(MemoryLayout<UnsafeMutablePointer<CChar>?>.stride * strings.count)
             .bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: strings.count)
@@ -119,7 +120,7 @@ public final class CArena {
     }
 
     /// A C array holding `values` (a repeated numeric field); nil when empty.
-    public func values<T: BitwiseCopyable>(_ values: [T]) -> UnsafeMutablePointer<T>? {
+    package func values<T: BitwiseCopyable>(_ values: [T]) -> UnsafeMutablePointer<T>? {
         if values.isEmpty { return nil }
         let array = allocate(MemoryLayout<T>.stride * values.count).bindMemory(to: T.self, capacity: values.count)
         for (index, value) in values.enumerated() { array[index] = value }
@@ -127,8 +128,7 @@ public final class CArena {
     }
 
     /// A copy of `bytes` as protobuf-c binary data.
-    @inlinable
-    public func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
+    package func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
         if bytes.isEmpty { return ProtobufCBinaryData(len: 0, data: nil) }
         let pointer = allocate(bytes.count)
         bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -137,7 +137,7 @@ public final class CArena {
 
     /// `byteCount` zeroed bytes owned by the arena, for code that lays out C
     /// structs from their descriptors (the generic JSON converter).
-    public func zeroedBytes(_ byteCount: Int) -> UnsafeMutableRawPointer { allocate(byteCount) }
+    package func zeroedBytes(_ byteCount: Int) -> UnsafeMutableRawPointer { allocate(byteCount) }
 
     /// `byteCount` zeroed bytes, 16-byte aligned, alive as long as the arena.
     @inlinable

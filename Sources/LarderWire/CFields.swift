@@ -1,10 +1,10 @@
-public import CProtobufC
+package import CProtobufC
 
 /// Reading fields of unpacked protobuf-c structs into Swift values.
-public enum CFields {
+package enum CFields {
     /// The string at `pointer` (nil reads as empty).
     /// - Throws: INVALID_ARGUMENT naming `field` when it is not valid UTF-8.
-    public static func string(_ pointer: UnsafePointer<CChar>?, field: String) throws(RPCError) -> String {
+    package static func string(_ pointer: UnsafePointer<CChar>?, field: String) throws(RPCError) -> String {
         guard let pointer, pointer.pointee != 0 else { return "" }
         guard let string = String(validatingCString: pointer) else {
             throw RPCError.invalidArgument("\(field) is not valid UTF-8")
@@ -13,13 +13,13 @@ public enum CFields {
     }
 
     /// The bytes of a protobuf-c binary field.
-    public static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
+    package static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
         guard data.len > 0, let base = data.data else { return [] }
         return Array(UnsafeBufferPointer(start: base, count: data.len))
     }
 
     /// The messages of a repeated message field, converted with `convert`.
-    public static func messages<T, C>(
+    package static func messages<T, C>(
         _ items: UnsafeMutablePointer<UnsafeMutablePointer<C>?>?, count: Int,
         _ convert: (UnsafePointer<C>) throws(RPCError) -> T
     ) throws(RPCError) -> [T] {
@@ -34,7 +34,7 @@ public enum CFields {
     }
 
     /// The strings of a repeated string field.
-    public static func strings(
+    package static func strings(
         _ items: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, count: Int, field: String
     ) throws(RPCError) -> [String] {
         guard let items, count > 0 else { return [] }
@@ -42,19 +42,5 @@ public enum CFields {
         result.reserveCapacity(count)
         for index in 0..<count { result.append(try string(items[index], field: field)) }
         return result
-    }
-}
-
-extension UnsafePointer where Pointee == ProtobufCMessage {
-    /// The message as its generated C struct type.
-    public func cast<T>(to type: T.Type) -> UnsafePointer<T> {
-        UnsafeRawPointer(self).assumingMemoryBound(to: T.self)
-    }
-}
-
-extension UnsafeMutablePointer {
-    /// The generated C struct as the protobuf-c base message.
-    public var asMessage: UnsafeMutablePointer<ProtobufCMessage> {
-        UnsafeMutableRawPointer(self).assumingMemoryBound(to: ProtobufCMessage.self)
     }
 }

@@ -1,4 +1,4 @@
-public import CProtobufC
+import CProtobufC
 
 /// Bounds on the work one decoded message may cost, checked on its wire bytes
 /// before protobuf-c unpacks it (which allocates per field).
@@ -44,12 +44,11 @@ public enum DecodeLimitScan {
     static let maxDepth = 32
 
     /// RESOURCE_EXHAUSTED naming the bound when `bytes`, as a `descriptor` message, exceed `limits`.
-    public static func check(_ bytes: UnsafeRawBufferPointer, as descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+    public static func check(_ bytes: UnsafeRawBufferPointer, as descriptor: MessageDescriptor,
                              limits: DecodeLimits) throws(RPCError) {
         var counts = Counts()
-        if let exceeded = scan(bytes, descriptor, limits, &counts, depth: 0) {
-            throw RPCError(.resourceExhausted,
-                           "\(String(cString: descriptor.pointee.name)) \(exceeded) (a limit of this server)")
+        if let exceeded = scan(bytes, descriptor.pointer, limits, &counts, depth: 0) {
+            throw RPCError(.resourceExhausted, "\(descriptor.name) \(exceeded) (a limit of this server)")
         }
     }
 

@@ -1,4 +1,4 @@
-public import CProtobufC
+package import CProtobufC
 
 /// The protobuf encodings of several messages of one type, back to back in
 /// one buffer: what a store hands over when it keeps messages encoded, and
@@ -58,7 +58,7 @@ public struct EncodedMessages: Hashable, Sendable {
 
     /// A C array of `ProtobufCBinaryData`, one per message, pointing into one
     /// copy of `bytes` in `arena`; nil when empty.
-    public func binaryData(in arena: CArena) -> UnsafeMutablePointer<ProtobufCBinaryData>? {
+    package func binaryData(in arena: CArena) -> UnsafeMutablePointer<ProtobufCBinaryData>? {
         guard count > 0 else { return nil }
         let storage = arena.zeroedBytes(bytes.count).assumingMemoryBound(to: UInt8.self)
         bytes.withUnsafeBufferPointer { source in
@@ -75,7 +75,7 @@ public struct EncodedMessages: Hashable, Sendable {
     }
 
     /// The messages of a `repeated bytes` field of an unpacked message.
-    public init(_ items: UnsafeMutablePointer<ProtobufCBinaryData>?, count: Int) {
+    package init(_ items: UnsafeMutablePointer<ProtobufCBinaryData>?, count: Int) {
         guard let items, count > 0 else { return }
         for index in 0..<count {
             let item = items[index]

@@ -1,4 +1,4 @@
-public import CProtobufC
+package import CProtobufC
 
 /// Packs and unpacks `ProtoMessage` values with protobuf-c.
 ///
@@ -7,6 +7,11 @@ public import CProtobufC
 /// packs through `pack(_:size:appendingTo:)`; only `larder bench` packs its
 /// precomputed envelopes itself); every unpacked message is freed before the
 /// call returns (to malloc, or to the caller's `UnpackArena`).
+///
+/// The generic entry points are `@inlinable`, so each caller gets them
+/// specialised for its message types; they reach protobuf-c through the
+/// non-generic `unpack` and `free`, whose signatures carry only the opaque
+/// handles (an inlinable body cannot name a type of a `package import`).
 public enum ProtoCodec {
     /// The protobuf encoding of `message`.
     public static func encode<M: ProtoMessage>(_ message: M) -> [UInt8] {
@@ -17,12 +22,12 @@ public enum ProtoCodec {
     /// `arena`, which is reset afterwards (a caller's reusable arena).
     public static func encode<M: ProtoMessage>(_ message: M, appendingTo buffer: inout [UInt8], using arena: CArena) {
         defer { arena.reset() }
-        let c = UnsafePointer(message.build(in: arena))
+        let c = UnsafePointer(message.build(in: arena).pointer)
         pack(c, size: protobuf_c_message_get_packed_size(c), appendingTo: &buffer)
     }
 
     /// Appends the encoding of a C message whose packed size is `size` to `buffer`.
-    public static func pack(_ message: UnsafePointer<ProtobufCMessage>, size: Int, appendingTo buffer: inout [UInt8]) {
+    package static func pack(_ message: UnsafePointer<ProtobufCMessage>, size: Int, appendingTo buffer: inout [UInt8]) {
         guard size > 0 else { return }
         let offset = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: size))
@@ -31,14 +36,17 @@ public enum ProtoCodec {
         }
     }
 
-    /// Packs a C message built in an arena.
-    public static func pack(_ message: UnsafePointer<ProtobufCMessage>) -> [UInt8] {
+    /// Packs a C message (built in an arena, or unpacked).
+    package static func pack(_ message: UnsafePointer<ProtobufCMessage>) -> [UInt8] {
         let size = protobuf_c_message_get_packed_size(message)
         if size == 0 { return [] }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = protobuf_c_message_pack(message, buffer.baseAddress!)
         }
     }
+
+    /// The protobuf encoding of a message built in an arena.
+    public static func pack(_ message: BuiltMessage) -> [UInt8] { pack(UnsafePointer(message.pointer)) }
 
     /// Decodes a `M` from its protobuf encoding.
     /// - Throws: INVALID_ARGUMENT when the bytes are not a valid `M`, or a
@@ -59,8 +67,8 @@ public enum ProtoCodec {
     /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
     @inlinable
     public static func withUnpacked<R>(
-        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: [UInt8],
-        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+        _ descriptor: MessageDescriptor, from bytes: [UInt8],
+        _ body: (UnpackedMessage) throws(RPCError) -> R
     ) throws(RPCError) -> R {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(RPCError) -> R in try withUnpacked(descriptor, from: raw, body) }
@@ -71,45 +79,51 @@ public enum ProtoCodec {
     /// Unpacks `bytes` as a message of `descriptor`, runs `body` on it and frees it.
     @inlinable
     public static func withUnpacked<R>(
-        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
-        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+        _ descriptor: MessageDescriptor, from bytes: UnsafeRawBufferPointer,
+        _ body: (UnpackedMessage) throws(RPCError) -> R
     ) throws(RPCError) -> R {
-        try withUnpacked(descriptor, from: bytes, allocator: nil, body)
-    }
-
-    /// Unpacks `bytes` as a message of `descriptor` with `allocator` (nil:
-    /// malloc), runs `body` on it and frees it.
-    @inlinable
-    public static func withUnpacked<R>(
-        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
-        allocator: UnsafeMutablePointer<ProtobufCAllocator>?,
-        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
-    ) throws(RPCError) -> R {
-        let message = unpack(descriptor, from: bytes, allocator: allocator)
-        guard let message else { throw invalidMessage(descriptor) }
-        defer { protobuf_c_message_free_unpacked(message, allocator) }
-        // protobuf-c would hand Swift the string only up to its first NUL byte.
-        if let field = StringFieldScan.fieldWithNUL(in: bytes, of: descriptor) {
-            throw RPCError.invalidArgument("\(field) must not contain NUL bytes")
-        }
+        let message = try unpack(descriptor, from: bytes)
+        defer { free(message) }
         return try body(message)
     }
 
+    /// `bytes` unpacked with malloc as a message of `descriptor`; `free` releases it.
     @usableFromInline
+    static func unpack(_ descriptor: MessageDescriptor, from bytes: UnsafeRawBufferPointer)
+        throws(RPCError) -> UnpackedMessage
+    {
+        UnpackedMessage(try unpack(descriptor.pointer, from: bytes, allocator: nil))
+    }
+
+    /// Releases what `unpack(_:from:)` returned.
+    @usableFromInline
+    static func free(_ message: UnpackedMessage) {
+        protobuf_c_message_free_unpacked(message.base, nil)
+    }
+
+    /// `bytes` unpacked as a message of `descriptor` with `allocator` (nil: malloc),
+    /// to be freed with `protobuf_c_message_free_unpacked` and the same allocator.
+    /// - Throws: INVALID_ARGUMENT when the bytes are not such a message or a string holds a NUL.
     static func unpack(
         _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
         allocator: UnsafeMutablePointer<ProtobufCAllocator>?
-    ) -> UnsafeMutablePointer<ProtobufCMessage>? {
-        guard let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+    ) throws(RPCError) -> UnsafeMutablePointer<ProtobufCMessage> {
+        let message: UnsafeMutablePointer<ProtobufCMessage>?
+        if let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) {
+            message = protobuf_c_message_unpack(descriptor, allocator, bytes.count, data)
+        } else {
             // protobuf-c reads nothing for a zero length, but wants a non-null pointer.
             var empty: UInt8 = 0
-            return protobuf_c_message_unpack(descriptor, allocator, 0, &empty)
+            message = protobuf_c_message_unpack(descriptor, allocator, 0, &empty)
         }
-        return protobuf_c_message_unpack(descriptor, allocator, bytes.count, data)
-    }
-
-    @usableFromInline
-    static func invalidMessage(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>) -> RPCError {
-        RPCError.invalidArgument("payload is not a valid \(String(cString: descriptor.pointee.name)) message")
+        guard let message else {
+            throw RPCError.invalidArgument("payload is not a valid \(String(cString: descriptor.pointee.name)) message")
+        }
+        // protobuf-c would hand Swift the string only up to its first NUL byte.
+        if let field = StringFieldScan.fieldWithNUL(in: bytes, of: descriptor) {
+            protobuf_c_message_free_unpacked(message, allocator)
+            throw RPCError.invalidArgument("\(field) must not contain NUL bytes")
+        }
+        return message
     }
 }

@@ -1,5 +1,5 @@
-public import CLarderProto
-public import CProtobufC
+package import CLarderProto
+import CProtobufC
 
 /// One call from client to server (`larder.rpc.v1.RequestEnvelope`).
 public struct RequestEnvelope: Hashable, Sendable {
@@ -25,11 +25,11 @@ public struct RequestEnvelope: Hashable, Sendable {
 }
 
 extension RequestEnvelope: ProtoMessage {
-    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
-        larder__rpc__v1__request_envelope__descriptor_ptr()
+    public static var descriptor: MessageDescriptor {
+        MessageDescriptor(larder__rpc__v1__request_envelope__descriptor_ptr())
     }
 
-    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
+    public init(unpacked message: UnpackedMessage) throws(RPCError) {
         let c = message.cast(to: Larder__Rpc__V1__RequestEnvelope.self).pointee
         callID = c.call_id
         method = try CFields.string(c.method, field: "method")
@@ -40,7 +40,7 @@ extension RequestEnvelope: ProtoMessage {
 
     /// The metadata of an unpacked envelope, keys lower-cased.
     /// - Throws: INVALID_ARGUMENT when a key or value is not valid UTF-8.
-    public static func metadata(of c: Larder__Rpc__V1__RequestEnvelope) throws(RPCError) -> [String: String] {
+    package static func metadata(of c: Larder__Rpc__V1__RequestEnvelope) throws(RPCError) -> [String: String] {
         var metadata: [String: String] = [:]
         guard let entries = c.metadata, c.n_metadata > 0 else { return metadata }
         for index in 0..<c.n_metadata {
@@ -51,7 +51,7 @@ extension RequestEnvelope: ProtoMessage {
         return metadata
     }
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
+    public func build(in arena: CArena) -> BuiltMessage {
         let c = arena.message(Larder__Rpc__V1__RequestEnvelope.self) { larder__rpc__v1__request_envelope__init($0) }
         c.pointee.call_id = callID
         c.pointee.method = arena.string(method)
@@ -67,6 +67,6 @@ extension RequestEnvelope: ProtoMessage {
             e.pointee.value = arena.string(entry.value)
             return e
         }
-        return c.asMessage
+        return BuiltMessage(c)
     }
 }

@@ -1,5 +1,5 @@
 import CLarderProto
-public import CProtobufC
+import CProtobufC
 
 /// The reply to one call (`larder.rpc.v1.ResponseEnvelope`). Call id 0 marks a
 /// connection-level error sent just before the server closes the connection.
@@ -29,11 +29,11 @@ public struct ResponseEnvelope: Hashable, Sendable {
 }
 
 extension ResponseEnvelope: ProtoMessage {
-    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
-        larder__rpc__v1__response_envelope__descriptor_ptr()
+    public static var descriptor: MessageDescriptor {
+        MessageDescriptor(larder__rpc__v1__response_envelope__descriptor_ptr())
     }
 
-    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
+    public init(unpacked message: UnpackedMessage) throws(RPCError) {
         let c = message.cast(to: Larder__Rpc__V1__ResponseEnvelope.self).pointee
         callID = c.call_id
         statusCode = StatusCode(rawValue: c.status_code)
@@ -41,12 +41,12 @@ extension ResponseEnvelope: ProtoMessage {
         payload = CFields.bytes(c.payload)
     }
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
+    public func build(in arena: CArena) -> BuiltMessage {
         let c = arena.message(Larder__Rpc__V1__ResponseEnvelope.self) { larder__rpc__v1__response_envelope__init($0) }
         c.pointee.call_id = callID
         c.pointee.status_code = statusCode.rawValue
         c.pointee.status_message = arena.string(statusMessage)
         c.pointee.payload = arena.bytes(payload)
-        return c.asMessage
+        return BuiltMessage(c)
     }
 }

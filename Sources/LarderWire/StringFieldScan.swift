@@ -1,4 +1,4 @@
-public import CProtobufC
+import CProtobufC
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,14 +13,12 @@ import Darwin
 /// lengths are gone once a message is unpacked, hence this walk over the
 /// bytes. It assumes protobuf-c already accepted them and stops quietly at
 /// anything malformed.
-@usableFromInline
 enum StringFieldScan {
     /// Deeper nesting than any message in proto/ has.
     static let maxDepth = 32
 
     /// The dotted path of the first string field holding a NUL byte (e.g.
     /// `location.name`), or nil when there is none.
-    @usableFromInline
     static func fieldWithNUL(in bytes: UnsafeRawBufferPointer,
                              of descriptor: UnsafePointer<ProtobufCMessageDescriptor>) -> String? {
         // No zero byte at all, no NUL in any string: the common case costs one memchr.

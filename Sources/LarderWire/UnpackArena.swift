@@ -1,4 +1,4 @@
-public import CProtobufC
+import CProtobufC
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,8 +66,8 @@ public final class UnpackArena {
     /// The message and everything it points to live until the outermost call returns.
     /// - Throws: RESOURCE_EXHAUSTED when the bytes exceed `limits`; what `ProtoCodec.withUnpacked` throws.
     public func withUnpacked<R>(
-        _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, from bytes: UnsafeRawBufferPointer,
-        _ body: (UnsafePointer<ProtobufCMessage>) throws(RPCError) -> R
+        _ descriptor: MessageDescriptor, from bytes: UnsafeRawBufferPointer,
+        _ body: (UnpackedMessage) throws(RPCError) -> R
     ) throws(RPCError) -> R {
         if let limits { try DecodeLimitScan.check(bytes, as: descriptor, limits: limits) }
         depth += 1
@@ -75,7 +75,9 @@ public final class UnpackArena {
             depth -= 1
             if depth == 0 { reset() }
         }
-        return try ProtoCodec.withUnpacked(descriptor, from: bytes, allocator: allocator, body)
+        let message = try ProtoCodec.unpack(descriptor.pointer, from: bytes, allocator: allocator)
+        defer { protobuf_c_message_free_unpacked(message, allocator) }
+        return try body(UnpackedMessage(message))
     }
 
     /// Decodes a `M` from `bytes`, unpacking in this arena.

@@ -5,8 +5,8 @@ import Testing
 
 @Suite("Request templates and load schedules")
 struct PayloadTemplateTests {
-    static let createLocation = MessageDescriptor(LocationMethods.createLocation.descriptor.input)
-    static let createMeal = MessageDescriptor(MealRecordMethods.createMealRecord.descriptor.input)
+    static let createLocation = LocationMethods.createLocation.descriptor.input
+    static let createMeal = MealRecordMethods.createMealRecord.descriptor.input
 
     @Test func placeholdersAreReplacedPerCall() throws {
         let template = try PayloadTemplate(

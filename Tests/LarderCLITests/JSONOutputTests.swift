@@ -46,7 +46,7 @@ struct JSONOutputTests {
     /// What LarderJSON prints for `message` from its protobuf bytes, with default values.
     static func protoJSON(_ message: some ProtoMessage) throws -> String {
         try ProtoJSON.json(fromBinary: ProtoCodec.encode(message),
-                           type: MessageDescriptor(type(of: message).descriptor),
+                           type: type(of: message).descriptor,
                            options: ProtoJSON.Options(emitDefaults: true)).rendered()
     }
 

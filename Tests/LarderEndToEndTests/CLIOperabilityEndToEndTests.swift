@@ -18,7 +18,7 @@ struct CLIOperabilityEndToEndTests {
 
             // The same entity through the typed client, printed by the generic converter, is the same JSON.
             let typed = try await client.call(LocationMethods.getLocation, GetLocationRequest(id: id))
-            #expect(try ProtoJSON.json(fromBinary: ProtoCodec.encode(typed), type: MessageDescriptor(Location.descriptor)) == json)
+            #expect(try ProtoJSON.json(fromBinary: ProtoCodec.encode(typed), type: Location.descriptor) == json)
 
             // The request from stdin, with "-" or with no argument at all.
             for arguments in [["call", "/larder.v1.LocationService/GetLocation", "-"],

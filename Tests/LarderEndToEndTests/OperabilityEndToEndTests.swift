@@ -18,8 +18,8 @@ struct OperabilityEndToEndTests {
             for method in listed {
                 let descriptor = try #require(served[method.fullName])
                 #expect(method.name == descriptor.name)
-                #expect(method.inputType == MessageDescriptor(descriptor.input).name)
-                #expect(method.outputType == MessageDescriptor(descriptor.output).name)
+                #expect(method.inputType == descriptor.input.name)
+                #expect(method.outputType == descriptor.output.name)
             }
         }
     }
@@ -31,7 +31,7 @@ struct OperabilityEndToEndTests {
                 Issue.record("MealRecord is not described as a message")
                 return
             }
-            let descriptor = MessageDescriptor(MealRecord.descriptor)
+            let descriptor = MealRecord.descriptor
             #expect(meal.name == "larder.v1.MealRecord")
             #expect(meal.fields.map(\.name) == descriptor.fields.map(\.name))
             #expect(meal.fields.map(\.number) == [1, 2, 3, 4, 5, 6, 7])

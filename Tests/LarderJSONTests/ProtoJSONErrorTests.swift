@@ -79,7 +79,7 @@ struct ProtoJSONErrorTests {
 
     @Test func invalidUTF8InABinaryStringIsNamed() throws {
         // Location{name: 0xFF}
-        let type = MessageDescriptor(Location.descriptor)
+        let type = Location.descriptor
         do {
             _ = try ProtoJSON.json(fromBinary: [0x12, 0x01, 0xFF], type: type)
             Issue.record("accepted invalid UTF-8")
@@ -90,7 +90,7 @@ struct ProtoJSONErrorTests {
 
     @Test func garbageBytesAreInvalidArgument() {
         #expect(throws: RPCError.invalidArgument("payload is not a valid larder.v1.Location message")) {
-            try ProtoJSON.json(fromBinary: [0xFF, 0xFF, 0xFF], type: MessageDescriptor(Location.descriptor))
+            try ProtoJSON.json(fromBinary: [0xFF, 0xFF, 0xFF], type: Location.descriptor)
         }
     }
 }

@@ -25,8 +25,8 @@ struct ProtoJSONRoundTripTests {
         let binary = try ProtoJSON.binary(from: sample, type: type)
         let back = try ProtoJSON.json(fromBinary: binary, type: type)
         #expect(back == sample, "\(type.name):\n\(sample.rendered())\nvs\n\(back.rendered())")
-        let repacked = try ProtoCodec.withUnpacked(type.pointer, from: binary) { message throws(RPCError) in
-            ProtoCodec.pack(message)
+        let repacked = try ProtoCodec.withUnpacked(type, from: binary) { message throws(RPCError) in
+            ProtoCodec.pack(message.pointer)
         }
         #expect(repacked == binary)
         // And through text: rendering and parsing keep the document.
@@ -44,18 +44,18 @@ struct ProtoJSONRoundTripTests {
     @Test func matchesTheHandWrittenSwiftTypes() throws {
         let meal = MealRecord(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: "拉麵", calories: 700, category: .dinner,
                               eatenAt: Timestamp(seconds: 1_764_460_800, nanos: 120_000_000))
-        let json = try ProtoJSON.json(fromBinary: ProtoCodec.encode(meal), type: MessageDescriptor(MealRecord.descriptor))
+        let json = try ProtoJSON.json(fromBinary: ProtoCodec.encode(meal), type: MealRecord.descriptor)
         #expect(json == .object([
             .init("id", .string("6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")), .init("name", .string("拉麵")),
             .init("calories", .number("700")), .init("category", .string("MEAL_CATEGORY_DINNER")),
             .init("eatenAt", .string("2025-11-30T00:00:00.120Z")),
         ]))
-        let back = try ProtoCodec.decode(MealRecord.self, from: ProtoJSON.binary(from: json, type: MessageDescriptor(MealRecord.descriptor)))
+        let back = try ProtoCodec.decode(MealRecord.self, from: ProtoJSON.binary(from: json, type: MealRecord.descriptor))
         #expect(back == meal)
     }
 
     @Test func acceptsSnakeCaseNamesNumbersForEnumsAndInt64AndOffsets() throws {
-        let type = MessageDescriptor(UpdateMealRecordRequest.descriptor)
+        let type = UpdateMealRecordRequest.descriptor
         let canonical = try ProtoJSON.binary(fromJSON: """
             {"mealRecord": {"name": "a", "category": "MEAL_CATEGORY_LUNCH", "eatenAt": "2026-01-01T00:00:00Z"},
              "updateMask": "name,eatenAt"}
@@ -69,7 +69,7 @@ struct ProtoJSONRoundTripTests {
         #expect(request.updateMask.paths == ["name", "eaten_at"])
         #expect(request.mealRecord.category == .lunch)
 
-        let totals = MessageDescriptor(CategoryTotal.descriptor)
+        let totals = CategoryTotal.descriptor
         let fromNumber = try ProtoJSON.binary(fromJSON: #"{"totalCalories": 9007199254740993}"#, type: totals)
         let fromString = try ProtoJSON.binary(fromJSON: #"{"totalCalories": "9007199254740993"}"#, type: totals)
         #expect(fromNumber == fromString)
@@ -78,20 +78,20 @@ struct ProtoJSONRoundTripTests {
     }
 
     @Test func unknownEnumNumbersPrintAsNumbers() throws {
-        let type = MessageDescriptor(CategoryTotal.descriptor)
+        let type = CategoryTotal.descriptor
         let binary = try ProtoJSON.binary(fromJSON: #"{"category": 42}"#, type: type)
         #expect(try ProtoJSON.json(fromBinary: binary, type: type) == .object([.init("category", .number("42"))]))
     }
 
     @Test func emitDefaultsPrintsZeroScalarsAndEmptyLists() throws {
-        let type = MessageDescriptor(ListMealRecordsResponse.descriptor)
+        let type = ListMealRecordsResponse.descriptor
         let json = try ProtoJSON.json(fromBinary: [], type: type, options: .init(emitDefaults: true))
         #expect(json == .object([.init("mealRecords", .array([])), .init("nextPageToken", .string(""))]))
     }
 
     @Test func mapsAreObjectsInEntryOrder() throws {
         let envelope = RequestEnvelope(callID: 7, method: "/m", payload: [1, 2], metadata: ["b": "2", "a": "1"])
-        let type = MessageDescriptor(RequestEnvelope.descriptor)
+        let type = RequestEnvelope.descriptor
         let json = try ProtoJSON.json(fromBinary: ProtoCodec.encode(envelope), type: type)
         #expect(json == .object([
             .init("callId", .string("7")), .init("method", .string("/m")), .init("payload", .string("AQI=")),

@@ -24,7 +24,7 @@ struct GeneratedDriftTests {
 
     @Test("every compiled message type has a Swift type")
     func everyTypeHasASwiftType() {
-        let covered = Set(Self.swiftTypes.map { String(cString: $0.descriptor.pointee.name) })
+        let covered = Set(Self.swiftTypes.map { $0.descriptor.name })
         let compiled = Self.compiledMessages.map { String(cString: $0.pointee.name) }
         let missing = compiled.filter { !covered.contains($0) }
         #expect(missing.isEmpty, "no Swift type for \(missing); run scripts/gen-proto.sh")
@@ -37,7 +37,7 @@ struct GeneratedDriftTests {
     }
 
     static func roundTrip<M: ProtoMessage & Hashable>(_ type: M.Type) throws {
-        let descriptor = M.descriptor
+        let descriptor = M.descriptor.pointer
         let oneofVariants = DescriptorSample.fields(of: descriptor).map(\.pointee).reduce(into: [UInt32: Int]()) {
             if $1.flags & UInt32(PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue) != 0 { $0[$1.quantifier_offset, default: 0] += 1 }
         }.values.max() ?? 1
@@ -47,14 +47,14 @@ struct GeneratedDriftTests {
             let bytes = ProtoCodec.pack(original)
 
             // C struct -> Swift value -> C struct.
-            let value = try M(unpacked: original)
+            let value = try M(unpacked: UnpackedMessage(original))
             if descriptor.pointee.n_fields > 0 {
                 let empty = try ProtoCodec.decode(M.self, from: [])
                 #expect(value != empty, "\(M.protoName): a sample with every field set equals the default value")
             }
             let arena = CArena()
             let rebuilt = value.build(in: arena)
-            let differences = DescriptorSample.differences(UnsafeRawPointer(original), UnsafeRawPointer(rebuilt), descriptor)
+            let differences = DescriptorSample.differences(UnsafeRawPointer(original), UnsafeRawPointer(rebuilt.pointer), descriptor)
             #expect(differences.isEmpty, "\(M.protoName) variant \(variant) lost fields in Swift: \(differences)")
             #expect(ProtoCodec.pack(rebuilt) == bytes, "\(M.protoName) variant \(variant): the Swift re-encoding differs")
 

@@ -1,4 +1,4 @@
-public import CLarderProto
+import CLarderProto
 import CProtobufC
 public import LarderWire
 
@@ -6,16 +6,16 @@ public import LarderWire
 public struct Empty: Hashable, Sendable, ProtoMessage {
     public init() {}
 
-    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
-        google__protobuf__empty__descriptor_ptr()
+    public static var descriptor: MessageDescriptor {
+        MessageDescriptor(google__protobuf__empty__descriptor_ptr())
     }
 
-    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {}
+    public init(unpacked message: UnpackedMessage) throws(RPCError) {}
 
     /// Reads an Empty field (there is nothing to read).
     init(c: UnsafePointer<Google__Protobuf__Empty>) throws(RPCError) {}
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> { buildC(in: arena).asMessage }
+    public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
 
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Google__Protobuf__Empty> {
         arena.message(Google__Protobuf__Empty.self) { google__protobuf__empty__init($0) }

@@ -1,4 +1,4 @@
-public import CLarderProto
+import CLarderProto
 import CProtobufC
 public import LarderWire
 
@@ -27,17 +27,16 @@ public struct FieldMask: Hashable, Sendable, ExpressibleByArrayLiteral {
 }
 
 extension FieldMask: ProtoMessage {
-    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
-        google__protobuf__field_mask__descriptor_ptr()
+    public static var descriptor: MessageDescriptor {
+        MessageDescriptor(google__protobuf__field_mask__descriptor_ptr())
     }
 
-    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
+    public init(unpacked message: UnpackedMessage) throws(RPCError) {
         try self.init(c: UnsafeMutablePointer(mutating: message.cast(to: Google__Protobuf__FieldMask.self)))
     }
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
-        (buildC(in: arena) ?? arena.message(Google__Protobuf__FieldMask.self) { google__protobuf__field_mask__init($0) })
-            .asMessage
+    public func build(in arena: CArena) -> BuiltMessage {
+        BuiltMessage(buildC(in: arena) ?? arena.message(Google__Protobuf__FieldMask.self) { google__protobuf__field_mask__init($0) })
     }
 }
 

@@ -1,4 +1,4 @@
-public import CLarderProto
+import CLarderProto
 import CProtobufC
 public import LarderWire
 
@@ -29,11 +29,11 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 }
 
 extension Timestamp: ProtoMessage {
-    public static var descriptor: UnsafePointer<ProtobufCMessageDescriptor> {
-        google__protobuf__timestamp__descriptor_ptr()
+    public static var descriptor: MessageDescriptor {
+        MessageDescriptor(google__protobuf__timestamp__descriptor_ptr())
     }
 
-    public init(unpacked message: UnsafePointer<ProtobufCMessage>) throws(RPCError) {
+    public init(unpacked message: UnpackedMessage) throws(RPCError) {
         self.init(c: message.cast(to: Google__Protobuf__Timestamp.self))
     }
 
@@ -41,8 +41,8 @@ extension Timestamp: ProtoMessage {
         self.init(seconds: c.pointee.seconds, nanos: c.pointee.nanos)
     }
 
-    public func build(in arena: CArena) -> UnsafeMutablePointer<ProtobufCMessage> {
-        buildC(in: arena).asMessage
+    public func build(in arena: CArena) -> BuiltMessage {
+        BuiltMessage(buildC(in: arena))
     }
 
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Google__Protobuf__Timestamp> {

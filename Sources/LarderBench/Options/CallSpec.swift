@@ -34,6 +34,6 @@ public struct CallSpec: Sendable, Equatable {
         }
         self.path = descriptor.path
         template = try PayloadTemplate(parsing: data.isEmpty ? "{}" : data,
-                                       type: MessageDescriptor(descriptor.input))
+                                       type: descriptor.input)
     }
 }

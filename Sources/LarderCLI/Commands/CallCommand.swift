@@ -33,9 +33,9 @@ enum CallCommand {
         let payload: [UInt8]
         do throws(RPCError) {
             payload = try ProtoJSON.binary(fromJSON: text.allSatisfy(\.isWhitespace) ? "{}" : text,
-                                           type: MessageDescriptor(method.input))
+                                           type: method.input)
         } catch {
-            throw .usage("request JSON for \(method.path) (\(MessageDescriptor(method.input).name)): \(error.message)",
+            throw .usage("request JSON for \(method.path) (\(method.input.name)): \(error.message)",
                          command.spec)
         }
         let client = try context.connect()
@@ -46,7 +46,7 @@ enum CallCommand {
             throw .rpc(error)
         }
         do throws(RPCError) {
-            let json = try ProtoJSON.json(fromBinary: reply, type: MessageDescriptor(method.output),
+            let json = try ProtoJSON.json(fromBinary: reply, type: method.output,
                                           options: ProtoJSON.Options(emitDefaults: command.isSet("emit-defaults")))
             context.write(json.rendered())
         } catch {

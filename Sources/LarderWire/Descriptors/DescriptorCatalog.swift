@@ -17,7 +17,7 @@ public struct DescriptorCatalog: Sendable {
         var messages: [String: MessageDescriptor] = [:]
         var enums: [String: EnumDescriptor] = [:]
         var pending = services.flatMap { service in
-            service.methods.flatMap { [MessageDescriptor($0.input), MessageDescriptor($0.output)] }
+            service.methods.flatMap { [$0.input, $0.output] }
         }
         while let message = pending.popLast() {
             guard messages.updateValue(message, forKey: message.name) == nil else { continue }

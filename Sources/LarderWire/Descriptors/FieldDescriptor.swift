@@ -1,4 +1,4 @@
-public import CProtobufC
+package import CProtobufC
 
 /// One field of a protobuf-c message descriptor.
 public struct FieldDescriptor: Hashable, Sendable {
@@ -13,7 +13,7 @@ public struct FieldDescriptor: Hashable, Sendable {
     }
 
     /// The raw C descriptor.
-    public var raw: ProtobufCFieldDescriptor { message.pointer.pointee.fields[index] }
+    package var raw: ProtobufCFieldDescriptor { message.pointer.pointee.fields[index] }
 
     /// The name as written in the .proto file, e.g. `color_hex`.
     public var name: String { String(cString: raw.name) }
