@@ -25,6 +25,10 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(error.message)\n")
             return 2
         }
+        if options.tls?.insecureSkipVerify == true {
+            StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
+                                + "can impersonate \(options.server) and read the token and data\n")
+        }
         let cancellation = BenchCancellation()
         let data = CreatedData()
         let interrupts = InterruptHandler(cancellation: cancellation) { [options] in
@@ -77,7 +81,7 @@ public enum BenchCommand {
     /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.
     private static func cleanUp(_ options: BenchOptions, prefix: String) -> Int32 {
         do throws(RPCError) {
-            let counts = try DataCleaner.sweep(prefix: prefix, server: options.server,
+            let counts = try DataCleaner.sweep(prefix: prefix, server: options.server, tls: options.tls,
                                                metadata: BenchRunner.seedMetadata(options), mealsSince: .some(nil))
             print("deleted \(Format.grouped(counts.locations)) locations and \(Format.grouped(counts.meals)) "
                 + "meal records named \(prefix)…")

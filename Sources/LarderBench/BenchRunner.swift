@@ -60,7 +60,8 @@ public enum BenchRunner {
             cleanup = CleanupReport(prefix: data.prefix, created: data.summary)
             cleanup.kept = true
         } else {
-            cleanup = DataCleaner.clean(data, server: options.server, metadata: seedMetadata(options), notify: notify)
+            cleanup = DataCleaner.clean(data, server: options.server, tls: options.tls, metadata: seedMetadata(options),
+                                        notify: notify)
         }
         switch outcome {
         case .success(var result):

@@ -114,7 +114,6 @@ struct ArgumentParserTests {
         (["health", "--ca", "ca.pem"], "--ca applies to TLS connections: add --tls", "larder health"),
         (["health", "--insecure-skip-verify"], "--insecure-skip-verify applies to TLS connections: add --tls",
          "larder health"),
-        (["--tls", "bench"], "larder bench does not speak TLS yet", "larder bench"),
     ])
     func usageErrors(arguments: [String], message: String, usage: String) {
         #expect {
@@ -162,6 +161,21 @@ struct ArgumentParserTests {
             return
         }
         #expect(helpArguments == ["--help"])
+    }
+
+    @Test("TLS flags before bench reach it as its own; it checks them itself")
+    func benchOverTLS() throws {
+        let outcome = try parser.parse(["--tls", "--ca", "ca.pem", "--server-name", "db.example", "bench", "--workload", "get"])
+        guard case .bench(let arguments, _, _, _) = outcome else {
+            Issue.record("expected bench, got \(outcome)")
+            return
+        }
+        #expect(arguments == ["--tls", "--ca", "ca.pem", "--server-name", "db.example", "--workload", "get"])
+        guard case .bench(let later, _, _, _) = try parser.parse(["--ca", "ca.pem", "bench", "--tls"]) else {
+            Issue.record("expected bench")
+            return
+        }
+        #expect(later == ["--ca", "ca.pem", "--tls"])
     }
 }
 
