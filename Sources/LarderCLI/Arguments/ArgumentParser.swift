@@ -48,6 +48,8 @@ public struct ArgumentParser: Sendable {
         if let value = environment["LARDER_INSECURE_SKIP_VERIFY"], !value.isEmpty {
             state.tlsOptions.insecureSkipVerify = try Self.switchValue(value, name: "LARDER_INSECURE_SKIP_VERIFY")
         }
+        if let path = environment["LARDER_CERT"], !path.isEmpty { state.tlsOptions.certificateFile = path }
+        if let path = environment["LARDER_KEY"], !path.isEmpty { state.tlsOptions.keyFile = path }
         if let timeout = environment["LARDER_TIMEOUT"], !timeout.isEmpty {
             state.globals.timeout = try DurationText.parseTimeout(timeout, flag: "LARDER_TIMEOUT", usagePath: "larder")
         }
@@ -213,6 +215,11 @@ public struct ArgumentParser: Sendable {
             guard !name.isEmpty else { throw usage("--server-name must not be empty") }
             state.tlsOptions.serverName = name
             state.tlsFlagsGiven.append("--server-name")
+        case "--cert", "--key":
+            let path = try takeValue("FILE")
+            guard !path.isEmpty else { throw usage("\(name) must not be empty") }
+            if name == "--cert" { state.tlsOptions.certificateFile = path } else { state.tlsOptions.keyFile = path }
+            state.tlsFlagsGiven.append(name)
         case "--insecure-skip-verify":
             if inlineValue != nil { throw usage("--insecure-skip-verify takes no value") }
             state.tlsOptions.insecureSkipVerify = true
