@@ -35,7 +35,8 @@ public enum BenchCommand {
             StandardError.write(data.isEmpty ? "\nlarder bench: interrupted twice; quitting\n"
                 : "\nlarder bench: interrupted twice; quitting without deleting \(data.summary)\n"
                 + "larder bench: delete it with: "
-                + CleanupReport(prefix: data.prefix, created: "").cleanUpCommand(server: options.server) + "\n")
+                + CleanupReport(prefix: data.prefix, created: "", tls: options.tls).cleanUpCommand(server: options.server)
+                + "\n")
         }
         defer { interrupts.stop() }
         let result: BenchResult

@@ -60,6 +60,25 @@ final class BenchTLSEndToEndTests {
         #expect(run.stdout.contains("  tls          TLSv1.3, ALPN larder, 2 handshakes ("), "\(run.stdout)")
     }
 
+    @Test func keptDataIsDeletedByTheCommandTheReportNames() async throws {
+        let server = try await ServerProcess(arguments: serverArguments)
+        defer { server.stop() }
+        let (status, json, stderr) = try await bench([
+            "--tls", "--ca", certificates.caCertificate, "--server-name", "localhost", "--workload", "get",
+            "--seed-locations", "20", "--requests", "50", "--concurrency", "4", "--keep-data",
+        ], server: server)
+        #expect(status == 0, "\(stderr)")
+        let data = json["data"] as? [String: Any] ?? [:]
+        let command = data["clean_up_command"] as? String ?? ""
+        #expect(command.hasPrefix("larder bench --server \(server.address) --tls --ca \(certificates.caCertificate) "
+                                  + "--server-name localhost --clean-up larder-bench-"), "\(json)")
+        // The command works as printed (the server refuses cleartext, so without --tls it would not).
+        let words = command.split(separator: " ").map(String.init)
+        let cleanUp = try ChildProcess(try ServerProcess.binary("larder"), Array(words.dropFirst()))
+        #expect(await cleanUp.waitForExit() == 0, "\(cleanUp.stderr)")
+        #expect(cleanUp.stdout.hasPrefix("deleted 20 locations and 0 meal records named larder-bench-"), "\(cleanUp.stdout)")
+    }
+
     @Test(arguments: ["lean", "grpc"])
     func aWrongCAIsAClearErrorNotAHang(protocol name: String) async throws {
         let server = try await ServerProcess(arguments: serverArguments)

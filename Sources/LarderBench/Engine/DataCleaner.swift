@@ -13,10 +13,12 @@ public struct CleanupReport: Sendable, Equatable {
     public var deletedMeals = 0
     /// Why deleting stopped; some data may be left then.
     public var failure: String?
+    /// The run's `--tls` flags, for `cleanUpCommand` (a `--tls-only` server refuses cleartext).
+    public var tls: BenchTLS?
 
     /// The command that deletes what is left.
     public func cleanUpCommand(server: BenchAddress) -> String {
-        "larder bench --server \(server) --clean-up \(prefix)"
+        "larder bench --server \(server)" + (tls.map { " " + $0.flags } ?? "") + " --clean-up \(prefix)"
     }
 }
 
@@ -31,6 +33,7 @@ enum DataCleaner {
                       notify: (String) -> Void) -> CleanupReport
     {
         var report = CleanupReport(prefix: data.prefix, created: data.summary)
+        report.tls = tls
         let state = data.snapshot
         let mealsSince: Int64?? = state.callsMade ? .some(nil)
             : state.createCallsMade ? .some(data.startedAtMilliseconds - clockSlackMilliseconds) : nil

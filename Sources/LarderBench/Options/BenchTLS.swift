@@ -19,4 +19,19 @@ public struct BenchTLS: Sendable, Equatable {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
     }
+
+    /// The flags that ask for these settings, e.g. `--tls --ca ca.pem` (paths quoted for a shell when needed).
+    public var flags: String {
+        var words = ["--tls"]
+        if let caFile { words += ["--ca", Self.quoted(caFile)] }
+        if let serverName { words += ["--server-name", Self.quoted(serverName)] }
+        if insecureSkipVerify { words.append("--insecure-skip-verify") }
+        if let certificateFile, let keyFile { words += ["--cert", Self.quoted(certificateFile), "--key", Self.quoted(keyFile)] }
+        return words.joined(separator: " ")
+    }
+
+    private static func quoted(_ word: String) -> String {
+        let plain = word.allSatisfy { $0.isLetter || $0.isNumber || "/._-+:@,=".contains($0) }
+        return plain && !word.isEmpty ? word : "'" + word.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
+    }
 }
