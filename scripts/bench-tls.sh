@@ -217,11 +217,21 @@ for driver in ["larder bench lean", "larder bench grpc", "h2load"]:
           f"{med([r[2] for r in clear]) / med([r[2] for r in tls]):.2f}× | {shakes} |")
 print("\nCPU-bound ratio: server µs/call cleartext ÷ TLS, the calls/s ratio of a server that has its core to itself "
       "(on a shared machine the calls/s ratio moves with everyone else's load).")
-print("\nPer round (calls/s):\n")
-print("| driver | mode | " + " | ".join(f"round {i + 1}" for i in range(int(rounds))) + " |")
-print("|---|---|" + "---|" * int(rounds))
-for (driver, mode), values in by.items():
-    print(f"| {driver} | {mode} | " + " | ".join(f"{v[0]:,.0f}" for v in values) + " |")
+print("\nPer round (calls/s; a round runs both modes back to back, so their ratio sees about the same load "
+      "from the rest of the machine):\n")
+print("| driver | mode | " + " | ".join(f"round {i + 1}" for i in range(int(rounds))) + " | median of per-round ratios |")
+print("|---|---|" + "---|" * int(rounds) + "---|")
+for driver in ["larder bench lean", "larder bench grpc", "h2load"]:
+    for mode in ["clear", "tls"]:
+        values = by.get((driver, mode), [])
+        if not values:
+            continue
+        ratio = ""
+        if mode == "tls" and by.get((driver, "clear")):
+            pairs = zip(by[(driver, "clear")], values)
+            ratios = [t[0] / c[0] for c, t in pairs if c[0] > 0]
+            ratio = f"**{med(ratios):.2f}×** calls/s, {med([c[2] / t[2] for c, t in zip(by[(driver, 'clear')], values) if t[2] > 0]):.2f}× CPU"
+        print(f"| {driver} | {mode} | " + " | ".join(f"{v[0]:,.0f}" for v in values) + f" | {ratio} |")
 print("\nHandshakes (openssl s_time, one client on one core, server pinned to one core):\n")
 print("| protocol | handshake | connections | per second (wall) | per second of server CPU |")
 print("|---|---|---|---|---|")
