@@ -83,9 +83,10 @@ let package = Package(
         .target(name: "LarderClient", dependencies: ["LarderWire", "LarderAPI", "LarderSystem", "LarderTLS"],
                 swiftSettings: settings),
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports; the lean
-        // protocol, or gRPC over HTTP/2 through LarderHTTP2's client session (`--protocol grpc`).
+        // protocol, or gRPC over HTTP/2 through LarderHTTP2's client session (`--protocol grpc`); either over TLS.
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "LarderHTTP2", "CLarderProto", "CProtobufC",
+                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "LarderHTTP2", "LarderTLS",
+                               "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.

@@ -25,13 +25,18 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(error.message)\n")
             return 2
         }
+        if options.tls?.insecureSkipVerify == true {
+            StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
+                                + "can impersonate \(options.server) and read the token and data\n")
+        }
         let cancellation = BenchCancellation()
         let data = CreatedData()
         let interrupts = InterruptHandler(cancellation: cancellation) { [options] in
             StandardError.write(data.isEmpty ? "\nlarder bench: interrupted twice; quitting\n"
                 : "\nlarder bench: interrupted twice; quitting without deleting \(data.summary)\n"
                 + "larder bench: delete it with: "
-                + CleanupReport(prefix: data.prefix, created: "").cleanUpCommand(server: options.server) + "\n")
+                + CleanupReport(prefix: data.prefix, created: "", tls: options.tls).cleanUpCommand(server: options.server)
+                + "\n")
         }
         defer { interrupts.stop() }
         let result: BenchResult
@@ -77,7 +82,7 @@ public enum BenchCommand {
     /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.
     private static func cleanUp(_ options: BenchOptions, prefix: String) -> Int32 {
         do throws(RPCError) {
-            let counts = try DataCleaner.sweep(prefix: prefix, server: options.server,
+            let counts = try DataCleaner.sweep(prefix: prefix, server: options.server, tls: options.tls,
                                                metadata: BenchRunner.seedMetadata(options), mealsSince: .some(nil))
             print("deleted \(Format.grouped(counts.locations)) locations and \(Format.grouped(counts.meals)) "
                 + "meal records named \(prefix)…")

@@ -10,6 +10,7 @@ enum BenchHelp {
                                     [--load-step-duration 1s] [--load-end R]]
                         [--format text|json|csv|html] [-o FILE] [--json] [--hist-out FILE]
                         [--keep-data] [--token TOKEN] [--server-pid PID]
+                        [--tls [--ca FILE] [--server-name NAME] [--insecure-skip-verify] [--cert FILE --key FILE]]
            larder bench [--server HOST:PORT] --clean-up PREFIX
 
     Load-tests a Larder server and reports throughput, latency percentiles and CPU use.
@@ -49,8 +50,8 @@ enum BenchHelp {
 
     Options:
       --server HOST:PORT   server address (default 127.0.0.1:7411, or $LARDER_SERVER)
-      --protocol P         lean (default): Larder's own framing; grpc: standard gRPC over HTTP/2 cleartext (h2c,
-                           nghttp2), one stream per call, --concurrency spread over the connections as streams, the
+      --protocol P         lean (default): Larder's own framing; grpc: standard gRPC over HTTP/2 (cleartext h2c, or
+                           h2 by ALPN with --tls; nghttp2), one stream per call, --concurrency spread over the connections as streams, the
                            same pre-encoded requests; errors are counted by grpc-status (a non-200 HTTP status or a
                            reset stream maps to a gRPC code as stock clients do). Both reach the same port. The data
                            a run creates first, and the clean-up after, always use the lean protocol
@@ -76,6 +77,18 @@ enum BenchHelp {
       --hist-out FILE      write the full percentile spectrum (HdrHistogram text format, values in ms)
       --keep-data          keep what the run created (see Data)
       --token TOKEN        send "authorization: Bearer TOKEN" (default $LARDER_TOKEN)
+      --tls                every connection (load, data, clean-up) does its own TLS handshake, verified against the
+                           system trust store or --ca, offering ALPN larder (lean) or h2 (grpc). Each load connection
+                           waits up to 200ms for the server's session ticket (TLS 1.3 sends it after the handshake) and
+                           the next one offers it, so the handshakes after the first resume; the report's tls line
+                           says how many did (env LARDER_TLS=1)
+      --ca FILE            with --tls: trust the CA certificates in FILE (PEM) instead of the system's (env LARDER_CA)
+      --server-name NAME   with --tls: the name the server's certificate must match, and SNI (default: the --server
+                           host; env LARDER_SERVER_NAME)
+      --insecure-skip-verify   with --tls: accept any server certificate (a warning on stderr; env
+                           LARDER_INSECURE_SKIP_VERIFY=1)
+      --cert FILE, --key FILE  with --tls: present this client certificate and key (PEM), for a server started with
+                           --tls-client-ca (env LARDER_CERT, LARDER_KEY)
       --server-pid PID     also report that process's CPU use (from /proc/PID/stat)
       --seed-locations N, --seed-meals N   data created before get and list runs (and for the random ids above)
 
@@ -90,7 +103,8 @@ enum BenchHelp {
     measured window in about 100 equal slices; times in seconds from its start).
 
     JSON keys (latencies in microseconds, CPU % of one core):
-      workload, call {method, data} (or null), mix {name: weight}, server, protocol (lean or grpc), connections,
+      workload, call {method, data} (or null), mix {name: weight}, server, protocol (lean or grpc),
+      tls {version, alpn, handshakes, resumed} (or null in cleartext), connections,
       concurrency, threads,
       rate (null = closed loop or a ramp), load_schedule {kind, start, step, step_s, end} (or null),
       warmup_s, seconds (measurement window), seeded [text], calls, ok, errors, errors_by_code {CODE_NAME: n},

@@ -58,9 +58,11 @@ public enum BenchRunner {
         var cleanup: CleanupReport
         if options.keepData {
             cleanup = CleanupReport(prefix: data.prefix, created: data.summary)
+            cleanup.tls = options.tls
             cleanup.kept = true
         } else {
-            cleanup = DataCleaner.clean(data, server: options.server, metadata: seedMetadata(options), notify: notify)
+            cleanup = DataCleaner.clean(data, server: options.server, tls: options.tls, metadata: seedMetadata(options),
+                                        notify: notify)
         }
         switch outcome {
         case .success(var result):

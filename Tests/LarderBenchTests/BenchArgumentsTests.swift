@@ -39,6 +39,34 @@ struct BenchArgumentsTests {
         }
     }
 
+    @Test func tlsFromFlagsOrTheEnvironmentAndNeverImplied() throws {
+        #expect(try Self.options([]).tls == nil)
+        #expect(try Self.options(["--tls"]).tls == BenchTLS())
+        #expect(try Self.options(["--tls", "--ca", "ca.pem", "--server-name", "db.example", "--cert", "c.pem",
+                                  "--key", "c.key"]).tls
+                == BenchTLS(caFile: "ca.pem", serverName: "db.example", certificateFile: "c.pem", keyFile: "c.key"))
+        let environment = ["LARDER_TLS": "1", "LARDER_CA": "env.pem", "LARDER_INSECURE_SKIP_VERIFY": "yes",
+                           "LARDER_CERT": "e.pem", "LARDER_KEY": "e.key"]
+        #expect(try Self.options([], environment: environment).tls
+                == BenchTLS(caFile: "env.pem", insecureSkipVerify: true, certificateFile: "e.pem", keyFile: "e.key"))
+        #expect(try Self.options(["--ca", "flag.pem"], environment: environment).tls?.caFile == "flag.pem")
+        #expect(try Self.options([], environment: ["LARDER_CA": "env.pem"]).tls == nil)
+        let refusals: [([String], [String: String], String)] = [
+            (["--ca", "ca.pem"], [:], "--ca applies to TLS connections: add --tls"),
+            (["--insecure-skip-verify"], [:], "--insecure-skip-verify applies to TLS connections: add --tls"),
+            (["--tls", "--cert", "c.pem"], [:], "a client certificate needs both --cert FILE and --key FILE"),
+            (["--tls=yes"], [:], "--tls takes no value"),
+            ([], ["LARDER_TLS": "maybe"], "LARDER_TLS must be 1 or 0, got \"maybe\""),
+        ]
+        for (arguments, environment, message) in refusals {
+            #expect {
+                try Self.options(arguments, environment: environment)
+            } throws: { error in
+                (error as? RPCError)?.message.hasPrefix(message) == true
+            }
+        }
+    }
+
     @Test func defaults() throws {
         let options = try Self.options([])
         #expect(options.server == BenchAddress(host: "127.0.0.1", port: 7411))

@@ -93,6 +93,16 @@ struct ArgumentParserTests {
         #expect(try command(["health"], environment: ["LARDER_TLS": "0"]).1.tls == nil)
     }
 
+    @Test("TLS: a client certificate from --cert and --key, or LARDER_CERT and LARDER_KEY")
+    func clientCertificate() throws {
+        let (_, flags) = try command(["--tls", "--cert", "me.pem", "--key", "me.key", "health"])
+        #expect(flags.tls == ClientTLS(certificateFile: "me.pem", keyFile: "me.key"))
+        let environment = ["LARDER_TLS": "1", "LARDER_CERT": "env.pem", "LARDER_KEY": "env.key"]
+        #expect(try command(["health"], environment: environment).1.tls == ClientTLS(certificateFile: "env.pem", keyFile: "env.key"))
+        #expect(try command(["health", "--key", "flag.key"], environment: environment).1.tls?.keyFile == "flag.key")
+        #expect(try command(["health"], environment: ["LARDER_CERT": "env.pem"]).1.tls == nil)
+    }
+
     @Test("mistakes are usage errors naming the problem", arguments: [
         (["frob"], "unknown command 'frob'", "larder"),
         ([], "missing command", "larder"),
@@ -114,7 +124,10 @@ struct ArgumentParserTests {
         (["health", "--ca", "ca.pem"], "--ca applies to TLS connections: add --tls", "larder health"),
         (["health", "--insecure-skip-verify"], "--insecure-skip-verify applies to TLS connections: add --tls",
          "larder health"),
-        (["--tls", "bench"], "larder bench does not speak TLS yet", "larder bench"),
+        (["health", "--cert", "me.pem"], "--cert applies to TLS connections: add --tls", "larder health"),
+        (["--tls", "health", "--cert", "me.pem"], "a client certificate needs both --cert FILE and --key FILE",
+         "larder health"),
+        (["--tls", "health", "--key", ""], "--key must not be empty", "larder health"),
     ])
     func usageErrors(arguments: [String], message: String, usage: String) {
         #expect {
@@ -162,6 +175,21 @@ struct ArgumentParserTests {
             return
         }
         #expect(helpArguments == ["--help"])
+    }
+
+    @Test("TLS flags before bench reach it as its own; it checks them itself")
+    func benchOverTLS() throws {
+        let outcome = try parser.parse(["--tls", "--ca", "ca.pem", "--server-name", "db.example", "bench", "--workload", "get"])
+        guard case .bench(let arguments, _, _, _) = outcome else {
+            Issue.record("expected bench, got \(outcome)")
+            return
+        }
+        #expect(arguments == ["--tls", "--ca", "ca.pem", "--server-name", "db.example", "--workload", "get"])
+        guard case .bench(let later, _, _, _) = try parser.parse(["--ca", "ca.pem", "bench", "--tls"]) else {
+            Issue.record("expected bench")
+            return
+        }
+        #expect(later == ["--ca", "ca.pem", "--tls"])
     }
 }
 

@@ -33,12 +33,15 @@ final class BenchConnection {
     var position = 0
     /// `--protocol grpc`: the HTTP/2 session whose streams carry the calls (a stream's tag is its slot).
     let http2: GRPCLoadClientSession?
+    /// `--tls`: the connection's TLS session; `input` and `output` then hold plaintext.
+    let tls: TLSLink?
 
-    init(fd: Int32, depth: Int, http2: GRPCLoadClientSession? = nil) {
+    init(fd: Int32, depth: Int, http2: GRPCLoadClientSession? = nil, tls: TLSLink? = nil) {
         precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
         self.fd = fd
         self.depth = depth
         self.http2 = http2
+        self.tls = tls
         callIDs = [UInt64](repeating: 0, count: depth)
         intendedTimes = [UInt64](repeating: 0, count: depth)
         sentTimes = [UInt64](repeating: 0, count: depth)
@@ -52,8 +55,17 @@ final class BenchConnection {
         if isOpen { TCPSocket.close(fd) }
     }
 
-    /// Whether there are bytes to write: in the output buffer, or frames the HTTP/2 session has ready.
-    var hasOutput: Bool { !output.isEmpty || http2?.wantsWrite == true }
+    /// Whether there are bytes to write: in the output buffer, frames the HTTP/2 session has
+    /// ready, or ciphertext the TLS session has.
+    var hasOutput: Bool { !output.isEmpty || http2?.wantsWrite == true || tls?.hasOutput == true }
+
+    /// Appends `bytes` to the input (plaintext decrypted by TLS).
+    func appendInput(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        input.reserve(bytes.count)
+        bytes.withUnsafeBytes { raw in (input.base + input.end).copyMemory(from: raw.baseAddress!, byteCount: raw.count) }
+        input.end += bytes.count
+    }
 
     /// A new call id for `slot`.
     func makeCallID(slot: Int) -> UInt64 {

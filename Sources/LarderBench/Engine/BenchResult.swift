@@ -41,6 +41,8 @@ public struct BenchResult: Sendable {
     var uncapturedCreates = 0
     /// What happened to the data the run created (nil when it created none).
     public var cleanup: CleanupReport?
+    /// `--tls`: what the load connections' handshakes negotiated; nil in cleartext.
+    public var tls: TLSSummary?
 
     /// Measured calls, failed ones included.
     public var calls: Int { callsByCode.values.reduce(0, +) }

@@ -13,10 +13,12 @@ public struct CleanupReport: Sendable, Equatable {
     public var deletedMeals = 0
     /// Why deleting stopped; some data may be left then.
     public var failure: String?
+    /// The run's `--tls` flags, for `cleanUpCommand` (a `--tls-only` server refuses cleartext).
+    public var tls: BenchTLS?
 
     /// The command that deletes what is left.
     public func cleanUpCommand(server: BenchAddress) -> String {
-        "larder bench --server \(server) --clean-up \(prefix)"
+        "larder bench --server \(server)" + (tls.map { " " + $0.flags } ?? "") + " --clean-up \(prefix)"
     }
 }
 
@@ -26,17 +28,18 @@ enum DataCleaner {
     /// How far before the run's start a create call's meal (eaten "now" by the server's clock) is looked for.
     static let clockSlackMilliseconds: Int64 = 10 * 60 * 1000
 
-    /// Deletes `data` on `server`, telling `notify` what it does.
-    static func clean(_ data: CreatedData, server: BenchAddress, metadata: [String: String],
+    /// Deletes `data` on `server` (over TLS with `tls`), telling `notify` what it does.
+    static func clean(_ data: CreatedData, server: BenchAddress, tls: BenchTLS?, metadata: [String: String],
                       notify: (String) -> Void) -> CleanupReport
     {
         var report = CleanupReport(prefix: data.prefix, created: data.summary)
+        report.tls = tls
         let state = data.snapshot
         let mealsSince: Int64?? = state.callsMade ? .some(nil)
             : state.createCallsMade ? .some(data.startedAtMilliseconds - clockSlackMilliseconds) : nil
         do throws(RPCError) {
             notify("deleting \(data.summary)")
-            let counts = try sweep(prefix: data.prefix, server: server, metadata: metadata,
+            let counts = try sweep(prefix: data.prefix, server: server, tls: tls, metadata: metadata,
                                    locationIDs: state.locationIDs, mealIDs: state.mealIDs, mealsSince: mealsSince)
             report.deletedLocations = counts.locations
             report.deletedMeals = counts.meals
@@ -49,10 +52,12 @@ enum DataCleaner {
     /// Deletes the locations named `prefix…` (listed, plus `locationIDs`) and the meal records in
     /// `mealIDs`, plus, when `mealsSince` is set, those named `prefix…` eaten since then (nil: any time).
     /// - Returns: how many of each were deleted.
-    static func sweep(prefix: String, server: BenchAddress, metadata: [String: String], locationIDs: [String] = [],
-                      mealIDs: [String] = [], mealsSince: Int64??) throws(RPCError) -> (locations: Int, meals: Int)
+    static func sweep(prefix: String, server: BenchAddress, tls: BenchTLS? = nil, metadata: [String: String],
+                      locationIDs: [String] = [], mealIDs: [String] = [], mealsSince: Int64??)
+        throws(RPCError) -> (locations: Int, meals: Int)
     {
-        let client = try SeedClient(address: server, metadata: metadata, timeoutSeconds: 600)
+        let client = try SeedClient(address: server, tls: try BenchTLSContext.forData(tls, server: server),
+                                    metadata: metadata, timeoutSeconds: 600)
         var locations = Set(locationIDs)
         for location in try client.call(LocationMethods.listLocations, ListLocationsRequest()).locations
         where location.name.hasPrefix(prefix) {

@@ -14,9 +14,28 @@ enum LoadEngine {
     {
         let connectionCount = min(options.connections, options.concurrency)
         var connections: [BenchConnection] = []
+        let tls = try options.tls.map { tls throws(RPCError) in
+            try BenchTLSContext(tls, server: options.server, transport: options.transport)
+        }
+        var awaitTickets = true
         for index in 0..<connectionCount {
             let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
-            let fd = try TCPSocket.connect(to: options.server, timeoutSeconds: 5, nonBlocking: true)
+            let fd: Int32
+            var link: TLSLink?
+            var early: [UInt8] = []
+            if let tls {
+                (fd, link, early) = try tls.connect(timeoutSeconds: 5, nonBlocking: true)
+                if awaitTickets && index + 1 < connectionCount, let link {
+                    // TLS 1.3 sends the session ticket after the handshake: waiting for it (a
+                    // round trip) lets the next connection resume; a server that sends none
+                    // costs one wait, then no connection waits.
+                    early += try link.awaitTicket(fd, address: options.server, milliseconds: 200)
+                    awaitTickets = link.hasTicket
+                    tls.keepTicket(from: link)
+                }
+            } else {
+                fd = try TCPSocket.connect(to: options.server, timeoutSeconds: 5, nonBlocking: true)
+            }
             var session: GRPCLoadClientSession?
             if options.transport == .grpc {
                 var sessionOptions = GRPCLoadClientSession.Options()
@@ -28,7 +47,9 @@ enum LoadEngine {
                     throw .internalError(error.message)
                 }
             }
-            connections.append(BenchConnection(fd: fd, depth: depth, http2: session))
+            let connection = BenchConnection(fd: fd, depth: depth, http2: session, tls: link)
+            connection.appendInput(early)
+            connections.append(connection)
         }
         let threadCount = min(options.threads, connectionCount)
         let control = RunControl(
@@ -66,7 +87,7 @@ enum LoadEngine {
         for thread in threads { thread.join() }
         progressLine?.finish()
         for result in results.withLock({ $0 }) { merged.merge(result) }
-        return makeResult(merged, options: options, control: control, seeded: seeded)
+        return makeResult(merged, options: options, control: control, seeded: seeded, tls: tls?.handshakes)
     }
 
     private static func truncated(_ series: TimeSeries, _ seconds: Double) -> TimeSeries {
@@ -75,8 +96,8 @@ enum LoadEngine {
         return series
     }
 
-    private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String])
-        -> BenchResult
+    private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String],
+                                   tls: TLSSummary?) -> BenchResult
     {
         let windowEnd: UInt64
         if options.requests != nil {
@@ -104,6 +125,6 @@ enum LoadEngine {
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
             interrupted: control.isCancelled, templateFailure: merged.templateFailure,
-            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates)
+            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
     }
 }

@@ -2,6 +2,7 @@ import CLarderProto
 import CProtobufC
 import LarderHTTP2
 import LarderSystem
+import LarderTLS
 import LarderWire
 import Synchronization
 #if canImport(Glibc)
@@ -281,6 +282,10 @@ final class LoadLoop: @unchecked Sendable {
     /// Writes as much output as the socket takes.
     private func flush(_ connection: BenchConnection) {
         if connection.http2 != nil && !collectOutput(connection) { return }
+        if let tls = connection.tls {
+            flushTLS(connection, tls)
+            return
+        }
         while !connection.output.isEmpty {
             let pending = connection.output.pendingCount
             switch TCPSocket.write(connection.fd, from: connection.output.base + connection.output.start, count: pending) {
@@ -302,6 +307,25 @@ final class LoadLoop: @unchecked Sendable {
             }
         }
         setWantsWritable(connection, false)
+    }
+
+    /// `--tls`: encrypts the plaintext output, then writes as much ciphertext as the socket takes.
+    private func flushTLS(_ connection: BenchConnection, _ tls: TLSLink) {
+        if !connection.output.isEmpty {
+            do throws(TLSError) {
+                try tls.seal(UnsafeRawBufferPointer(start: connection.output.base + connection.output.start,
+                                                    count: connection.output.pendingCount))
+            } catch {
+                fail(connection, code: error.code, message: "TLS: \(error.message)")
+                return
+            }
+            connection.output.consume(connection.output.pendingCount)
+        }
+        switch tls.flush(connection.fd) {
+        case .done: setWantsWritable(connection, false)
+        case .blocked: setWantsWritable(connection, true)
+        case .failed(let error): fail(connection, code: error.code, message: error.message)
+        }
     }
 
     /// Appends the frames the HTTP/2 session has ready to the connection's output; false when it failed.
@@ -331,11 +355,28 @@ final class LoadLoop: @unchecked Sendable {
     /// Reads everything available and handles every complete reply.
     private func readReplies(_ connection: BenchConnection) {
         while connection.isOpen {
-            connection.input.reserve(Self.readChunk)
-            let space = connection.input.freeCount
-            switch TCPSocket.read(connection.fd, into: connection.input.base + connection.input.end, count: space) {
+            let target: UnsafeMutableRawPointer
+            let space: Int
+            if let tls = connection.tls {
+                (target, space) = (tls.readBuffer, TLSLink.readCapacity)
+            } else {
+                connection.input.reserve(Self.readChunk)
+                (target, space) = (connection.input.base + connection.input.end, connection.input.freeCount)
+            }
+            switch TCPSocket.read(connection.fd, into: target, count: space) {
             case .bytes(let count):
-                connection.input.end += count
+                if let tls = connection.tls {
+                    do throws(TLSError) {
+                        try tls.open(count: count)
+                    } catch {
+                        flush(connection)  // the alert that tells the server why
+                        fail(connection, code: error.code, message: "TLS: \(error.message)")
+                        return
+                    }
+                    connection.appendInput(tls.plaintext)
+                } else {
+                    connection.input.end += count
+                }
                 if let session = connection.http2 {
                     handleHTTP2(connection, session)
                 } else {

@@ -51,7 +51,8 @@ enum RequestCatalog {
         var seedClient: SeedClient?
         func client() throws(RPCError) -> SeedClient {
             if let seedClient { return seedClient }
-            let created = try SeedClient(address: options.server, metadata: metadata, timeoutSeconds: 120)
+            let created = try SeedClient(address: options.server, tls: try BenchTLSContext.forData(options.tls, server: options.server),
+                                         metadata: metadata, timeoutSeconds: 120)
             seedClient = created
             return created
         }

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderSystem
+import LarderTLS
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -11,15 +12,23 @@ import Darwin
 /// pipelined batches over one connection and returns the replies in order.
 final class SeedClient {
     private let fd: Int32
+    /// The connection's TLS session, with `--tls`.
+    private let link: TLSLink?
     private let address: BenchAddress
     private let metadata: [String: String]
     private var decoder = FrameDecoder()
     private var nextCallID: UInt64 = 1
     private let deadline: UInt64
 
-    /// Connects; every call must finish within `timeoutSeconds` of now.
-    init(address: BenchAddress, metadata: [String: String], timeoutSeconds: Double) throws(RPCError) {
-        fd = try TCPSocket.connect(to: address, timeoutSeconds: 5, nonBlocking: false)
+    /// Connects (over TLS with `tls`); every call must finish within `timeoutSeconds` of now.
+    init(address: BenchAddress, tls: BenchTLSContext?, metadata: [String: String], timeoutSeconds: Double)
+        throws(RPCError) {
+        if let tls {
+            (fd, link, _) = try tls.connect(timeoutSeconds: 5, nonBlocking: false)
+        } else {
+            fd = try TCPSocket.connect(to: address, timeoutSeconds: 5, nonBlocking: false)
+            link = nil
+        }
         self.address = address
         self.metadata = metadata
         deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
@@ -129,6 +138,15 @@ final class SeedClient {
     }
 
     private func send(_ bytes: [UInt8]) throws(RPCError) {
+        if let link {
+            do throws(TLSError) {
+                try link.seal(bytes)
+            } catch {
+                throw RPCError(error.code, "TLS: \(error.message)")
+            }
+            try link.flushAll(fd, deadline: deadline, address: address)
+            return
+        }
         var offset = 0
         while offset < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
@@ -151,6 +169,16 @@ final class SeedClient {
                 throw .internalError("server sent an oversized frame while creating data")
             }
             guard MonotonicClock.nanoseconds() < deadline else { throw .deadlineExceeded("server did not reply in time") }
+            if let link {
+                let address = address
+                guard try link.readOnce(fd, deadline: deadline, address: address, describe: { error in
+                    RPCError(error.code, "TLS error on the connection to \(address): \(error.message)")
+                }) else {
+                    throw .unavailable("\(address) closed the connection while creating data")
+                }
+                link.plaintext.withUnsafeBytes { decoder.append($0) }
+                continue
+            }
             let result = chunk.withUnsafeMutableBytes { raw in TCPSocket.read(fd, into: raw.baseAddress!, count: raw.count) }
             switch result {
             case .bytes(let count): chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }

@@ -31,6 +31,11 @@ enum TCPSocket {
         }
     }
 
+    /// Makes `fd` blocking again (after a non-blocking TLS handshake).
+    static func setBlocking(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    }
+
     /// Reads up to `count` bytes into `buffer`.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> Transfer {
         while true {

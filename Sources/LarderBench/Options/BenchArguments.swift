@@ -12,7 +12,9 @@ public enum BenchArguments {
     }
 
     /// Parses `arguments` (without the program and subcommand names).
-    /// `LARDER_SERVER` and `LARDER_TOKEN` in `environment` set defaults for `--server` and `--token`.
+    /// `LARDER_SERVER` and `LARDER_TOKEN` in `environment` set defaults for `--server` and `--token`;
+    /// `LARDER_TLS`, `LARDER_CA`, `LARDER_SERVER_NAME`, `LARDER_INSECURE_SKIP_VERIFY`, `LARDER_CERT`
+    /// and `LARDER_KEY` for the TLS flags, as for every `larder` command.
     /// - Throws: INVALID_ARGUMENT naming the flag, the value and the rule.
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(RPCError) -> Invocation {
         var options = BenchOptions()
@@ -20,6 +22,15 @@ public enum BenchArguments {
             options.server = try BenchAddress(parsing: server)
         }
         if let token = environment["LARDER_TOKEN"], !token.isEmpty { options.token = token }
+        var tlsWanted = try switchValue(environment["LARDER_TLS"], name: "LARDER_TLS") ?? false
+        var tls = BenchTLS()
+        var tlsFlagsGiven: [String] = []
+        if let path = environment["LARDER_CA"], !path.isEmpty { tls.caFile = path }
+        if let name = environment["LARDER_SERVER_NAME"], !name.isEmpty { tls.serverName = name }
+        tls.insecureSkipVerify = try switchValue(environment["LARDER_INSECURE_SKIP_VERIFY"],
+                                                 name: "LARDER_INSECURE_SKIP_VERIFY") ?? false
+        if let path = environment["LARDER_CERT"], !path.isEmpty { tls.certificateFile = path }
+        if let path = environment["LARDER_KEY"], !path.isEmpty { tls.keyFile = path }
         var connectionsGiven = false
         var mixGiven = false
         var durationGiven = false
@@ -54,6 +65,16 @@ public enum BenchArguments {
             if let equals = name.firstIndex(of: "=") {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
+            }
+            if name == "tls" || name == "insecure-skip-verify" {
+                guard inlineValue == nil else { throw .invalidArgument("--\(name) takes no value") }
+                if name == "tls" {
+                    tlsWanted = true
+                } else {
+                    tls.insecureSkipVerify = true
+                    tlsFlagsGiven.append("--insecure-skip-verify")
+                }
+                continue
             }
             if name == "json" || name == "keep-data" {
                 guard inlineValue == nil else { throw .invalidArgument("--\(name) takes no value") }
@@ -118,6 +139,15 @@ public enum BenchArguments {
                 guard !value.isEmpty else { throw .invalidArgument("--hist-out needs a file path") }
                 options.histogramOutputPath = value
             case "token": options.token = value.isEmpty ? nil : value
+            case "ca", "server-name", "cert", "key":
+                guard !value.isEmpty else { throw .invalidArgument("--\(name) must not be empty") }
+                switch name {
+                case "ca": tls.caFile = value
+                case "server-name": tls.serverName = value
+                case "cert": tls.certificateFile = value
+                default: tls.keyFile = value
+                }
+                tlsFlagsGiven.append("--\(name)")
             case "server-pid": options.serverPID = Int32(try integer(value, flag: name, range: 1...Int(Int32.max)))
             case "seed-locations": options.seedLocations = try integer(value, flag: name, range: 1...1_000_000)
             case "seed-meals": options.seedMeals = try integer(value, flag: name, range: 1...1_000_000)
@@ -163,6 +193,14 @@ public enum BenchArguments {
             }
         }
 
+        if tlsWanted {
+            guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
+                throw .invalidArgument("a client certificate needs both --cert FILE and --key FILE (or LARDER_CERT and LARDER_KEY)")
+            }
+            options.tls = tls
+        } else if let flag = tlsFlagsGiven.first {
+            throw .invalidArgument("\(flag) applies to TLS connections: add --tls")
+        }
         if let cleanUpPrefix { return .cleanUp(options, prefix: cleanUpPrefix) }
         if let callMethod {
             guard !workloadGiven else { throw .invalidArgument("give either --call or --workload, not both") }
@@ -200,8 +238,18 @@ public enum BenchArguments {
         "server", "workload", "protocol", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
         "rate", "time-limit", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
         "call", "data", "metadata", "format", "output", "load-schedule", "load-start", "load-step",
-        "load-step-duration", "load-end", "clean-up",
+        "load-step-duration", "load-end", "clean-up", "ca", "server-name", "cert", "key",
     ]
+
+    /// `LARDER_TLS=1` and the like: 1/true/yes/on or 0/false/no/off; nil when unset or empty.
+    private static func switchValue(_ value: String?, name: String) throws(RPCError) -> Bool? {
+        guard let value, !value.isEmpty else { return nil }
+        switch value.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw .invalidArgument("\(name) must be 1 or 0, got \"\(value)\"")
+        }
+    }
 
     /// `--data` text: the JSON itself, or `@FILE` for a file's contents.
     private static func dataText(_ value: String) throws(RPCError) -> String {

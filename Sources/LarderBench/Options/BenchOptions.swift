@@ -6,6 +6,8 @@ public struct BenchOptions: Sendable, Equatable {
     public var mix = WorkloadMix(single: .ping)
     /// What the load is sent over (`--protocol`); seeding and clean-up use the lean protocol.
     public var transport = BenchTransport.lean
+    /// `--tls`: every connection does its own TLS handshake (ALPN `larder` or `h2`); nil = cleartext.
+    public var tls: BenchTLS?
     /// TCP connections (never more than `concurrency`).
     public var connections = 4
     /// Calls in flight in total, spread over the connections.

@@ -17,12 +17,14 @@ public enum BenchReport {
             ?? options.rate.map { "open loop at \(Format.grouped(Int($0))) calls/s, at most \(options.concurrency) in flight" }
             ?? "\(options.concurrency) in flight"
         lines.append("larder bench: \(workloadText(options)) against \(options.server)"
-            + (options.transport == .lean ? "" : ", \(options.transport.label)") + ", \(options.connections) "
+            + (options.transport == .lean ? "" : ", \(options.transport.label)") + (options.tls == nil ? "" : " over TLS")
+            + ", \(options.connections) "
             + "connection\(options.connections == 1 ? "" : "s"), \(load), \(options.threads) thread"
             + "\(options.threads == 1 ? "" : "s")")
         lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
             + (result.seeded.isEmpty ? "" : " (created \(result.seeded.joined(separator: ", ")))"))
         if result.interrupted { lines.append("  interrupted  by Ctrl-C: the numbers cover the calls made until then") }
+        if let tls = result.tls { lines.append("  tls          " + tlsText(tls)) }
         lines.append("  calls        \(Format.grouped(result.calls)), \(Format.grouped(result.errors)) errors")
         lines.append("  calls/s      \(Format.fixed(result.callsPerSecond, digits: 1))")
         lines.append("  latency      " + latencyText(result.latency))
@@ -93,6 +95,10 @@ public enum BenchReport {
             "mix": mix,
             "server": options.server.description,
             "protocol": options.transport.rawValue,
+            "tls": result.tls.map { tls in
+                ["version": tls.version, "alpn": tls.alpn.map { $0 as Any } ?? NSNull(), "handshakes": tls.handshakes,
+                 "resumed": tls.resumed] as [String: Any] as Any
+            } ?? NSNull(),
             "connections": options.connections,
             "concurrency": options.concurrency,
             "threads": options.threads,
@@ -148,6 +154,12 @@ public enum BenchReport {
         }
         parts.append("max \(Format.latency(Double(histogram.max)))")
         return parts.joined(separator: "  ")
+    }
+
+    /// `TLSv1.3, ALPN h2, 4 handshakes (3 resumed)`.
+    static func tlsText(_ tls: TLSSummary) -> String {
+        "\(tls.version), ALPN \(tls.alpn ?? "none"), \(Format.grouped(tls.handshakes)) handshake"
+            + "\(tls.handshakes == 1 ? "" : "s") (\(Format.grouped(tls.resumed)) resumed)"
     }
 
     static func sortedWorkloads(_ result: BenchResult) -> [(Workload, WorkloadStats)] {

@@ -48,6 +48,8 @@ public struct ArgumentParser: Sendable {
         if let value = environment["LARDER_INSECURE_SKIP_VERIFY"], !value.isEmpty {
             state.tlsOptions.insecureSkipVerify = try Self.switchValue(value, name: "LARDER_INSECURE_SKIP_VERIFY")
         }
+        if let path = environment["LARDER_CERT"], !path.isEmpty { state.tlsOptions.certificateFile = path }
+        if let path = environment["LARDER_KEY"], !path.isEmpty { state.tlsOptions.keyFile = path }
         if let timeout = environment["LARDER_TIMEOUT"], !timeout.isEmpty {
             state.globals.timeout = try DurationText.parseTimeout(timeout, flag: "LARDER_TIMEOUT", usagePath: "larder")
         }
@@ -213,6 +215,11 @@ public struct ArgumentParser: Sendable {
             guard !name.isEmpty else { throw usage("--server-name must not be empty") }
             state.tlsOptions.serverName = name
             state.tlsFlagsGiven.append("--server-name")
+        case "--cert", "--key":
+            let path = try takeValue("FILE")
+            guard !path.isEmpty else { throw usage("\(name) must not be empty") }
+            if name == "--cert" { state.tlsOptions.certificateFile = path } else { state.tlsOptions.keyFile = path }
+            state.tlsFlagsGiven.append(name)
         case "--insecure-skip-verify":
             if inlineValue != nil { throw usage("--insecure-skip-verify takes no value") }
             state.tlsOptions.insecureSkipVerify = true
@@ -259,13 +266,10 @@ public struct ArgumentParser: Sendable {
         }
         switch word {
         case "bench":
-            try applyServerAndToken(&state)
-            if state.globals.tls != nil {
-                throw .usage("larder bench does not speak TLS yet: bench a cleartext listener (the same port serves both)",
-                             command: "larder bench")
-            }
-            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + rest, globals: state.globals,
-                          serverText: state.serverText?.text, token: state.globals.token)
+            try applyServerAndToken(&state, checkingTLS: false)
+            // The TLS flags given before `bench` reach it as its own (it reads the environment itself).
+            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + Self.benchTLSArguments(state) + rest,
+                          globals: state.globals, serverText: state.serverText?.text, token: state.globals.token)
         case "help":
             return .help(try helpTopic(rest))
         default:
@@ -339,7 +343,24 @@ public struct ArgumentParser: Sendable {
                                   flags: state.flags), state.globals)
     }
 
-    private func applyServerAndToken(_ state: inout State) throws(CLIError) {
+    /// `--tls`, then each TLS flag given on the command line with its value, as `larder bench` takes them.
+    private static func benchTLSArguments(_ state: State) -> [String] {
+        var arguments = state.tls ? ["--tls"] : []
+        for flag in state.tlsFlagsGiven {
+            let value: String?
+            switch flag {
+            case "--ca": value = state.tlsOptions.caFile
+            case "--server-name": value = state.tlsOptions.serverName
+            case "--cert": value = state.tlsOptions.certificateFile
+            case "--key": value = state.tlsOptions.keyFile
+            default: value = nil
+            }
+            arguments += [flag] + (value.map { [$0] } ?? [])
+        }
+        return arguments
+    }
+
+    private func applyServerAndToken(_ state: inout State, checkingTLS: Bool = true) throws(CLIError) {
         if let (text, source) = state.serverText {
             do {
                 state.globals.server = try ServerAddress(parsing: text)
@@ -353,8 +374,12 @@ public struct ArgumentParser: Sendable {
             state.globals.token = state.token?.text
         }
         if state.tls {
+            guard (state.tlsOptions.certificateFile == nil) == (state.tlsOptions.keyFile == nil) else {
+                throw .usage("a client certificate needs both --cert FILE and --key FILE (or LARDER_CERT and LARDER_KEY)",
+                             command: state.usagePath)
+            }
             state.globals.tls = state.tlsOptions
-        } else if let flag = state.tlsFlagsGiven.first {
+        } else if checkingTLS, let flag = state.tlsFlagsGiven.first {
             throw .usage("\(flag) applies to TLS connections: add --tls", command: state.usagePath)
         }
     }

@@ -24,8 +24,8 @@ public struct GlobalOptions: Equatable, Sendable {
     public var token: String?
     /// `-H 'key: value'`: metadata sent with every call (keys lower case).
     public var metadata: [String: String] = [:]
-    /// `--tls [--ca FILE] [--server-name NAME] [--insecure-skip-verify]`, else `LARDER_TLS` and
-    /// the like; nil = cleartext.
+    /// `--tls [--ca FILE] [--server-name NAME] [--insecure-skip-verify] [--cert FILE --key FILE]`,
+    /// else `LARDER_TLS` and the like; nil = cleartext.
     public var tls: ClientTLS?
 
     public init() {}
@@ -51,6 +51,9 @@ public struct GlobalOptions: Equatable, Sendable {
         OptionSpec("ca", value: "FILE", "With --tls: trust the CA certificates in FILE (PEM) instead of the system's (env LARDER_CA)"),
         OptionSpec("server-name", value: "NAME",
                    "With --tls: the name the server's certificate must match (default: the --server host; env LARDER_SERVER_NAME)"),
+        OptionSpec("cert", value: "FILE",
+                   "With --tls: present this client certificate (PEM, with its chain) to a server that asks for one (env LARDER_CERT)"),
+        OptionSpec("key", value: "FILE", "With --tls: the private key (PEM) of --cert (env LARDER_KEY)"),
         .flag("insecure-skip-verify",
               "With --tls: accept any server certificate (no protection against impersonation; env LARDER_INSECURE_SKIP_VERIFY=1)"),
         OptionSpec("header", short: "H", value: "'KEY: VALUE'", "Metadata sent with every call; may be repeated"),
