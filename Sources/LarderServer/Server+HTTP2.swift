@@ -93,16 +93,17 @@ extension Server {
     /// Moves what the session has to send into the connection's output (written by `flush`).
     func pumpHTTP2(_ connection: Connection) {
         guard let link = connection.http2, !connection.isClosed else { return }
-        var bytes: [UInt8] = []
-        do {
-            let events = try link.session.writeOutput(into: &bytes)
+        var result: Result<[GRPCServerEvent], GRPCSessionError> = .success([])
+        connection.appendOutput { output in
+            result = Result { () throws(GRPCSessionError) in try link.session.writeOutput(into: &output) }
+        }
+        switch result {
+        case .success(let events):
             if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
-        } catch {
-            if !bytes.isEmpty { connection.enqueue(bytes) }
+        case .failure:
             endHTTP2(connection, link: link)
             return
         }
-        if !bytes.isEmpty { connection.enqueue(bytes) }
         connection.usage.add(link.takeHeldBytesDelta())
         if link.session.isFinished && !connection.isClosing {
             connection.state = .closing(since: MonotonicClock.nanoseconds())
