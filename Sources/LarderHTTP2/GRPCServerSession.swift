@@ -80,6 +80,15 @@ public final class GRPCServerSession {
     /// Processes bytes read from the connection and returns what they meant, in order.
     /// Throws when the connection must end (a GOAWAY is queued; see the type's documentation).
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        var events: [GRPCServerEvent] = []
+        try receive(bytes, events: &events)
+        return events
+    }
+
+    /// `receive`, putting the events in `events` (emptied first): a caller that hands the same
+    /// array back each time, emptied with its capacity kept, makes no array per read.
+    public func receive(_ bytes: UnsafeRawBufferPointer, events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
+        events.removeAll(keepingCapacity: true)
         if let failure { throw failure }
         let result = engine.receive(bytes)
         if result < 0, failure == nil {
@@ -95,7 +104,7 @@ public final class GRPCServerSession {
             }
         }
         if let failure { throw failure }
-        return takeEvents()
+        takeEvents(into: &events)
     }
 
     /// `receive` for bytes in an array.
@@ -109,6 +118,14 @@ public final class GRPCServerSession {
     /// Appends every frame ready to go to `buffer` (write it in one go), and returns the calls
     /// that ended while sending (a stream nghttp2 reset for a protocol error).
     public func writeOutput(into buffer: inout [UInt8]) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        var events: [GRPCServerEvent] = []
+        try writeOutput(into: &buffer, events: &events)
+        return events
+    }
+
+    /// `writeOutput`, putting the events in `events` (emptied first), as `receive(_:events:)` does.
+    public func writeOutput(into buffer: inout [UInt8], events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
+        events.removeAll(keepingCapacity: true)
         do {
             try engine.send(into: &buffer)
         } catch {
@@ -116,7 +133,7 @@ public final class GRPCServerSession {
             failure = failure ?? reason
             throw reason
         }
-        return takeEvents()
+        takeEvents(into: &events)
     }
 
     /// True when the connection has nothing left to do (after a drain or a GOAWAY): close it.
@@ -201,10 +218,10 @@ public final class GRPCServerSession {
 
     // MARK: - Internals
 
-    private func takeEvents() -> [GRPCServerEvent] {
-        guard !events.isEmpty else { return [] }
-        defer { events = [] }
-        return events
+    /// Hands the events so far to `output` (empty) and keeps its buffer for the next ones.
+    private func takeEvents(into output: inout [GRPCServerEvent]) {
+        guard !events.isEmpty else { return }
+        swap(&events, &output)
     }
 
     /// Records why the connection ends and queues the GOAWAY; receive throws from now on.

@@ -35,6 +35,8 @@ final class HTTP2Link {
     /// The methods of the paths this connection called (a few; the session hands the same
     /// String for a repeated path, so a hit is an identity compare, not a hash).
     private var resolved: [(path: String, method: ResolvedMethod)] = []
+    /// The array the session's events come in, reused from read to read (`takeEventBuffer`).
+    private var eventBuffer: [GRPCServerEvent] = []
 
     init(configuration: GRPCServerConfiguration) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
@@ -151,6 +153,19 @@ final class HTTP2Link {
                                                              String(decoding: record.dropFirst(5), as: UTF8.self))))
         }
         return nil
+    }
+
+    /// An empty array for the session's events, with the capacity of the last one; give it
+    /// back with `returnEventBuffer` (a nested use just gets a fresh array).
+    func takeEventBuffer() -> [GRPCServerEvent] {
+        var buffer: [GRPCServerEvent] = []
+        swap(&buffer, &eventBuffer)
+        return buffer
+    }
+
+    func returnEventBuffer(_ buffer: inout [GRPCServerEvent]) {
+        buffer.removeAll(keepingCapacity: buffer.capacity <= 1024)
+        swap(&buffer, &eventBuffer)
     }
 
     /// Response bytes the session holds for a closed flow-control window.
