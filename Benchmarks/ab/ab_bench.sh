@@ -13,13 +13,20 @@
 # a summary with the after/before ratios of the medians on stderr. Stops only the servers
 # it started, by PID. Every run is bounded (WARMUP + DURATION s).
 #
-# Env: ROUNDS=3 WORKLOADS="get list create" CONCURRENCY=64 CONNS=4 WARMUP=1 DURATION=5
-#      SERVER_CPU=0 CLIENT_CPU=1
+# PROTOCOLS="lean grpc" runs each workload over both of `larder bench --protocol`'s transports
+# (default: lean only), so an HTTP/2 change is read beside the lean path of the same servers;
+# BENCH_CLI=PATH drives both sides with one `larder` (the same client, when the change under
+# test is in code the bench shares with the server, e.g. LarderHTTP2).
+#
+# Env: ROUNDS=3 WORKLOADS="get list create" PROTOCOLS=lean CONCURRENCY=64 CONNS=4 WARMUP=1
+#      DURATION=5 SERVER_CPU=0 CLIENT_CPU=1 BENCH_CLI=
 set -euo pipefail
 (( $# == 2 )) || { echo "usage: $0 BEFORE_BIN_DIR AFTER_BIN_DIR" >&2; exit 2; }
 BEFORE=$1 AFTER=$2
 ROUNDS=${ROUNDS:-3}
 WORKLOADS=${WORKLOADS:-"get list create"}
+PROTOCOLS=${PROTOCOLS:-lean}
+BENCH_CLI=${BENCH_CLI:-}
 CONCURRENCY=${CONCURRENCY:-64}
 CONNS=${CONNS:-4}
 WARMUP=${WARMUP:-1}
@@ -60,14 +67,17 @@ for round in $(seq "$ROUNDS"); do
   order=(before after)
   (( round % 2 == 0 )) && order=(after before)
   for wl in $WORKLOADS; do
+   for proto in $PROTOCOLS; do
     for side in "${order[@]}"; do
-      log "round $round: $side $wl c=$CONCURRENCY"
-      line=$(taskset -c "$CLIENT_CPU" "${BIN[$side]}/larder" bench --server "127.0.0.1:${PORT[$side]}" --workload "$wl" \
+      log "round $round: $side $wl $proto c=$CONCURRENCY"
+      line=$(taskset -c "$CLIENT_CPU" "${BENCH_CLI:-${BIN[$side]}/larder}" bench --server "127.0.0.1:${PORT[$side]}" \
+        --protocol "$proto" --workload "$wl" \
         --connections "$CONNS" --concurrency "$CONCURRENCY" --warmup "${WARMUP}s" --duration "${DURATION}s" \
         --server-pid "${PID[$side]}" --json) || { log "bench failed"; continue; }
-      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [d.pop(k, None) for k in ("timeline", "histogram")]; d.update(side=sys.argv[2], round=int(sys.argv[3]), wl=sys.argv[4], loadavg=open("/proc/loadavg").read().split()[:3]); print(json.dumps(d))' \
-        "$line" "$side" "$round" "$wl" | tee -a "$RESULTS"
+      python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [d.pop(k, None) for k in ("timeline", "histogram")]; d.update(side=sys.argv[2], round=int(sys.argv[3]), wl=sys.argv[4] if sys.argv[5] == "lean" else sys.argv[4] + "/" + sys.argv[5], loadavg=open("/proc/loadavg").read().split()[:3]); print(json.dumps(d))' \
+        "$line" "$side" "$round" "$wl" "$proto" | tee -a "$RESULTS"
     done
+   done
   done
 done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -104,4 +114,10 @@ for wl in dict.fromkeys(r["wl"] for r in rows):
     print(f"| {wl} | {rb:,.0f} ({min(rbv):,.0f}–{max(rbv):,.0f}) | {ra:,.0f} ({min(rav):,.0f}–{max(rav):,.0f}) | {ra/rb:.2f}× | {pb:,.0f} | {pa:,.0f} | {pa/pb:.2f}× | {sb:.2f} | {sa:.2f} | {sa/sb:.2f}× | {cb:.2f} | {ca:.2f} |")
 print()
 print("\n".join(notes))
+for wl in dict.fromkeys(r["wl"] for r in rows if r["wl"].endswith("/grpc")):
+    lean = wl.removesuffix("/grpc")
+    if not any(r["wl"] == lean for r in rows):
+        continue
+    print(f"{lean}: server µs/call HTTP/2 over lean (medians): "
+          + ", ".join(f"{side} {m(side, wl, srv)[0] / m(side, lean, srv)[0]:.2f}×" for side in ("before", "after")))
 PY

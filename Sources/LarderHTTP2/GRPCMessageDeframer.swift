@@ -32,6 +32,19 @@ struct GRPCMessageDeframer {
     mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(TooLarge) {
         var offset = 0
         while offset < bytes.count {
+            if !inBody && prefix.isEmpty && bytes.count - offset >= 5 {
+                // The usual case: a whole prefix in this chunk, read in place.
+                let length = (1...4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[offset + $1]) }
+                guard Int(length) <= maxMessageSize else { throw TooLarge(length: length, limit: maxMessageSize) }
+                let compressed = bytes[offset] & 1 != 0
+                if bytes.count - offset - 5 >= Int(length) {
+                    // ... and the whole message: no buffering at all.
+                    let start = offset + 5
+                    messages.append(Message(compressed: compressed, bytes: Array(bytes[start..<(start + Int(length))])))
+                    offset = start + Int(length)
+                    continue
+                }
+            }
             if !inBody {
                 let take = min(5 - prefix.count, bytes.count - offset)
                 prefix += bytes[offset..<(offset + take)]

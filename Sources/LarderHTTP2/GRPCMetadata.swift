@@ -16,6 +16,12 @@ public struct GRPCMetadata: Hashable, Sendable, ExpressibleByArrayLiteral {
             self.name = name.lowercased()
             self.value = value
         }
+
+        /// An entry whose name is known to be lower-case already (HTTP/2 field names are).
+        init(lowercaseName name: String, _ value: Value) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public var entries: [Entry]
@@ -43,6 +49,11 @@ public struct GRPCMetadata: Hashable, Sendable, ExpressibleByArrayLiteral {
 
     /// Adds an entry.
     public mutating func append(_ name: String, _ value: Value) { entries.append(Entry(name, value)) }
+
+    /// Adds an entry, lower-casing `name` only when it is not known to be lower-case already.
+    mutating func append(lowercase name: String, isLowercase: Bool, _ value: Value) {
+        entries.append(isLowercase ? Entry(lowercaseName: name, value) : Entry(name, value))
+    }
 
     public var isEmpty: Bool { entries.isEmpty }
 

@@ -30,6 +30,13 @@ public final class GRPCServerSession {
     private var settingsFrames: TokenBucket
     private var idleFrames: TokenBucket
     private var drainPingData: UInt64?
+    /// The header block being received (one at a time on a connection) and the stream it opens.
+    private var headerBlock = HTTP2HeaderBlock()
+    private var headerStream: GRPCServerStream?
+    /// Strings of header values the peer repeats (its paths, authority, metadata names).
+    private var strings = HTTP2StringCache()
+    /// Messages completed by one DATA chunk, reused from chunk to chunk.
+    private var messageScratch: [GRPCMessageDeframer.Message] = []
 
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
@@ -73,6 +80,15 @@ public final class GRPCServerSession {
     /// Processes bytes read from the connection and returns what they meant, in order.
     /// Throws when the connection must end (a GOAWAY is queued; see the type's documentation).
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        var events: [GRPCServerEvent] = []
+        try receive(bytes, events: &events)
+        return events
+    }
+
+    /// `receive`, putting the events in `events` (emptied first): a caller that hands the same
+    /// array back each time, emptied with its capacity kept, makes no array per read.
+    public func receive(_ bytes: UnsafeRawBufferPointer, events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
+        events.removeAll(keepingCapacity: true)
         if let failure { throw failure }
         let result = engine.receive(bytes)
         if result < 0, failure == nil {
@@ -88,7 +104,7 @@ public final class GRPCServerSession {
             }
         }
         if let failure { throw failure }
-        return takeEvents()
+        takeEvents(into: &events)
     }
 
     /// `receive` for bytes in an array.
@@ -102,6 +118,14 @@ public final class GRPCServerSession {
     /// Appends every frame ready to go to `buffer` (write it in one go), and returns the calls
     /// that ended while sending (a stream nghttp2 reset for a protocol error).
     public func writeOutput(into buffer: inout [UInt8]) throws(GRPCSessionError) -> [GRPCServerEvent] {
+        var events: [GRPCServerEvent] = []
+        try writeOutput(into: &buffer, events: &events)
+        return events
+    }
+
+    /// `writeOutput`, putting the events in `events` (emptied first), as `receive(_:events:)` does.
+    public func writeOutput(into buffer: inout [UInt8], events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
+        events.removeAll(keepingCapacity: true)
         do {
             try engine.send(into: &buffer)
         } catch {
@@ -109,7 +133,7 @@ public final class GRPCServerSession {
             failure = failure ?? reason
             throw reason
         }
-        return takeEvents()
+        takeEvents(into: &events)
     }
 
     /// True when the connection has nothing left to do (after a drain or a GOAWAY): close it.
@@ -137,13 +161,24 @@ public final class GRPCServerSession {
     /// flow-control window allows. False when the stream is gone or already answered.
     @discardableResult
     public func sendMessage(streamID: Int32, _ message: [UInt8]) -> Bool {
+        guard streams[streamID]?.phase == .active else { return false }
+        var framed: [UInt8] = []
+        framed.reserveCapacity(GRPCMessageFraming.prefixSize + message.count)
+        GRPCMessageFraming.appendPrefix(count: message.count, to: &framed)
+        framed += message
+        return sendFramedMessage(streamID: streamID, framed, from: 0)
+    }
+
+    /// Queues one response message already framed: `bytes[offset...]` is the 5-byte prefix
+    /// (`GRPCMessageFraming.appendPrefix`, uncompressed) and the message, taken without a copy.
+    /// False when the stream is gone or already answered.
+    @discardableResult
+    public func sendFramedMessage(streamID: Int32, _ bytes: [UInt8], from offset: Int) -> Bool {
+        precondition(GRPCMessageFraming.isFramed(bytes, at: offset), "sendFramedMessage takes one uncompressed framed message")
         guard let stream = streams[streamID], stream.phase == .active else { return false }
         if !stream.responseStarted { startResponse(stream, metadata: []) }
-        let prefix = GRPCMessageDeframer.prefix(count: message.count)
-        stream.queue.append(prefix)
-        if !message.isEmpty { stream.queue.append(message) }
-        stream.queuedBytes += prefix.count + message.count
-        heldOutputBytes += prefix.count + message.count
+        stream.enqueue(bytes, from: offset)
+        heldOutputBytes += bytes.count - offset
         engine.resumeData(streamID: streamID)
         return true
     }
@@ -183,10 +218,10 @@ public final class GRPCServerSession {
 
     // MARK: - Internals
 
-    private func takeEvents() -> [GRPCServerEvent] {
-        guard !events.isEmpty else { return [] }
-        defer { events = [] }
-        return events
+    /// Hands the events so far to `output` (empty) and keeps its buffer for the next ones.
+    private func takeEvents(into output: inout [GRPCServerEvent]) {
+        guard !events.isEmpty else { return }
+        swap(&events, &output)
     }
 
     /// Records why the connection ends and queues the GOAWAY; receive throws from now on.
@@ -200,28 +235,32 @@ public final class GRPCServerSession {
 
     /// The fields every response starts with, and the trailer of a call that succeeded (built once).
     private static let responseHeaders = [HTTP2HeaderField(":status", "200"), HTTP2HeaderField("content-type", "application/grpc")]
-    private static let okTrailers = [HTTP2HeaderField("grpc-status", "0")]
+    private static let staticResponseHeaders = HTTP2StaticHeaders(responseHeaders)
+    private static let okTrailers = HTTP2StaticHeaders([HTTP2HeaderField("grpc-status", "0")])
 
     private func startResponse(_ stream: GRPCServerStream, metadata: GRPCMetadata) {
         stream.responseStarted = true
-        let headers = metadata.isEmpty ? Self.responseHeaders : Self.responseHeaders + metadata.headerFields
-        engine.submitResponse(streamID: stream.id, headers: headers, hasBody: true)
+        if metadata.isEmpty {
+            engine.submitResponse(streamID: stream.id, headers: Self.staticResponseHeaders, hasBody: true)
+        } else {
+            engine.submitResponse(streamID: stream.id, headers: Self.responseHeaders + metadata.headerFields, hasBody: true)
+        }
     }
 
     /// Ends a stream with `error` (Trailers-Only when nothing was sent yet).
     private func answer(_ stream: GRPCServerStream, _ error: RPCError, httpStatus: Int = 200,
                         extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = []) {
         stream.phase = .answered
-        var trailers: [HTTP2HeaderField]
-        if error.code == .ok && error.message.isEmpty && extraHeaders.isEmpty && metadata.isEmpty {
-            trailers = Self.okTrailers
-        } else {
-            trailers = [HTTP2HeaderField("grpc-status", String(error.code.rawValue))]
-            if !error.message.isEmpty { trailers.append(HTTP2HeaderField("grpc-message", GRPCPercentEncoding.encode(error.message))) }
-            trailers += extraHeaders + metadata.headerFields
+        if error.code == .ok && error.message.isEmpty && extraHeaders.isEmpty && metadata.isEmpty && stream.responseStarted {
+            stream.pendingTrailers = .ok
+            engine.resumeData(streamID: stream.id)
+            return
         }
+        var trailers = [HTTP2HeaderField("grpc-status", String(error.code.rawValue))]
+        if !error.message.isEmpty { trailers.append(HTTP2HeaderField("grpc-message", GRPCPercentEncoding.encode(error.message))) }
+        trailers += extraHeaders + metadata.headerFields
         if stream.responseStarted {
-            stream.pendingTrailers = trailers
+            stream.pendingTrailers = .fields(trailers)
             engine.resumeData(streamID: stream.id)
         } else {
             stream.responseStarted = true
@@ -238,14 +277,20 @@ public final class GRPCServerSession {
     }
 
     private func finishHeaders(_ stream: GRPCServerStream, endStream: Bool) {
-        defer { stream.fields = [] }
+        defer {
+            headerBlock.clear()
+            headerStream = nil
+        }
         if endStream { stream.clientHalfClosed = true }
         if stream.headerListSize > configuration.maxHeaderListSize {
             answer(stream, RPCError(.resourceExhausted,
                 "the request's header list decodes to \(stream.headerListSize) bytes, over the limit of \(configuration.maxHeaderListSize) bytes"))
             return
         }
-        switch GRPCRequestHead.parse(streamID: stream.id, fields: stream.fields) {
+        let parsed = headerBlock.withFields { fields in
+            GRPCRequestHead.parse(streamID: stream.id, fields: fields, strings: &strings)
+        }
+        switch parsed {
         case .failure(let rejection):
             answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders)
         case .success(let head):
@@ -269,8 +314,13 @@ public final class GRPCServerSession {
 
     private func receiveMessages(_ stream: GRPCServerStream, _ bytes: UnsafeRawBufferPointer) {
         var messages: [GRPCMessageDeframer.Message] = []
+        swap(&messages, &messageScratch)
         let bufferedBefore = stream.deframer.bufferedBytes
-        defer { bufferedInputBytes += stream.deframer.bufferedBytes - bufferedBefore }
+        defer {
+            bufferedInputBytes += stream.deframer.bufferedBytes - bufferedBefore
+            messages.removeAll(keepingCapacity: true)
+            swap(&messages, &messageScratch)
+        }
         do {
             try stream.deframer.append(bytes, into: &messages)
         } catch {
@@ -339,24 +389,29 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
+        headerBlock.begin(streamID: frame.streamID)
+        headerStream = nil
         if frame.isRequestHeaders {
-            streams[frame.streamID] = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
+            let stream = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
+            streams[frame.streamID] = stream
+            headerStream = stream
         }
         return failure == nil
     }
 
     func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         guard failure == nil else { return .failConnection }
-        guard let stream = streams[streamID], stream.phase == .receivingHeaders else { return .accept }
+        guard let stream = headerStream, stream.id == streamID, headerBlock.streamID == streamID,
+              stream.phase == .receivingHeaders else { return .accept }
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > configuration.maxHeaderListSize * configuration.headerBombFactor {
             fail(.enhanceYourCalm, "a header block decoded to more than \(configuration.maxHeaderListSize * configuration.headerBombFactor) bytes")
             return .failConnection
         }
         if stream.headerListSize > configuration.maxHeaderListSize {
-            stream.fields = []
+            headerBlock.clear()
         } else {
-            stream.fields.append(HTTP2HeaderField(name: Array(name), value: Array(value)))
+            headerBlock.append(name: name, value: value)
         }
         return .accept
     }
@@ -420,6 +475,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes
         bufferedInputBytes -= stream.deframer.bufferedBytes
         guard stream.phase == .active else { return }
@@ -433,9 +489,12 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard let stream = streams[streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
         let count = stream.dequeue(into: buffer)
         heldOutputBytes -= count
-        if stream.queue.isEmpty, let trailers = stream.pendingTrailers {
+        if stream.isQueueEmpty, let trailers = stream.pendingTrailers {
             stream.pendingTrailers = nil
-            engine.submitTrailer(streamID: streamID, headers: trailers)
+            switch trailers {
+            case .ok: engine.submitTrailer(streamID: streamID, headers: Self.okTrailers)
+            case .fields(let fields): engine.submitTrailer(streamID: streamID, headers: fields)
+            }
             return .bytes(count: count, endOfData: true, endStream: false)
         }
         return count == 0 ? .deferred : .bytes(count: count, endOfData: false, endStream: false)

@@ -122,15 +122,23 @@ final class Connection: EventHandler, CallConnection {
         }
     }
 
+    /// Lets `body` append bytes to the output (written by the next `flush()`), counted in the
+    /// budget like `enqueue`'s, without a buffer of their own.
+    func appendOutput(_ body: (inout [UInt8]) -> Void) {
+        let before = output.count
+        body(&output)
+        usage.add(output.count - before)
+    }
+
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
     /// Returns the frame's size.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
-        let before = output.count
         if let http2 {
-            http2.answer(callID: callID, result: result)
-            server.pumpHTTP2(self)
-            return output.count - before
+            // Framed by the pump that follows the events being handled (`Server.receiveHTTP2`):
+            // one nghttp2 send for all the calls a read brought.
+            return http2.answer(callID: callID, result: result)
         }
+        let before = output.count
         switch result {
         case .success(let payload):
             ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)

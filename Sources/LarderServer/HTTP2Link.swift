@@ -32,6 +32,11 @@ final class HTTP2Link {
     /// client already counts its stream closed, so its end must be delivered (freeing its slot
     /// in the core) before the next call starts.
     var cancelledSinceDelivery = false
+    /// The methods of the paths this connection called (a few; the session hands the same
+    /// String for a repeated path, so a hit is an identity compare, not a hash).
+    private var resolved: [(path: String, method: ResolvedMethod)] = []
+    /// The array the session's events come in, reused from read to read (`takeEventBuffer`).
+    private var eventBuffer: [GRPCServerEvent] = []
 
     init(configuration: GRPCServerConfiguration) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
@@ -50,7 +55,7 @@ final class HTTP2Link {
     func handle(_ event: GRPCServerEvent, resolve: (String) -> ResolvedMethod) -> Action? {
         switch event {
         case .requestStarted(let head):
-            let method = resolve(head.path)
+            let method = method(for: head.path, resolve: resolve)
             if case .bidirectional? = method.handler?.execution {
                 started.insert(head.streamID)
                 receiving.insert(head.streamID)
@@ -59,20 +64,20 @@ final class HTTP2Link {
             pending[head.streamID] = Pending(head: head, method: method)
             return nil
         case .message(let streamID, let bytes):
-            if receiving.contains(streamID) { return .receive(UInt64(streamID), bytes) }
-            guard var call = pending[streamID] else { return nil }
-            call.messages += 1
-            call.message = bytes
-            pending[streamID] = call
-            if call.messages > 1 {
-                pending[streamID] = nil
+            if !receiving.isEmpty && receiving.contains(streamID) { return .receive(UInt64(streamID), bytes) }
+            // Updated in place: a copy in and out of the dictionary would retain all it holds.
+            guard let index = pending.index(forKey: streamID) else { return nil }
+            pending.values[index].messages += 1
+            pending.values[index].message = bytes
+            if pending.values[index].messages > 1 {
+                let call = pending.remove(at: index).value
                 let kind = if case .serverStreaming? = call.method.handler?.execution { "takes one request" } else { "is unary" }
                 session.sendTrailers(streamID: streamID, status: .internal,
                                      message: "\(call.head.path) \(kind): send exactly one request message")
             }
             return nil
         case .endOfInput(let streamID):
-            if receiving.remove(streamID) != nil { return .halfClose(UInt64(streamID)) }
+            if !receiving.isEmpty, receiving.remove(streamID) != nil { return .halfClose(UInt64(streamID)) }
             guard let call = pending.removeValue(forKey: streamID) else { return nil }
             guard let message = call.message else {
                 session.sendTrailers(streamID: streamID, status: .internal,
@@ -90,16 +95,30 @@ final class HTTP2Link {
         }
     }
 
-    /// Ends call `callID` with `result`, answered on the loop.
-    func answer(callID: UInt64, result: Result<[UInt8], RPCError>) {
+    /// The handler of `path`, from the paths seen before when it is one.
+    private func method(for path: String, resolve: (String) -> ResolvedMethod) -> ResolvedMethod {
+        for entry in resolved where entry.path == path { return entry.method }
+        let method = resolve(path)
+        // Known methods only: a peer sending made-up paths must not grow this.
+        if case .known = method, resolved.count < 32 { resolved.append((path, method)) }
+        return method
+    }
+
+    /// Ends call `callID` with `result`, answered on the loop; returns the response message's
+    /// bytes (prefix included), or the error message's. The session sends it when the
+    /// connection's output is next pumped.
+    @discardableResult
+    func answer(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
         let streamID = Int32(truncatingIfNeeded: callID)
         forget(streamID)
         switch result {
         case .success(let payload):
             session.sendMessage(streamID: streamID, payload)
             session.sendTrailers(streamID: streamID, status: .ok)
+            return GRPCMessageFraming.prefixSize + payload.count
         case .failure(let error):
             session.sendTrailers(streamID: streamID, status: error.code, message: error.message)
+            return error.message.utf8.count
         }
     }
 
@@ -111,12 +130,13 @@ final class HTTP2Link {
         let streamID = Int32(truncatingIfNeeded: callID)
         if isFinal { forget(streamID) }
         guard let first = record.first, let kind = HTTP2ReplyEncoder.Kind(rawValue: first) else { return nil }
-        let body = Array(record.dropFirst())
         switch kind {
         case .reply:
-            answer(callID: callID, result: .success(body))
+            forget(streamID)
+            session.sendFramedMessage(streamID: streamID, record, from: 1)
+            session.sendTrailers(streamID: streamID, status: .ok)
         case .streamMessage:
-            guard session.sendMessage(streamID: streamID, body) else { return nil }
+            guard session.sendFramedMessage(streamID: streamID, record, from: 1) else { return nil }
             let held = session.heldOutputBytes
             if held > outputLimit {
                 session.reset(streamID: streamID, code: .enhanceYourCalm)
@@ -127,12 +147,25 @@ final class HTTP2Link {
         case .end:
             session.sendTrailers(streamID: streamID, status: .ok)
         case .error:
-            guard body.count >= 4 else { return nil }
-            let raw = UInt32(body[0]) << 24 | UInt32(body[1]) << 16 | UInt32(body[2]) << 8 | UInt32(body[3])
+            guard record.count >= 5 else { return nil }
+            let raw = UInt32(record[1]) << 24 | UInt32(record[2]) << 16 | UInt32(record[3]) << 8 | UInt32(record[4])
             answer(callID: callID, result: .failure(RPCError(StatusCode(rawValue: Int32(bitPattern: raw)),
-                                                             String(decoding: body.dropFirst(4), as: UTF8.self))))
+                                                             String(decoding: record.dropFirst(5), as: UTF8.self))))
         }
         return nil
+    }
+
+    /// An empty array for the session's events, with the capacity of the last one; give it
+    /// back with `returnEventBuffer` (a nested use just gets a fresh array).
+    func takeEventBuffer() -> [GRPCServerEvent] {
+        var buffer: [GRPCServerEvent] = []
+        swap(&buffer, &eventBuffer)
+        return buffer
+    }
+
+    func returnEventBuffer(_ buffer: inout [GRPCServerEvent]) {
+        buffer.removeAll(keepingCapacity: buffer.capacity <= 1024)
+        swap(&buffer, &eventBuffer)
     }
 
     /// Response bytes the session holds for a closed flow-control window.

@@ -1,3 +1,4 @@
+import LarderHTTP2
 import LarderWire
 
 /// Replies of gRPC-over-HTTP/2 calls, made on the store threads.
@@ -5,8 +6,10 @@ import LarderWire
 /// HTTP/2 output must go through the connection's nghttp2 session on the loop (HPACK,
 /// stream state, flow control), so a store thread cannot frame it. It packs the result
 /// into a small record instead, which `HTTP2Link.apply` hands to the session on the loop:
-/// `0` + the response message (a unary call's reply, then status OK), `1` + status code
-/// (4 bytes, big-endian) + the UTF-8 message (an error), `2` + a stream message, `3` (OK end).
+/// `0` + the response message with its gRPC prefix (a unary call's reply, then status OK),
+/// `1` + status code (4 bytes, big-endian) + the UTF-8 message (an error), `2` + a stream
+/// message with its gRPC prefix, `3` (OK end). A message is framed here, on the store thread,
+/// so the loop queues the record itself on its stream, without another copy.
 struct HTTP2ReplyEncoder: ReplyEncoder {
     enum Kind: UInt8 {
         case reply = 0, error = 1, streamMessage = 2, end = 3
@@ -14,17 +17,27 @@ struct HTTP2ReplyEncoder: ReplyEncoder {
 
     func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8] {
         switch result {
-        case .success(let payload): [Kind.reply.rawValue] + payload
+        case .success(let payload): Self.framed(.reply, payload)
         case .failure(let error): Self.error(error)
         }
     }
 
     func streamMessage(callID: UInt64, payload: [UInt8]) -> [UInt8] {
-        [Kind.streamMessage.rawValue] + payload
+        Self.framed(.streamMessage, payload)
     }
 
     func streamEnd(callID: UInt64, error: RPCError?) -> [UInt8] {
         error.map(Self.error) ?? [Kind.end.rawValue]
+    }
+
+    /// `kind`, then `payload` as one gRPC message (prefix included).
+    static func framed(_ kind: Kind, _ payload: [UInt8]) -> [UInt8] {
+        var record: [UInt8] = []
+        record.reserveCapacity(1 + GRPCMessageFraming.prefixSize + payload.count)
+        record.append(kind.rawValue)
+        GRPCMessageFraming.appendPrefix(count: payload.count, to: &record)
+        record += payload
+        return record
     }
 
     static func error(_ error: RPCError) -> [UInt8] {

@@ -46,8 +46,10 @@ extension Server {
     /// complete, and queues what the session has to send.
     func receiveHTTP2(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
         guard let link = connection.http2 else { return }
+        var events = link.takeEventBuffer()
+        defer { link.returnEventBuffer(&events) }
         do {
-            let events = try link.session.receive(bytes)
+            try link.session.receive(bytes, events: &events)
             handleHTTP2(events, on: connection, link: link)
         } catch {
             logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
@@ -93,16 +95,21 @@ extension Server {
     /// Moves what the session has to send into the connection's output (written by `flush`).
     func pumpHTTP2(_ connection: Connection) {
         guard let link = connection.http2, !connection.isClosed else { return }
-        var bytes: [UInt8] = []
-        do {
-            let events = try link.session.writeOutput(into: &bytes)
-            if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
-        } catch {
-            if !bytes.isEmpty { connection.enqueue(bytes) }
+        var events = link.takeEventBuffer()
+        defer { link.returnEventBuffer(&events) }
+        var failed = false
+        connection.appendOutput { output in
+            do throws(GRPCSessionError) {
+                try link.session.writeOutput(into: &output, events: &events)
+            } catch {
+                failed = true
+            }
+        }
+        if failed {
             endHTTP2(connection, link: link)
             return
         }
-        if !bytes.isEmpty { connection.enqueue(bytes) }
+        if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
         connection.usage.add(link.takeHeldBytesDelta())
         if link.session.isFinished && !connection.isClosing {
             connection.state = .closing(since: MonotonicClock.nanoseconds())

@@ -35,8 +35,11 @@ final class NGHTTP2Session {
     }
 
     private var session: OpaquePointer?
-    /// Who hears about frames; the owner of this engine, so weak.
-    weak var handler: (any NGHTTP2SessionHandler)?
+    /// Who hears about frames: the owner of this engine (every owner keeps it in a private
+    /// `let` and sets itself here), so it outlives the engine, and nghttp2 calls back only
+    /// from the owner's calls into it (`nghttp2_session_del` calls none). Hence not weak: a
+    /// weak load on every callback cost a few per cent of a call's CPU.
+    unowned(unsafe) var handler: (any NGHTTP2SessionHandler)?
     /// Bytes nghttp2 currently holds through this session's allocator.
     private(set) var allocatedBytes = 0
 
@@ -57,10 +60,10 @@ final class NGHTTP2Session {
 
         var memory = nghttp2_mem(mem_user_data: nil, malloc: nil, free: nil, calloc: nil, realloc: nil)
         memory.mem_user_data = Unmanaged.passUnretained(self).toOpaque()
-        memory.malloc = { size, context in NGHTTP2Session.from(context).allocate(size) }
-        memory.free = { pointer, context in NGHTTP2Session.from(context).release(pointer) }
-        memory.calloc = { count, size, context in NGHTTP2Session.from(context).allocateZeroed(count, size) }
-        memory.realloc = { pointer, size, context in NGHTTP2Session.from(context).reallocate(pointer, size) }
+        memory.malloc = { size, context in NGHTTP2Session.with(context) { $0.allocate(size) } }
+        memory.free = { pointer, context in NGHTTP2Session.with(context) { $0.release(pointer) } }
+        memory.calloc = { count, size, context in NGHTTP2Session.with(context) { $0.allocateZeroed(count, size) } }
+        memory.realloc = { pointer, size, context in NGHTTP2Session.with(context) { $0.reallocate(pointer, size) } }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         var created: OpaquePointer?
@@ -141,6 +144,22 @@ final class NGHTTP2Session {
             var provider = Self.dataProvider()
             return nghttp2_submit_response(session, streamID, vector, count, &provider)
         }
+    }
+
+    /// A response's HEADERS from prebuilt fields (see `submitResponse(streamID:headers:hasBody:)`).
+    @discardableResult
+    func submitResponse(streamID: Int32, headers: HTTP2StaticHeaders, hasBody: Bool) -> Int32 {
+        guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
+        guard hasBody else { return nghttp2_submit_response(session, streamID, headers.nameValues, headers.count, nil) }
+        var provider = Self.dataProvider()
+        return nghttp2_submit_response(session, streamID, headers.nameValues, headers.count, &provider)
+    }
+
+    /// Trailers from prebuilt fields (see `submitTrailer(streamID:headers:)`).
+    @discardableResult
+    func submitTrailer(streamID: Int32, headers: HTTP2StaticHeaders) -> Int32 {
+        guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
+        return nghttp2_submit_trailer(session, streamID, headers.nameValues, headers.count)
     }
 
     /// A request (client role); the body comes from `handler.readData`. Returns the new stream id
@@ -224,10 +243,16 @@ final class NGHTTP2Session {
         Unmanaged<NGHTTP2Session>.fromOpaque(context!).takeUnretainedValue()
     }
 
+    /// `body` with the session of `context`, without retaining it (it is alive: it called
+    /// nghttp2, which calls back); for the callbacks that run most (allocator, body reads).
+    static func with<R>(_ context: UnsafeMutableRawPointer?, _ body: (NGHTTP2Session) -> R) -> R {
+        Unmanaged<NGHTTP2Session>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+    }
+
 
     private static func dataProvider() -> nghttp2_data_provider {
         nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, streamID, buffer, length, flags, _, context in
-            NGHTTP2Session.from(context).readData(streamID: streamID, buffer: buffer, length: length, flags: flags)
+            NGHTTP2Session.with(context) { $0.readData(streamID: streamID, buffer: buffer, length: length, flags: flags) }
         }
     }
 

@@ -11,10 +11,15 @@ final class GRPCServerStream {
         case answered
     }
 
+    /// The trailers that end a response once its messages are out.
+    enum Trailers {
+        /// `grpc-status: 0` alone, from prebuilt storage.
+        case ok
+        case fields([HTTP2HeaderField])
+    }
+
     let id: Int32
     var phase = Phase.receivingHeaders
-    /// The request's header fields while they arrive; emptied once parsed.
-    var fields: [HTTP2HeaderField] = []
     /// The decoded size of the header block so far (RFC 9113 §6.5.2 accounting).
     var headerListSize = 0
     var head: GRPCRequestHead?
@@ -23,33 +28,63 @@ final class GRPCServerStream {
     /// Response HEADERS submitted (with a body provider).
     var responseStarted = false
     /// Trailers to send once the queued messages are out.
-    var pendingTrailers: [HTTP2HeaderField]?
-    /// Response bytes not yet handed to nghttp2, in order; `queueOffset` into the first.
-    var queue: [[UInt8]] = []
-    var queueOffset = 0
-    var queuedBytes = 0
+    var pendingTrailers: Trailers?
+    /// Response bytes not yet handed to nghttp2, in order: `first` from `firstOffset`, then
+    /// `rest` (empty for a unary reply, so a one-message response needs no array of arrays).
+    private var first: [UInt8] = []
+    private var firstOffset = 0
+    private var rest: [[UInt8]] = []
+    private var restIndex = 0
+    private(set) var queuedBytes = 0
 
     init(id: Int32, maxMessageSize: Int) {
         self.id = id
         deframer = GRPCMessageDeframer(maxMessageSize: maxMessageSize)
-        fields.reserveCapacity(12)  // a gRPC request's pseudo-headers and usual fields, without regrowing
+    }
+
+    var isQueueEmpty: Bool { queuedBytes == 0 }
+
+    /// Queues `bytes` from `offset` on (the part already framed as gRPC messages).
+    func enqueue(_ bytes: [UInt8], from offset: Int) {
+        let count = bytes.count - offset
+        guard count > 0 else { return }
+        queuedBytes += count
+        if firstOffset == first.count && rest.isEmpty {
+            first = bytes
+            firstOffset = offset
+        } else {
+            // Rare (a stream message while a previous one waits): the offset is applied now.
+            rest.append(offset == 0 ? bytes : Array(bytes[offset...]))
+        }
     }
 
     /// Copies queued bytes into `buffer`; returns the count.
     func dequeue(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var written = 0
-        while written < buffer.count, let first = queue.first {
-            let take = min(first.count - queueOffset, buffer.count - written)
+        while written < buffer.count {
+            if firstOffset == first.count {
+                guard restIndex < rest.count else { break }
+                first = rest[restIndex]
+                firstOffset = 0
+                rest[restIndex] = []
+                restIndex += 1
+                if restIndex == rest.count {
+                    rest.removeAll()
+                    restIndex = 0
+                }
+                continue
+            }
+            let take = min(first.count - firstOffset, buffer.count - written)
             first.withUnsafeBytes { source in
-                let slice = UnsafeRawBufferPointer(rebasing: source[queueOffset..<(queueOffset + take)])
+                let slice = UnsafeRawBufferPointer(rebasing: source[firstOffset..<(firstOffset + take)])
                 UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + take)]).copyMemory(from: slice)
             }
             written += take
-            queueOffset += take
-            if queueOffset == first.count {
-                queue.removeFirst()
-                queueOffset = 0
-            }
+            firstOffset += take
+        }
+        if firstOffset == first.count && !first.isEmpty {
+            first = []
+            firstOffset = 0
         }
         queuedBytes -= written
         return written
