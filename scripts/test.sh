@@ -20,6 +20,7 @@ echo "== swift build (warnings are errors)" >&2
 # the one C file that holds it is recompiled when it changes (see Package.swift).
 export LARDER_COMMIT=$(scripts/commit-id.sh)
 swift build --build-tests -Xswiftc -warnings-as-errors
+scripts/check-closure-symbols.sh
 
 # The store and end-to-end tests also run on PostgreSQL: a throwaway cluster on
 # 127.0.0.1:55432 unless LARDER_TEST_POSTGRES_URL already names a server.

@@ -152,14 +152,16 @@ final class TLSEndToEndTests {
         // A record header that announces a handshake, then junk.
         let garbage = try RawConnection(port: server.port)
         garbage.send([0x16, 0x03, 0x01, 0x00, 0x40] + Array(repeating: 0xA5, count: 64))
-        #expect(await offThePool { garbage.isClosedByServer() })
+        let garbageClosed = await offThePool { garbage.isClosedByServer() }
+        #expect(garbageClosed)
         #expect(await server.waitForLog("event=tls_handshake_failed"))
 
         // The first bytes of a ClientHello, then silence.
         let stalled = try RawConnection(port: server.port)
         stalled.send([0x16, 0x03, 0x01, 0x02])
         #expect(await server.waitForLog("event=tls_handshake_timeout"), "\(server.stderr)")
-        #expect(await offThePool { stalled.isClosedByServer() })
+        let stalledClosed = await offThePool { stalled.isClosedByServer() }
+        #expect(stalledClosed)
 
         // The established client was never disturbed.
         #expect(try await secure.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
@@ -175,7 +177,8 @@ final class TLSEndToEndTests {
         let stalled = try RawConnection(port: server.port)
         stalled.send([0x16, 0x03, 0x01])
         #expect(await server.waitForLog("event=idle_timeout"), "\(server.stderr)")
-        #expect(await offThePool { stalled.isClosedByServer() })
+        let stalledClosed = await offThePool { stalled.isClosedByServer() }
+        #expect(stalledClosed)
         let secure = try tlsClient(server)
         defer { secure.close() }
         #expect(try await secure.call(HealthMethods.check, HealthCheckRequest()).status == .serving)

@@ -151,7 +151,8 @@ struct HTTP2StreamingTests {
         try await withInProcessServer({ $0.authTokenFile = tokenFile }) { server in
             let h2 = try HTTP2TestClient(port: server.port)
             let watch = try h2.start(Self.watch, messages: [ProtoCodec.encode(HealthCheckRequest())])
-            #expect(Self.statuses(await offThePool { h2.read(watch) { !$0.messages.isEmpty } }) == [.serving])
+            let first = await offThePool { h2.read(watch) { !$0.messages.isEmpty } }
+            #expect(Self.statuses(first) == [.serving])
             let anonymous = try h2.start(Self.reflection, messages: [Self.listServices()], endInput: false)
             let refused = await offThePool { h2.read(anonymous) { $0.ended } }
             #expect(refused?.trailers["grpc-status"] == "16", "\(String(describing: refused?.trailers))")

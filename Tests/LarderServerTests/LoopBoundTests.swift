@@ -57,7 +57,8 @@ struct LoopBoundTests {
             return running
         }
         #expect(!running.loop.isOnLoopThread, "a test thread is not the loop's")
-        #expect(await offThePool { running.onLoop { running.loop.isOnLoopThread } })
+        let onLoop = await offThePool { running.onLoop { running.loop.isOnLoopThread } }
+        #expect(onLoop)
         await offThePool { running.stop() }
         #expect(!running.loop.isOnLoopThread, "the loop stays bound to the thread that ran it")
     }
