@@ -19,7 +19,7 @@ public final class EventLoop: @unchecked Sendable {
     // Sendable because: `epollFD` and `wakeFD` are immutable; `pending` is a Mutex;
     // `owner` is atomic; `handlers` is touched only on the loop's thread, which
     // register and unregister check in debug builds (`assertOnLoopThread`), and
-    // run() reads it on that thread. Tested in LoopBoundTests (a wrong-thread
+    // run() reads it on that thread; `aroundTurn` is set before run() and read only by it. Tested in LoopBoundTests (a wrong-thread
     // register traps, in a child process).
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -27,6 +27,9 @@ public final class EventLoop: @unchecked Sendable {
     private let pending = Mutex<PendingTasks>(PendingTasks())
     /// The `pthread_self()` of the thread in (or last in) `run()`; 0 before the first run.
     private let owner = Atomic<UInt>(0)
+    /// Wraps each turn's work (its events, then its queued tasks): e.g. a store that holds the
+    /// jobs submitted meanwhile and wakes its threads once at the end. Set before `run()`.
+    public var aroundTurn: ((() -> Void) -> Void)?
 
     private struct PendingTasks: ~Copyable {
         var tasks: [@Sendable () -> Void] = []
@@ -42,7 +45,10 @@ public final class EventLoop: @unchecked Sendable {
             close(epollFD)
             throw error
         }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
+        // Edge-triggered, and never read: every write to an eventfd signals its waiters, so each
+        // wake-up is reported once and a turn costs no read(2) of the counter. The counter only
+        // grows (by one per wake-up, at most one per turn): it cannot reach its limit of 2^64 - 2.
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLET.rawValue, data: epoll_data_t(fd: wakeFD))
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
     }
 
@@ -126,21 +132,28 @@ public final class EventLoop: @unchecked Sendable {
             let wait = now >= nextTick ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
             let count = epoll_wait(epollFD, events, Int32(capacity), wait)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
-            for index in 0..<max(Int(count), 0) {
-                let fd = events[index].data.fd
-                if fd == wakeFD {
-                    var value: UInt64 = 0
-                    _ = read(wakeFD, &value, 8)
-                    continue
-                }
-                handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
+            var stop = false
+            if let aroundTurn {
+                aroundTurn { stop = dispatch(events, count: Int(count)) }
+            } else {
+                stop = dispatch(events, count: Int(count))
             }
-            if runPendingTasks() { return }
+            if stop { return }
             if MonotonicClock.nanoseconds() >= nextTick {
                 onTick()
                 nextTick = MonotonicClock.nanoseconds() + tickNanoseconds
             }
         }
+    }
+
+    /// One turn: the handlers of `count` ready events, then the queued tasks; true when stop was requested.
+    private func dispatch(_ events: UnsafeMutablePointer<epoll_event>, count: Int) -> Bool {
+        for index in 0..<max(count, 0) {
+            let fd = events[index].data.fd
+            if fd == wakeFD { continue }  // edge-triggered: nothing to read (see init)
+            handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
+        }
+        return runPendingTasks()
     }
 
     /// Runs queued tasks; returns true when stop was requested.

@@ -104,6 +104,11 @@ public final class Server: @unchecked Sendable {
         core.afterDelivery = { [unowned self] in finishDrainIfDone() }
         let core = self.core
         store.setCompletionsDelivered { [weak core] in core?.wakeForReplies() }
+        // The jobs of one loop turn (every connection it read, the replies it delivered and the
+        // calls they resumed) wake the store threads once: with a client that sends few calls per
+        // read (the gRPC C++ one), a wake-up per read was a thread switch and a read transaction
+        // for every few calls.
+        loop.aroundTurn = { [store] turn in store.submitBatch(turn) }
     }
 
     /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;

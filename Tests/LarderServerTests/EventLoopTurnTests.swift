@@ -1,0 +1,67 @@
+import Foundation
+import LarderReactor
+import LarderTestSupport
+import Synchronization
+import Testing
+
+/// `EventLoop`'s wake-ups (an edge-triggered eventfd that is never read) and `aroundTurn`.
+@Suite("Event loop turns")
+struct EventLoopTurnTests {
+    /// Every `execute` from another thread wakes a loop blocked in epoll_wait: with no tick to
+    /// fall back on, a lost wake-up would leave its task waiting (caught by the 60 s timeout).
+    @Test func everyExecuteWakesTheLoop() async throws {
+        let ran = try await offThePool { () throws -> Int in
+            let loop = try EventLoop()
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                loop.run(tickMilliseconds: 3_600_000)
+                finished.signal()
+            }.start()
+            var ran = 0
+            for _ in 0..<2000 {
+                let done = DispatchSemaphore(value: 0)
+                loop.execute { done.signal() }
+                guard done.wait(timeout: .now() + 60) == .success else { break }
+                ran += 1
+            }
+            loop.stop()
+            _ = finished.wait(timeout: .now() + 60)
+            return ran
+        }
+        #expect(ran == 2000, "a task was not run: the loop missed a wake-up")
+    }
+
+    /// `aroundTurn` wraps each turn's events and tasks: a task runs inside it.
+    @Test func tasksRunInsideAroundTurn() async throws {
+        struct State: Sendable { var depth = 0; var turns = 0; var sawDepths: [Int] = [] }
+        final class Box: Sendable { let state = Mutex(State()) }
+        let result = try await offThePool { () throws -> State in
+            let loop = try EventLoop()
+            let box = Box()
+            loop.aroundTurn = { turn in
+                box.state.withLock { $0.depth += 1; $0.turns += 1 }
+                turn()
+                box.state.withLock { $0.depth -= 1 }
+            }
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                loop.run(tickMilliseconds: 3_600_000)
+                finished.signal()
+            }.start()
+            for _ in 0..<10 {
+                let done = DispatchSemaphore(value: 0)
+                loop.execute {
+                    box.state.withLock { $0.sawDepths.append($0.depth) }
+                    done.signal()
+                }
+                _ = done.wait(timeout: .now() + 60)
+            }
+            loop.stop()
+            _ = finished.wait(timeout: .now() + 60)
+            return box.state.withLock { $0 }
+        }
+        #expect(result.sawDepths == Array(repeating: 1, count: 10), "each task ran inside exactly one aroundTurn")
+        #expect(result.turns >= 10)
+        #expect(result.depth == 0)
+    }
+}
