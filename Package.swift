@@ -97,7 +97,7 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
-        .target(name: "LarderFuzzTargets", dependencies: ["LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2", "LarderMemoryStore"],
+        .target(name: "LarderFuzzTargets", dependencies: ["LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2", "LarderMemoryStore"],
                 path: "Fuzz/Sources/LarderFuzzTargets", swiftSettings: settings),
         .executableTarget(name: "larder-fuzz-frames", dependencies: ["LarderFuzzTargets"],
                           path: "Fuzz/Sources/larder-fuzz-frames", swiftSettings: settings),
@@ -128,8 +128,8 @@ let package = Package(
         .testTarget(name: "LarderStoreTests",
                     dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI", "LarderTestSupport"],
                     swiftSettings: settings),
-        .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderTestSupport"], swiftSettings: settings),
-        .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI", "LarderTestSupport"],
+        .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderSystem", "LarderTestSupport"], swiftSettings: settings),
+        .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI", "LarderSystem", "LarderTestSupport"],
                     swiftSettings: settings),
         // The server in the test process, over the in-memory store: routing, admission, limits, drain.
         .testTarget(name: "LarderServerTests",
@@ -144,8 +144,8 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "LarderEndToEndTests",
                     dependencies: ["LarderClient", "LarderAPI", "LarderWire", "LarderCLI", "LarderJSON",
-                                   "LarderPostgres", "LarderSQLite", "LarderTestSupport", "LarderHTTP2", "LarderTLS",
-                                   "larder-server", "larder"],
+                                   "LarderPostgres", "LarderSQLite", "LarderSystem", "LarderTestSupport", "LarderHTTP2",
+                                   "LarderTLS", "larder-server", "larder"],
                     swiftSettings: settings),
     ]
 )

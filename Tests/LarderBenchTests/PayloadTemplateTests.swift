@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderSystem
 import LarderWire
 import Testing
 @testable import LarderBench

@@ -1,4 +1,5 @@
 @testable import LarderClient
+import LarderSystem
 import LarderTestSupport
 import Testing
 
@@ -7,7 +8,7 @@ struct DeadlineHeapTests {
     @Test("pops entries in deadline order", arguments: [0, 1, 7, 100])
     func order(count: Int) {
         let base = ContinuousClock.now
-        var generator = SplitMix(seed: UInt64(count))
+        var generator = SplitMix64(seed: UInt64(count))
         var heap = DeadlineHeap()
         var offsets: [Int64] = []
         for id in 0..<count {

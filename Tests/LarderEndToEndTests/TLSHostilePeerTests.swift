@@ -1,5 +1,6 @@
 import Foundation
 import LarderClient
+import LarderSystem
 import LarderTestSupport
 import LarderTLS
 import LarderWire
@@ -146,7 +147,7 @@ final class TLSHostilePeerTests {
                 let frame = Self.health(UInt64(id))
                 for byte in frame { ciphertext += try peer.seal([byte]) }
             }
-            var generator = SplitMix(seed: 42)
+            var generator = SplitMix64(seed: 42)
             var offset = 0
             while offset < ciphertext.count {
                 let size = min(ciphertext.count - offset, 1 + Int(generator.next() % 700))

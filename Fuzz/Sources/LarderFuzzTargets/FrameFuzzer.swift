@@ -1,3 +1,4 @@
+import LarderSystem
 import LarderWire
 
 /// Feeds a byte stream to `FrameDecoder` in pieces whose sizes come from the
@@ -12,7 +13,7 @@ enum FrameFuzzer {
     static func run(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
         guard data.count >= 2 else { return }
         let limit = maxFrameSizes[Int(data[0]) % maxFrameSizes.count]
-        var random = SplitMix(seed: UInt64(data[1]))
+        var random = SplitMix64(seed: UInt64(data[1]))
         let stream = UnsafeRawBufferPointer(rebasing: data[2...])
         let expected = reference(stream, limit: limit)
 
@@ -77,15 +78,3 @@ enum FrameFuzzer {
     }
 }
 
-/// A tiny deterministic generator for piece sizes.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

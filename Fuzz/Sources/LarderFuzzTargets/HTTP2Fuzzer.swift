@@ -1,4 +1,5 @@
 import LarderHTTP2
+import LarderSystem
 import LarderWire
 
 /// Feeds a client's byte stream to a `GRPCServerSession` in pieces whose sizes come from the
@@ -10,7 +11,7 @@ import LarderWire
 enum HTTP2Fuzzer {
     static func run(_ data: UnsafeRawBufferPointer) throws(FuzzFailure) {
         guard data.count >= 1 else { return }
-        var random = SplitMix(seed: UInt64(data[0]))
+        var random = SplitMix64(seed: UInt64(data[0]))
         var configuration = GRPCServerConfiguration()
         configuration.maxMessageSize = 64 * 1024
         configuration.maxConcurrentStreams = 16

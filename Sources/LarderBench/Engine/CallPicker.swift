@@ -1,3 +1,5 @@
+import LarderSystem
+
 /// Picks the template of the next call: a workload by weight, then one of its
 /// templates uniformly (e.g. a random location id for `get`).
 struct CallPicker: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import LarderJSON
+import LarderSystem
 public import LarderWire
 
 /// A request in proto3 JSON with placeholders, rendered for every call (`--call ... -d`).
