@@ -11,13 +11,16 @@ extension Server {
     /// The first byte of a TLS record carrying a handshake message (a ClientHello).
     static let tlsHandshakeRecord: UInt8 = 0x16
 
-    /// Loads the TLS context `configuration` asks for; nil when TLS is off.
-    static func loadTLSContext(_ configuration: ServerConfiguration) throws(RPCError) -> TLSServerContext? {
+    /// Loads the TLS context `configuration` asks for; nil when TLS is off. `previous` (on a
+    /// reload) hands its session ticket keys on, so clients resume across the reload.
+    static func loadTLSContext(_ configuration: ServerConfiguration,
+                               replacing previous: TLSServerContext? = nil) throws(RPCError) -> TLSServerContext? {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
         do {
             return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key,
                                         clientCAFile: configuration.tlsClientCAFile,
-                                        clientAuthentication: configuration.tlsClientAuthentication)
+                                        clientAuthentication: configuration.tlsClientAuthentication,
+                                        replacing: previous)
         } catch {
             throw RPCError(error.code, error.detail.isEmpty ? error.message : "\(error.message) (\(error.detail))")
         }
@@ -90,11 +93,12 @@ extension Server {
     }
 
     /// On SIGHUP: loads the certificate, key and client CA again. New connections use the
-    /// new ones; established ones keep theirs. A bad file keeps the old context, logged.
+    /// new ones; established ones keep theirs; tickets issued before resume after (same
+    /// ticket keys) unless the client CA or policy changed. A bad file keeps the old context, logged.
     func reloadTLS() {
         guard let certificate = configuration.tlsCertificateFile else { return }
         do {
-            tlsContext = try Self.loadTLSContext(configuration)
+            tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
             logger.info("tls_reloaded", ["cert": certificate])
         } catch {
             logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])
