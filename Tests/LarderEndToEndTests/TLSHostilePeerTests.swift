@@ -1,4 +1,5 @@
 import Foundation
+import LarderAPI
 import LarderClient
 import LarderTestSupport
 import LarderTLS
@@ -109,6 +110,54 @@ final class TLSHostilePeerTests {
         let bound = before + (peak - before) / 3
         #expect(await eventually { LimitsEndToEndTests.residentKilobytes(pid: pid) < bound },
                 "RSS \(LimitsEndToEndTests.residentKilobytes(pid: pid)) KiB after the peers left; \(before) before, \(peak) with them")
+    }
+
+    /// `--tls-max-handshakes 2`: two peers that stall after the server's first flight hold
+    /// both slots; a third TLS connection is not read (no ServerHello) until one leaves, then
+    /// gets its handshake; a real client gets its call answered once a slot is free.
+    @Test func handshakesBeyondTheCapWaitForASlot() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
+        defer { server.stop() }
+        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
+            .makeSession(serverName: "localhost")
+        try session.startHandshake()
+        var output: [UInt8] = []
+        session.takeOutput(into: &output)
+        let hello = output
+        let port = server.port
+        /// The first bytes of the server's answer to a ClientHello (0 or less: none within 10 s).
+        @Sendable func firstFlight(_ peer: RawConnection) -> Int {
+            var flight = [UInt8](repeating: 0, count: 16 * 1024)
+            return flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
+        }
+        var holders: [RawConnection] = try await offThePool {
+            try (0..<2).map { index in
+                let peer = try RawConnection(port: port)
+                peer.send(hello)
+                guard firstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                return peer
+            }
+        }
+        let waiting = try RawConnection(port: port)
+        waiting.send(hello)
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        let whileFull = await offThePool { firstFlight(waiting) }
+        #expect(whileFull <= 0, "a third handshake was served while both slots were taken")
+
+        holders.removeFirst()  // closes: its slot is free
+        let afterSlot = await offThePool { firstFlight(waiting) }
+        #expect(afterSlot > 0, "the waiting handshake got the freed slot")
+
+        holders.removeAll()  // one slot free again (the waiting peer holds the other)
+        var options = ClientOptions(defaultTimeout: .seconds(60),
+                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        options.connectTimeout = .seconds(60)
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+        defer { client.close() }
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        _ = waiting
     }
 
     static func openDescriptors(_ pid: Int32) -> Int {
