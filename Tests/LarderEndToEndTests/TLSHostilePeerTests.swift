@@ -81,7 +81,8 @@ final class TLSHostilePeerTests {
                      "this test needs \(peerCount * 2 + 500) file descriptors (ulimit -n)")
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey,
-                                                         "--tls-handshake-timeout", "600"])
+                                                         "--tls-handshake-timeout", "600",
+                                                         "--tls-max-handshakes", "\(peerCount)"])  // all hold a session
         defer { server.stop() }
         let pid = server.processIdentifier
         let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
