@@ -161,6 +161,25 @@ final class TLSHostilePeerTests {
         _ = waiting
     }
 
+    /// A connection waiting for a handshake slot is under the handshake timeout too: behind a
+    /// peer that holds the only slot forever, it is closed, not kept.
+    @Test func aConnectionWaitingForAHandshakeSlotTimesOut() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "1"])
+        defer { server.stop() }
+        let holder = try RawConnection(port: server.port)
+        holder.send([0x16, 0x03, 0x01, 0x02])  // a record header, never its body
+        // Whichever of the two the server reads first holds the slot; the other waits.
+        let waiting = try RawConnection(port: server.port)
+        waiting.send([0x16, 0x03, 0x01, 0x02])
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        let closed = await offThePool { waiting.isClosedByServer() && holder.isClosedByServer() }
+        #expect(closed, "both connections were closed by their handshake timeout")
+        #expect(await eventually { server.stderr.components(separatedBy: "event=tls_handshake_timeout").count == 3 },
+                "both connections timed out: \(server.stderr)")
+    }
+
     static func openDescriptors(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
