@@ -60,3 +60,48 @@ static inline int larder_tls_alpn_select(SSL *ssl, const unsigned char **out, un
 static inline void larder_tls_ctx_set_alpn_select(SSL_CTX *_Nonnull ctx, const unsigned char *_Nonnull protocols) {
     SSL_CTX_set_alpn_select_cb(ctx, larder_tls_alpn_select, (void *)protocols);
 }
+
+/// What a client saw of the server's certificate_request and sent in reply (bits of the
+/// `int` a session's message callback writes to).
+enum {
+    LARDER_TLS_SAW_CERTIFICATE_REQUEST = 1,
+    LARDER_TLS_SENT_CERTIFICATE = 2,
+};
+
+/// A client session's message callback: notes a certificate_request received, and a
+/// Certificate message sent with at least one certificate in it.
+static inline void larder_tls_observe_handshake(int write_p, int version, int content_type, const void *buf,
+                                                size_t len, SSL *ssl, void *arg) {
+    (void)version;
+    if (content_type != SSL3_RT_HANDSHAKE || len < 4 || arg == NULL) return;
+    const unsigned char *message = (const unsigned char *)buf;
+    int *flags = (int *)arg;
+    if (!write_p && message[0] == SSL3_MT_CERTIFICATE_REQUEST) *flags |= LARDER_TLS_SAW_CERTIFICATE_REQUEST;
+    if (write_p && message[0] == SSL3_MT_CERTIFICATE) {
+        // TLS 1.3: type, length(3), context length(1), context, list length(3); TLS 1.2: no context.
+        size_t at = 4;
+        if (SSL_version(ssl) == TLS1_3_VERSION) {
+            at += 1 + (size_t)message[4];
+        }
+        if (len >= at + 3 && (message[at] | message[at + 1] | message[at + 2]) != 0) {
+            *flags |= LARDER_TLS_SENT_CERTIFICATE;
+        }
+    }
+}
+
+/// Starts (`flags` non-NULL) or stops (NULL) `larder_tls_observe_handshake` on `ssl`.
+static inline void larder_tls_set_handshake_observer(SSL *_Nonnull ssl, int *_Nullable flags) {
+    SSL_set_msg_callback_arg(ssl, flags);
+    SSL_set_msg_callback(ssl, flags ? larder_tls_observe_handshake : NULL);
+}
+
+/// The session ticket keys of a context: 80 bytes (name, HMAC key, AES key). 1 on success.
+enum { LARDER_TLS_TICKET_KEYS_LENGTH = 80 };
+
+static inline int larder_tls_ctx_get_ticket_keys(SSL_CTX *_Nonnull ctx, unsigned char *_Nonnull keys) {
+    return (int)SSL_CTX_get_tlsext_ticket_keys(ctx, keys, LARDER_TLS_TICKET_KEYS_LENGTH);
+}
+
+static inline int larder_tls_ctx_set_ticket_keys(SSL_CTX *_Nonnull ctx, unsigned char *_Nonnull keys) {
+    return (int)SSL_CTX_set_tlsext_ticket_keys(ctx, keys, LARDER_TLS_TICKET_KEYS_LENGTH);
+}

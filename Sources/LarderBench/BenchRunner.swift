@@ -45,7 +45,8 @@ public enum BenchRunner {
         do throws(RPCError) {
             let prepared = try RequestCatalog.prepare(options, data: data, cancellation: cancellation, notify: notify)
             let templates = RequestTemplates(payloads: prepared.groups, metadata: metadata(options),
-                                             callCreates: options.call.map { !$0.isReadOnly } ?? false)
+                                             callCreates: options.call.map { !$0.isReadOnly } ?? false,
+                                             overTLS: options.tls != nil)
             outcome = .success(try LoadEngine.run(options, templates: templates, seeded: prepared.seeded,
                                                   showProgress: showProgress, cancellation: cancellation))
         } catch {

@@ -13,12 +13,13 @@ public final class GRPCRequestHeaderBlock: @unchecked Sendable {
     /// The fields, in order (pseudo-headers first).
     public let fields: [(name: String, value: String)]
 
-    /// The fields of a request for `path`: `:method POST`, `:scheme http`, `:path`, `:authority`,
-    /// content-type `application/grpc`, `te: trailers`, then `metadata` in order (keys lowercased;
-    /// a `-bin` key's value is sent base64-encoded, unpadded, as gRPC senders do).
-    public init(path: String, authority: String = "localhost", metadata: [(String, String)] = []) {
+    /// The fields of a request for `path`: `:method POST`, `:scheme` (`https` over TLS, as
+    /// gRPC's PROTOCOL-HTTP2.md asks), `:path`, `:authority`, content-type `application/grpc`,
+    /// `te: trailers`, then `metadata` in order (keys lowercased; a `-bin` key's value is sent
+    /// base64-encoded, unpadded, as gRPC senders do).
+    public init(path: String, authority: String = "localhost", metadata: [(String, String)] = [], overTLS: Bool = false) {
         var fields: [(name: String, value: String)] = [
-            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
+            (":method", "POST"), (":scheme", overTLS ? "https" : "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"),
         ]
         for (key, value) in metadata {

@@ -57,6 +57,9 @@ final class Connection: EventHandler, CallConnection {
     /// True while reading is held back because the memory budget is used up and
     /// this connection holds more than its share.
     var heldForBudget = false
+    /// The first bytes of a TLS connection that waits for a handshake slot
+    /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
+    var tlsWaitingBytes: [UInt8]?
     /// True once the server closed this connection; nothing more happens on it.
     private(set) var isClosed = false
     /// Monotonic time since which unwritten replies have waited without a byte
@@ -268,7 +271,7 @@ final class Connection: EventHandler, CallConnection {
             readPaused = false
         }
         var wanted: IOEvents = []
-        if !readPaused && !heldForBudget && !inputClosed { wanted.insert(.readable) }
+        if !readPaused && !heldForBudget && tlsWaitingBytes == nil && !inputClosed { wanted.insert(.readable) }
         if bufferedOutputBytes > 0 { wanted.insert(.writable) }
         if wanted != interest {
             interest = wanted

@@ -21,6 +21,11 @@ extension Server {
 
     func close(_ connection: Connection, reason: String) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if let link = connection.tls { releaseHandshakeSlot(link) }
+        if let waiting = connection.tlsWaitingBytes {  // closed while waiting for a handshake slot
+            connection.usage.add(-waiting.count)
+            connection.tlsWaitingBytes = nil
+        }
         core.unregister(connection)
         loop.unregister(connection.fd)
         SocketIO.close(connection.fd)
@@ -43,6 +48,7 @@ extension Server {
 
     func tick() {
         let now = MonotonicClock.nanoseconds()
+        defer { admitWaitingHandshakes() }
         let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
         let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
         let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000

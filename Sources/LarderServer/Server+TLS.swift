@@ -11,13 +11,16 @@ extension Server {
     /// The first byte of a TLS record carrying a handshake message (a ClientHello).
     static let tlsHandshakeRecord: UInt8 = 0x16
 
-    /// Loads the TLS context `configuration` asks for; nil when TLS is off.
-    static func loadTLSContext(_ configuration: ServerConfiguration) throws(RPCError) -> TLSServerContext? {
+    /// Loads the TLS context `configuration` asks for; nil when TLS is off. `previous` (on a
+    /// reload) hands its session ticket keys on, so clients resume across the reload.
+    static func loadTLSContext(_ configuration: ServerConfiguration,
+                               replacing previous: TLSServerContext? = nil) throws(RPCError) -> TLSServerContext? {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
         do {
             return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key,
                                         clientCAFile: configuration.tlsClientCAFile,
-                                        clientAuthentication: configuration.tlsClientAuthentication)
+                                        clientAuthentication: configuration.tlsClientAuthentication,
+                                        replacing: previous)
         } catch {
             throw RPCError(error.code, error.detail.isEmpty ? error.message : "\(error.message) (\(error.detail))")
         }
@@ -26,16 +29,20 @@ extension Server {
     /// Every byte read from a connection's socket comes here: the first byte decides
     /// between TLS and cleartext; TLS bytes are decrypted; plaintext goes on to the transports.
     func receiveBytes(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
+        if connection.tlsWaitingBytes != nil {  // read in the same event, before reads were held
+            connection.tlsWaitingBytes?.append(contentsOf: bytes)
+            connection.usage.add(bytes.count)
+            return
+        }
         if !connection.securityDecided {
             guard let first = bytes.first else { return }
             connection.securityDecided = true
-            if first == Self.tlsHandshakeRecord, let context = tlsContext {
-                do {
-                    connection.tls = TLSLink(session: try context.makeSession(), startedAt: connection.lastActivity)
-                } catch {
-                    close(connection, reason: "cannot start a TLS session: \(error)")
+            if first == Self.tlsHandshakeRecord, tlsContext != nil {
+                if tlsHandshakesInProgress >= configuration.tlsMaxHandshakes {
+                    waitForHandshakeSlot(connection, bytes)
                     return
                 }
+                guard startTLS(connection) else { return }
             } else if configuration.tlsOnly {
                 logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
                 fail(connection, RPCError.unavailable(
@@ -62,7 +69,63 @@ extension Server {
         if !plaintext.isEmpty { plaintext.withUnsafeBytes { receivePlaintext($0, on: connection) } }
     }
 
+    /// Gives `connection` a TLS session and a handshake slot; false (and the connection
+    /// closed) when no session can be made.
+    private func startTLS(_ connection: Connection) -> Bool {
+        guard let context = tlsContext else { return false }
+        do {
+            let link = TLSLink(session: try context.makeSession(), startedAt: connection.lastActivity)
+            link.holdsHandshakeSlot = true
+            tlsHandshakesInProgress += 1
+            connection.tls = link
+            return true
+        } catch {
+            close(connection, reason: "cannot start a TLS session: \(error)")
+            return false
+        }
+    }
+
+    /// All handshake slots are taken: the connection keeps the bytes it sent and is not read
+    /// (its peer waits, as in a listen backlog) until `admitWaitingHandshakes` gives it a slot;
+    /// its handshake timeout runs from its first byte all the same.
+    private func waitForHandshakeSlot(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) {
+        if tlsHandshakeQueue.isEmpty {
+            logger.warn("tls_handshakes_full", ["in_progress": tlsHandshakesInProgress,
+                                                "limit": configuration.tlsMaxHandshakes])
+        }
+        connection.tlsWaitingBytes = Array(bytes)
+        connection.usage.add(bytes.count)
+        connection.updateInterest()
+        tlsHandshakeQueue.append(connection.id)
+    }
+
+    /// A handshake ended (completed, failed, or its connection closed): its slot is free.
+    func releaseHandshakeSlot(_ link: TLSLink) {
+        guard link.holdsHandshakeSlot else { return }
+        link.holdsHandshakeSlot = false
+        tlsHandshakesInProgress -= 1
+    }
+
+    /// From `tick`: starts the handshakes of waiting connections, oldest first, while slots are free.
+    func admitWaitingHandshakes() {
+        var admitted = 0
+        while admitted < tlsHandshakeQueue.count && tlsHandshakesInProgress < configuration.tlsMaxHandshakes {
+            let id = tlsHandshakeQueue[admitted]
+            admitted += 1
+            guard let connection = connections[id], !connection.isClosing,
+                  let bytes = connection.tlsWaitingBytes else { continue }
+            connection.tlsWaitingBytes = nil
+            connection.usage.add(-bytes.count)
+            connection.updateInterest()
+            guard startTLS(connection) else { continue }
+            bytes.withUnsafeBytes { receiveBytes($0, on: connection) }
+            if !connection.isClosed { connection.flush() }  // the server's first flight
+        }
+        if admitted > 0 { tlsHandshakeQueue.removeFirst(admitted) }
+    }
+
     private func tlsEstablished(_ connection: Connection, link: TLSLink) {
+        releaseHandshakeSlot(link)
         link.established()
         let session = link.session
         logger.debug("tls_established", ["conn": connection.id, "peer": connection.peer, "version": session.protocolVersion,
@@ -72,6 +135,7 @@ extension Server {
 
     /// A failed handshake or record: send OpenSSL's alert (if any), then close this connection.
     private func tlsFailed(_ connection: Connection, _ error: TLSError, handshakeDone: Bool) {
+        if let link = connection.tls { releaseHandshakeSlot(link) }
         logger.warn(handshakeDone ? "tls_failed" : "tls_handshake_failed",
                     ["conn": connection.id, "peer": connection.peer, "reason": error.message, "detail": error.detail])
         if !connection.isClosing { connection.state = .closing(since: MonotonicClock.nanoseconds()) }
@@ -80,9 +144,17 @@ extension Server {
 
     /// From `tick`: true (and the connection closed) when its handshake has run past the limit.
     func closeIfHandshakeExpired(_ connection: Connection, now: UInt64) -> Bool {
-        guard let link = connection.tls, !link.session.isHandshakeComplete, !connection.isClosing else { return false }
+        guard !connection.isClosing else { return false }
+        let startedAt: UInt64
+        if let link = connection.tls, !link.session.isHandshakeComplete {
+            startedAt = link.startedAt
+        } else if connection.tlsWaitingBytes != nil {
+            startedAt = connection.lastActivity  // its first byte; nothing was read since
+        } else {
+            return false
+        }
         let limit = UInt64(configuration.tlsHandshakeTimeoutSeconds) * 1_000_000_000
-        guard now &- link.startedAt > limit else { return false }
+        guard now &- startedAt > limit else { return false }
         logger.warn("tls_handshake_timeout", ["conn": connection.id, "peer": connection.peer,
                                               "seconds": configuration.tlsHandshakeTimeoutSeconds])
         close(connection, reason: "TLS handshake not completed within \(configuration.tlsHandshakeTimeoutSeconds) s")
@@ -90,11 +162,12 @@ extension Server {
     }
 
     /// On SIGHUP: loads the certificate, key and client CA again. New connections use the
-    /// new ones; established ones keep theirs. A bad file keeps the old context, logged.
+    /// new ones; established ones keep theirs; tickets issued before resume after (same
+    /// ticket keys) unless the client CA or policy changed. A bad file keeps the old context, logged.
     func reloadTLS() {
         guard let certificate = configuration.tlsCertificateFile else { return }
         do {
-            tlsContext = try Self.loadTLSContext(configuration)
+            tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
             logger.info("tls_reloaded", ["cert": certificate])
         } catch {
             logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])

@@ -59,6 +59,10 @@ public final class Server: @unchecked Sendable {
     var tlsContext: TLSServerContext?
     /// Scratch for the plaintext of one TLS read (its capacity is kept).
     var tlsPlaintext: [UInt8] = []
+    /// TLS handshakes in progress (each holds a slot, `--tls-max-handshakes`).
+    var tlsHandshakesInProgress = 0
+    /// Connections waiting for a handshake slot, oldest first (ids; closed ones are skipped).
+    var tlsHandshakeQueue: [UInt64] = []
 
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsOnly = false
     /// Seconds a client may take to complete the TLS handshake it started.
     public var tlsHandshakeTimeoutSeconds = 10
+    /// TLS handshakes in progress at once; further TLS connections wait (not read) for a slot.
+    public var tlsMaxHandshakes = 1024
     /// Where to serve Prometheus metrics over HTTP (`GET /metrics`); nil = nowhere.
     public var metricsListen: SocketAddress?
 

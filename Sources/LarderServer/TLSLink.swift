@@ -16,6 +16,8 @@ final class TLSLink {
     var ciphertextOffset = 0
     /// True once close_notify was queued (the connection is closing).
     var closeNotified = false
+    /// True while this handshake counts against `--tls-max-handshakes`.
+    var holdsHandshakeSlot = false
     /// The verified client certificate's subject, set when the handshake completes.
     private(set) var clientSubject: String?
 

@@ -141,6 +141,11 @@ public enum ServerCommandLine {
                help: "time a client may take to complete a TLS handshake it started (default 10)") { config, value throws(UsageError) in
             config.server.tlsHandshakeTimeoutSeconds = try parseInt(value, flag: "tls-handshake-timeout", range: 1...3_600)
         },
+        Option(name: "tls-max-handshakes", value: "N",
+               help: "TLS handshakes in progress at once; further TLS connections wait, unread, for a slot "
+                   + "(their handshake timeout runs) (default 1024)") { config, value throws(UsageError) in
+            config.server.tlsMaxHandshakes = try parseInt(value, flag: "tls-max-handshakes", range: 1...1_000_000)
+        },
         Option(name: "insecure", value: nil,
                help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.server.insecure = try parseSwitch(value, flag: "insecure")

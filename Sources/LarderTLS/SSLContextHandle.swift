@@ -66,6 +66,19 @@ final class SSLContextHandle: @unchecked Sendable {
         }
     }
 
+    /// Uses the session ticket keys of `other` (a server context this one replaces), so
+    /// the tickets `other` issued decrypt here.
+    func adoptTicketKeys(of other: SSLContextHandle) throws(TLSError) {
+        var keys = [UInt8](repeating: 0, count: Int(LARDER_TLS_TICKET_KEYS_LENGTH))
+        defer { for index in keys.indices { keys[index] = 0 } }  // secret: not left in freed memory
+        OpenSSLErrorQueue.clear()
+        guard larder_tls_ctx_get_ticket_keys(other.pointer, &keys) == 1,
+              larder_tls_ctx_set_ticket_keys(pointer, &keys) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot carry the session ticket keys over",
+                           detail: OpenSSLErrorQueue.takeText())
+        }
+    }
+
     /// Trusts the CAs in `caFile` (PEM) for verifying the peer.
     func trust(caFile: String) throws(TLSError) {
         OpenSSLErrorQueue.clear()

@@ -51,6 +51,20 @@ enum TLSFailure {
         return TLSError(.protocolError, .unavailable, "TLS record error: the connection cannot continue", detail: detail)
     }
 
+    /// A client's connection that ended without an alert (reset or closed) after the server
+    /// asked for a certificate and before it sent anything: what the lost alert most likely said.
+    static func abruptEndAfterCertificateRequest(sentCertificate: Bool) -> TLSError {
+        if sentCertificate {
+            return TLSError(.certificateRejected, .unauthenticated,
+                            "the server asked for a client certificate and closed the connection after the handshake: "
+                                + "it probably rejected this client's certificate (not issued by a CA it trusts, or expired)")
+        }
+        return TLSError(.clientCertificateRequired, .unauthenticated,
+                        "the server asked for a client certificate, none was sent, and it closed the connection after "
+                            + "the handshake: the server probably requires a client certificate: present one signed "
+                            + "by the server's client CA")
+    }
+
     private static func verificationFailure(_ result: Int32, peer: String, subject: String, isServer: Bool,
                                             serverName: String?, detail: String) -> TLSError {
         let fix = isServer ? "the client needs a certificate issued by --tls-client-ca"

@@ -23,15 +23,24 @@ public final class TLSServerContext: Sendable {
 
     /// Loads `certificateChainFile` and `privateKeyFile` (PEM); with `clientCAFile`, clients
     /// are asked for a certificate signed by it (`clientAuthentication` says whether it is required).
+    ///
+    /// `previous`: the context this one replaces (a reload). Its session ticket keys carry
+    /// over, so tickets it issued still resume here, unless the client certificate policy or
+    /// CA changed: a session's context identifier covers both, and a ticket whose client
+    /// certificate was verified under other rules gets a full handshake instead.
     public init(certificateChainFile: String, privateKeyFile: String, clientCAFile: String? = nil,
                 clientAuthentication: TLSClientAuthentication = .optional,
-                protocols: [String] = ["h2", "larder"]) throws(TLSError) {
+                protocols: [String] = ["h2", "larder"], replacing previous: TLSServerContext? = nil) throws(TLSError) {
         let handle = try SSLContextHandle(server: true)
         try handle.useCertificate(chainFile: certificateChainFile, keyFile: privateKeyFile)
-        // Resumed sessions must come from this server's own sessions (needed with client certificates).
-        let sessionContext = Array("larder".utf8)
-        _ = SSL_CTX_set_session_id_context(handle.pointer, sessionContext, UInt32(sessionContext.count))
+        // Resumed sessions must come from this server's own sessions under the same client
+        // certificate rules (OpenSSL compares the identifier a session was made under).
+        let sessionContext = try Self.sessionIDContext(clientCAFile: clientCAFile, clientAuthentication: clientAuthentication)
+        guard SSL_CTX_set_session_id_context(handle.pointer, sessionContext, UInt32(sessionContext.count)) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot set the TLS session context", detail: OpenSSLErrorQueue.takeText())
+        }
         larder_tls_ctx_enable_server_cache(handle.pointer)
+        if let previous { try handle.adoptTicketKeys(of: previous.handle) }
         if let clientCAFile {
             try handle.trust(caFile: clientCAFile)
             OpenSSLErrorQueue.clear()
@@ -50,6 +59,26 @@ public final class TLSServerContext: Sendable {
         handle.selectALPN(from: try ALPNProtocols.wire(protocols))
         self.handle = handle
         self.protocols = protocols
+    }
+
+    /// The session ID context: a SHA-256 over the client certificate rules (none, or the
+    /// policy and the client CA file's bytes), at most `SSL_MAX_SID_CTX_LENGTH` (32) bytes.
+    private static func sessionIDContext(clientCAFile: String?, clientAuthentication: TLSClientAuthentication)
+        throws(TLSError) -> [UInt8] {
+        var rules = Array("larder".utf8)
+        if let clientCAFile {
+            rules += Array(" client-ca \(clientAuthentication.rawValue) ".utf8)
+            guard let bytes = FileBytes.read(clientCAFile) else {
+                throw TLSError(.configuration, .failedPrecondition, "cannot read the client CA file \(clientCAFile)")
+            }
+            rules += bytes
+        }
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        guard EVP_Digest(rules, rules.count, &digest, &length, EVP_sha256(), nil) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot hash the TLS session context", detail: OpenSSLErrorQueue.takeText())
+        }
+        return Array(digest.prefix(Int(length)))
     }
 
     /// A new server-side session for one connection.

@@ -33,6 +33,14 @@ public final class TLSSession {
     public private(set) var isHandshakeComplete = false
     /// True once the peer sent close_notify: no more plaintext will come.
     public private(set) var peerClosed = false
+    /// True once any plaintext arrived from the peer (a server that did so accepted this client).
+    public private(set) var receivedPlaintext = false
+    /// The first failure of a handshake or record: the session is dead after it, and every
+    /// later `receive` or `send` throws it again, so all callers report the same cause.
+    public private(set) var failure: TLSError?
+    /// Client side, during the handshake: what `larder_tls_observe_handshake` saw
+    /// (`LARDER_TLS_SAW_CERTIFICATE_REQUEST`, `LARDER_TLS_SENT_CERTIFICATE`); freed in `deinit`.
+    private let handshakeFlags: UnsafeMutablePointer<Int32>?
 
     init(context: SSLContextHandle, role: Role) throws(TLSError) {
         OpenSSLErrorQueue.clear()
@@ -57,10 +65,15 @@ public final class TLSSession {
         case .server:
             isServer = true
             serverName = nil
+            handshakeFlags = nil
             SSL_set_accept_state(ssl)
         case .client(let name, let verify, let alpn, let ticket):
             isServer = false
             serverName = name
+            let flags = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+            flags.initialize(to: 0)
+            handshakeFlags = flags
+            larder_tls_set_handshake_observer(ssl, flags)
             SSL_set_connect_state(ssl)
             try configureClient(serverName: name, verify: verify, alpn: alpn, ticket: ticket)
         }
@@ -69,6 +82,7 @@ public final class TLSSession {
     deinit {
         if let lastTicketSource { SSL_SESSION_free(lastTicketSource) }
         SSL_free(ssl)
+        handshakeFlags?.deallocate()
     }
 
     private func configureClient(serverName name: String, verify: Bool, alpn: [UInt8], ticket: TLSSessionTicket?)
@@ -85,7 +99,12 @@ public final class TLSSession {
         if !alpn.isEmpty && SSL_set_alpn_protos(ssl, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
             throw TLSError(.configuration, .internal, "cannot offer ALPN", detail: OpenSSLErrorQueue.takeText())
         }
-        if let ticket { _ = SSL_set_session(ssl, ticket.pointer) }
+        // A copy: a connection that resumes shares the session it was given, and its unclean
+        // end would mark the caller's ticket not resumable (see `resumptionTicket`).
+        if let ticket, let copy = SSL_SESSION_dup(ticket.pointer) {
+            _ = SSL_set_session(ssl, copy)  // takes its own reference
+            SSL_SESSION_free(copy)
+        }
     }
 
     private static func isIPAddress(_ name: String) -> Bool {
@@ -105,6 +124,7 @@ public final class TLSSession {
     /// Returns true when this call completed the handshake.
     @discardableResult
     public func receive(_ ciphertext: UnsafeRawBufferPointer, into plaintext: inout [UInt8]) throws(TLSError) -> Bool {
+        if let failure { throw failure }
         var offset = 0
         while offset < ciphertext.count {
             let chunk = Int32(clamping: ciphertext.count - offset)
@@ -122,12 +142,13 @@ public final class TLSSession {
         guard isHandshakeComplete else {
             throw TLSError(.protocolError, .failedPrecondition, "TLS data sent before the handshake completed")
         }
+        if let failure { throw failure }
         var offset = 0
         while offset < plaintext.count {
             OpenSSLErrorQueue.clear()
             let count = Int32(clamping: plaintext.count - offset)
             let written = SSL_write(ssl, plaintext.baseAddress.map { $0 + offset }, count)
-            guard written > 0 else { throw failure(SSL_get_error(ssl, written)) }
+            guard written > 0 else { throw recordFailure(SSL_get_error(ssl, written)) }
             offset += Int(written)
         }
     }
@@ -180,22 +201,25 @@ public final class TLSSession {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             isHandshakeComplete = true
+            // Whether the server asked for a certificate is known now: stop looking at every record.
+            if handshakeFlags != nil { larder_tls_set_handshake_observer(ssl, nil) }
             return true
         }
         let error = SSL_get_error(ssl, result)
         if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return false }
-        throw failure(error)
+        throw recordFailure(error)
     }
 
     /// Decrypts every whole record buffered into `plaintext`. Each `SSL_read` lands in a
     /// stack buffer of one record's maximum size and only the bytes it gave are appended, so
     /// a peer that sends one byte per record costs a copy of one byte, not a record-sized fill.
     private func readPlaintext(into plaintext: inout [UInt8]) throws(TLSError) {
-        let failure: TLSError? = withUnsafeTemporaryAllocation(byteCount: Self.maxRecordPlaintext, alignment: 1) { scratch in
+        let failed: TLSError? = withUnsafeTemporaryAllocation(byteCount: Self.maxRecordPlaintext, alignment: 1) { scratch in
             while true {
                 OpenSSLErrorQueue.clear()
                 let read = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
                 if read > 0 {
+                    receivedPlaintext = true
                     plaintext.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[0..<Int(read)]))
                     continue
                 }
@@ -207,11 +231,11 @@ public final class TLSSession {
                     peerClosed = true
                     return nil
                 default:
-                    return self.failure(error)
+                    return self.recordFailure(error)
                 }
             }
         }
-        if let failure { throw failure }
+        if let failed { throw failed }
     }
 
     /// The most plaintext one TLS record carries (RFC 8446 §5.1).
@@ -263,6 +287,12 @@ public final class TLSSession {
         return TLSSessionTicket(owning: copy)
     }
 
+    /// True when `resumptionTicket` would give one: the same check, without the copy.
+    public var hasResumptionTicket: Bool {
+        guard let session = SSL_get_session(ssl) else { return false }
+        return SSL_SESSION_is_resumable(session) == 1
+    }
+
     /// `resumptionTicket`, only when the session changed since the last one this returned
     /// (TLS 1.3 makes a new session for each ticket the server sends): cheap to ask after
     /// every `receive`.
@@ -281,12 +311,28 @@ public final class TLSSession {
 
     // MARK: - Errors
 
-    private func failure(_ sslError: Int32) -> TLSError {
+    private func recordFailure(_ sslError: Int32) -> TLSError {
         let entries = OpenSSLErrorQueue.take()
         let detail = entries.map(\.text).joined(separator: "; ")
         let verifyResult = SSL_get_verify_result(ssl)
-        return TLSFailure.classify(sslError: sslError, reasons: entries.map(\.reason), verifyResult: Int32(truncatingIfNeeded: verifyResult),
+        let error = TLSFailure.classify(sslError: sslError, reasons: entries.map(\.reason), verifyResult: Int32(truncatingIfNeeded: verifyResult),
                                    isServer: isServer, serverName: serverName, handshakeDone: isHandshakeComplete,
                                    detail: detail)
+        failure = error
+        return error
+    }
+
+    /// Client side: why the connection probably ended when it ended without a TLS error to
+    /// say so (the socket was reset or closed): the recorded `failure` if there is one; else,
+    /// when the server asked for a certificate and then closed before sending any plaintext,
+    /// that it refused this client's certificate or the lack of one. TLS 1.3 finishes the
+    /// client's handshake before the server checks the certificate, and the server's alert
+    /// is lost when its close resets the connection first. Nil when nothing points at TLS.
+    public var likelyCauseOfAbruptEnd: TLSError? {
+        if let failure { return failure }
+        guard let handshakeFlags, isHandshakeComplete, !receivedPlaintext else { return nil }
+        let flags = handshakeFlags.pointee
+        guard flags & Int32(LARDER_TLS_SAW_CERTIFICATE_REQUEST) != 0 else { return nil }
+        return TLSFailure.abruptEndAfterCertificateRequest(sentCertificate: flags & Int32(LARDER_TLS_SENT_CERTIFICATE) != 0)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import LarderTLS
 import LarderTestSupport
+import Synchronization
 import Testing
 
 /// `larder bench --tls` against a real TLS `larder-server` started with `--tls-only`, so the
@@ -47,6 +49,48 @@ final class BenchTLSEndToEndTests {
         #expect(data["deleted_locations"] as? Int == 30 && data["failure"] is NSNull, "\(json)")
         #expect(await server.waitForLog("alpn=\(name == "grpc" ? "h2" : "larder")"), "\(server.stderr)")
         #expect(!server.stderr.contains("event=cleartext_refused"), "\(server.stderr)")
+    }
+
+    /// gRPC's PROTOCOL-HTTP2.md: `:scheme` is `https` over TLS. larder-server does not look at
+    /// it, so a TLS server of the test's own reads the bench's first request head.
+    @Test func grpcOverTLSSaysSchemeHTTPS() async throws {
+        let context = try TLSServerContext(certificateChainFile: certificates.serverCertificate,
+                                           privateKeyFile: certificates.serverKey, protocols: ["h2"])
+        let seen = Mutex<[UInt8]?>(nil)
+        let listener = try TLSTestListener(context: context, connections: 1) { fd, session in
+            _ = TLSTestListener.run(fd, session) { plaintext in
+                guard let block = Self.firstHeaderBlock(plaintext) else { return false }
+                seen.withLock { $0 = block }
+                return true
+            }
+        }
+        defer { listener.close() }
+        let run = try ChildProcess(try ServerProcess.binary("larder"), [
+            "bench", "--server", "127.0.0.1:\(listener.port)", "--tls", "--ca", certificates.caCertificate,
+            "--server-name", "localhost", "--protocol", "grpc", "--requests", "1", "--connections", "1",
+            "--concurrency", "1", "--warmup", "0s"])
+        _ = await run.waitForExit()
+        let block = try #require(seen.withLock { $0 }, "no request head reached the test server: \(run.stderr)")
+        // HPACK static table: 0x83 is `:method POST`, 0x87 `:scheme https` (0x86 would be `http`).
+        #expect(Array(block.prefix(2)) == [0x83, 0x87], "\(block.prefix(8).map { String($0, radix: 16) })")
+    }
+
+    /// The header block of the first HEADERS frame after the HTTP/2 preface; nil until it is all there.
+    static func firstHeaderBlock(_ plaintext: [UInt8]) -> [UInt8]? {
+        var offset = 24  // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+        while plaintext.count >= offset + 9 {
+            let length = Int(plaintext[offset]) << 16 | Int(plaintext[offset + 1]) << 8 | Int(plaintext[offset + 2])
+            let type = plaintext[offset + 3], flags = plaintext[offset + 4]
+            guard plaintext.count >= offset + 9 + length else { return nil }
+            if type == 0x1 {
+                var block = Array(plaintext[(offset + 9)..<(offset + 9 + length)])
+                if flags & 0x08 != 0, let padding = block.first { block = Array(block.dropFirst().dropLast(Int(padding))) }
+                if flags & 0x20 != 0 { block = Array(block.dropFirst(5)) }
+                return block
+            }
+            offset += 9 + length
+        }
+        return nil
     }
 
     @Test func theTextReportSaysTLS() async throws {

@@ -266,6 +266,35 @@ final class TLSEndToEndTests {
         #expect(await server.waitForLog("resumed=true"), "\(server.stderr)")
     }
 
+    /// SIGHUP keeps the session ticket keys: a ticket issued before a reload (here with a renewed
+    /// certificate from the same CA) resumes after it.
+    @Test func aTicketFromBeforeASIGHUPResumesAfterIt() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-tls-ticket-reload")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("server.pem").path
+        try FileManager.default.copyItem(atPath: certificates.serverCertificate, toPath: certificate)
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificate, "--tls-key", certificates.serverKey,
+                                                         "--log-level", "debug", "--idle-timeout", "1"])
+        defer { server.stop() }
+        let client = try tlsClient(server)
+        defer { client.close() }
+        _ = try await client.call(HealthMethods.check, HealthCheckRequest())
+        #expect(await server.waitForLog("event=idle_timeout"), "the server closes the idle connection")
+
+        let renewed = try certificates.makeRenewedServerCertificate(named: "renewed")
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        #expect(!server.stderr.contains("resumed=true"), "no resumption before the reload")
+        // The next call reconnects, offering the ticket the server sent before the reload.
+        #expect(await eventually { (try? await client.call(HealthMethods.check, HealthCheckRequest())) != nil })
+        #expect(await server.waitForLog("resumed=true"), "\(server.stderr)")
+        let established = server.stderr.split(separator: "\n").filter { $0.contains("event=tls_established") }
+        #expect(established.count >= 2 && established.dropFirst().allSatisfy { $0.contains("resumed=true") },
+                "every connection after the reload resumed: \(established)")
+    }
+
     @Test func nonLoopbackNeedsTLSAndAToken() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-tls-listen")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderAPI
 import LarderClient
 import LarderSystem
 import LarderTestSupport
@@ -81,7 +82,8 @@ final class TLSHostilePeerTests {
                      "this test needs \(peerCount * 2 + 500) file descriptors (ulimit -n)")
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey,
-                                                         "--tls-handshake-timeout", "600"])
+                                                         "--tls-handshake-timeout", "600",
+                                                         "--tls-max-handshakes", "\(peerCount)"])  // all hold a session
         defer { server.stop() }
         let pid = server.processIdentifier
         let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
@@ -110,6 +112,73 @@ final class TLSHostilePeerTests {
         let bound = before + (peak - before) / 3
         #expect(await eventually { LimitsEndToEndTests.residentKilobytes(pid: pid) < bound },
                 "RSS \(LimitsEndToEndTests.residentKilobytes(pid: pid)) KiB after the peers left; \(before) before, \(peak) with them")
+    }
+
+    /// `--tls-max-handshakes 2`: two peers that stall after the server's first flight hold
+    /// both slots; a third TLS connection is not read (no ServerHello) until one leaves, then
+    /// gets its handshake; a real client gets its call answered once a slot is free.
+    @Test func handshakesBeyondTheCapWaitForASlot() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
+        defer { server.stop() }
+        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
+            .makeSession(serverName: "localhost")
+        try session.startHandshake()
+        var output: [UInt8] = []
+        session.takeOutput(into: &output)
+        let hello = output
+        let port = server.port
+        /// The first bytes of the server's answer to a ClientHello (0 or less: none within 10 s).
+        @Sendable func firstFlight(_ peer: RawConnection) -> Int {
+            var flight = [UInt8](repeating: 0, count: 16 * 1024)
+            return flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
+        }
+        var holders: [RawConnection] = try await offThePool {
+            try (0..<2).map { index in
+                let peer = try RawConnection(port: port)
+                peer.send(hello)
+                guard firstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                return peer
+            }
+        }
+        let waiting = try RawConnection(port: port)
+        waiting.send(hello)
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        let whileFull = await offThePool { firstFlight(waiting) }
+        #expect(whileFull <= 0, "a third handshake was served while both slots were taken")
+
+        holders.removeFirst()  // closes: its slot is free
+        let afterSlot = await offThePool { firstFlight(waiting) }
+        #expect(afterSlot > 0, "the waiting handshake got the freed slot")
+
+        holders.removeAll()  // one slot free again (the waiting peer holds the other)
+        var options = ClientOptions(defaultTimeout: .seconds(60),
+                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        options.connectTimeout = .seconds(60)
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+        defer { client.close() }
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        _ = waiting
+    }
+
+    /// A connection waiting for a handshake slot is under the handshake timeout too: behind a
+    /// peer that holds the only slot forever, it is closed, not kept.
+    @Test func aConnectionWaitingForAHandshakeSlotTimesOut() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "1"])
+        defer { server.stop() }
+        let holder = try RawConnection(port: server.port)
+        holder.send([0x16, 0x03, 0x01, 0x02])  // a record header, never its body
+        // Whichever of the two the server reads first holds the slot; the other waits.
+        let waiting = try RawConnection(port: server.port)
+        waiting.send([0x16, 0x03, 0x01, 0x02])
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        let closed = await offThePool { waiting.isClosedByServer() && holder.isClosedByServer() }
+        #expect(closed, "both connections were closed by their handshake timeout")
+        #expect(await eventually { server.stderr.components(separatedBy: "event=tls_handshake_timeout").count == 3 },
+                "both connections timed out: \(server.stderr)")
     }
 
     static func openDescriptors(_ pid: Int32) -> Int {

@@ -167,6 +167,57 @@ final class TLSSessionTests {
         #expect(strangerError.message.contains("the client's certificate") && strangerError.message.contains("--tls-client-ca"))
     }
 
+    /// TLS 1.3: the client's handshake ends before the server checks its certificate, so the
+    /// refusal comes later as an alert, or not at all when the server's close resets the
+    /// connection first. Either way the client can say what happened.
+    @Test func aRefusedClientCertificateIsReportedHoweverTheRefusalArrives() throws {
+        let server = try serverContext(clientCA: true, auth: .require)
+        // The alert read: every later use of the session reports that cause, not a record error.
+        var read = TLSPair(client: try clientContext().makeSession(serverName: "localhost"), server: try server.makeSession())
+        guard case .server? = read.pumpReportingSide() else {
+            Issue.record("a client without a certificate got through --tls-client-auth require")
+            return
+        }
+        #expect(read.client.isHandshakeComplete, "TLS 1.3: the client's side of the handshake is done")
+        var alert: [UInt8] = []
+        read.server.takeOutput(into: &alert)
+        var ignored: [UInt8] = []
+        #expect(throws: TLSError.self) { try read.client.receive(alert, into: &ignored) }
+        do {
+            try read.client.send([1])
+            Issue.record("a session that received a fatal alert sent data")
+        } catch {
+            #expect(error.reason == .clientCertificateRequired, "\(error)")
+        }
+        #expect(read.client.likelyCauseOfAbruptEnd?.reason == .clientCertificateRequired)
+
+        // The alert lost: what the handshake saw says why.
+        var lost = TLSPair(client: try clientContext().makeSession(serverName: "localhost"), server: try server.makeSession())
+        _ = lost.pumpReportingSide()
+        let cause = try #require(lost.client.likelyCauseOfAbruptEnd)
+        #expect(cause.reason == .clientCertificateRequired && cause.code == .unauthenticated)
+        #expect(cause.message.contains("probably requires a client certificate"), "\(cause.message)")
+        var stranger = TLSPair(client: try clientContext(certificate: (certificates.strangerCertificate, certificates.strangerKey))
+                                .makeSession(serverName: "localhost"), server: try server.makeSession())
+        _ = stranger.pumpReportingSide()
+        let rejected = try #require(stranger.client.likelyCauseOfAbruptEnd)
+        #expect(rejected.reason == .certificateRejected && rejected.code == .unauthenticated)
+        #expect(rejected.message.contains("probably rejected this client's certificate"), "\(rejected.message)")
+
+        // Nothing points at TLS when the server asked for no certificate, or answered with data.
+        var plain = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                            server: try serverContext().makeSession())
+        try plain.pump()
+        #expect(plain.client.likelyCauseOfAbruptEnd == nil)
+        var accepted = TLSPair(client: try clientContext(certificate: (certificates.clientCertificate, certificates.clientKey))
+                                .makeSession(serverName: "localhost"), server: try server.makeSession())
+        try accepted.pump()
+        #expect(accepted.client.likelyCauseOfAbruptEnd?.reason == .certificateRejected, "no answer yet")
+        try accepted.server.send([5])
+        try accepted.pump()
+        #expect(accepted.clientReceived == [5] && accepted.client.likelyCauseOfAbruptEnd == nil)
+    }
+
     @Test func optionalClientCertificate() throws {
         let server = try serverContext(clientCA: true, auth: .optional)
         var without = TLSPair(client: try clientContext().makeSession(serverName: "localhost"), server: try server.makeSession())
@@ -182,8 +233,10 @@ final class TLSSessionTests {
         let server = try serverContext()
         let client = try clientContext()
         var first = TLSPair(client: try client.makeSession(serverName: "localhost"), server: try server.makeSession())
+        #expect(!first.client.hasResumptionTicket)
         try first.pump()
         #expect(!first.client.isResumed)
+        #expect(first.client.hasResumptionTicket)
         let ticket = try #require(first.client.resumptionTicket)
         var second = TLSPair(client: try client.makeSession(serverName: "localhost", resuming: ticket),
                              server: try server.makeSession())
@@ -211,6 +264,35 @@ final class TLSSessionTests {
                              server: try server.makeSession())
         try second.pump()
         #expect(second.client.isResumed && second.server.isResumed)
+    }
+
+    /// A reload (SIGHUP) builds a new context from the old one: tickets issued before it
+    /// resume after it; a restart (a context made afresh) or changed client certificate rules
+    /// cost a full handshake.
+    @Test func ticketsResumeOnTheContextThatReplacedTheirs() throws {
+        let client = try clientContext()
+        let old = try serverContext()
+        var first = TLSPair(client: try client.makeSession(serverName: "localhost"), server: try old.makeSession())
+        try first.pump()
+        let ticket = try #require(first.client.takeNewResumptionTicket())
+        func resumes(on context: TLSServerContext) throws -> Bool {
+            var pair = TLSPair(client: try client.makeSession(serverName: "localhost", resuming: ticket),
+                               server: try context.makeSession())
+            try pair.pump()
+            #expect(pair.client.isHandshakeComplete && pair.server.isHandshakeComplete)
+            return pair.client.isResumed && pair.server.isResumed
+        }
+        #expect(try !resumes(on: try serverContext()), "a new context has new ticket keys")
+        let stricter = try TLSServerContext(certificateChainFile: certificates.serverCertificate,
+                                            privateKeyFile: certificates.serverKey, clientCAFile: certificates.caCertificate,
+                                            replacing: old)
+        #expect(try !resumes(on: stricter), "a session made without client certificate checks must not resume under them")
+        let reloaded = try TLSServerContext(certificateChainFile: certificates.serverCertificate,
+                                            privateKeyFile: certificates.serverKey, replacing: old)
+        #expect(try resumes(on: reloaded))
+        let again = try TLSServerContext(certificateChainFile: certificates.serverCertificate,
+                                         privateKeyFile: certificates.serverKey, replacing: reloaded)
+        #expect(try resumes(on: again), "the keys carry over every reload")
     }
 
     @Test func garbageIsNotTLS() throws {

@@ -41,6 +41,14 @@ public struct TestCertificates: Sendable {
                        extensions: "extendedKeyUsage=clientAuth\n")
     }
 
+    /// Writes a new certificate for the server's key (same subject, names and CA) to
+    /// `<name>.pem` and returns its path: a renewal every client trusting `ca.pem` accepts.
+    public func makeRenewedServerCertificate(named name: String) throws -> String {
+        try makeSigned(name, key: "server", subject: "/CN=localhost", ca: "ca", days: 2,
+                       extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        return path("\(name).pem")
+    }
+
     /// Writes a certificate for the server's key (same subject and names) signed by the other
     /// CA to `<name>.pem`, and returns its path: a renewal a client trusting only `ca.pem` refuses.
     public func makeServerCertificateFromOtherCA(named name: String) throws -> String {

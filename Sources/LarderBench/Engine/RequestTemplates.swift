@@ -25,13 +25,14 @@ final class RequestTemplates: @unchecked Sendable {
     let grpcHeaders: [GRPCRequestHeaderBlock]
     let grpcBodies: [[UInt8]]
 
-    /// - Parameters:
-    ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
-    ///   - metadata: call metadata sent with every call (e.g. authorization).
     /// Whether a `--call` group's method may create data (not read-only).
     let callCreates: Bool
 
-    init(payloads: [RequestCatalog.Group], metadata: [(String, String)], callCreates: Bool = false) {
+    /// - Parameters:
+    ///   - payloads: per workload, the method path and the encoded request payloads to pick from.
+    ///   - metadata: call metadata sent with every call (e.g. authorization).
+    ///   - overTLS: the connections are TLS, so gRPC requests say `:scheme https`.
+    init(payloads: [RequestCatalog.Group], metadata: [(String, String)], callCreates: Bool = false, overTLS: Bool = false) {
         self.callCreates = callCreates
         var ranges: [Workload: Range<Int>] = [:]
         var envelopes: [Larder__Rpc__V1__RequestEnvelope] = []
@@ -42,7 +43,7 @@ final class RequestTemplates: @unchecked Sendable {
         for group in payloads {
             let method = Self.copy(string: group.method, allocations: &allocations)
             let start = envelopes.count
-            let headers = GRPCRequestHeaderBlock(path: group.method, metadata: metadata)
+            let headers = GRPCRequestHeaderBlock(path: group.method, metadata: metadata, overTLS: overTLS)
             for payload in group.payloads {
                 grpcHeaders.append(headers)
                 grpcBodies.append(group.generator == nil ? GRPCLoadClientSession.body(message: payload) : [])

@@ -143,7 +143,7 @@ final class TLSLink {
     }
 
     /// Whether the server has sent a session the next connection can resume.
-    var hasTicket: Bool { session.resumptionTicket != nil }
+    var hasTicket: Bool { session.hasResumptionTicket }
 
     /// Reads until the server has sent a resumable session (a TLS 1.3 ticket comes after the
     /// handshake) or `milliseconds` pass, whichever is first; returns the plaintext read meanwhile.

@@ -110,7 +110,7 @@ final class Connection: Sendable {
                     }
                 }
                 if case .failure(let error) = sent {
-                    fail(RPCError(error.code, "cannot send to \(address): \(error.message)"))
+                    fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
                 }
             }
         } onCancel: {
@@ -194,7 +194,7 @@ final class Connection: Sendable {
             }
             switch received {
             case .success(0):
-                fail(RPCError.unavailable("connection to \(address) closed by the server"))
+                fail(explained(RPCError.unavailable("connection to \(address) closed by the server")))
                 return
             case .success(let count):
                 if let tls {
@@ -211,10 +211,18 @@ final class Connection: Sendable {
                 if !deliverFrames(&decoder) { return }
             case .failure(let error):
                 if error.code == EAGAIN || error.code == EWOULDBLOCK { continue }
-                fail(RPCError.unavailable("connection to \(address) failed: \(error.message)"))
+                fail(explained(RPCError.unavailable("connection to \(address) failed: \(error.message)")))
                 return
             }
         }
+    }
+
+    /// `error` (the socket failed or closed), or what TLS says the cause was: a TLS 1.3
+    /// server that refuses a client certificate does so after the client's handshake, and
+    /// its alert may be lost to the reset of its close, or met first by a send.
+    private func explained(_ error: RPCError) -> RPCError {
+        guard let cause = tls?.likelyCauseOfAbruptEnd else { return error }
+        return RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)")
     }
 
     /// Fails calls past their deadline; returns the poll() timeout, or nil when the connection is over.

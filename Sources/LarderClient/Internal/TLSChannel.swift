@@ -83,6 +83,13 @@ final class TLSChannel: Sendable {
         ticket.withLock { $0 } ?? session.withLock { $0.resumptionTicket }
     }
 
+    /// Why the connection ended, when the socket failed or closed without a TLS error that
+    /// says so: the session's first failure, or a server's probable refusal of this client's
+    /// certificate (see `TLSSession.likelyCauseOfAbruptEnd`). Nil when nothing points at TLS.
+    var likelyCauseOfAbruptEnd: TLSError? {
+        session.withLock { $0.likelyCauseOfAbruptEnd }
+    }
+
     /// Encrypts `plaintext`; returns the ciphertext to write (with anything queued before it).
     func seal(_ plaintext: [UInt8]) -> Result<[UInt8], TLSError> {
         session.withLock { session -> Result<[UInt8], TLSError> in
