@@ -70,8 +70,11 @@ for round in $(seq "$ROUNDS"); do
    for proto in $PROTOCOLS; do
     for side in "${order[@]}"; do
       log "round $round: $side $wl $proto c=$CONCURRENCY"
+      # --protocol only when asked for: `larder bench` before issue 13 has no such flag.
+      protocol_flag=()
+      [[ $PROTOCOLS != lean ]] && protocol_flag=(--protocol "$proto")
       line=$(taskset -c "$CLIENT_CPU" "${BENCH_CLI:-${BIN[$side]}/larder}" bench --server "127.0.0.1:${PORT[$side]}" \
-        --protocol "$proto" --workload "$wl" \
+        "${protocol_flag[@]}" --workload "$wl" \
         --connections "$CONNS" --concurrency "$CONCURRENCY" --warmup "${WARMUP}s" --duration "${DURATION}s" \
         --server-pid "${PID[$side]}" --json) || { log "bench failed"; continue; }
       python3 -c 'import json,sys; d=json.loads(sys.argv[1]); [d.pop(k, None) for k in ("timeline", "histogram")]; d.update(side=sys.argv[2], round=int(sys.argv[3]), wl=sys.argv[4] if sys.argv[5] == "lean" else sys.argv[4] + "/" + sys.argv[5], loadavg=open("/proc/loadavg").read().split()[:3]); print(json.dumps(d))' \
