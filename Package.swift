@@ -85,7 +85,7 @@ let package = Package(
         // Load generation for `larder bench`: its own event loop, HDR histogram, reports; the lean
         // protocol, or gRPC over HTTP/2 through LarderHTTP2's client session (`--protocol grpc`); either over TLS.
         .target(name: "LarderBench",
-                dependencies: ["LarderWire", "LarderAPI", "LarderJSON", "LarderSystem", "LarderHTTP2", "LarderTLS",
+                dependencies: ["LarderWire", "LarderAPI", "LarderClient", "LarderJSON", "LarderSystem", "LarderHTTP2", "LarderTLS",
                                "CLarderProto", "CProtobufC",
                                .target(name: "CEpoll", condition: .when(platforms: [.linux]))],
                 swiftSettings: settings),
@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "LarderStoreTests",
                     dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI", "LarderTestSupport"],
                     swiftSettings: settings),
-        .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderSystem", "LarderTestSupport"], swiftSettings: settings),
+        .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderClient", "LarderSystem", "LarderTestSupport"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI", "LarderSystem", "LarderTestSupport"],
                     swiftSettings: settings),
         // The server in the test process, over the in-memory store: routing, admission, limits, drain.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LarderClient
 import LarderWire
 
 /// `larder bench`: the entry point the CLI calls.

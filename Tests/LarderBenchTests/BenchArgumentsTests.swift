@@ -1,3 +1,4 @@
+import LarderClient
 import LarderWire
 import Testing
 @testable import LarderBench
@@ -41,14 +42,14 @@ struct BenchArgumentsTests {
 
     @Test func tlsFromFlagsOrTheEnvironmentAndNeverImplied() throws {
         #expect(try Self.options([]).tls == nil)
-        #expect(try Self.options(["--tls"]).tls == BenchTLS())
+        #expect(try Self.options(["--tls"]).tls == ClientTLS())
         #expect(try Self.options(["--tls", "--ca", "ca.pem", "--server-name", "db.example", "--cert", "c.pem",
                                   "--key", "c.key"]).tls
-                == BenchTLS(caFile: "ca.pem", serverName: "db.example", certificateFile: "c.pem", keyFile: "c.key"))
+                == ClientTLS(caFile: "ca.pem", serverName: "db.example", certificateFile: "c.pem", keyFile: "c.key"))
         let environment = ["LARDER_TLS": "1", "LARDER_CA": "env.pem", "LARDER_INSECURE_SKIP_VERIFY": "yes",
                            "LARDER_CERT": "e.pem", "LARDER_KEY": "e.key"]
         #expect(try Self.options([], environment: environment).tls
-                == BenchTLS(caFile: "env.pem", insecureSkipVerify: true, certificateFile: "e.pem", keyFile: "e.key"))
+                == ClientTLS(caFile: "env.pem", insecureSkipVerify: true, certificateFile: "e.pem", keyFile: "e.key"))
         #expect(try Self.options(["--ca", "flag.pem"], environment: environment).tls?.caFile == "flag.pem")
         #expect(try Self.options([], environment: ["LARDER_CA": "env.pem"]).tls == nil)
         let refusals: [([String], [String: String], String)] = [

@@ -1,3 +1,4 @@
+import LarderClient
 import LarderTLS
 import LarderSystem
 import LarderWire
@@ -15,7 +16,7 @@ final class BenchTLSContext: Sendable {
     private let summary = Mutex<TLSSummary?>(nil)
 
     /// - Throws: what makes the settings unusable (a CA, certificate or key file), as the RPCError to report.
-    init(_ tls: BenchTLS, server: BenchAddress, transport: BenchTransport) throws(RPCError) {
+    init(_ tls: ClientTLS, server: BenchAddress, transport: BenchTransport) throws(RPCError) {
         let verification: TLSClientContext.Verification = tls.insecureSkipVerify ? .insecureSkipVerify
             : tls.caFile.map { .caFile($0) } ?? .systemTrustStore
         alpn = transport == .grpc ? "h2" : "larder"
@@ -30,7 +31,7 @@ final class BenchTLSContext: Sendable {
     }
 
     /// The context of the lean-protocol connections that create and delete a run's data; nil without `tls`.
-    static func forData(_ tls: BenchTLS?, server: BenchAddress) throws(RPCError) -> BenchTLSContext? {
+    static func forData(_ tls: ClientTLS?, server: BenchAddress) throws(RPCError) -> BenchTLSContext? {
         guard let tls else { return nil }
         return try BenchTLSContext(tls, server: server, transport: .lean)
     }

@@ -1,4 +1,5 @@
 import LarderAPI
+public import LarderClient
 import LarderWire
 
 /// What deleting a run's data did.
@@ -14,7 +15,7 @@ public struct CleanupReport: Sendable, Equatable {
     /// Why deleting stopped; some data may be left then.
     public var failure: String?
     /// The run's `--tls` flags, for `cleanUpCommand` (a `--tls-only` server refuses cleartext).
-    public var tls: BenchTLS?
+    public var tls: ClientTLS?
 
     /// The command that deletes what is left.
     public func cleanUpCommand(server: BenchAddress) -> String {
@@ -29,7 +30,7 @@ enum DataCleaner {
     static let clockSlackMilliseconds: Int64 = 10 * 60 * 1000
 
     /// Deletes `data` on `server` (over TLS with `tls`), telling `notify` what it does.
-    static func clean(_ data: CreatedData, server: BenchAddress, tls: BenchTLS?, metadata: [String: String],
+    static func clean(_ data: CreatedData, server: BenchAddress, tls: ClientTLS?, metadata: [String: String],
                       notify: (String) -> Void) -> CleanupReport
     {
         var report = CleanupReport(prefix: data.prefix, created: data.summary)
@@ -52,7 +53,7 @@ enum DataCleaner {
     /// Deletes the locations named `prefix…` (listed, plus `locationIDs`) and the meal records in
     /// `mealIDs`, plus, when `mealsSince` is set, those named `prefix…` eaten since then (nil: any time).
     /// - Returns: how many of each were deleted.
-    static func sweep(prefix: String, server: BenchAddress, tls: BenchTLS? = nil, metadata: [String: String],
+    static func sweep(prefix: String, server: BenchAddress, tls: ClientTLS? = nil, metadata: [String: String],
                       locationIDs: [String] = [], mealIDs: [String] = [], mealsSince: Int64??)
         throws(RPCError) -> (locations: Int, meals: Int)
     {

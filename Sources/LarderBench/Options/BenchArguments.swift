@@ -1,4 +1,5 @@
 import Foundation
+import LarderClient
 public import LarderWire
 
 /// Parses `larder bench` flags (`--flag VALUE` or `--flag=VALUE`) into options.
@@ -23,7 +24,7 @@ public enum BenchArguments {
         }
         if let token = environment["LARDER_TOKEN"], !token.isEmpty { options.token = token }
         var tlsWanted = try switchValue(environment["LARDER_TLS"], name: "LARDER_TLS") ?? false
-        var tls = BenchTLS()
+        var tls = ClientTLS()
         var tlsFlagsGiven: [String] = []
         if let path = environment["LARDER_CA"], !path.isEmpty { tls.caFile = path }
         if let name = environment["LARDER_SERVER_NAME"], !name.isEmpty { tls.serverName = name }

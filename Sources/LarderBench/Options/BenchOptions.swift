@@ -1,3 +1,5 @@
+public import LarderClient
+
 /// Everything a bench run needs to know, parsed from the command line.
 public struct BenchOptions: Sendable, Equatable {
     public var server = BenchAddress.defaultAddress
@@ -7,7 +9,7 @@ public struct BenchOptions: Sendable, Equatable {
     /// What the load is sent over (`--protocol`); seeding and clean-up use the lean protocol.
     public var transport = BenchTransport.lean
     /// `--tls`: every connection does its own TLS handshake (ALPN `larder` or `h2`); nil = cleartext.
-    public var tls: BenchTLS?
+    public var tls: ClientTLS?
     /// TCP connections (never more than `concurrency`).
     public var connections = 4
     /// Calls in flight in total, spread over the connections.
