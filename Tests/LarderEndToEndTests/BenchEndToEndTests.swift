@@ -22,7 +22,10 @@ struct BenchEndToEndTests {
         let report = server.directory.appendingPathComponent("report.html")
         let run = try Self.bench([
             "--workload", "mix", "--mix", "get=50,create=30,list=20", "--seed-locations", "40", "--seed-meals", "25",
-            "--duration", "1s", "--warmup", "0s", "--concurrency", "4", "--format", "html", "-o", report.path,
+            // A count and a generous cap, not 1 s: on a busy TSan run the 1 s run once exited 1 (no call
+            // done in time, or calls still in flight past the default 5 s grace counted lost).
+            "--requests", "200", "--time-limit", "600s", "--warmup", "0s", "--concurrency", "4",
+            "--format", "html", "-o", report.path,
         ], server: server)
         #expect(await run.waitForExit() == 0, "\(run.stderr)")
         let html = try String(contentsOf: report, encoding: .utf8)
