@@ -44,7 +44,7 @@ final class TLSClientCertificateRefusalTests {
         } catch {
             return error
         }
-        throw TestListenerError("the call succeeded against a server that refuses every client")
+        throw SupportError("the call succeeded against a server that refuses every client")
     }
 
     @Test func noCertificate() async throws {

@@ -86,12 +86,7 @@ final class TLSHostilePeerTests {
                                                          "--tls-max-handshakes", "\(peerCount)"])  // all hold a session
         defer { server.stop() }
         let pid = server.processIdentifier
-        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
-            .makeSession(serverName: "localhost")
-        try session.startHandshake()
-        var output: [UInt8] = []
-        session.takeOutput(into: &output)
-        let hello = output
+        let hello = try clientHello()
         let before = LimitsEndToEndTests.residentKilobytes(pid: pid)
         // Each peer sends its ClientHello, reads the server's first flight (so the server holds
         // its session), and never finishes.
@@ -99,9 +94,7 @@ final class TLSHostilePeerTests {
             try (0..<peerCount).map { index in
                 let peer = try RawConnection(port: server.port)
                 peer.send(hello)
-                var flight = [UInt8](repeating: 0, count: 16 * 1024)
-                let read = flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
-                guard read > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
                 return peer
             }
         }
@@ -114,6 +107,23 @@ final class TLSHostilePeerTests {
                 "RSS \(LimitsEndToEndTests.residentKilobytes(pid: pid)) KiB after the peers left; \(before) before, \(peak) with them")
     }
 
+    /// A ClientHello for this suite's server (the first flight of a client handshake).
+    func clientHello() throws -> [UInt8] {
+        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
+            .makeSession(serverName: "localhost")
+        try session.startHandshake()
+        var output: [UInt8] = []
+        session.takeOutput(into: &output)
+        return output
+    }
+
+    /// Reads the first bytes of the server's answer to a ClientHello; 0 or less when none came
+    /// (the connection's receive timeout).
+    @Sendable static func readFirstFlight(_ peer: RawConnection) -> Int {
+        var flight = [UInt8](repeating: 0, count: 16 * 1024)
+        return flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
+    }
+
     /// `--tls-max-handshakes 2`: two peers that stall after the server's first flight hold
     /// both slots; a third TLS connection is not read (no ServerHello) until one leaves, then
     /// gets its handshake; a real client gets its call answered once a slot is free.
@@ -122,34 +132,24 @@ final class TLSHostilePeerTests {
                                                          "--tls-key", certificates.serverKey,
                                                          "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
         defer { server.stop() }
-        let session = try TLSClientContext(verification: .caFile(certificates.caCertificate), protocols: ["larder"])
-            .makeSession(serverName: "localhost")
-        try session.startHandshake()
-        var output: [UInt8] = []
-        session.takeOutput(into: &output)
-        let hello = output
+        let hello = try clientHello()
         let port = server.port
-        /// The first bytes of the server's answer to a ClientHello (0 or less: none within 10 s).
-        @Sendable func firstFlight(_ peer: RawConnection) -> Int {
-            var flight = [UInt8](repeating: 0, count: 16 * 1024)
-            return flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
-        }
         var holders: [RawConnection] = try await offThePool {
             try (0..<2).map { index in
                 let peer = try RawConnection(port: port)
                 peer.send(hello)
-                guard firstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
                 return peer
             }
         }
         let waiting = try RawConnection(port: port)
         waiting.send(hello)
         #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
-        let whileFull = await offThePool { firstFlight(waiting) }
+        let whileFull = await offThePool { Self.readFirstFlight(waiting) }
         #expect(whileFull <= 0, "a third handshake was served while both slots were taken")
 
         holders.removeFirst()  // closes: its slot is free
-        let afterSlot = await offThePool { firstFlight(waiting) }
+        let afterSlot = await offThePool { Self.readFirstFlight(waiting) }
         #expect(afterSlot > 0, "the waiting handshake got the freed slot")
 
         holders.removeAll()  // one slot free again (the waiting peer holds the other)

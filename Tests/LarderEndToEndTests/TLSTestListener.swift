@@ -1,5 +1,6 @@
 import Foundation
 import LarderTLS
+import LarderTestSupport
 
 /// A TLS server of the test's own on 127.0.0.1 (a free port), for what larder-server does not
 /// do on purpose: reset a connection, or look at the bytes a client sends. It accepts
@@ -11,22 +12,9 @@ final class TLSTestListener: Sendable {
 
     init(context: TLSServerContext, connections: Int,
          serve: @escaping @Sendable (_ fd: Int32, _ session: TLSSession) -> Void) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        guard listening else {
-            Glibc.close(listener)
-            throw TestListenerError("cannot listen on 127.0.0.1:0: errno \(errno)")
-        }
+        let (listener, port) = try boundLoopbackSocket(listening: 16)
         fd = listener
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = port
         let thread = Thread {
             for _ in 0..<connections {
                 var connection: Int32
@@ -74,9 +62,4 @@ final class TLSTestListener: Sendable {
         var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
     }
-}
-
-struct TestListenerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

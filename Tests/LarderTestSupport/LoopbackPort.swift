@@ -1,23 +1,36 @@
 import Foundation
 
-/// A loopback port nothing listens on, free a moment ago: bound to port 0, never
-/// listened on, then closed (so a server can be started, or restarted, on it, and a
-/// client pointed at it finds nobody).
-public func unusedLoopbackPort() throws -> UInt16 {
+/// A TCP socket bound to 127.0.0.1 on a free port, listening with `backlog` when one is
+/// given; the caller closes it.
+public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: Int32, port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw SupportError("socket: errno \(errno)") }
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let status = withUnsafeMutablePointer(to: &address) {
+    let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-            bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
+            guard bind(fd, pointer, length) == 0 else { return false }
+            if let backlog, listen(fd, backlog) != 0 { return false }
+            return getsockname(fd, pointer, &length) == 0
         }
     }
-    guard status == 0 else { throw SupportError("bind to 127.0.0.1:0: errno \(errno)") }
-    return UInt16(bigEndian: address.sin_port)
+    guard bound else {
+        let code = errno
+        close(fd)
+        throw SupportError("cannot \(backlog == nil ? "bind to" : "listen on") 127.0.0.1:0: errno \(code)")
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+}
+
+/// A loopback port nothing listens on, free a moment ago: bound to port 0, never
+/// listened on, then closed (so a server can be started, or restarted, on it, and a
+/// client pointed at it finds nobody).
+public func unusedLoopbackPort() throws -> UInt16 {
+    let (fd, port) = try boundLoopbackSocket()
+    close(fd)
+    return port
 }
 
 /// A failure of a test helper itself (not of the code under test).
