@@ -101,14 +101,15 @@ public final class EventLoop: @unchecked Sendable {
                + "reach it with loop.execute { } from other threads", file: file, line: line)
     }
 
-    /// Runs `task` on the loop thread soon. Callable from any thread.
+    /// Runs `task` on the loop thread soon. Callable from any thread; on the loop's own
+    /// thread it costs no wake-up (the loop does not wait while tasks are queued).
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let mustWake = pending.withLock { state in
             state.tasks.append(task)
             defer { state.wakePending = true }
             return !state.wakePending
         }
-        if mustWake { wake() }
+        if mustWake && !isOnLoopThread { wake() }
     }
 
     /// Makes `run()` return after its current turn. Callable from any thread.
@@ -129,7 +130,9 @@ public final class EventLoop: @unchecked Sendable {
         var nextTick = MonotonicClock.nanoseconds() + tickNanoseconds
         while true {
             let now = MonotonicClock.nanoseconds()
-            let wait = now >= nextTick ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
+            // Tasks the loop queued for itself (see `execute`) are run without waiting.
+            let tasksQueued = pending.withLock { !$0.tasks.isEmpty }
+            let wait = now >= nextTick || tasksQueued ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
             let count = epoll_wait(epollFD, events, Int32(capacity), wait)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
             var stop = false

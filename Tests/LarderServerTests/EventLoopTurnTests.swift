@@ -31,6 +31,37 @@ struct EventLoopTurnTests {
         #expect(ran == 2000, "a task was not run: the loop missed a wake-up")
     }
 
+    /// A task the loop queues for itself (an `execute` on the loop thread writes no eventfd)
+    /// runs on the next turn without waiting: with no tick to fall back on, a loop that
+    /// waited in epoll_wait would leave the chain stuck (caught by the 60 s timeout).
+    @Test func aTaskQueuedFromTheLoopThreadRunsWithoutAWakeUp() async throws {
+        final class Chain: Sendable {
+            let loop: EventLoop
+            let remaining = Mutex(2000)
+            let done = DispatchSemaphore(value: 0)
+            init(_ loop: EventLoop) { self.loop = loop }
+            func step() {
+                let left = remaining.withLock { count in count -= 1; return count }
+                if left == 0 { done.signal() } else { loop.execute { self.step() } }
+            }
+        }
+        let left = try await offThePool { () throws -> Int in
+            let loop = try EventLoop()
+            let chain = Chain(loop)
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                loop.run(tickMilliseconds: 3_600_000)
+                finished.signal()
+            }.start()
+            loop.execute { chain.step() }
+            _ = chain.done.wait(timeout: .now() + 60)
+            loop.stop()
+            _ = finished.wait(timeout: .now() + 60)
+            return chain.remaining.withLock { $0 }
+        }
+        #expect(left == 0, "a task queued from the loop thread was not run")
+    }
+
     /// `aroundTurn` wraps each turn's events and tasks: a task runs inside it.
     @Test func tasksRunInsideAroundTurn() async throws {
         struct State: Sendable { var depth = 0; var turns = 0; var sawDepths: [Int] = [] }
