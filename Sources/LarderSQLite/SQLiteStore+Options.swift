@@ -37,12 +37,17 @@ extension SQLiteStore {
         /// the WAL holds this many); at 4x this the writer checkpoints itself
         /// (`CheckpointPolicy`). 16,000 pages = 64 MB.
         public var checkpointPages: Int32
+        /// Point reads (`ReadCost.point`: gets by id) submitted inside `submitBatch` run on
+        /// the submitting thread (the server's event loop, at the end of its turn), on one
+        /// more reader connection, instead of on a reader thread: a lookup by key costs a few
+        /// microseconds, a hand-off to a reader and back a thread switch and two wake-ups.
+        public var inlinePointReads: Bool
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
                     cacheKilobytes: Int = 32 * 1024, writerCacheKilobytes: Int = 4 * 1024,
                     mmapBytes: Int = 256 * 1024 * 1024,
-                    checkpointPages: Int32 = 16000) {
+                    checkpointPages: Int32 = 16000, inlinePointReads: Bool = true) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount
@@ -53,6 +58,7 @@ extension SQLiteStore {
             self.writerCacheKilobytes = writerCacheKilobytes
             self.mmapBytes = mmapBytes
             self.checkpointPages = checkpointPages
+            self.inlinePointReads = inlinePointReads
         }
     }
 }

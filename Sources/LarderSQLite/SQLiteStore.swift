@@ -10,7 +10,8 @@ public import LarderWire
 import Synchronization
 
 /// The SQLite `Store`: one file in WAL mode, one writer connection doing group
-/// commit and a pool of reader connections, each on a thread of its own.
+/// commit and a pool of reader connections, each on a thread of its own, plus
+/// one for the point reads the event loop runs itself (`Options.inlinePointReads`).
 public final class SQLiteStore: Store {
     private let executor: StoreExecutor
     private let checkpointer: Mutex<SQLiteCheckpointer?>
@@ -80,20 +81,24 @@ public final class SQLiteStore: Store {
             }
 
             var readers: [any StoreConnection] = []
+            var batchReader: (any StoreConnection)?
             do throws(SQLiteError) {
-                for _ in 0..<max(1, options.readerCount) {
+                func reader() throws(SQLiteError) -> SQLiteSession {
                     let connection = try SQLiteConnection(
                         path: path, flags: options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
                     try configure(connection, options: options, cacheKilobytes: options.cacheKilobytes)
                     try connection.execute("PRAGMA query_only=ON")
-                    readers.append(SQLiteSession(connection: connection, role: .reader, mealKeys: mealKeys))
+                    return SQLiteSession(connection: connection, role: .reader, mealKeys: mealKeys)
                 }
+                for _ in 0..<max(1, options.readerCount) { readers.append(try reader()) }
+                if options.inlinePointReads { batchReader = try reader() }
             } catch {
+                for reader in readers { reader.close() }
                 writer.close()
                 checkpointer?.stop()
                 throw error
             }
-            let executor = StoreExecutor(writer: writer, readers: readers,
+            let executor = StoreExecutor(writer: writer, readers: readers, batchReader: batchReader,
                                          options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
             return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock)
         } catch {
@@ -112,6 +117,14 @@ public final class SQLiteStore: Store {
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void
     ) {
         executor.read(operation, completion: completion)
+    }
+
+    public func read<R: Sendable>(
+        _ cost: ReadCost,
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        executor.read(cost, operation, completion: completion)
     }
 
     public func write<R: Sendable>(

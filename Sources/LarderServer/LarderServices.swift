@@ -22,25 +22,26 @@ enum LarderServices {
         var router = Router(store: store)
 
         router.write(CategoryGroupMethods.createCategoryGroup, Operations.createCategoryGroup)
-        router.read(CategoryGroupMethods.getCategoryGroup, Operations.getCategoryGroup)
+        router.read(CategoryGroupMethods.getCategoryGroup, cost: { $0.includeItemCategories ? .query : .point },
+                    Operations.getCategoryGroup)
         router.read(CategoryGroupMethods.listCategoryGroups, Operations.listCategoryGroups)
         router.write(CategoryGroupMethods.updateCategoryGroup, Operations.updateCategoryGroup)
         router.write(CategoryGroupMethods.deleteCategoryGroup, Operations.deleteCategoryGroup)
 
         router.write(ItemCategoryMethods.createItemCategory, Operations.createItemCategory)
-        router.read(ItemCategoryMethods.getItemCategory, Operations.getItemCategory)
+        router.read(ItemCategoryMethods.getItemCategory, cost: { _ in .point }, Operations.getItemCategory)
         router.read(ItemCategoryMethods.listItemCategories, Operations.listItemCategories)
         router.write(ItemCategoryMethods.updateItemCategory, Operations.updateItemCategory)
         router.write(ItemCategoryMethods.deleteItemCategory, Operations.deleteItemCategory)
 
         router.write(LocationMethods.createLocation, Operations.createLocation)
-        router.read(LocationMethods.getLocation, Operations.getLocation)
+        router.read(LocationMethods.getLocation, cost: { _ in .point }, Operations.getLocation)
         router.read(LocationMethods.listLocations, Operations.listLocations)
         router.write(LocationMethods.updateLocation, Operations.updateLocation)
         router.write(LocationMethods.deleteLocation, Operations.deleteLocation)
 
         router.write(MealRecordMethods.createMealRecord, Operations.createMealRecord)
-        router.read(MealRecordMethods.getMealRecord, Operations.getMealRecord)
+        router.read(MealRecordMethods.getMealRecord, cost: { _ in .point }, Operations.getMealRecord)
         router.read(MealRecordMethods.listMealRecords, Operations.listMealRecords)
         router.write(MealRecordMethods.updateMealRecord, Operations.updateMealRecord)
         router.write(MealRecordMethods.deleteMealRecord, Operations.deleteMealRecord)

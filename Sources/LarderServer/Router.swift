@@ -67,12 +67,14 @@ struct Router: Sendable {
         })
     }
 
-    /// A method that reads: runs on a reader connection.
+    /// A method that reads: runs on a reader connection, or, when `cost` says the request
+    /// is a point read, maybe on the loop itself (`Store.read(_:_:completion:)`).
     mutating func read<Request, Response>(
         _ method: RPCMethod<Request, Response>,
+        cost: @escaping @Sendable (Request) -> ReadCost = { _ in .query },
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Response
     ) {
-        read(method, replyingWith: Response.self, operation)
+        read(method, replyingWith: Response.self, cost: cost, operation)
     }
 
     /// A method that reads and answers with `Reply`, a stand-in that encodes to
@@ -81,16 +83,17 @@ struct Router: Sendable {
         _ method: RPCMethod<Request, Response>,
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
     ) where Reply.Equivalent == Response {
-        read(method, replyingWith: Reply.self, operation)
+        read(method, replyingWith: Reply.self, cost: { _ in .query }, operation)
     }
 
     private mutating func read<Request, Response, Reply: ProtoMessage>(
         _ method: RPCMethod<Request, Response>, replyingWith _: Reply.Type,
+        cost: @escaping @Sendable (Request) -> ReadCost,
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply
     ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
-            store.read({ reader throws(RPCError) in
+            store.read(cost(request), { reader throws(RPCError) in
                 try context.checkDeadline()
                 try context.checkMemoryShare()
                 reader.boundWaits(byDeadline: context.deadline)

@@ -12,6 +12,15 @@ public protocol Store: Sendable {
         _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
 
+    /// `read(_:completion:)` for a read that costs `cost`: a store may run a `.point`
+    /// read submitted inside `submitBatch` on the submitting thread, when the batch ends,
+    /// instead of handing it to a reader thread (whose wake-up costs more than the read).
+    /// `completion` may then run on the submitting thread, after `submitBatch`'s body.
+    func read<R: Sendable>(
+        _ cost: ReadCost,
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
+
     /// Runs `operation` in a write transaction, in a savepoint of its own so a
     /// failure undoes only its changes, and calls `completion` only after the
     /// transaction that holds it has committed (or failed).
@@ -38,6 +47,15 @@ public protocol Store: Sendable {
 }
 
 extension Store {
+    /// Every read goes to the reader threads.
+    public func read<R: Sendable>(
+        _ cost: ReadCost,
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        read(operation, completion: completion)
+    }
+
     public func submitBatch(_ body: () -> Void) { body() }
     /// A local database file is always there.
     public var isAvailable: Bool { true }

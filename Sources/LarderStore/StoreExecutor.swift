@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LarderSystem
 public import LarderWire
 import Synchronization
@@ -11,20 +14,34 @@ import Synchronization
 /// once (`setCompletionsDelivered`). A failed commit fails every write of the
 /// batch. Completions run on the store thread, so they must be quick and must
 /// not call `close()`.
+///
+/// With a `batchReader`, the point reads (`ReadCost.point`) submitted inside
+/// `submitBatch` skip the readers: the thread that submitted them runs them
+/// when the batch ends, in one read transaction on that connection, and their
+/// completions run on that thread. A lookup by key costs a few microseconds; a
+/// hand-off costs a reader's wake-up, a thread switch, and the submitter's
+/// wake-up for the replies.
 public final class StoreExecutor: @unchecked Sendable {
     // Sendable because: the queues and `completionsDelivered` are synchronized; `closed` is
     // guarded by `closeLock`; `threads` is written only in init; each connection (not Sendable)
     // is used by exactly one store thread, and closed in close() only after every thread joined.
+    // `batchReader` is used only with `batchReaderLock` held (`batchReaderClosed` likewise);
+    // `batchDepth` and `batchReads` only by the thread whose id `batchOwner` holds: it took
+    // them with an acquiring exchange and hands them back with a releasing store.
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
         public var maxWriteBatch: Int
         /// The most reads a reader takes per wake-up (one read transaction).
         public var maxReadBatch: Int
+        /// The most point reads one `submitBatch` runs on its own thread; further ones go
+        /// to the readers. Bounds how long the submitter (the event loop) is busy with them.
+        public var maxBatchPointReads: Int
 
-        public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32) {
+        public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32, maxBatchPointReads: Int = 64) {
             self.maxWriteBatch = max(1, maxWriteBatch)
             self.maxReadBatch = max(1, maxReadBatch)
+            self.maxBatchPointReads = max(1, maxBatchPointReads)
         }
     }
 
@@ -45,13 +62,28 @@ public final class StoreExecutor: @unchecked Sendable {
 
     private let completionsDelivered = Mutex<Callback?>(nil)
 
-    /// Starts one thread per reader connection and one for the writer.
+    /// The connection the point reads of a batch run on (see the type's comment); nil: none do.
+    private let batchReader: (any StoreConnection)?
+    private let batchReaderLock = ThreadCondition()
+    private var batchReaderClosed = false
+    /// The `pthread_self()` of the thread inside the outermost `submitBatch` that collects point reads; 0: none.
+    private let batchOwner = Atomic<UInt>(0)
+    /// How deep the owner's `submitBatch` calls are nested.
+    private var batchDepth = 0
+    /// The point reads collected by the owner, run when its outermost `submitBatch` returns.
+    private var batchReads: [any PendingRead] = []
+
+    /// Starts one thread per reader connection and one for the writer; `batchReader`, when
+    /// given, runs the point reads of `submitBatch` on the submitting thread.
     /// The executor owns the connections from now on and closes them in `close()`.
-    public init(writer: any StoreConnection, readers: [any StoreConnection], options: Options = Options()) {
+    public init(writer: any StoreConnection, readers: [any StoreConnection],
+                batchReader: (any StoreConnection)? = nil, options: Options = Options()) {
         precondition(!readers.isEmpty, "StoreExecutor needs at least one reader connection")
         self.writer = writer
         self.readers = readers
+        self.batchReader = batchReader
         self.options = options
+        batchReads.reserveCapacity(options.maxBatchPointReads)
         threads.append(SystemThread(name: "larder-writer") { [self] in writeLoop() })
         for index in readers.indices {
             threads.append(SystemThread(name: "larder-read-\(index)") { [self] in readLoop(self.readers[index]) })
@@ -67,6 +99,20 @@ public final class StoreExecutor: @unchecked Sendable {
             completion(.failure(Self.closedError))
             notifyDelivered()
         }
+    }
+
+    /// Queues a read, or, for a point read submitted inside `submitBatch` (with a
+    /// `batchReader`), keeps it for the submitting thread to run when the batch ends.
+    public func read<R: Sendable>(
+        _ cost: ReadCost,
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        if cost == .point && ownsBatch && batchReads.count < options.maxBatchPointReads {
+            batchReads.append(ReadJob(operation, completion))
+            return
+        }
+        read(operation, completion: completion)
     }
 
     /// Queues a write; UNAVAILABLE once closed.
@@ -93,12 +139,61 @@ public final class StoreExecutor: @unchecked Sendable {
     /// Runs `body`, which submits reads and writes, waking the store threads once
     /// at the end instead of at the first submission: on a busy core, a woken
     /// store thread would otherwise preempt the submitter and take one job at a time.
+    ///
+    /// The point reads submitted by `body` (see `read(_:_:completion:)`) run when the
+    /// outermost `submitBatch` of this thread returns, after the store threads were woken.
     public func submitBatch(_ body: () -> Void) {
+        let collects = beginCollecting()
         readQueue.hold()
         writeQueue.hold()
         body()
         writeQueue.release()
         readQueue.release()
+        if collects { endCollecting() }
+    }
+
+    /// True on the thread collecting point reads.
+    private var ownsBatch: Bool {
+        let owner = batchOwner.load(ordering: .relaxed)
+        return owner != 0 && owner == UInt(pthread_self())
+    }
+
+    /// Makes this thread the one collecting point reads, or nests one level deeper in its
+    /// batch; false when there is no batch reader or another thread collects.
+    private func beginCollecting() -> Bool {
+        guard batchReader != nil else { return false }
+        let me = UInt(pthread_self())
+        if batchOwner.load(ordering: .relaxed) == me {
+            batchDepth += 1
+            return true
+        }
+        guard batchOwner.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged else {
+            return false
+        }
+        batchDepth = 1
+        return true
+    }
+
+    /// Leaves one level; at the outermost, runs the collected point reads.
+    private func endCollecting() {
+        batchDepth -= 1
+        guard batchDepth == 0 else { return }
+        var reads: [any PendingRead] = []
+        swap(&reads, &batchReads)
+        // Reads their completions submit go to the readers.
+        batchOwner.store(0, ordering: .releasing)
+        if !reads.isEmpty { runBatchReads(reads) }
+    }
+
+    private func runBatchReads(_ reads: [any PendingRead]) {
+        batchReaderLock.withLock {
+            guard let batchReader, !batchReaderClosed else {
+                for job in reads { job.fail(Self.closedError) }
+                return
+            }
+            runReads(reads, on: batchReader, notifyingEach: false)
+        }
+        notifyDelivered()
     }
 
     /// Finishes every queued job, stops the threads, then closes the readers
@@ -112,6 +207,10 @@ public final class StoreExecutor: @unchecked Sendable {
         readQueue.close()
         writeQueue.close()
         for thread in threads { thread.join() }
+        batchReaderLock.withLock {
+            batchReaderClosed = true
+            batchReader?.close()
+        }
         for reader in readers { reader.close() }
         writer.close()
     }
@@ -122,25 +221,31 @@ public final class StoreExecutor: @unchecked Sendable {
         var batch: [any PendingRead] = []
         batch.reserveCapacity(options.maxReadBatch)
         while readQueue.take(max: options.maxReadBatch, into: &batch) {
-            do throws(RPCError) {
-                try connection.beginRead()
-            } catch {
-                for job in batch { job.fail(error) }
-                notifyDelivered()
-                batch.removeAll(keepingCapacity: true)
-                continue
-            }
-            for job in batch {
-                job.run(connection)
-                notifyDelivered()
-            }
-            do throws(RPCError) {
-                try connection.endRead()
-            } catch {
-                // The results were read already; a failed end only needs a reset.
-                connection.rollback()
-            }
+            runReads(batch, on: connection, notifyingEach: true)
             batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Runs `batch` in one read transaction on `connection`; announces the completions
+    /// after each one (a reader: a caller need not wait for the rest) or, when not
+    /// `notifyingEach`, leaves that to the caller.
+    private func runReads(_ batch: [any PendingRead], on connection: any StoreConnection, notifyingEach: Bool) {
+        do throws(RPCError) {
+            try connection.beginRead()
+        } catch {
+            for job in batch { job.fail(error) }
+            if notifyingEach { notifyDelivered() }
+            return
+        }
+        for job in batch {
+            job.run(connection)
+            if notifyingEach { notifyDelivered() }
+        }
+        do throws(RPCError) {
+            try connection.endRead()
+        } catch {
+            // The results were read already; a failed end only needs a reset.
+            connection.rollback()
         }
     }
 
