@@ -26,8 +26,8 @@ public final class StoreExecutor: @unchecked Sendable {
     // guarded by `closeLock`; `threads` is written only in init; each connection (not Sendable)
     // is used by exactly one store thread, and closed in close() only after every thread joined.
     // `batchReader` is used only with `batchReaderLock` held (`batchReaderClosed` likewise);
-    // `batchDepth` and `batchReads` only by the thread whose id `batchOwner` holds: it took
-    // them with an acquiring exchange and hands them back with a releasing store.
+    // `batchReads` only by the thread whose id `batchOwner` holds: it takes them with an
+    // acquiring exchange and hands them back with a releasing store.
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
@@ -68,8 +68,6 @@ public final class StoreExecutor: @unchecked Sendable {
     private var batchReaderClosed = false
     /// The `pthread_self()` of the thread inside the outermost `submitBatch` that collects point reads; 0: none.
     private let batchOwner = Atomic<UInt>(0)
-    /// How deep the owner's `submitBatch` calls are nested.
-    private var batchDepth = 0
     /// The point reads collected by the owner, run when its outermost `submitBatch` returns.
     private var batchReads: [any PendingRead] = []
 
@@ -154,30 +152,19 @@ public final class StoreExecutor: @unchecked Sendable {
 
     /// True on the thread collecting point reads.
     private var ownsBatch: Bool {
-        let owner = batchOwner.load(ordering: .relaxed)
-        return owner != 0 && owner == UInt(pthread_self())
+        batchOwner.load(ordering: .relaxed) == UInt(pthread_self())
     }
 
-    /// Makes this thread the one collecting point reads, or nests one level deeper in its
-    /// batch; false when there is no batch reader or another thread collects.
+    /// Makes this thread the one collecting point reads: true in its outermost `submitBatch`;
+    /// false in a nested one (it collects already), while another thread collects, or
+    /// without a batch reader.
     private func beginCollecting() -> Bool {
-        guard batchReader != nil else { return false }
-        let me = UInt(pthread_self())
-        if batchOwner.load(ordering: .relaxed) == me {
-            batchDepth += 1
-            return true
-        }
-        guard batchOwner.compareExchange(expected: 0, desired: me, ordering: .acquiring).exchanged else {
-            return false
-        }
-        batchDepth = 1
-        return true
+        guard batchReader != nil, !ownsBatch else { return false }
+        return batchOwner.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged
     }
 
-    /// Leaves one level; at the outermost, runs the collected point reads.
+    /// Ends the outermost batch: runs the collected point reads.
     private func endCollecting() {
-        batchDepth -= 1
-        guard batchDepth == 0 else { return }
         var reads: [any PendingRead] = []
         swap(&reads, &batchReads)
         // Reads their completions submit go to the readers.
