@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],
                     swiftSettings: settings),
         .testTarget(name: "LarderStoreTests",
-                    dependencies: ["LarderStore", "LarderSQLite", "LarderPostgres", "LarderAPI", "LarderTestSupport"],
+                    dependencies: ["LarderStore", "LarderSQLite", "CSQLite", "LarderPostgres", "LarderAPI", "LarderTestSupport"],
                     swiftSettings: settings),
         .testTarget(name: "LarderBenchTests", dependencies: ["LarderBench", "LarderClient", "LarderSystem", "LarderTestSupport"], swiftSettings: settings),
         .testTarget(name: "LarderCLITests", dependencies: ["LarderCLI", "LarderClient", "LarderAPI", "LarderSystem", "LarderTestSupport"],

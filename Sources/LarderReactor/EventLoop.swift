@@ -19,7 +19,7 @@ public final class EventLoop: @unchecked Sendable {
     // Sendable because: `epollFD` and `wakeFD` are immutable; `pending` is a Mutex;
     // `owner` is atomic; `handlers` is touched only on the loop's thread, which
     // register and unregister check in debug builds (`assertOnLoopThread`), and
-    // run() reads it on that thread; `aroundTurn` is set before run() and read only by it. Tested in LoopBoundTests (a wrong-thread
+    // run() reads it on that thread; `aroundTurn` and `beforeSleep` are set before run() and read only by it. Tested in LoopBoundTests (a wrong-thread
     // register traps, in a child process).
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -30,6 +30,22 @@ public final class EventLoop: @unchecked Sendable {
     /// Wraps each turn's work (its events, then its queued tasks): e.g. a store that holds the
     /// jobs submitted meanwhile and wakes its threads once at the end. Set before `run()`.
     public var aroundTurn: ((() -> Void) -> Void)?
+    /// Work to finish before the loop sleeps, e.g. a store's read transaction held between
+    /// turns. Set before `run()`.
+    public var beforeSleep: SleepHook?
+
+    /// What `beforeSleep` runs, and when: `isPending` is asked on every turn that could
+    /// wait for events (so it must be cheap); when it says yes, the loop first looks for
+    /// events without waiting and calls `run` only if there are none.
+    public struct SleepHook {
+        public let isPending: () -> Bool
+        public let run: () -> Void
+
+        public init(isPending: @escaping () -> Bool, run: @escaping () -> Void) {
+            self.isPending = isPending
+            self.run = run
+        }
+    }
 
     private struct PendingTasks: ~Copyable {
         var tasks: [@Sendable () -> Void] = []
@@ -133,7 +149,7 @@ public final class EventLoop: @unchecked Sendable {
             // Tasks the loop queued for itself (see `execute`) are run without waiting.
             let tasksQueued = pending.withLock { !$0.tasks.isEmpty }
             let wait = now >= nextTick || tasksQueued ? 0 : Int32((nextTick - now + 999_999) / 1_000_000)
-            let count = epoll_wait(epollFD, events, Int32(capacity), wait)
+            let count = waitForEvents(events, capacity: capacity, milliseconds: wait)
             if count < 0 && errno != EINTR { fatalError("epoll_wait: \(SystemError("epoll_wait", errno: errno))") }
             var stop = false
             if let aroundTurn {
@@ -147,6 +163,17 @@ public final class EventLoop: @unchecked Sendable {
                 nextTick = MonotonicClock.nanoseconds() + tickNanoseconds
             }
         }
+    }
+
+    /// epoll_wait for up to `milliseconds`, running `beforeSleep` first if it would sleep.
+    private func waitForEvents(_ events: UnsafeMutablePointer<epoll_event>, capacity: Int,
+                               milliseconds: Int32) -> Int32 {
+        if milliseconds > 0, let beforeSleep, beforeSleep.isPending() {
+            let ready = epoll_wait(epollFD, events, Int32(capacity), 0)
+            if ready != 0 { return ready }
+            beforeSleep.run()
+        }
+        return epoll_wait(epollFD, events, Int32(capacity), milliseconds)
     }
 
     /// One turn: the handlers of `count` ready events, then the queued tasks; true when stop was requested.

@@ -107,6 +107,8 @@ public final class SQLiteStore: Store {
     }
 
     public func submitBatch(_ body: () -> Void) { executor.submitBatch(body) }
+    public var holdsReadSnapshot: Bool { executor.holdsReadSnapshot }
+    public func releaseReadSnapshot() { executor.releaseReadSnapshot() }
 
     public func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void) {
         executor.setCompletionsDelivered(body)

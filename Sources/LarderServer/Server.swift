@@ -113,6 +113,9 @@ public final class Server: @unchecked Sendable {
         // read (the gRPC C++ one), a wake-up per read was a thread switch and a read transaction
         // for every few calls.
         loop.aroundTurn = { [store] turn in store.submitBatch(turn) }
+        // The read transaction those turns' point reads share ends before the loop sleeps.
+        loop.beforeSleep = EventLoop.SleepHook(isPending: { [store] in store.holdsReadSnapshot },
+                                               run: { [store] in store.releaseReadSnapshot() })
     }
 
     /// A consistent snapshot of `metrics`, taken on `loop`, for another thread;

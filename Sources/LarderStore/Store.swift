@@ -41,6 +41,14 @@ public protocol Store: Sendable {
     /// Runs `body`, whose submissions wake the store threads once, when it returns.
     func submitBatch(_ body: () -> Void)
 
+    /// True while the point reads of `submitBatch` keep a read transaction open for the
+    /// next batch (SQLite), which the submitting thread ends with `releaseReadSnapshot()`
+    /// before it sleeps. Cheap (an atomic load): checked on every turn of the event loop.
+    var holdsReadSnapshot: Bool { get }
+
+    /// Ends the read transaction `holdsReadSnapshot` reports, if any.
+    func releaseReadSnapshot()
+
     /// False while the database cannot be reached or cannot take writes; health
     /// answers NOT_SERVING then. Cheap (an atomic load): called on the event loop.
     var isAvailable: Bool { get }
@@ -57,6 +65,8 @@ extension Store {
     }
 
     public func submitBatch(_ body: () -> Void) { body() }
+    public var holdsReadSnapshot: Bool { false }
+    public func releaseReadSnapshot() {}
     /// A local database file is always there.
     public var isAvailable: Bool { true }
 }

@@ -20,14 +20,19 @@ import Synchronization
 /// when the batch ends, in one read transaction on that connection, and their
 /// completions run on that thread. A lookup by key costs a few microseconds; a
 /// hand-off costs a reader's wake-up, a thread switch, and the submitter's
-/// wake-up for the replies.
+/// wake-up for the replies. That read transaction stays open for the next batch
+/// (its begin and end cost more than a lookup: two lock calls on the WAL index) and
+/// is renewed there if the writer committed since; it ends when a batch ends after
+/// a commit, after `maxHeldReadBatches` batches, and when the submitter is about to
+/// sleep (`releaseReadSnapshot()`), so it never holds back the WAL's checkpoints.
 public final class StoreExecutor: @unchecked Sendable {
     // Sendable because: the queues and `completionsDelivered` are synchronized; `closed` is
     // guarded by `closeLock`; `threads` is written only in init; each connection (not Sendable)
     // is used by exactly one store thread, and closed in close() only after every thread joined.
     // `batchReader` is used only with `batchReaderLock` held (`batchReaderClosed` likewise);
     // `batchReads` only by the thread whose id `batchOwner` holds: it takes them with an
-    // acquiring exchange and hands them back with a releasing store.
+    // acquiring exchange and hands them back with a releasing store. `heldReadSince` is written
+    // with `batchReaderLock` held and read without it as a hint, checked again under the lock.
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
@@ -37,11 +42,17 @@ public final class StoreExecutor: @unchecked Sendable {
         /// The most point reads one `submitBatch` runs on its own thread; further ones go
         /// to the readers. Bounds how long the submitter (the event loop) is busy with them.
         public var maxBatchPointReads: Int
+        /// The most batches that share one read transaction of the batch reader while
+        /// nothing commits: bounds how long a change made to the database by anyone but
+        /// this executor's writer stays unseen under a steady load (1: one per batch).
+        public var maxHeldReadBatches: Int
 
-        public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32, maxBatchPointReads: Int = 64) {
+        public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32, maxBatchPointReads: Int = 64,
+                    maxHeldReadBatches: Int = 64) {
             self.maxWriteBatch = max(1, maxWriteBatch)
             self.maxReadBatch = max(1, maxReadBatch)
             self.maxBatchPointReads = max(1, maxBatchPointReads)
+            self.maxHeldReadBatches = max(1, maxHeldReadBatches)
         }
     }
 
@@ -70,6 +81,14 @@ public final class StoreExecutor: @unchecked Sendable {
     private let batchOwner = Atomic<UInt>(0)
     /// The point reads collected by the owner, run when its outermost `submitBatch` returns.
     private var batchReads: [any PendingRead] = []
+    /// Commits attempted by the writer, counted from 1; a read transaction begun after the
+    /// count was `n` sees everything committed up to the `n`th.
+    private let writerCommits = Atomic<UInt64>(1)
+    /// The `writerCommits` value loaded before the batch reader's open read transaction
+    /// began; 0 when none is open.
+    private let heldReadSince = Atomic<UInt64>(0)
+    /// Batches that used the open read transaction (with `batchReaderLock` held).
+    private var heldReadBatches = 0
 
     /// Starts one thread per reader connection and one for the writer; `batchReader`, when
     /// given, runs the point reads of `submitBatch` on the submitting thread.
@@ -163,13 +182,23 @@ public final class StoreExecutor: @unchecked Sendable {
         return batchOwner.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged
     }
 
-    /// Ends the outermost batch: runs the collected point reads.
+    /// Ends the outermost batch: runs the collected point reads, or, with none, ends a
+    /// held read transaction that a commit made stale (it would hold back checkpoints).
     private func endCollecting() {
         var reads: [any PendingRead] = []
         swap(&reads, &batchReads)
         // Reads their completions submit go to the readers.
         batchOwner.store(0, ordering: .releasing)
-        if !reads.isEmpty { runBatchReads(reads) }
+        if !reads.isEmpty {
+            runBatchReads(reads)
+        } else if heldReadIsStale {
+            releaseReadSnapshot()
+        }
+    }
+
+    private var heldReadIsStale: Bool {
+        let since = heldReadSince.load(ordering: .relaxed)
+        return since != 0 && since != writerCommits.load(ordering: .relaxed)
     }
 
     private func runBatchReads(_ reads: [any PendingRead]) {
@@ -178,9 +207,51 @@ public final class StoreExecutor: @unchecked Sendable {
                 for job in reads { job.fail(Self.closedError) }
                 return
             }
-            runReads(reads, on: batchReader, notifyingEach: false)
+            let commits = writerCommits.load(ordering: .acquiring)
+            let since = heldReadSince.load(ordering: .relaxed)
+            if since != 0 && (since != commits || heldReadBatches >= options.maxHeldReadBatches
+                              || !batchReader.isInTransaction) {
+                endHeldRead(on: batchReader)
+            }
+            if heldReadSince.load(ordering: .relaxed) == 0 {
+                do throws(RPCError) {
+                    try batchReader.beginRead()
+                } catch {
+                    for job in reads { job.fail(error) }
+                    return
+                }
+                heldReadSince.store(commits, ordering: .relaxed)
+                heldReadBatches = 0
+            }
+            for job in reads { job.run(batchReader) }
+            heldReadBatches += 1
         }
         notifyDelivered()
+    }
+
+    /// True while the batch reader keeps a read transaction open between batches, which
+    /// `releaseReadSnapshot()` ends. An atomic load.
+    public var holdsReadSnapshot: Bool { heldReadSince.load(ordering: .relaxed) != 0 }
+
+    /// Ends the batch reader's held read transaction, if any. The thread that submits
+    /// batches calls it before it sleeps: a snapshot kept while nothing runs would keep
+    /// the checkpoints from finishing and the WAL from starting over.
+    public func releaseReadSnapshot() {
+        batchReaderLock.withLock {
+            guard let batchReader, !batchReaderClosed, heldReadSince.load(ordering: .relaxed) != 0 else { return }
+            endHeldRead(on: batchReader)
+        }
+    }
+
+    /// With `batchReaderLock` held.
+    private func endHeldRead(on connection: any StoreConnection) {
+        do throws(RPCError) {
+            try connection.endRead()
+        } catch {
+            // Only read; a failed end needs a reset.
+            connection.rollback()
+        }
+        heldReadSince.store(0, ordering: .relaxed)
     }
 
     /// Finishes every queued job, stops the threads, then closes the readers
@@ -195,6 +266,7 @@ public final class StoreExecutor: @unchecked Sendable {
         writeQueue.close()
         for thread in threads { thread.join() }
         batchReaderLock.withLock {
+            if let batchReader, heldReadSince.load(ordering: .relaxed) != 0 { endHeldRead(on: batchReader) }
             batchReaderClosed = true
             batchReader?.close()
         }
@@ -208,25 +280,24 @@ public final class StoreExecutor: @unchecked Sendable {
         var batch: [any PendingRead] = []
         batch.reserveCapacity(options.maxReadBatch)
         while readQueue.take(max: options.maxReadBatch, into: &batch) {
-            runReads(batch, on: connection, notifyingEach: true)
+            runReads(batch, on: connection)
             batch.removeAll(keepingCapacity: true)
         }
     }
 
-    /// Runs `batch` in one read transaction on `connection`; announces the completions
-    /// after each one (a reader: a caller need not wait for the rest) or, when not
-    /// `notifyingEach`, leaves that to the caller.
-    private func runReads(_ batch: [any PendingRead], on connection: any StoreConnection, notifyingEach: Bool) {
+    /// Runs `batch` in one read transaction on `connection`, announcing each completion
+    /// as it is made (a caller need not wait for the rest).
+    private func runReads(_ batch: [any PendingRead], on connection: any StoreConnection) {
         do throws(RPCError) {
             try connection.beginRead()
         } catch {
             for job in batch { job.fail(error) }
-            if notifyingEach { notifyDelivered() }
+            notifyDelivered()
             return
         }
         for job in batch {
             job.run(connection)
-            if notifyingEach { notifyDelivered() }
+            notifyDelivered()
         }
         do throws(RPCError) {
             try connection.endRead()
@@ -240,7 +311,11 @@ public final class StoreExecutor: @unchecked Sendable {
         var batch: [any PendingWrite] = []
         batch.reserveCapacity(options.maxWriteBatch)
         while writeQueue.take(max: options.maxWriteBatch, into: &batch) {
-            if let error = runWriteBatch(batch) {
+            let error = runWriteBatch(batch)
+            // Before any caller hears of the commit: a read it sends next must not be answered
+            // from a snapshot older than its write (see `runBatchReads`).
+            writerCommits.add(1, ordering: .releasing)
+            if let error {
                 for job in batch { job.fail(error) }
             }
             // Every caller of the commit is answered before anyone is woken for the answers.

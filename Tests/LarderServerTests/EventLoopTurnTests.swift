@@ -95,4 +95,55 @@ struct EventLoopTurnTests {
         #expect(result.turns >= 10)
         #expect(result.depth == 0)
     }
+
+    /// `beforeSleep` runs when the loop is about to wait, not while it has work queued: a
+    /// chain of tasks the loop queues for itself sees no call, the idle loop then one (the
+    /// pending flag is cleared by it), and a loop with nothing pending makes none.
+    @Test func beforeSleepRunsOnlyWhenTheLoopWouldWait() async throws {
+        struct State: Sendable { var pending = false; var calls = 0; var callsDuringChain = -1 }
+        final class Box: Sendable {
+            let state = Mutex(State())
+            let slept = DispatchSemaphore(value: 0)
+            let remaining = Mutex(500)
+            let chainDone = DispatchSemaphore(value: 0)
+        }
+        let result = try await offThePool { () throws -> State in
+            let loop = try EventLoop()
+            let box = Box()
+            loop.beforeSleep = EventLoop.SleepHook(
+                isPending: { box.state.withLock { $0.pending } },
+                run: {
+                    box.state.withLock { $0.pending = false; $0.calls += 1 }
+                    box.slept.signal()
+                })
+            let finished = DispatchSemaphore(value: 0)
+            Thread {
+                loop.run(tickMilliseconds: 3_600_000)
+                finished.signal()
+            }.start()
+            @Sendable func step() {
+                let left = box.remaining.withLock { count in count -= 1; return count }
+                if left > 0 { loop.execute { step() }; return }
+                box.state.withLock { $0.callsDuringChain = $0.calls }
+                box.chainDone.signal()
+            }
+            loop.execute {
+                box.state.withLock { $0.pending = true }
+                step()
+            }
+            _ = box.chainDone.wait(timeout: .now() + 60)
+            _ = box.slept.wait(timeout: .now() + 60)
+            // Nothing pending now: further turns (each of these tasks) make no call.
+            for _ in 0..<20 {
+                let done = DispatchSemaphore(value: 0)
+                loop.execute { done.signal() }
+                _ = done.wait(timeout: .now() + 60)
+            }
+            loop.stop()
+            _ = finished.wait(timeout: .now() + 60)
+            return box.state.withLock { $0 }
+        }
+        #expect(result.callsDuringChain == 0, "beforeSleep ran while the loop had tasks queued")
+        #expect(result.calls == 1, "beforeSleep ran \(result.calls) times; once, when the chain ended, was expected")
+    }
 }

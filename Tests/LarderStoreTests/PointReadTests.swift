@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 import LarderAPI
-import LarderSQLite
+import CSQLite
+@testable import LarderSQLite
 import LarderTestSupport
 import LarderStore
 import LarderWire
@@ -209,5 +210,78 @@ import Glibc
             return
         }
         #expect(error.code == .unavailable)
+    }
+
+    /// The point reads of one batch and the next share a read transaction while nothing
+    /// commits; it stays open between batches until released, and close ends it too.
+    @Test func theReadTransactionOfPointReadsIsHeldUntilReleased() throws {
+        let db = try TestDatabase(.sqlite)
+        let location = try Self.created(in: db, "larder")
+        #expect(!db.store.holdsReadSnapshot)
+        let completions = Completions()
+        db.store.submitBatch { Self.submitGet(db.store, location.id, cost: .point, index: 0, to: completions) }
+        #expect(db.store.holdsReadSnapshot)
+        db.store.submitBatch {}
+        #expect(db.store.holdsReadSnapshot, "a batch with nothing committed since keeps it")
+        db.store.submitBatch { Self.submitGet(db.store, location.id, cost: .point, index: 1, to: completions) }
+        db.store.releaseReadSnapshot()
+        #expect(!db.store.holdsReadSnapshot)
+        db.store.submitBatch { Self.submitGet(db.store, location.id, cost: .point, index: 2, to: completions) }
+        #expect(db.store.holdsReadSnapshot)
+        db.store.close()
+        #expect(!db.store.holdsReadSnapshot, "close ends it")
+        let allFound = completions.all.values.allSatisfy { (try? $0.result.get()) == location }
+        #expect(completions.count == 3 && allFound)
+    }
+
+    /// A commit ends the held read transaction when the next batch ends, reads or not (a
+    /// snapshot kept under a steady write load would keep the WAL from being copied and
+    /// restarted), and a point read after a commit sees it.
+    @Test func aCommitEndsTheHeldReadTransaction() throws {
+        let db = try TestDatabase(.sqlite)
+        let first = try Self.created(in: db, "bin 1")
+        let completions = Completions()
+        db.store.submitBatch { Self.submitGet(db.store, first.id, cost: .point, index: 0, to: completions) }
+        #expect(db.store.holdsReadSnapshot)
+        let second = try Self.created(in: db, "bin 2")
+        #expect(db.store.holdsReadSnapshot, "held until a batch ends")
+        db.store.submitBatch {}
+        #expect(!db.store.holdsReadSnapshot, "a batch ending after a commit ends it")
+        let third = try Self.created(in: db, "bin 3")
+        db.store.submitBatch {
+            Self.submitGet(db.store, second.id, cost: .point, index: 1, to: completions)
+            Self.submitGet(db.store, third.id, cost: .point, index: 2, to: completions)
+        }
+        let fourth = try Self.created(in: db, "bin 4")
+        db.store.submitBatch { Self.submitGet(db.store, fourth.id, cost: .point, index: 3, to: completions) }
+        let entries = completions.all
+        #expect(entries.count == 4)
+        #expect(try entries[1]?.result.get() == second)
+        #expect(try entries[2]?.result.get() == third)
+        #expect(try entries[3]?.result.get() == fourth, "a read in a batch after a commit sees that commit")
+    }
+
+    /// A change that does not go through the store's writer (another connection to the
+    /// file) is seen after at most `maxHeldReadBatches` batches of point reads, however
+    /// busy the submitter is.
+    @Test func aChangeFromAnotherConnectionIsSeenWithinTheHeldBatchLimit() throws {
+        let db = try TestDatabase(.sqlite)
+        let location = try Self.created(in: db, "shed")
+        let limit = StoreExecutor.Options().maxHeldReadBatches
+        let completions = Completions()
+        db.store.submitBatch { Self.submitGet(db.store, location.id, cost: .point, index: 0, to: completions) }
+        let other = try SQLiteConnection(path: db.path, flags: SQLITE_OPEN_READWRITE)
+        defer { other.close() }
+        try other.execute("PRAGMA busy_timeout=10000")
+        try other.execute("UPDATE locations SET name = 'renamed shed' WHERE id = '\(location.id)'")
+        var seenAfter: Int?
+        for batch in 1...(limit + 1) {
+            db.store.submitBatch { Self.submitGet(db.store, location.id, cost: .point, index: batch, to: completions) }
+            if (try? completions.all[batch]?.result.get())?.name == "renamed shed" {
+                seenAfter = batch
+                break
+            }
+        }
+        #expect(seenAfter != nil, "not seen within \(limit + 1) batches")
     }
 }
