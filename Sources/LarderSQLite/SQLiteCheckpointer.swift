@@ -9,6 +9,9 @@ import Synchronization
 /// Installed as the writer's WAL hook (which replaces SQLite's automatic
 /// checkpoint); `CheckpointPolicy` decides after each commit whether to wake
 /// this thread for PASSIVE checkpoints or to have the writer checkpoint.
+/// When no commit came for `idleMilliseconds`, the thread also copies what is
+/// left (a WAL below the policy's threshold would otherwise stay uncopied while
+/// the server only reads, and every page read would look it up in the WAL).
 final class SQLiteCheckpointer: @unchecked Sendable {
     // Sendable because: `pending` and `stopped` are guarded by `condition`; `policy` is
     // touched only by the writer's commit hook (one thread); `connection` only by this
@@ -22,16 +25,21 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Frames the last background pass left copied (0: none since the WAL restarted).
     private let copiedFrames = Atomic<Int32>(0)
     private var stopped = false
+    /// Commits reported by the writer's hook.
+    private let commits = Atomic<UInt64>(0)
+    /// How long without a commit before an idle checkpoint; 0: none.
+    private let idleNanoseconds: UInt64
     /// Started last in `init` (its closure needs `self`), joined by `stop()`.
     private var thread: SystemThread?
 
-    init(path: String, pages: Int32) throws(SQLiteError) {
+    init(path: String, pages: Int32, idleMilliseconds: Int = 0) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
         try connection.execute("PRAGMA busy_timeout=5000")
         // A connection learns that the database is in WAL mode only when it first
         // reads it; until then sqlite3_wal_checkpoint_v2 returns OK and does nothing.
         try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
+        idleNanoseconds = UInt64(max(0, idleMilliseconds)) * 1_000_000
         policy = CheckpointPolicy(pages: pages)
         thread = SystemThread(name: "larder-checkpoint") { [self] in run() }
     }
@@ -50,6 +58,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// Runs on the writer after every commit that leaves `walPages` in the WAL.
     private func committed(walPages: Int32, db: OpaquePointer?) {
+        commits.add(1, ordering: .relaxed)
         if walPages < policy.pages { copiedFrames.store(0, ordering: .releasing) }
         switch policy.afterCommit(walPages: walPages, copied: copiedFrames.load(ordering: .acquiring)) {
         case .nothing:
@@ -94,16 +103,41 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     private func run() {
+        // The commit count at the last look, and when the WAL was last seen all copied
+        // (.max: not yet; a WAL left by an earlier run is copied once the store is idle).
+        var seenCommits: UInt64 = 0
+        var copiedAtCommits = UInt64.max
         while true {
             condition.lock()
-            while !pending && !stopped { condition.wait() }
+            var timedOut = false
+            while !pending && !stopped && !timedOut {
+                if idleNanoseconds > 0 { timedOut = !condition.wait(nanoseconds: idleNanoseconds) } else { condition.wait() }
+            }
             let stop = stopped
+            let signalled = pending
             pending = false
             condition.unlock()
             if stop { break }
-            // Best effort: a busy or failed checkpoint is retried after the next signal.
-            if let db = try? connection.database() { catchUp(db) }
+            // Best effort: a busy or failed checkpoint is retried after the next signal or idle spell.
+            guard let db = try? connection.database() else { continue }
+            if signalled {
+                catchUp(db)
+            } else {
+                let now = commits.load(ordering: .relaxed)
+                if now == seenCommits && now != copiedAtCommits && copyAll(db) { copiedAtCommits = now }
+                seenCommits = now
+            }
         }
         connection.close()
+    }
+
+    /// One PASSIVE checkpoint; true when it left nothing of the WAL uncopied.
+    private func copyAll(_ db: OpaquePointer) -> Bool {
+        var logFrames: Int32 = 0
+        var copied: Int32 = 0
+        guard sqlite3_wal_checkpoint_v2(db, nil, SQLITE_CHECKPOINT_PASSIVE, &logFrames, &copied) == SQLITE_OK
+        else { return false }
+        copiedFrames.store(copied, ordering: .releasing)
+        return copied >= logFrames
     }
 }

@@ -37,6 +37,10 @@ extension SQLiteStore {
         /// the WAL holds this many); at 4x this the writer checkpoints itself
         /// (`CheckpointPolicy`). 16,000 pages = 64 MB.
         public var checkpointPages: Int32
+        /// After this long without a commit, the background checkpointer copies what is
+        /// left of the WAL into the database (0 = never): once it is all copied, reads skip
+        /// the WAL (no lookup of each page in its index) and the next write starts it over.
+        public var idleCheckpointMilliseconds: Int
         /// Point reads (`ReadCost.point`: gets by id) submitted inside `submitBatch` run on
         /// the submitting thread (the server's event loop, at the end of its turn), on one
         /// more reader connection, instead of on a reader thread: a lookup by key costs a few
@@ -47,7 +51,8 @@ extension SQLiteStore {
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
                     cacheKilobytes: Int = 32 * 1024, writerCacheKilobytes: Int = 4 * 1024,
                     mmapBytes: Int = 256 * 1024 * 1024,
-                    checkpointPages: Int32 = 16000, inlinePointReads: Bool = true) {
+                    checkpointPages: Int32 = 16000, idleCheckpointMilliseconds: Int = 250,
+                    inlinePointReads: Bool = true) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount
@@ -58,6 +63,7 @@ extension SQLiteStore {
             self.writerCacheKilobytes = writerCacheKilobytes
             self.mmapBytes = mmapBytes
             self.checkpointPages = checkpointPages
+            self.idleCheckpointMilliseconds = max(0, idleCheckpointMilliseconds)
             self.inlinePointReads = inlinePointReads
         }
     }

@@ -68,7 +68,8 @@ public final class SQLiteStore: Store {
             var checkpointer: SQLiteCheckpointer?
             if !options.readOnly {
                 try migrate(writer, seed: options.seed)
-                let background = try SQLiteCheckpointer(path: path, pages: options.checkpointPages)
+                let background = try SQLiteCheckpointer(path: path, pages: options.checkpointPages,
+                                                        idleMilliseconds: options.idleCheckpointMilliseconds)
                 checkpointer = background
                 do throws(SQLiteError) { try background.install(on: writerConnection) } catch {
                     background.stop()

@@ -36,6 +36,38 @@ import Testing
         #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes while open")
     }
 
+    /// A WAL far below the policy's threshold is still copied into the database once no
+    /// commit came for `idleCheckpointMilliseconds`; with idle checkpoints off it stays.
+    @Test func anIdleStoreCopiesTheWALIntoTheDatabase() throws {
+        for idle in [50, 0] {
+            let db = try TestDatabase()
+            db.store.close()
+            let store = try SQLiteStore.open(path: db.path, options: .init(durability: .normal,
+                                                                          idleCheckpointMilliseconds: idle))
+            defer { store.close() }
+            let before = Self.size(db.path)
+            for index in 0..<100 {
+                let waiter = Waiter<MealRecord>()
+                store.write({ w throws(RPCError) in
+                    try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
+                        name: "meal \(index) " + String(repeating: "x", count: 80), calories: 100, category: .lunch)), w)
+                }, completion: waiter.finish)
+                _ = try waiter.wait().get()
+            }
+            // Bounded: 60 s for the idle checkpoint; with none, 0.6 s to show nothing copies it.
+            var after = Self.size(db.path)
+            for _ in 0..<(idle > 0 ? 3000 : 30) where after <= before + 16 * 1024 {
+                usleep(20_000)
+                after = Self.size(db.path)
+            }
+            if idle > 0 {
+                #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes")
+            } else {
+                #expect(after <= before + 16 * 1024, "without idle checkpoints the WAL was copied (\(before) → \(after))")
+            }
+        }
+    }
+
     /// One-write commits (a few WAL pages each) wake the background once per `pages`
     /// new pages, not after every commit: each checkpoint fsyncs the database.
     @Test func smallCommitsWakeTheBackgroundOncePerPagesNotPerCommit() {
