@@ -41,8 +41,14 @@ public enum StoreID {
     /// (8-4-4-4-12 hex digits, any case), else nil.
     public static func normalized(_ text: String) -> String? {
         var text = text
-        guard text.withUTF8({ words(utf8: UnsafeRawBufferPointer($0)) }) != nil else { return nil }
-        let hasUpper = text.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+        // nil: not a UUID; true: one with upper-case digits. One pass over the bytes in place.
+        let hasUpper: Bool? = text.withUTF8 { utf8 in
+            guard words(utf8: UnsafeRawBufferPointer(utf8)) != nil else { return nil }
+            var upper = false
+            for byte in utf8 where byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") { upper = true }
+            return upper
+        }
+        guard let hasUpper else { return nil }
         return hasUpper ? text.lowercased() : text
     }
 
