@@ -25,8 +25,8 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private var handlers: [Int32: any EventHandler] = [:]
     private let pending = Mutex<PendingTasks>(PendingTasks())
-    /// The `pthread_self()` of the thread in (or last in) `run()`; 0 before the first run.
-    private let owner = Atomic<UInt>(0)
+    /// The thread in (or last in) `run()`; none before the first run.
+    private let owner = ThreadOwner()
     /// Wraps each turn's work (its events, then its queued tasks): e.g. a store that holds the
     /// jobs submitted meanwhile and wakes its threads once at the end. Set before `run()`.
     public var aroundTurn: ((() -> Void) -> Void)?
@@ -104,8 +104,7 @@ public final class EventLoop: @unchecked Sendable {
     /// True on the loop's thread: the one running (or that last ran) `run()`, and,
     /// before the loop first runs, on any thread (the one setting it up).
     public var isOnLoopThread: Bool {
-        let owner = owner.load(ordering: .acquiring)
-        return owner == 0 || pthread_equal(pthread_t(owner), pthread_self()) != 0
+        owner.isUnowned || owner.isCurrentThread
     }
 
     /// Traps, in debug builds only, unless called on the loop's thread (`isOnLoopThread`):
@@ -138,7 +137,7 @@ public final class EventLoop: @unchecked Sendable {
     /// `onTick` runs every `tickMilliseconds` (not after every turn: a busy loop
     /// turns hundreds of thousands of times a second).
     public func run(tickMilliseconds: Int32 = 1000, onTick: () -> Void = {}) {
-        owner.store(UInt(pthread_self()), ordering: .releasing)
+        owner.take()
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }

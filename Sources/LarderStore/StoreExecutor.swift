@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import LarderSystem
 public import LarderWire
 import Synchronization
@@ -30,8 +27,8 @@ public final class StoreExecutor: @unchecked Sendable {
     // guarded by `closeLock`; `threads` is written only in init; each connection (not Sendable)
     // is used by exactly one store thread, and closed in close() only after every thread joined.
     // `batchReader` is used only with `batchReaderLock` held (`batchReaderClosed` likewise);
-    // `batchReads` only by the thread whose id `batchOwner` holds: it takes them with an
-    // acquiring exchange and hands them back with a releasing store. `heldReadSince` is written
+    // `batchReads` only by the thread `batchOwner` names: it claims them (acquiring) and hands
+    // them back (releasing). `heldReadSince` is written
     // with `batchReaderLock` held and read without it as a hint, checked again under the lock.
     /// Tuning knobs.
     public struct Options: Sendable {
@@ -77,8 +74,8 @@ public final class StoreExecutor: @unchecked Sendable {
     private let batchReader: (any StoreConnection)?
     private let batchReaderLock = ThreadCondition()
     private var batchReaderClosed = false
-    /// The `pthread_self()` of the thread inside the outermost `submitBatch` that collects point reads; 0: none.
-    private let batchOwner = Atomic<UInt>(0)
+    /// The thread inside the outermost `submitBatch` that collects point reads, if any.
+    private let batchOwner = ThreadOwner()
     /// The point reads collected by the owner, run when its outermost `submitBatch` returns.
     private var batchReads: [any PendingRead] = []
     /// Commits attempted by the writer, counted from 1; a read transaction begun after the
@@ -171,7 +168,7 @@ public final class StoreExecutor: @unchecked Sendable {
 
     /// True on the thread collecting point reads.
     private var ownsBatch: Bool {
-        batchOwner.load(ordering: .relaxed) == UInt(pthread_self())
+        batchOwner.isCurrentThread
     }
 
     /// Makes this thread the one collecting point reads: true in its outermost `submitBatch`;
@@ -179,7 +176,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// without a batch reader.
     private func beginCollecting() -> Bool {
         guard batchReader != nil, !ownsBatch else { return false }
-        return batchOwner.compareExchange(expected: 0, desired: UInt(pthread_self()), ordering: .acquiring).exchanged
+        return batchOwner.claim()
     }
 
     /// Ends the outermost batch: runs the collected point reads, or, with none, ends a
@@ -188,7 +185,7 @@ public final class StoreExecutor: @unchecked Sendable {
         var reads: [any PendingRead] = []
         swap(&reads, &batchReads)
         // Reads their completions submit go to the readers.
-        batchOwner.store(0, ordering: .releasing)
+        batchOwner.release()
         if !reads.isEmpty {
             runBatchReads(reads)
         } else if heldReadIsStale {
