@@ -38,10 +38,7 @@ public final class GRPCClientSession {
     }
 
     /// A GOAWAY the server sent.
-    public struct Goaway: Sendable, Equatable {
-        public var lastStreamID: Int32
-        public var code: HTTP2ErrorCode
-    }
+    public typealias Goaway = HTTP2Goaway
 
     public let options: Options
     private let engine: NGHTTP2Session
@@ -55,16 +52,7 @@ public final class GRPCClientSession {
 
     public init(options: Options = Options()) throws(GRPCSessionError) {
         self.options = options
-        var engineOptions = NGHTTP2Session.Options()
-        engineOptions.settings = [
-            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), options.initialWindowSize),
-            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
-        ]
-        do {
-            engine = try NGHTTP2Session(role: .client, options: engineOptions)
-        } catch {
-            throw GRPCSessionError(.internalError, "cannot create the HTTP/2 client session: \(error)")
-        }
+        engine = try NGHTTP2Session.grpcClient(initialWindowSize: options.initialWindowSize)
         engine.handler = self
     }
 

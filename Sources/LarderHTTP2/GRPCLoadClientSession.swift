@@ -37,10 +37,7 @@ public final class GRPCLoadClientSession {
     }
 
     /// A GOAWAY the server sent.
-    public struct Goaway: Sendable, Equatable {
-        public var lastStreamID: Int32
-        public var code: HTTP2ErrorCode
-    }
+    public typealias Goaway = HTTP2Goaway
 
     private struct Stream {
         var tag: Int
@@ -66,17 +63,9 @@ public final class GRPCLoadClientSession {
 
     public init(options: Options = Options()) throws(GRPCSessionError) {
         self.options = options
-        var engineOptions = NGHTTP2Session.Options()
-        engineOptions.settings = [
-            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), options.initialWindowSize),
-            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
-        ]
-        engineOptions.connectionWindow = options.connectionWindow
-        engineOptions.peerMaxConcurrentStreams = options.maxConcurrentStreams
-        do {
-            engine = try NGHTTP2Session(role: .client, options: engineOptions)
-        } catch {
-            throw GRPCSessionError(.internalError, "cannot create the HTTP/2 client session: \(error)")
+        engine = try NGHTTP2Session.grpcClient(initialWindowSize: options.initialWindowSize) { tuned in
+            tuned.connectionWindow = options.connectionWindow
+            tuned.peerMaxConcurrentStreams = options.maxConcurrentStreams
         }
         engine.handler = self
         completions.reserveCapacity(256)

@@ -43,6 +43,24 @@ final class NGHTTP2Session {
     /// Bytes nghttp2 currently holds through this session's allocator.
     private(set) var allocatedBytes = 0
 
+    /// A client engine for a gRPC client session: push disabled, `initialWindowSize` as our
+    /// per-stream receive window, and `tune` for anything else.
+    static func grpcClient(initialWindowSize: UInt32, tune: (inout Options) -> Void = { _ in })
+        throws(GRPCSessionError) -> NGHTTP2Session
+    {
+        var options = Options()
+        options.settings = [
+            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), initialWindowSize),
+            (Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0),
+        ]
+        tune(&options)
+        do {
+            return try NGHTTP2Session(role: .client, options: options)
+        } catch {
+            throw GRPCSessionError(.internalError, "cannot create the HTTP/2 client session: \(error)")
+        }
+    }
+
     init(role: Role, options: Options) throws(Failure) {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw Failure(code: NGHTTP2_ERR_NOMEM.rawValue) }
