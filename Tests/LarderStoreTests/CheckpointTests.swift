@@ -11,15 +11,9 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    /// The database file grows while the server runs: the WAL is moved into it (by the
-    /// background thread, and the writer finishing what it left).
-    @Test func theWALIsCheckpointedInTheBackground() throws {
-        let db = try TestDatabase()
-        db.store.close()
-        let store = try SQLiteStore.open(path: db.path, options: .init(durability: .normal, checkpointPages: 100))
-        defer { store.close() }
-        let before = Self.size(db.path)
-        for index in 0..<200 {
+    /// Commits `count` meal records one at a time (a few WAL pages each).
+    static func writeMeals(_ count: Int, to store: SQLiteStore) throws {
+        for index in 0..<count {
             let waiter = Waiter<MealRecord>()
             store.write({ w throws(RPCError) in
                 try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
@@ -27,12 +21,31 @@ import Testing
             }, completion: waiter.finish)
             _ = try waiter.wait().get()
         }
-        // The checkpoint runs on its own thread after a commit; give it a moment (bounded).
-        var after = Self.size(db.path)
-        for _ in 0..<100 where after <= before + 16 * 1024 {
+    }
+
+    /// The size of the file at `path` once it grew past `bytes`, or after `tries` looks 20 ms apart.
+    static func size(_ path: String, onceOver bytes: Int, tries: Int) -> Int {
+        var size = Self.size(path)
+        for _ in 0..<tries where size <= bytes {
             usleep(20_000)
-            after = Self.size(db.path)
+            size = Self.size(path)
         }
+        return size
+    }
+
+    /// The database file grows while the server runs: the WAL is moved into it (by the
+    /// background thread, and the writer finishing what it left). No idle checkpoints here:
+    /// this is the policy's doing.
+    @Test func theWALIsCheckpointedInTheBackground() throws {
+        let db = try TestDatabase()
+        db.store.close()
+        let store = try SQLiteStore.open(path: db.path, options: .init(durability: .normal, checkpointPages: 100,
+                                                                      idleCheckpointMilliseconds: 0))
+        defer { store.close() }
+        let before = Self.size(db.path)
+        try Self.writeMeals(200, to: store)
+        // The checkpoint runs on its own thread after a commit; give it a moment (bounded).
+        let after = Self.size(db.path, onceOver: before + 16 * 1024, tries: 100)
         #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes while open")
     }
 
@@ -46,20 +59,9 @@ import Testing
                                                                           idleCheckpointMilliseconds: idle))
             defer { store.close() }
             let before = Self.size(db.path)
-            for index in 0..<100 {
-                let waiter = Waiter<MealRecord>()
-                store.write({ w throws(RPCError) in
-                    try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
-                        name: "meal \(index) " + String(repeating: "x", count: 80), calories: 100, category: .lunch)), w)
-                }, completion: waiter.finish)
-                _ = try waiter.wait().get()
-            }
+            try Self.writeMeals(100, to: store)
             // Bounded: 60 s for the idle checkpoint; with none, 0.6 s to show nothing copies it.
-            var after = Self.size(db.path)
-            for _ in 0..<(idle > 0 ? 3000 : 30) where after <= before + 16 * 1024 {
-                usleep(20_000)
-                after = Self.size(db.path)
-            }
+            let after = Self.size(db.path, onceOver: before + 16 * 1024, tries: idle > 0 ? 3000 : 30)
             if idle > 0 {
                 #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes")
             } else {
