@@ -28,8 +28,8 @@ public final class StoreExecutor: @unchecked Sendable {
     // is used by exactly one store thread, and closed in close() only after every thread joined.
     // `batchReader` is used only with `batchReaderLock` held (`batchReaderClosed` likewise);
     // `batchReads` only by the thread `batchOwner` names: it claims them (acquiring) and hands
-    // them back (releasing). `heldReadSince` is written
-    // with `batchReaderLock` held and read without it as a hint, checked again under the lock.
+    // them back (releasing). `heldReadSince` is written with `batchReaderLock` held and read
+    // without it as a hint, checked again under the lock.
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
@@ -205,9 +205,9 @@ public final class StoreExecutor: @unchecked Sendable {
                 return
             }
             let commits = writerCommits.load(ordering: .acquiring)
-            let since = heldReadSince.load(ordering: .relaxed)
-            if since != 0 && (since != commits || heldReadBatches >= options.maxHeldReadBatches
-                              || !batchReader.isInTransaction) {
+            // A transaction begun before the last commit, or shared long enough, is renewed.
+            if heldReadSince.load(ordering: .relaxed) != commits || heldReadBatches >= options.maxHeldReadBatches
+                || !batchReader.isInTransaction {
                 endHeldRead(on: batchReader)
             }
             if heldReadSince.load(ordering: .relaxed) == 0 {
@@ -235,20 +235,25 @@ public final class StoreExecutor: @unchecked Sendable {
     /// the checkpoints from finishing and the WAL from starting over.
     public func releaseReadSnapshot() {
         batchReaderLock.withLock {
-            guard let batchReader, !batchReaderClosed, heldReadSince.load(ordering: .relaxed) != 0 else { return }
+            guard let batchReader, !batchReaderClosed else { return }
             endHeldRead(on: batchReader)
         }
     }
 
-    /// With `batchReaderLock` held.
+    /// Ends the held read transaction, if one is open. With `batchReaderLock` held.
     private func endHeldRead(on connection: any StoreConnection) {
+        guard heldReadSince.load(ordering: .relaxed) != 0 else { return }
+        Self.endRead(on: connection)
+        heldReadSince.store(0, ordering: .relaxed)
+    }
+
+    /// Ends a read transaction; the results were read already, so a failed end only needs a reset.
+    private static func endRead(on connection: any StoreConnection) {
         do throws(RPCError) {
             try connection.endRead()
         } catch {
-            // Only read; a failed end needs a reset.
             connection.rollback()
         }
-        heldReadSince.store(0, ordering: .relaxed)
     }
 
     /// Finishes every queued job, stops the threads, then closes the readers
@@ -263,7 +268,7 @@ public final class StoreExecutor: @unchecked Sendable {
         writeQueue.close()
         for thread in threads { thread.join() }
         batchReaderLock.withLock {
-            if let batchReader, heldReadSince.load(ordering: .relaxed) != 0 { endHeldRead(on: batchReader) }
+            if let batchReader { endHeldRead(on: batchReader) }
             batchReaderClosed = true
             batchReader?.close()
         }
@@ -296,12 +301,7 @@ public final class StoreExecutor: @unchecked Sendable {
             job.run(connection)
             notifyDelivered()
         }
-        do throws(RPCError) {
-            try connection.endRead()
-        } catch {
-            // The results were read already; a failed end only needs a reset.
-            connection.rollback()
-        }
+        Self.endRead(on: connection)
     }
 
     private func writeLoop() {
