@@ -432,7 +432,7 @@ extension PostgresSession {
         try change(.deleteItemCategoriesOfGroup, [.text(groupID)])
     }
 
-    func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+    func insertMealRecord(_ record: MealRecord, encoded _: EncodedMessage<MealRecord>) throws(RPCError) {
         _ = try change(.insertMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
                                      .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
                                      Self.ms(record.createTime), Self.ms(record.updateTime),

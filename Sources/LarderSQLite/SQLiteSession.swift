@@ -474,7 +474,7 @@ extension SQLiteSession {
         try change(.deleteItemCategoriesOfGroup, bind: { s throws(SQLiteError) in try s.bind(groupID, at: 1) })
     }
 
-    func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+    func insertMealRecord(_ record: MealRecord, encoded: EncodedMessage<MealRecord>) throws(RPCError) {
         let key = try Self.mealKey(record.id)
         guard mealKeys.writerView(key) == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
         let eatenAt = StoreInstant(record.eatenAt ?? Timestamp(seconds: 0))
@@ -487,7 +487,7 @@ extension SQLiteSession {
             try s.bind(record.createTime?.unixMilliseconds ?? 0, at: 6)
             try s.bind(record.updateTime?.unixMilliseconds ?? 0, at: 7)
             try s.bind(Int64(eatenAt.nanos), at: 8)
-            try s.bind(blob: ProtoCodec.encode(record), at: 9)
+            try s.bind(blob: encoded.bytes, at: 9)
         }, constraint: { error in
             // Meal records have no unique name: any key violation is the id's.
             error.violatedConstraint == .primaryKey || error.violatedConstraint == .unique

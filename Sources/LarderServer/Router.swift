@@ -110,6 +110,21 @@ struct Router: Sendable {
         _ method: RPCMethod<Request, Response>,
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> Response
     ) {
+        write(method, encoding: { (request, writer) throws(RPCError) in ProtoCodec.encode(try operation(request, writer)) })
+    }
+
+    /// A method that writes and answers with the encoding it made for the store.
+    mutating func write<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> EncodedMessage<Response>
+    ) {
+        write(method, encoding: { (request, writer) throws(RPCError) in try operation(request, writer).bytes })
+    }
+
+    private mutating func write<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        encoding operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> [UInt8]
+    ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
             store.write({ writer throws(RPCError) in
@@ -117,7 +132,7 @@ struct Router: Sendable {
                 try context.checkDeadline()
                 try context.checkMemoryShare()
                 writer.boundWaits(byDeadline: context.deadline)
-                return ProtoCodec.encode(try operation(request, writer))
+                return try operation(request, writer)
             }, completion: { result in
                 guard case .success = result else { return respond(result) }
                 do throws(RPCError) {

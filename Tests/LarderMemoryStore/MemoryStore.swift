@@ -188,7 +188,7 @@ public final class MemoryStore: StoreWriter {
         return ids.count
     }
 
-    public func insertMealRecord(_ record: MealRecord) throws(RPCError) {
+    public func insertMealRecord(_ record: MealRecord, encoded _: EncodedMessage<MealRecord>) throws(RPCError) {
         guard mealRows[record.id] == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
         mealRows[record.id] = record
     }

@@ -17,7 +17,7 @@ import Testing
             let waiter = Waiter<MealRecord>()
             store.write({ w throws(RPCError) in
                 try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
-                    name: "meal \(index) " + String(repeating: "x", count: 80), calories: 100, category: .lunch)), w)
+                    name: "meal \(index) " + String(repeating: "x", count: 80), calories: 100, category: .lunch)), w).message
             }, completion: waiter.finish)
             _ = try waiter.wait().get()
         }

@@ -118,7 +118,7 @@ import Testing
             for (index, id) in ids.enumerated() {
                 results.group.enter()
                 db.store.write({ w throws(RPCError) in
-                    let record = try Operations.createMealRecord(Self.meal("meal \(index)", id: id, at: 1_800_000_100), w)
+                    let record = try Operations.createMealRecord(Self.meal("meal \(index)", id: id, at: 1_800_000_100), w).message
                     if index == 1 {
                         // Moves another record, then fails: both changes are undone.
                         var moved = existing
@@ -167,7 +167,7 @@ import Testing
                                                                                 updateMask: ["eaten_at"]), w)
                     }, completion: { _ in done.leave() })
                     store.write({ w throws(RPCError) in
-                        let other = try Operations.createMealRecord(Self.meal("other", at: 1_800_000_000), w)
+                        let other = try Operations.createMealRecord(Self.meal("other", at: 1_800_000_000), w).message
                         return try Operations.deleteMealRecord(DeleteMealRecordRequest(id: other.id), w)
                     }, completion: { _ in })
                 }

@@ -51,7 +51,7 @@ import Testing
             try (0..<3).map { (i: Int) throws(RPCError) -> MealRecord in
                 try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
                     name: "meal \(i)", calories: Int32(i), category: .lunch,
-                    eatenAt: Timestamp(seconds: 1_800_000_000 + Int64(i)))), w)
+                    eatenAt: Timestamp(seconds: 1_800_000_000 + Int64(i)))), w).message
             }
         }, ())
         try db.closeAndExecute("UPDATE meal_records SET encoding = NULL WHERE name = 'meal 1'")

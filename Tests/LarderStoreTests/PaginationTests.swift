@@ -21,7 +21,7 @@ import Testing
                 let category: MealCategory = [.breakfast, .lunch, .dinner, .snack][index % 4]
                 meals.append(try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: MealRecord(
                     name: "meal \(index)", calories: Int32(index), category: category,
-                    eatenAt: Timestamp(seconds: Self.base + offsetSeconds + Int64(index / 3) * 60))), writer))
+                    eatenAt: Timestamp(seconds: Self.base + offsetSeconds + Int64(index / 3) * 60))), writer).message)
             }
             return meals
         }, range)

@@ -36,7 +36,7 @@ import Testing
     static func create(_ store: any Store, _ record: MealRecord) throws -> MealRecord {
         let waiter = Waiter<MealRecord>()
         store.write({ w throws(RPCError) in
-            try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: record), w)
+            try Operations.createMealRecord(CreateMealRecordRequest(mealRecord: record), w).message
         }, completion: waiter.finish)
         return try waiter.wait().get()
     }

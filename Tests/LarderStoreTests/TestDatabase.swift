@@ -100,6 +100,22 @@ final class TestDatabase {
         store.write({ db throws(RPCError) in try operation(request, db) }, completion: waiter.finish)
         return try waiter.wait().get()
     }
+
+    /// Runs a write operation that answers with its encoding; returns the message,
+    /// after checking that the bytes the reply carries decode to it.
+    func write<Request: Sendable, Response: ProtoMessage & Equatable>(
+        _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> EncodedMessage<Response>,
+        _ request: Request
+    ) throws(RPCError) -> Response {
+        let encoded: EncodedMessage<Response> = try write(operation, request)
+        let decoded = try encoded.bytes.withUnsafeBytes { raw in
+            Result { () throws(RPCError) -> Response in try ProtoCodec.decode(Response.self, from: raw) }
+        }.get()
+        guard decoded == encoded.message else {
+            throw RPCError.internalError("the reply's bytes do not decode to the message written")
+        }
+        return encoded.message
+    }
 }
 
 /// Waits on a semaphore for one completion.

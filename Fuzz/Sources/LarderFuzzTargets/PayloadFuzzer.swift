@@ -107,7 +107,7 @@ enum PayloadMethods {
         PayloadMethod(LocationMethods.updateLocation) { r, s throws(RPCError) in try Operations.updateLocation(r, s) },
         PayloadMethod(LocationMethods.deleteLocation) { r, s throws(RPCError) in try Operations.deleteLocation(r, s) },
 
-        PayloadMethod(MealRecordMethods.createMealRecord) { r, s throws(RPCError) in try Operations.createMealRecord(r, s) },
+        PayloadMethod(MealRecordMethods.createMealRecord) { r, s throws(RPCError) in try Operations.createMealRecord(r, s).message },
         PayloadMethod(MealRecordMethods.getMealRecord) { r, s throws(RPCError) in try Operations.getMealRecord(r, s) },
         PayloadMethod(MealRecordMethods.listMealRecords) { r, s throws(RPCError) in
             try Operations.listMealRecords(r, s).decoded()

@@ -7,9 +7,10 @@ extension Operations {
     public static let maxPageSize = 1000
 
     /// Creates a meal record; `eaten_at` defaults to now and is kept to the nanosecond.
-    /// INVALID_ARGUMENT for a bad field, ALREADY_EXISTS for a taken id.
+    /// INVALID_ARGUMENT for a bad field, ALREADY_EXISTS for a taken id. The record is
+    /// encoded once, for the store and the reply.
     public static func createMealRecord(_ request: CreateMealRecordRequest,
-                                        _ db: any StoreWriter) throws(RPCError) -> MealRecord {
+                                        _ db: any StoreWriter) throws(RPCError) -> EncodedMessage<MealRecord> {
         let input = request.mealRecord
         let id = try Validation.newID(input.id, field: "meal_record.id")
         let name = try Validation.name(input.name, field: "meal_record.name")
@@ -21,8 +22,9 @@ extension Operations {
         } ?? now
         let record = MealRecord(id: id, name: name, calories: calories, category: category, eatenAt: eatenAt,
                                 createTime: now, updateTime: now)
-        try db.insertMealRecord(record)
-        return record
+        let encoded = EncodedMessage(record)
+        try db.insertMealRecord(record, encoded: encoded)
+        return encoded
     }
 
     /// The meal record with the id. INVALID_ARGUMENT for a bad id, NOT_FOUND.
