@@ -100,7 +100,8 @@ public final class SQLiteStore: Store {
                 throw error
             }
             let executor = StoreExecutor(writer: writer, readers: readers, batchReader: batchReader,
-                                         options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
+                                         options: StoreExecutor.Options(
+                maxWriteBatch: options.maxWriteBatch, commitDelayMicroseconds: options.commitDelayMicroseconds))
             return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock)
         } catch {
             throw openError(error, path: path)
