@@ -17,6 +17,8 @@
 # bounded (WARMUP + DURATION s, grpc_load's --max-seconds).
 #
 # Env: ROUNDS=3 WORKLOADS="get create" CONCURRENCY=64 CONNS=4 WARMUP=1 DURATION=4
+#      BASE_ARGS="" NEW_ARGS="" (more larder-server flags for one side, e.g. NEW_ARGS="--readers 4";
+#      the same directory may then be both sides)
 #      SERVER_CPU=0 CLIENT_CPU=1 ANCHOR_BUILD=.build/bench-grpc/anchor TOOLS_BUILD=.build/bench-grpc/tools
 set -euo pipefail
 (( $# == 2 )) || { echo "usage: $0 BASE_BIN_DIR NEW_BIN_DIR" >&2; exit 2; }
@@ -26,6 +28,8 @@ ROUNDS=${ROUNDS:-3}
 WORKLOADS=${WORKLOADS:-"get create"}
 CONCURRENCY=${CONCURRENCY:-64}
 CONNS=${CONNS:-4}
+BASE_ARGS=${BASE_ARGS:-}
+NEW_ARGS=${NEW_ARGS:-}
 WARMUP=${WARMUP:-1}
 DURATION=${DURATION:-4}
 SERVER_CPU=${SERVER_CPU:-0}
@@ -49,9 +53,11 @@ PIDS+=("${PID[reference]}")
 wait_for_line "$WORKDIR/reference.log" "${PID[reference]}" listening
 ADDR[reference]=127.0.0.1:$(sed -n 's/.*listening on [^ ]*:\([0-9][0-9]*\).*/\1/p' "$WORKDIR/reference.log" | head -1)
 declare -A BIN=([base]=$BASE [new]=$NEW)
+declare -A EXTRA=([base]=$BASE_ARGS [new]=$NEW_ARGS)
 for side in base new; do
+  # shellcheck disable=SC2086 # BASE_ARGS / NEW_ARGS are flag lists
   taskset -c "$SERVER_CPU" "${BIN[$side]}/larder-server" --listen 127.0.0.1:0 --db "$WORKDIR/$side.sqlite" \
-    --durability normal --no-seed 2>"$WORKDIR/$side.log" &
+    --durability normal --no-seed ${EXTRA[$side]} 2>"$WORKDIR/$side.log" &
   PID[$side]=$!
   PIDS+=("${PID[$side]}")
   wait_for_line "$WORKDIR/$side.log" "${PID[$side]}" "event=listening"

@@ -46,19 +46,13 @@ extension SQLiteStore {
         /// more reader connection, instead of on a reader thread: a lookup by key costs a few
         /// microseconds, a hand-off to a reader and back a thread switch and two wake-ups.
         public var inlinePointReads: Bool
-        /// How long the writer waits for more writes to join a transaction of 2 or more
-        /// (`StoreExecutor.Options.commitDelayMicroseconds`; 0 = never). Left nil, 200 µs at
-        /// `.normal` durability, where a commit is a write() of a few WAL pages whatever it
-        /// holds, and 0 at `.full`, where the fsync already gathers the writes that arrive
-        /// meanwhile.
-        public var commitDelayMicroseconds: Int
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,
                     cacheKilobytes: Int = 32 * 1024, writerCacheKilobytes: Int = 4 * 1024,
                     mmapBytes: Int = 256 * 1024 * 1024,
                     checkpointPages: Int32 = 16000, idleCheckpointMilliseconds: Int = 250,
-                    inlinePointReads: Bool = true, commitDelayMicroseconds: Int? = nil) {
+                    inlinePointReads: Bool = true) {
             self.durability = durability
             self.seed = seed
             self.readerCount = readerCount
@@ -71,12 +65,6 @@ extension SQLiteStore {
             self.checkpointPages = checkpointPages
             self.idleCheckpointMilliseconds = max(0, idleCheckpointMilliseconds)
             self.inlinePointReads = inlinePointReads
-            self.commitDelayMicroseconds = max(0, commitDelayMicroseconds ?? Self.defaultCommitDelayMicroseconds(durability))
-        }
-
-        /// `commitDelayMicroseconds` when left nil: 200 at `.normal`, 0 at `.full`.
-        public static func defaultCommitDelayMicroseconds(_ durability: Durability) -> Int {
-            durability == .normal ? 200 : 0
         }
     }
 }

@@ -100,8 +100,7 @@ public final class SQLiteStore: Store {
                 throw error
             }
             let executor = StoreExecutor(writer: writer, readers: readers, batchReader: batchReader,
-                                         options: StoreExecutor.Options(
-                maxWriteBatch: options.maxWriteBatch, commitDelayMicroseconds: options.commitDelayMicroseconds))
+                                         options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
             return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock)
         } catch {
             throw openError(error, path: path)

@@ -1,5 +1,4 @@
 import LarderPostgres
-import LarderSQLite
 
 /// Which database `larder-server` serves from and how it uses it, with the defaults.
 public struct DatabaseConfiguration: Sendable {
@@ -14,18 +13,8 @@ public struct DatabaseConfiguration: Sendable {
     public var readerCount = 2
     /// SQLite only: how long a statement waits for another process's lock (`PRAGMA busy_timeout`).
     public var busyTimeoutSeconds = 5
-    /// SQLite only: how long the writer waits for more writes to join a commit of 2 or more;
-    /// nil: 200 µs at `normal` durability, 0 at `full` (`SQLiteStore.Options`).
-    public var commitDelayMicroseconds: Int?
 
     public init() {}
-
-    /// The SQLite store's options for this configuration.
-    var sqliteOptions: SQLiteStore.Options {
-        SQLiteStore.Options(durability: durability == .full ? .full : .normal, seed: seed, readerCount: readerCount,
-                            busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000),
-                            commitDelayMicroseconds: commitDelayMicroseconds)
-    }
 
     /// The database for logs: the SQLite path, or the PostgreSQL URL without its password.
     public var databaseDescription: String { PostgresURL.redacted(databasePath) }

@@ -111,11 +111,6 @@ public enum ServerCommandLine {
                    + "before failing UNAVAILABLE (default 5)") { config, value throws(UsageError) in
             config.database.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
         },
-        Option(name: "commit-delay", value: "MICROSECONDS",
-               help: "SQLite: when 2 or more writes are queued, wait up to this long for more to share their commit; "
-                   + "a lone write never waits; 0 = never (default 200 with --durability normal, 0 with full)") { config, value throws(UsageError) in
-            config.database.commitDelayMicroseconds = try parseInt(value, flag: "commit-delay", range: 0...100_000)
-        },
         Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
             config.server.logLevel = level

@@ -52,12 +52,7 @@ public enum ServerMain {
             logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
         }
-        if PostgresURL.isPostgres(launch.database.databasePath) {
-            logger.info("database_opened", ["db": database, "durability": launch.database.durability.rawValue])
-        } else {
-            logger.info("database_opened", ["db": database, "durability": launch.database.durability.rawValue,
-                                            "commit_delay_us": launch.database.sqliteOptions.commitDelayMicroseconds])
-        }
+        logger.info("database_opened", ["db": database, "durability": launch.database.durability.rawValue])
         let server: Server
         do {
             server = try Server(configuration: configuration, store: store, logger: logger)
@@ -78,6 +73,9 @@ public enum ServerMain {
                 seed: configuration.seed, readerCount: configuration.readerCount,
                 onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: configuration.databaseDescription).log))
         }
-        return try SQLiteStore.open(path: configuration.databasePath, options: configuration.sqliteOptions)
+        return try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
+            durability: configuration.durability == .full ? .full : .normal,
+            seed: configuration.seed, readerCount: configuration.readerCount,
+            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutSeconds * 1000)))
     }
 }

@@ -5,8 +5,7 @@ import Synchronization
 /// Runs store operations on threads it owns: a pool of readers, each with its
 /// own connection, and one writer that commits queued writes together.
 ///
-/// The writer takes every queued write (up to `maxWriteBatch`; if they are 2 or
-/// more, after waiting up to `commitDelayMicroseconds` for others), opens one
+/// The writer takes every queued write (up to `maxWriteBatch`), opens one
 /// transaction, runs the writes (a failed write leaves no trace: see
 /// `runWriteBatch`), commits, calls every completion, and then announces them
 /// once (`setCompletionsDelivered`). A failed commit fails every write of the
@@ -44,19 +43,13 @@ public final class StoreExecutor: @unchecked Sendable {
         /// nothing commits: bounds how long a change made to the database by anyone but
         /// this executor's writer stays unseen under a steady load (1: one per batch).
         public var maxHeldReadBatches: Int
-        /// How long the writer, having taken 2 or more writes but fewer than `maxWriteBatch`,
-        /// waits for more to join their transaction (0 = never). A commit costs about the
-        /// same for 2 writes as for 50, so under load fewer, larger commits save CPU per
-        /// write; a lone write never waits, so a quiet server answers as fast as before.
-        public var commitDelayMicroseconds: Int
 
         public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32, maxBatchPointReads: Int = 64,
-                    maxHeldReadBatches: Int = 64, commitDelayMicroseconds: Int = 0) {
+                    maxHeldReadBatches: Int = 64) {
             self.maxWriteBatch = max(1, maxWriteBatch)
             self.maxReadBatch = max(1, maxReadBatch)
             self.maxBatchPointReads = max(1, maxBatchPointReads)
             self.maxHeldReadBatches = max(1, maxHeldReadBatches)
-            self.commitDelayMicroseconds = max(0, commitDelayMicroseconds)
         }
     }
 
@@ -314,8 +307,7 @@ public final class StoreExecutor: @unchecked Sendable {
     private func writeLoop() {
         var batch: [any PendingWrite] = []
         batch.reserveCapacity(options.maxWriteBatch)
-        let delay = UInt64(options.commitDelayMicroseconds) * 1000
-        while writeQueue.take(max: options.maxWriteBatch, gatheringFor: delay, into: &batch) {
+        while writeQueue.take(max: options.maxWriteBatch, into: &batch) {
             let error = runWriteBatch(batch)
             // Before any caller hears of the commit: a read it sends next must not be answered
             // from a snapshot older than its write (see `runBatchReads`).
