@@ -108,10 +108,7 @@ final class TestDatabase {
         _ request: Request
     ) throws(RPCError) -> Response {
         let encoded: EncodedMessage<Response> = try write(operation, request)
-        let decoded = try encoded.bytes.withUnsafeBytes { raw in
-            Result { () throws(RPCError) -> Response in try ProtoCodec.decode(Response.self, from: raw) }
-        }.get()
-        guard decoded == encoded.message else {
+        guard try ProtoCodec.decode(Response.self, from: encoded.bytes) == encoded.message else {
             throw RPCError.internalError("the reply's bytes do not decode to the message written")
         }
         return encoded.message
