@@ -432,7 +432,8 @@ extension PostgresSession {
         try change(.deleteItemCategoriesOfGroup, [.text(groupID)])
     }
 
-    func insertMealRecord(_ record: MealRecord, encoded _: EncodedMessage<MealRecord>) throws(RPCError) {
+    func insertMealRecord(_ encoded: EncodedMessage<MealRecord>) throws(RPCError) {
+        let record = encoded.message
         _ = try change(.insertMeal, [.text(record.id), .text(record.name), .int64(Int64(record.calories)),
                                      .int64(Int64(record.category.rawValue)), Self.ms(record.eatenAt),
                                      Self.ms(record.createTime), Self.ms(record.updateTime),

@@ -474,7 +474,8 @@ extension SQLiteSession {
         try change(.deleteItemCategoriesOfGroup, bind: { s throws(SQLiteError) in try s.bind(groupID, at: 1) })
     }
 
-    func insertMealRecord(_ record: MealRecord, encoded: EncodedMessage<MealRecord>) throws(RPCError) {
+    func insertMealRecord(_ encoded: EncodedMessage<MealRecord>) throws(RPCError) {
+        let record = encoded.message
         let key = try Self.mealKey(record.id)
         guard mealKeys.writerView(key) == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
         let eatenAt = StoreInstant(record.eatenAt ?? Timestamp(seconds: 0))

@@ -30,8 +30,8 @@ public protocol StoreWriter: StoreReader {
     /// Deletes every item category of group `groupID`; returns how many.
     func deleteItemCategories(groupID: String) throws(RPCError) -> Int
 
-    /// Inserts a new meal record; `encoded` is its encoding, for a backend that stores one.
-    func insertMealRecord(_ record: MealRecord, encoded: EncodedMessage<MealRecord>) throws(RPCError)
+    /// Inserts a new meal record, given with its encoding for a backend that stores one.
+    func insertMealRecord(_ encoded: EncodedMessage<MealRecord>) throws(RPCError)
     /// Replaces the stored meal record with the same id; false when there is none.
     func updateMealRecord(_ record: MealRecord) throws(RPCError) -> Bool
     /// Deletes the meal record; false when there is none.

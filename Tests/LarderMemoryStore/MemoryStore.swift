@@ -188,7 +188,8 @@ public final class MemoryStore: StoreWriter {
         return ids.count
     }
 
-    public func insertMealRecord(_ record: MealRecord, encoded _: EncodedMessage<MealRecord>) throws(RPCError) {
+    public func insertMealRecord(_ encoded: EncodedMessage<MealRecord>) throws(RPCError) {
+        let record = encoded.message
         guard mealRows[record.id] == nil else { throw StoreError.duplicateID("meal record", id: record.id) }
         mealRows[record.id] = record
     }

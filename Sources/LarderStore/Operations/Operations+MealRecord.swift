@@ -23,7 +23,7 @@ extension Operations {
         let record = MealRecord(id: id, name: name, calories: calories, category: category, eatenAt: eatenAt,
                                 createTime: now, updateTime: now)
         let encoded = EncodedMessage(record)
-        try db.insertMealRecord(record, encoded: encoded)
+        try db.insertMealRecord(encoded)
         return encoded
     }
 
