@@ -108,7 +108,7 @@ struct HTTP2EndToEndTests {
         // Read until the stream ends (RawConnection's 10 s receive timeout bounds each read).
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while session.responses[stream]?.ended != true {
-            let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
             guard count > 0 else { break }
             try session.receive(Array(buffer[0..<count]))
             var acknowledgements: [UInt8] = []

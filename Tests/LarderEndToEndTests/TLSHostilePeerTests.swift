@@ -49,7 +49,7 @@ final class TLSHostilePeerTests {
         /// Bytes from the socket, nil at end of stream or after the 10 s receive timeout.
         func readSome() -> [UInt8]? {
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { recv(raw.fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { raw.receiveSome(into: $0) }
             return count > 0 ? Array(buffer[0..<count]) : nil
         }
 
@@ -121,7 +121,7 @@ final class TLSHostilePeerTests {
     /// (the connection's receive timeout).
     @Sendable static func readFirstFlight(_ peer: RawConnection) -> Int {
         var flight = [UInt8](repeating: 0, count: 16 * 1024)
-        return flight.withUnsafeMutableBytes { recv(peer.fd, $0.baseAddress, $0.count, 0) }
+        return flight.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
     }
 
     /// `--tls-max-handshakes 2`: two peers that stall after the server's first flight hold

@@ -64,7 +64,7 @@ public final class HTTP2TestClient: Sendable {
             if let response = response(streamID), condition(response) { return response }
             var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
             if count <= 0 { break }
             let bytes = Array(buffer[0..<count])
             session.withLock { try? $0.receive(bytes) }

@@ -33,8 +33,21 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 && errno == EINTR { continue }
             if sent <= 0 { return }
             offset += sent
+        }
+    }
+
+    /// recv(2) into `buffer`: the byte count, 0 at end of stream, -1 after the 10 s receive
+    /// timeout or an error (`errno` says which). Retried when a signal interrupts it: with
+    /// SO_RCVTIMEO set, recv fails with EINTR instead of restarting (signal(7)), and this test
+    /// process takes SIGCHLD whenever a server another test started exits.
+    public func receiveSome(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let deadline = Date().addingTimeInterval(60)
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if count >= 0 || errno != EINTR || Date() >= deadline { return count }
         }
     }
 
@@ -66,7 +79,7 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
                 return try? ProtoCodec.decode(ResponseEnvelope.self, from: body)
             }
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
             if count <= 0 { return nil }
             decoder.append(Array(buffer[0..<count]))
         }
@@ -76,7 +89,7 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
     public func isClosedByServer() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
             if count == 0 { return true }
             if count < 0 { return errno == ECONNRESET }
         }
