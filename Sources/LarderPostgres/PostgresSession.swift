@@ -16,7 +16,11 @@ import LarderWire
 ///   bounded backoff (`PostgresBackoff`) and calls in between fail fast with UNAVAILABLE;
 /// - every wait is bounded by the statement timeout and the calls' deadlines
 ///   (`PostgresConnection.deadline`);
-/// - a COMMIT whose answer was lost answers UNKNOWN: it may have been applied.
+/// - a COMMIT whose answer was lost answers UNKNOWN: it may have been applied (DEADLINE_EXCEEDED
+///   when the calls' deadline cut it off);
+/// - when a call's deadline cuts a statement off, the connection closes and its transaction
+///   with it: that call answers DEADLINE_EXCEEDED, the others of the transaction ABORTED (not
+///   applied; retry), and the database is not taken for lost.
 final class PostgresSession: StoreConnection {
     let connection: PostgresConnection
     /// Fixed SQL run on every (re)connect, e.g. `SET synchronous_commit TO off`.
@@ -26,6 +30,9 @@ final class PostgresSession: StoreConnection {
     /// The latest deadline of the calls of the current transaction, while every one of them has a deadline.
     private var latestDeadline: UInt64?
     private var everyCallHasDeadline = true
+    /// Set when a call's deadline cut a wait of the current transaction short: the connection
+    /// was closed with it, so the transaction is gone and nothing of it was applied.
+    private var cutByDeadline = false
 
     init(connection: PostgresConnection, setup: [String] = [],
          availability: PostgresAvailability? = nil) throws(PostgresError) {
@@ -55,6 +62,15 @@ final class PostgresSession: StoreConnection {
         latestDeadline = nil
         everyCallHasDeadline = true
         connection.deadline = nil
+        cutByDeadline = false
+    }
+
+    /// ABORTED for every statement of a transaction after a deadline cut it off: the calls
+    /// still in it were not applied, and the database is not lost for that.
+    private func ensureNotCutOff() throws(RPCError) {
+        guard cutByDeadline else { return }
+        throw RPCError(.aborted, "this call shared a transaction with calls whose deadline passed while PostgreSQL "
+                       + "worked on it, and the transaction ended with them: nothing of this call was applied; retry it")
     }
 
     // MARK: Connecting
@@ -62,6 +78,7 @@ final class PostgresSession: StoreConnection {
     /// Maps a failure to its status; a lost or read-only session is dropped and
     /// counts as the database being lost.
     private func failure(_ error: PostgresError) -> RPCError {
+        if error.sqlState == PostgresError.deadlineExceeded { cutByDeadline = true }
         if error.sqlState == PostgresError.readOnlyTransaction {
             connection.close()
             let message = "the PostgreSQL session at \(connection.target) is read-only (a standby, after a "
@@ -102,6 +119,7 @@ final class PostgresSession: StoreConnection {
     }
 
     private func control(_ sql: String) throws(RPCError) {
+        try ensureNotCutOff()
         do throws(PostgresError) { try connection.execute(sql) } catch { throw failure(error) }
     }
 
@@ -168,14 +186,19 @@ final class PostgresSession: StoreConnection {
             pendingBegin = false
             return
         }
+        try ensureNotCutOff()
         let status: String
         do throws(PostgresError) { status = try connection.execute("COMMIT").commandStatus } catch {
             guard error.isConnectionProblem else { throw failure(error) }
             _ = failure(error)
             // The COMMIT may have reached the server and been applied before the answer was lost.
-            throw RPCError(.unknown, "the connection to PostgreSQL was lost during COMMIT, so this write may "
-                           + "or may not have been applied: read it back before repeating it (a create with "
-                           + "the same id answers ALREADY_EXISTS if it was applied): \(error.message)")
+            let advice = "so this write may or may not have been applied: read it back before repeating it "
+                + "(a create with the same id answers ALREADY_EXISTS if it was applied)"
+            if error.sqlState == PostgresError.deadlineExceeded {
+                // gRPC's own code for an outcome the deadline cut off.
+                throw RPCError(.deadlineExceeded, "the call's deadline passed during COMMIT, \(advice)")
+            }
+            throw RPCError(.unknown, "the connection to PostgreSQL was lost during COMMIT, \(advice): \(error.message)")
         }
         // COMMIT of a transaction that failed earlier answers ROLLBACK instead of an error.
         guard status != "ROLLBACK" else {
@@ -241,6 +264,7 @@ final class PostgresSession: StoreConnection {
     /// Every row of `query` run with `parameters`, decoded.
     private func all<T>(_ query: PostgresQuery, _ parameters: [PostgresValue],
                         _ decode: (PostgresResult, Int) throws(PostgresError) -> T) throws(RPCError) -> [T] {
+        try ensureNotCutOff()
         do throws(PostgresError) {
             let result = try connection.run(query.name, sql: query.sql, parameters)
             var rows: [T] = []
@@ -261,6 +285,7 @@ final class PostgresSession: StoreConnection {
     /// Runs a write; returns the rows changed. Integrity errors go through `constraint` first.
     private func change(_ query: PostgresQuery, _ parameters: [PostgresValue],
                         constraint: (PostgresError) -> RPCError? = { _ in nil }) throws(RPCError) -> Int {
+        try ensureNotCutOff()
         do throws(PostgresError) {
             return try connection.run(query.name, sql: query.sql, parameters).affectedRows
         } catch {

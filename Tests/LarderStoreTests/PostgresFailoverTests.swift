@@ -102,6 +102,82 @@ struct PostgresFailoverTests {
         if seen.count == 2, case .regained(let seconds) = seen[1] { #expect(seconds > 0) }
     }
 
+    @Test func aCommitTheDeadlineCutsOffAnswersDeadlineExceeded() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStoreTests.open(database.url)
+        defer { store.close() }
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        // A deferred constraint trigger runs at COMMIT: the INSERT answers at once, its COMMIT waits a minute.
+        _ = try admin.execute("""
+            CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_sleep(60); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON locations
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
+            """)
+        let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
+        guard case .failure(let error) = Self.create(store, "cut off", deadline: deadline) else {
+            Issue.record("a write whose COMMIT outlived its deadline succeeded")
+            return
+        }
+        // gRPC's code for an outcome the deadline cut off, not UNKNOWN (kept for a lost connection).
+        #expect(error.code == .deadlineExceeded, "\(error)")
+        #expect(error.message.contains("during COMMIT") && error.message.contains("may or may not have been applied"),
+                "\(error)")
+
+        // The sleeping COMMIT still holds its lock: end it, then the store serves writes again.
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name LIKE 'larder-server%' AND wait_event = 'PgSleep'
+            """, [.text(database.name)])
+        _ = try admin.execute("DROP TRIGGER slow_commit ON locations")
+        #expect(Self.eventually { (try? Self.create(store, "after").get()) != nil })
+    }
+
+    @Test func aDeadlineThatCutsATransactionOffAbortsTheRestOfItsBatchOnly() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStoreTests.open(database.url)
+        defer { store.close() }
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        // Inserting a location named "slow" takes a minute; any other name is quick.
+        _ = try admin.execute("""
+            CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF NEW.name = 'slow' THEN PERFORM pg_sleep(60); END IF; RETURN NEW; END $$;
+            CREATE TRIGGER slow_insert BEFORE INSERT ON locations FOR EACH ROW EXECUTE FUNCTION slow_insert();
+            """)
+        // One batch, one transaction: a write with a deadline that its INSERT outlives, then one without.
+        let cut = Waiter<Location>(), after = Waiter<Location>()
+        let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
+        store.submitBatch {
+            for (name, deadline, waiter) in [("slow", Optional(deadline), cut), ("quick", nil, after)] {
+                store.write({ w throws(RPCError) in
+                    w.boundWaits(byDeadline: deadline)
+                    return try Operations.createLocation(
+                        CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
+                }, completion: waiter.finish)
+            }
+        }
+        guard case .failure(let cutError) = cut.wait() else {
+            Issue.record("a write whose INSERT outlived its deadline succeeded")
+            return
+        }
+        #expect(cutError.code == .deadlineExceeded, "\(cutError)")
+        // The transaction went with the connection the deadline closed: the other write was not
+        // applied, and says so with a status to retry on, not as a lost database.
+        guard case .failure(let otherError) = after.wait() else {
+            Issue.record("a write of a transaction that was cut off was acknowledged")
+            return
+        }
+        #expect(otherError.code == .aborted && otherError.message.contains("retry"), "\(otherError)")
+        // The database was never unreachable: the next write succeeds at once, on a new connection.
+        #expect(try Self.create(store, "next").get().name == "next")
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name LIKE 'larder-server%' AND wait_event = 'PgSleep'
+            """, [.text(database.name)])
+    }
+
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
         let database = try PostgresTestDatabase()
         let changes = Mutex<[PostgresStore.AvailabilityChange]>([])

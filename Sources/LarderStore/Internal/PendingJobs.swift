@@ -10,7 +10,8 @@ protocol PendingRead: AnyObject {
 protocol PendingWrite: AnyObject {
     /// Runs the operation; false when it threw (its savepoint must be rolled back).
     func run(_ writer: any StoreWriter) -> Bool
-    /// Marks the operation failed without running it (or after it ran).
+    /// Marks the operation failed with `error`: one not run yet, or one that ran and whose
+    /// transaction then failed. An operation that failed by itself keeps its own error.
     func fail(_ error: RPCError)
     /// Calls the completion with the operation's result.
     func complete()

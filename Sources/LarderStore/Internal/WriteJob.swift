@@ -22,7 +22,10 @@ final class WriteJob<R: Sendable>: PendingWrite {
         }
     }
 
-    func fail(_ error: RPCError) { result = .failure(error) }
+    func fail(_ error: RPCError) {
+        if case .failure = result { return }
+        result = .failure(error)
+    }
 
     func complete() {
         completion(result ?? .failure(.internalError("write was never run")))
