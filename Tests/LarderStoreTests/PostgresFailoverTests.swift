@@ -31,6 +31,14 @@ struct PostgresFailoverTests {
         return try condition()
     }
 
+    /// Terminates the store's backends still in `pg_sleep` (a test trigger's), which hold their locks.
+    static func endSleepingStatements(_ admin: PostgresConnection, _ database: PostgresTestDatabase) throws {
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name LIKE 'larder-server%' AND wait_event = 'PgSleep'
+            """, [.text(database.name)])
+    }
+
     /// Backend pids of the store's connections (writer, readers, monitor) on `database`.
     static func backends(_ admin: PostgresConnection, _ database: PostgresTestDatabase) throws -> [Int32] {
         let rows = try admin.query("""
@@ -102,19 +110,33 @@ struct PostgresFailoverTests {
         if seen.count == 2, case .regained(let seconds) = seen[1] { #expect(seconds > 0) }
     }
 
-    @Test func aCommitTheDeadlineCutsOffAnswersDeadlineExceeded() throws {
+    /// A store on a fresh database where `triggerSQL` (a test trigger) was run, and an admin connection to it.
+    static func storeWithTrigger(_ triggerSQL: String) throws
+        -> (database: PostgresTestDatabase, store: PostgresStore, admin: PostgresConnection) {
         let database = try PostgresTestDatabase()
-        let store = try PostgresStoreTests.open(database.url)
-        defer { store.close() }
-        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
-        defer { admin.close() }
+        let store = try PostgresStoreTests.open(database.url)  // makes the schema the trigger is on
+        do {
+            let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+            do { _ = try admin.execute(triggerSQL) } catch {
+                admin.close()
+                throw error
+            }
+            return (database, store, admin)
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    @Test func aCommitTheDeadlineCutsOffAnswersDeadlineExceeded() throws {
         // A deferred constraint trigger runs at COMMIT: the INSERT answers at once, its COMMIT waits a minute.
-        _ = try admin.execute("""
+        let (database, store, admin) = try Self.storeWithTrigger("""
             CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN PERFORM pg_sleep(60); RETURN NULL; END $$;
             CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT ON locations
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
             """)
+        defer { store.close(); admin.close() }
         let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
         guard case .failure(let error) = Self.create(store, "cut off", deadline: deadline) else {
             Issue.record("a write whose COMMIT outlived its deadline succeeded")
@@ -126,26 +148,19 @@ struct PostgresFailoverTests {
                 "\(error)")
 
         // The sleeping COMMIT still holds its lock: end it, then the store serves writes again.
-        try admin.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-            WHERE datname = $1 AND application_name LIKE 'larder-server%' AND wait_event = 'PgSleep'
-            """, [.text(database.name)])
+        try Self.endSleepingStatements(admin, database)
         _ = try admin.execute("DROP TRIGGER slow_commit ON locations")
         #expect(Self.eventually { (try? Self.create(store, "after").get()) != nil })
     }
 
     @Test func aDeadlineThatCutsATransactionOffAbortsTheRestOfItsBatchOnly() throws {
-        let database = try PostgresTestDatabase()
-        let store = try PostgresStoreTests.open(database.url)
-        defer { store.close() }
-        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
-        defer { admin.close() }
         // Inserting a location named "slow" takes a minute; any other name is quick.
-        _ = try admin.execute("""
+        let (database, store, admin) = try Self.storeWithTrigger("""
             CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN IF NEW.name = 'slow' THEN PERFORM pg_sleep(60); END IF; RETURN NEW; END $$;
             CREATE TRIGGER slow_insert BEFORE INSERT ON locations FOR EACH ROW EXECUTE FUNCTION slow_insert();
             """)
+        defer { store.close(); admin.close() }
         // One batch, one transaction: a write with a deadline that its INSERT outlives, then one without.
         let cut = Waiter<Location>(), after = Waiter<Location>()
         let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
@@ -172,10 +187,7 @@ struct PostgresFailoverTests {
         #expect(otherError.code == .aborted && otherError.message.contains("retry"), "\(otherError)")
         // The database was never unreachable: the next write succeeds at once, on a new connection.
         #expect(try Self.create(store, "next").get().name == "next")
-        try admin.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-            WHERE datname = $1 AND application_name LIKE 'larder-server%' AND wait_event = 'PgSleep'
-            """, [.text(database.name)])
+        try Self.endSleepingStatements(admin, database)
     }
 
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
