@@ -115,17 +115,17 @@ struct PostgresFailoverTests {
         -> (database: PostgresTestDatabase, store: PostgresStore, admin: PostgresConnection) {
         let database = try PostgresTestDatabase()
         let store = try PostgresStoreTests.open(database.url)  // makes the schema the trigger is on
-        do {
-            let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
-            do { _ = try admin.execute(triggerSQL) } catch {
-                admin.close()
-                throw error
-            }
-            return (database, store, admin)
-        } catch {
+        let admin: PostgresConnection
+        do { admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin") } catch {
             store.close()
             throw error
         }
+        do { _ = try admin.execute(triggerSQL) } catch {
+            admin.close()
+            store.close()
+            throw error
+        }
+        return (database, store, admin)
     }
 
     @Test func aCommitTheDeadlineCutsOffAnswersDeadlineExceeded() throws {
@@ -165,9 +165,9 @@ struct PostgresFailoverTests {
         let cut = Waiter<Location>(), after = Waiter<Location>()
         let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
         store.submitBatch {
-            for (name, deadline, waiter) in [("slow", Optional(deadline), cut), ("quick", nil, after)] {
+            for (name, callDeadline, waiter) in [("slow", Optional(deadline), cut), ("quick", nil, after)] {
                 store.write({ w throws(RPCError) in
-                    w.boundWaits(byDeadline: deadline)
+                    w.boundWaits(byDeadline: callDeadline)
                     return try Operations.createLocation(
                         CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
                 }, completion: waiter.finish)
