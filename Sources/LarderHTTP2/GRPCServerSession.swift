@@ -18,7 +18,7 @@ public import LarderWire
 public final class GRPCServerSession {
     public let configuration: GRPCServerConfiguration
     private let engine: NGHTTP2Session
-    private var streams: [Int32: GRPCServerStream] = [:]
+    private var streams = CallIDMap<GRPCServerStream>()
     private var events: [GRPCServerEvent] = []
     private var failure: GRPCSessionError?
     private var lastLibraryError: String?
@@ -152,7 +152,7 @@ public final class GRPCServerSession {
     /// message sends them. False when the stream is gone or already answered.
     @discardableResult
     public func sendHeaders(streamID: Int32, metadata: GRPCMetadata = []) -> Bool {
-        guard let stream = streams[streamID], stream.phase == .active, !stream.responseStarted else { return false }
+        guard let stream = streams[stream: streamID], stream.phase == .active, !stream.responseStarted else { return false }
         startResponse(stream, metadata: metadata)
         return true
     }
@@ -161,7 +161,7 @@ public final class GRPCServerSession {
     /// flow-control window allows. False when the stream is gone or already answered.
     @discardableResult
     public func sendMessage(streamID: Int32, _ message: [UInt8]) -> Bool {
-        guard streams[streamID]?.phase == .active else { return false }
+        guard streams[stream: streamID]?.phase == .active else { return false }
         var framed: [UInt8] = []
         framed.reserveCapacity(GRPCMessageFraming.prefixSize + message.count)
         GRPCMessageFraming.appendPrefix(count: message.count, to: &framed)
@@ -175,7 +175,7 @@ public final class GRPCServerSession {
     @discardableResult
     public func sendFramedMessage(streamID: Int32, _ bytes: [UInt8], from offset: Int) -> Bool {
         precondition(GRPCMessageFraming.isFramed(bytes, at: offset), "sendFramedMessage takes one uncompressed framed message")
-        guard let stream = streams[streamID], stream.phase == .active else { return false }
+        guard let stream = streams[stream: streamID], stream.phase == .active else { return false }
         if !stream.responseStarted { startResponse(stream, metadata: []) }
         stream.enqueue(bytes, from: offset)
         heldOutputBytes += bytes.count - offset
@@ -188,14 +188,14 @@ public final class GRPCServerSession {
     @discardableResult
     public func sendTrailers(streamID: Int32, status: StatusCode, message: String = "",
                              metadata: GRPCMetadata = []) -> Bool {
-        guard let stream = streams[streamID], stream.phase == .active else { return false }
+        guard let stream = streams[stream: streamID], stream.phase == .active else { return false }
         answer(stream, RPCError(status, message), metadata: metadata)
         return true
     }
 
     /// Resets a stream (RST_STREAM `code`), e.g. when the core abandons a call.
     public func reset(streamID: Int32, code: HTTP2ErrorCode = .cancel) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = streams[stream: streamID] else { return }
         stream.phase = .answered
         engine.submitReset(streamID: streamID, code: code)
     }
@@ -393,7 +393,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         headerStream = nil
         if frame.isRequestHeaders {
             let stream = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
-            streams[frame.streamID] = stream
+            streams[stream: frame.streamID] = stream
             headerStream = stream
         }
         return failure == nil
@@ -420,16 +420,16 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard failure == nil else { return false }
         switch frame.kind {
         case .headers:
-            guard let stream = streams[frame.streamID] else { return true }
+            guard let stream = streams[stream: frame.streamID] else { return true }
             if frame.isRequestHeaders {
                 finishHeaders(stream, endStream: frame.endStream)
             } else if frame.endStream {
                 halfClose(stream)
             }
         case .data:
-            if frame.endStream, let stream = streams[frame.streamID] { halfClose(stream) }
+            if frame.endStream, let stream = streams[stream: frame.streamID] { halfClose(stream) }
         case .rstStream:
-            if let stream = streams[frame.streamID], stream.phase != .answered, !resets.take(now: configuration.clock()) {
+            if let stream = streams[stream: frame.streamID], stream.phase != .answered, !resets.take(now: configuration.clock()) {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }
@@ -448,7 +448,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
 
     func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard failure == nil else { return false }
-        guard let stream = streams[streamID], stream.phase == .active else { return true }
+        guard let stream = streams[stream: streamID], stream.phase == .active else { return true }
         receiveMessages(stream, bytes)
         return true
     }
@@ -460,7 +460,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
             sentDataSinceLastPing = true
             // A response complete before the request (an error answered early): gRPC servers
             // then reset the stream with NO_ERROR so the client stops sending.
-            if frame.endStream, let stream = streams[frame.streamID], !stream.clientHalfClosed {
+            if frame.endStream, let stream = streams[stream: frame.streamID], !stream.clientHalfClosed {
                 engine.submitReset(streamID: frame.streamID, code: .noError)
             }
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
@@ -474,7 +474,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        guard let stream = streams.removeValue(forStream: streamID) else { return }
         if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes
         bufferedInputBytes -= stream.deframer.bufferedBytes
@@ -486,7 +486,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
-        guard let stream = streams[streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
+        guard let stream = streams[stream: streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
         let count = stream.dequeue(into: buffer)
         heldOutputBytes -= count
         if stream.isQueueEmpty, let trailers = stream.pendingTrailers {

@@ -7,7 +7,7 @@ public struct CallContext: Sendable {
     public let connectionID: UInt64
     public let callID: UInt64
     public let method: String
-    public let metadata: [String: String]
+    public let metadata: CallMetadata
     /// Monotonic nanoseconds after which the call is DEADLINE_EXCEEDED; nil = none.
     public let deadline: UInt64?
     /// Monotonic nanoseconds when the server read the call.

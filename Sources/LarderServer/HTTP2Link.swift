@@ -21,11 +21,11 @@ final class HTTP2Link {
         var messages = 0
     }
 
-    private(set) var pending: [Int32: Pending] = [:]
+    private(set) var pending = CallIDMap<Pending>()
     /// Streams whose call is in the core (so a reset cancels it there).
-    private(set) var started: Set<Int32> = []
+    private(set) var started = CallIDSet()
     /// Bidirectional calls in the core still taking client messages.
-    private(set) var receiving: Set<Int32> = []
+    private(set) var receiving = CallIDSet()
     /// Bytes of `session.heldOutputBytes` counted in the connection's memory budget.
     private(set) var accountedHeldBytes = 0
     /// True after a call was cancelled, until the core's queued replies were delivered: the
@@ -57,41 +57,45 @@ final class HTTP2Link {
         case .requestStarted(let head):
             let method = method(for: head.path, resolve: resolve)
             if case .bidirectional? = method.handler?.execution {
-                started.insert(head.streamID)
-                receiving.insert(head.streamID)
+                started.insert(UInt64(head.streamID))
+                receiving.insert(UInt64(head.streamID))
                 return .start(head, method, [])
             }
-            pending[head.streamID] = Pending(head: head, method: method)
+            pending.insert(Pending(head: head, method: method), forKey: UInt64(head.streamID))
             return nil
         case .message(let streamID, let bytes):
-            if !receiving.isEmpty && receiving.contains(streamID) { return .receive(UInt64(streamID), bytes) }
-            // Updated in place: a copy in and out of the dictionary would retain all it holds.
-            guard let index = pending.index(forKey: streamID) else { return nil }
-            pending.values[index].messages += 1
-            pending.values[index].message = bytes
-            if pending.values[index].messages > 1 {
-                let call = pending.remove(at: index).value
+            let id = UInt64(streamID)
+            if receiving.contains(id) { return .receive(id, bytes) }
+            // Updated in place: a copy in and out of the table would retain all it holds.
+            let messages = pending.update(id) { call in
+                call.messages += 1
+                call.message = bytes
+                return call.messages
+            }
+            if let messages, messages > 1, let call = pending.removeValue(forKey: id) {
                 let kind = if case .serverStreaming? = call.method.handler?.execution { "takes one request" } else { "is unary" }
                 session.sendTrailers(streamID: streamID, status: .internal,
                                      message: "\(call.head.path) \(kind): send exactly one request message")
             }
             return nil
         case .endOfInput(let streamID):
-            if !receiving.isEmpty, receiving.remove(streamID) != nil { return .halfClose(UInt64(streamID)) }
-            guard let call = pending.removeValue(forKey: streamID) else { return nil }
+            let id = UInt64(streamID)
+            if receiving.remove(id) { return .halfClose(id) }
+            guard let call = pending.removeValue(forKey: id) else { return nil }
             guard let message = call.message else {
                 session.sendTrailers(streamID: streamID, status: .internal,
                                      message: "the request ended without a message: \(call.head.path) takes one")
                 return nil
             }
-            started.insert(streamID)
+            started.insert(id)
             return .start(call.head, call.method, message)
         case .cancelled(let streamID, _):
-            pending[streamID] = nil
-            receiving.remove(streamID)
-            guard started.remove(streamID) != nil else { return nil }
+            let id = UInt64(streamID)
+            pending.removeValue(forKey: id)
+            receiving.remove(id)
+            guard started.remove(id) else { return nil }
             cancelledSinceDelivery = true
-            return .cancel(UInt64(streamID))
+            return .cancel(id)
         }
     }
 
@@ -180,16 +184,8 @@ final class HTTP2Link {
     }
 
     private func forget(_ streamID: Int32) {
-        started.remove(streamID)
-        receiving.remove(streamID)
-    }
-
-    /// The metadata as the core reads it: text values by name (the last of a repeated name).
-    static func coreMetadata(_ metadata: GRPCMetadata) -> [String: String] {
-        var result: [String: String] = [:]
-        for entry in metadata.entries {
-            if case .text(let value) = entry.value { result[entry.name] = value }
-        }
-        return result
+        let id = UInt64(streamID)
+        started.remove(id)
+        receiving.remove(id)
     }
 }

@@ -169,7 +169,7 @@ extension Server {
         // reading per read serves all the calls it brought.
         let now = connection.lastActivity
         let call = IncomingCall(
-            method: method, callID: envelope.call_id, metadata: metadata,
+            method: method, callID: envelope.call_id, metadata: CallMetadata(metadata),
             deadline: envelope.timeout_ms > 0 ? now + UInt64(envelope.timeout_ms) * 1_000_000 : nil,
             receivedAt: now, requestBytes: frameBytes,
             payload: UnsafeRawBufferPointer(start: envelope.payload.data, count: envelope.payload.len))

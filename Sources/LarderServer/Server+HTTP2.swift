@@ -76,7 +76,7 @@ extension Server {
                 }
                 message.withUnsafeBytes { payload in
                     core.start(IncomingCall(method: method, callID: UInt64(head.streamID),
-                                            metadata: HTTP2Link.coreMetadata(head.metadata), deadline: deadline,
+                                            metadata: CallMetadata(http2: head.metadata), deadline: deadline,
                                             receivedAt: now, requestBytes: message.count + 5, payload: payload),
                                on: connection)
                 }

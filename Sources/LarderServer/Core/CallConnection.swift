@@ -52,7 +52,7 @@ final class CallBook {
     /// Calls started on the store threads (or streaming) whose end has not been delivered.
     var inFlight = 0
     /// Their ids: a second call with one of them is refused.
-    var ids: Set<UInt64> = []
+    var ids = CallIDSet()
     /// Bidirectional calls still taking client messages, by call id.
     var receivers: [UInt64: any ClientStreamReceiver] = [:]
     /// The response streams of streaming calls not yet ended, by call id (cancelled when the connection goes).

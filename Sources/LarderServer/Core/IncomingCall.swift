@@ -10,7 +10,7 @@ struct IncomingCall {
     var method: ResolvedMethod
     /// The call's id on its connection (the lean protocol's call_id, an HTTP/2 stream id); never 0.
     var callID: UInt64
-    var metadata: [String: String]
+    var metadata: CallMetadata
     /// Monotonic nanoseconds after which the call is DEADLINE_EXCEEDED; nil = none.
     var deadline: UInt64?
     /// Monotonic nanoseconds when the transport read the call.
