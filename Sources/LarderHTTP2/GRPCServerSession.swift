@@ -31,7 +31,7 @@ public final class GRPCServerSession {
     private var idleFrames: TokenBucket
     private var drainPingData: UInt64?
     /// The header block being received (one at a time on a connection) and the stream it opens.
-    private var headerBlock = HTTP2HeaderBlock()
+    private var headerParser = GRPCRequestHeadParser()
     private var headerStream: GRPCServerStream?
     /// Strings of header values the peer repeats (its paths, authority, metadata names).
     private var strings = HTTP2StringCache()
@@ -278,7 +278,7 @@ public final class GRPCServerSession {
 
     private func finishHeaders(_ stream: GRPCServerStream, endStream: Bool) {
         defer {
-            headerBlock.clear()
+            headerParser.begin(streamID: 0)
             headerStream = nil
         }
         if endStream { stream.clientHalfClosed = true }
@@ -287,10 +287,7 @@ public final class GRPCServerSession {
                 "the request's header list decodes to \(stream.headerListSize) bytes, over the limit of \(configuration.maxHeaderListSize) bytes"))
             return
         }
-        let parsed = headerBlock.withFields { fields in
-            GRPCRequestHead.parse(streamID: stream.id, fields: fields, strings: &strings)
-        }
-        switch parsed {
+        switch headerParser.finish() {
         case .failure(let rejection):
             answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders)
         case .success(let head):
@@ -389,7 +386,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
-        headerBlock.begin(streamID: frame.streamID)
+        headerParser.begin(streamID: frame.streamID)
         headerStream = nil
         if frame.isRequestHeaders {
             let stream = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
@@ -401,7 +398,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
 
     func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         guard failure == nil else { return .failConnection }
-        guard let stream = headerStream, stream.id == streamID, headerBlock.streamID == streamID,
+        guard let stream = headerStream, stream.id == streamID, headerParser.streamID == streamID,
               stream.phase == .receivingHeaders else { return .accept }
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > configuration.maxHeaderListSize * configuration.headerBombFactor {
@@ -409,9 +406,9 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
             return .failConnection
         }
         if stream.headerListSize > configuration.maxHeaderListSize {
-            headerBlock.clear()
+            headerParser.discard()
         } else {
-            headerBlock.append(name: name, value: value)
+            headerParser.add(name: name, value: value, strings: &strings)
         }
         return .accept
     }

@@ -2,7 +2,7 @@
 import LarderWire
 import Testing
 
-/// The allocation-saving parts of the server session's per-call path: the reused header block,
+/// The allocation-saving parts of the server session's per-call path: the reused header parser,
 /// the string cache, the deframer's in-place path and pre-framed replies.
 @Suite("gRPC over HTTP/2: the per-call fast paths")
 struct GRPCHotPathTests {
@@ -40,24 +40,53 @@ struct GRPCHotPathTests {
         }
     }
 
-    @Test("a header block is reused from request to request without keeping old fields")
-    func headerBlockReuse() {
-        var block = HTTP2HeaderBlock()
+    @Test("the header parser is reused from request to request without keeping old fields")
+    func headerParserReuse() throws {
+        var parser = GRPCRequestHeadParser()
+        var strings = HTTP2StringCache()
         func add(_ name: String, _ value: String) {
-            Array(name.utf8).withUnsafeBytes { n in Array(value.utf8).withUnsafeBytes { v in block.append(name: n, value: v) } }
+            Array(name.utf8).withUnsafeBytes { n in
+                Array(value.utf8).withUnsafeBytes { v in parser.add(name: n, value: v, strings: &strings) }
+            }
         }
-        func fields() -> [String] {
-            block.withFields { $0.map { String(decoding: $0.name, as: UTF8.self) + "=" + String(decoding: $0.value, as: UTF8.self) } }
+        func request(_ path: String, _ extra: [(String, String)]) {
+            for (name, value) in [(":method", "POST"), (":path", path), ("content-type", "application/grpc")] + extra {
+                add(name, value)
+            }
         }
-        block.begin(streamID: 1)
-        add(":path", "/a")
-        add("x", "")
-        #expect(fields() == [":path=/a", "x="])
-        block.begin(streamID: 3)
-        add("", "v")
-        #expect(fields() == ["=v"])
-        block.clear()
-        #expect(block.isEmpty && fields().isEmpty)
+        parser.begin(streamID: 1)
+        request("/a", [("x-one", "1"), ("grpc-timeout", "5S")])
+        let first = try parser.finish().get()
+        #expect(first.streamID == 1 && first.path == "/a" && first.timeoutNanoseconds == 5_000_000_000)
+        #expect(first.metadata.entries.count == 1 && first.metadata.text("x-one") == "1")
+
+        parser.begin(streamID: 3)
+        request("/b", [])
+        let second = try parser.finish().get()
+        #expect(second.streamID == 3 && second.path == "/b" && second.timeoutNanoseconds == nil)
+        #expect(second.metadata.isEmpty)
+        #expect(first.metadata.text("x-one") == "1")  // the first head kept its own
+
+        // A block over the size limit keeps nothing, not even its method.
+        parser.begin(streamID: 5)
+        request("/c", [("x-big", "v")])
+        parser.discard()
+        add("x-after", "w")
+        #expect(parser.streamID == 5)
+        guard case .failure(let rejection) = parser.finish() else {
+            Issue.record("a discarded block made a request")
+            return
+        }
+        #expect(rejection.httpStatus == 405)
+
+        // The first malformed field decides, whatever follows it.
+        parser.begin(streamID: 7)
+        request("/d", [("grpc-timeout", "forever"), ("x-bad-bin", "!!!")])
+        guard case .failure(let malformed) = parser.finish() else {
+            Issue.record("a malformed grpc-timeout was accepted")
+            return
+        }
+        #expect(malformed.error.code == .invalidArgument && malformed.error.message.contains("grpc-timeout"))
     }
 
     @Test("messages come out whole however DATA cuts them, several per chunk or one byte at a time",

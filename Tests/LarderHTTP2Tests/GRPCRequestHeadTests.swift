@@ -83,6 +83,9 @@ struct GRPCRequestHeadTests {
         let response = try #require(loop.client.responses[streamID])
         #expect(response.headers[":status"] == "415")
         #expect(response.trailers["grpc-status"] == String(StatusCode.invalidArgument.rawValue))
+        // The message names the content-type the client sent.
+        let message = response.trailers["grpc-message"] ?? ""
+        #expect(message.contains("content-type \"\(contentType)\" is not application/grpc"))
         #expect(response.ended)
     }
 
@@ -112,6 +115,8 @@ struct GRPCRequestHeadTests {
         try loop.pump()
         #expect(loop.startedHeads.isEmpty)
         #expect(loop.client.responses[id]?.headers[":status"] == "405")
+        let message = loop.client.responses[id]?.trailers["grpc-message"] ?? ""
+        #expect(message.contains("HTTP method GET is not POST"))
     }
 
     @Test("percent-encoding leaves printable ASCII alone and decodes malformed escapes as they are")
