@@ -9,6 +9,10 @@ public enum GRPCServerEvent: Hashable, Sendable {
     /// A call began: its parsed, checked request head. Requests the session answered itself
     /// (wrong content-type, bad metadata, too many headers) never get here.
     case requestStarted(GRPCRequestHead)
+    /// A call whose request came whole (for a path `GRPCServerSession.deliversWholeRequest`
+    /// says yes to): its head and its one message, once the client half-closed. Open from here
+    /// as a call is after `requestStarted`, its message and `endOfInput`.
+    case request(GRPCRequestHead, message: [UInt8])
     /// One whole request message (uncompressed).
     case message(streamID: Int32, [UInt8])
     /// The client half-closed: no more messages on this stream.

@@ -38,6 +38,13 @@ public final class GRPCServerSession {
     /// Messages completed by one DATA chunk, reused from chunk to chunk.
     private var messageScratch: [GRPCMessageDeframer.Message] = []
 
+    /// Says, for a request's path, whether the method takes exactly one request message (unary
+    /// and server-streaming methods). For those the session delivers the request whole: one
+    /// `.request` event once the client half-closes, in place of `requestStarted`, `message` and
+    /// `endOfInput`, and it answers a request with no message or more than one itself. Unset,
+    /// or saying no (a bidirectional method), every message is its own event.
+    public var deliversWholeRequest: ((_ path: String) -> Bool)?
+
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
     public private(set) var heldOutputBytes = 0
@@ -270,10 +277,12 @@ public final class GRPCServerSession {
         }
     }
 
-    /// Answers a call the core already has, and tells the core it is over.
+    /// Answers a call, and tells the core it is over when it has the call (a request still
+    /// being collected was never delivered).
     private func answerAndCancel(_ stream: GRPCServerStream, _ error: RPCError, extraHeaders: [HTTP2HeaderField] = []) {
+        let delivered = stream.phase == .active
         answer(stream, error, extraHeaders: extraHeaders)
-        events.append(.cancelled(streamID: stream.id, reason: error))
+        if delivered { events.append(.cancelled(streamID: stream.id, reason: error)) }
     }
 
     private func finishHeaders(_ stream: GRPCServerStream, endStream: Bool) {
@@ -292,17 +301,37 @@ public final class GRPCServerSession {
             answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders)
         case .success(let head):
             stream.head = head
+            if let deliversWholeRequest, deliversWholeRequest(head.path) {
+                stream.phase = .collecting
+                if endStream { deliverWhole(stream, head) }
+                return
+            }
             stream.phase = .active
             events.append(.requestStarted(head))
             if endStream { events.append(.endOfInput(streamID: stream.id)) }
         }
     }
 
+    /// The client half-closed a collecting call: deliver its request, or answer it when it
+    /// brought no message.
+    private func deliverWhole(_ stream: GRPCServerStream, _ head: GRPCRequestHead) {
+        guard let message = stream.heldMessage.take() else {
+            answer(stream, RPCError(.internal, "the request ended without a message: \(head.path) takes one"))
+            return
+        }
+        stream.phase = .active
+        events.append(.request(head, message: message))
+    }
+
     private func halfClose(_ stream: GRPCServerStream) {
         stream.clientHalfClosed = true
-        guard stream.phase == .active else { return }
+        guard stream.phase == .active || stream.phase == .collecting else { return }
         if stream.deframer.isAtMessageBoundary {
-            events.append(.endOfInput(streamID: stream.id))
+            if stream.phase == .collecting, let head = stream.head {
+                deliverWhole(stream, head)
+            } else {
+                events.append(.endOfInput(streamID: stream.id))
+            }
         } else {
             answerAndCancel(stream, RPCError(.internal,
                 "the request ended inside a message (\(stream.deframer.bufferedBytes) bytes of it received)"))
@@ -337,7 +366,17 @@ public final class GRPCServerSession {
                 }
                 return
             }
-            events.append(.message(streamID: stream.id, message.bytes))
+            if stream.phase == .collecting {
+                guard stream.heldMessage == nil else {
+                    stream.heldMessage = nil
+                    answer(stream, RPCError(.internal,
+                        "\(stream.head?.path ?? "this method") takes one request message: send exactly one"))
+                    return
+                }
+                stream.heldMessage = message.bytes
+            } else {
+                events.append(.message(streamID: stream.id, message.bytes))
+            }
         }
     }
 
@@ -445,7 +484,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
 
     func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard failure == nil else { return false }
-        guard let stream = streams[stream: streamID], stream.phase == .active else { return true }
+        guard let stream = streams[stream: streamID], stream.phase == .active || stream.phase == .collecting else { return true }
         receiveMessages(stream, bytes)
         return true
     }

@@ -2,26 +2,18 @@ import LarderHTTP2
 import LarderSystem
 import LarderWire
 
-/// The gRPC-over-HTTP/2 side of one connection: its nghttp2 session and the calls whose
-/// request is still arriving. Loop thread only (owned by its `Connection`).
+/// The gRPC-over-HTTP/2 side of one connection: its nghttp2 session and the calls it has in
+/// the core. Loop thread only (owned by its `Connection`).
 ///
 /// A unary or server-streaming call starts in the `CallCore` when its stream half-closes with
-/// exactly one request message; a bidirectional call starts as soon as its headers arrive, and
-/// each message then goes to the core as it comes, until the half-close. Replies come back
-/// through `answer` (answered on the loop) or `apply` (a record `HTTP2ReplyEncoder` made on
-/// another thread).
+/// exactly one request message (the session delivers such requests whole, see
+/// `GRPCServerSession.deliversWholeRequest`); a bidirectional call starts as soon as its headers
+/// arrive, and each message then goes to the core as it comes, until the half-close. Replies
+/// come back through `answer` (answered on the loop) or `apply` (a record `HTTP2ReplyEncoder`
+/// made on another thread).
 final class HTTP2Link {
     let session: GRPCServerSession
 
-    /// A request whose message or end has not arrived yet.
-    struct Pending {
-        var head: GRPCRequestHead
-        var method: ResolvedMethod
-        var message: [UInt8]?
-        var messages = 0
-    }
-
-    private(set) var pending = CallIDMap<Pending>()
     /// Streams whose call is in the core (so a reset cancels it there).
     private(set) var started = CallIDSet()
     /// Bidirectional calls in the core still taking client messages.
@@ -32,14 +24,22 @@ final class HTTP2Link {
     /// client already counts its stream closed, so its end must be delivered (freeing its slot
     /// in the core) before the next call starts.
     var cancelledSinceDelivery = false
+    /// Finds a request path's handler.
+    private let resolve: (String) -> ResolvedMethod
     /// The methods of the paths this connection called (a few; the session hands the same
     /// String for a repeated path, so a hit is an identity compare, not a hash).
     private var resolved: [(path: String, method: ResolvedMethod)] = []
     /// The array the session's events come in, reused from read to read (`takeEventBuffer`).
     private var eventBuffer: [GRPCServerEvent] = []
 
-    init(configuration: GRPCServerConfiguration) throws(GRPCSessionError) {
+    init(configuration: GRPCServerConfiguration, resolve: @escaping (String) -> ResolvedMethod) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
+        self.resolve = resolve
+        // Every method but a bidirectional one takes exactly one request message.
+        session.deliversWholeRequest = { [unowned self] path in
+            if case .bidirectional? = method(for: path).handler?.execution { return false }
+            return true
+        }
     }
 
     /// What the core must do for one event; the session's own bookkeeping is done here.
@@ -51,47 +51,25 @@ final class HTTP2Link {
         case cancel(UInt64)
     }
 
-    /// What `event` means for the core; `resolve` finds a request path's handler.
-    func handle(_ event: GRPCServerEvent, resolve: (String) -> ResolvedMethod) -> Action? {
+    /// What `event` means for the core.
+    func handle(_ event: GRPCServerEvent) -> Action? {
         switch event {
+        case .request(let head, let message):
+            started.insert(UInt64(head.streamID))
+            return .start(head, method(for: head.path), message)
         case .requestStarted(let head):
-            let method = method(for: head.path, resolve: resolve)
-            if case .bidirectional? = method.handler?.execution {
-                started.insert(UInt64(head.streamID))
-                receiving.insert(UInt64(head.streamID))
-                return .start(head, method, [])
-            }
-            pending.insert(Pending(head: head, method: method), forKey: UInt64(head.streamID))
-            return nil
+            // A bidirectional call (the others come whole): its messages follow.
+            started.insert(UInt64(head.streamID))
+            receiving.insert(UInt64(head.streamID))
+            return .start(head, method(for: head.path), [])
         case .message(let streamID, let bytes):
             let id = UInt64(streamID)
-            if receiving.contains(id) { return .receive(id, bytes) }
-            // Updated in place: a copy in and out of the table would retain all it holds.
-            let messages = pending.update(id) { call in
-                call.messages += 1
-                call.message = bytes
-                return call.messages
-            }
-            if let messages, messages > 1, let call = pending.removeValue(forKey: id) {
-                let kind = if case .serverStreaming? = call.method.handler?.execution { "takes one request" } else { "is unary" }
-                session.sendTrailers(streamID: streamID, status: .internal,
-                                     message: "\(call.head.path) \(kind): send exactly one request message")
-            }
-            return nil
+            return receiving.contains(id) ? .receive(id, bytes) : nil
         case .endOfInput(let streamID):
             let id = UInt64(streamID)
-            if receiving.remove(id) { return .halfClose(id) }
-            guard let call = pending.removeValue(forKey: id) else { return nil }
-            guard let message = call.message else {
-                session.sendTrailers(streamID: streamID, status: .internal,
-                                     message: "the request ended without a message: \(call.head.path) takes one")
-                return nil
-            }
-            started.insert(id)
-            return .start(call.head, call.method, message)
+            return receiving.remove(id) ? .halfClose(id) : nil
         case .cancelled(let streamID, _):
             let id = UInt64(streamID)
-            pending.removeValue(forKey: id)
             receiving.remove(id)
             guard started.remove(id) else { return nil }
             cancelledSinceDelivery = true
@@ -100,7 +78,7 @@ final class HTTP2Link {
     }
 
     /// The handler of `path`, from the paths seen before when it is one.
-    private func method(for path: String, resolve: (String) -> ResolvedMethod) -> ResolvedMethod {
+    private func method(for path: String) -> ResolvedMethod {
         for entry in resolved where entry.path == path { return entry.method }
         let method = resolve(path)
         // Known methods only: a peer sending made-up paths must not grow this.

@@ -31,7 +31,7 @@ extension Server {
             let bytes = connection.sniffBuffer
             connection.sniffBuffer = []
             do {
-                connection.http2 = try HTTP2Link(configuration: http2Configuration)
+                connection.http2 = try HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod)
             } catch {
                 close(connection, reason: "cannot start an HTTP/2 session: \(error)")
                 return true
@@ -62,7 +62,7 @@ extension Server {
 
     private func handleHTTP2(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link) {
         for event in events {
-            switch link.handle(event, resolve: core.resolveMethod) {
+            switch link.handle(event) {
             case .start(let head, let method, let message)?:
                 if link.cancelledSinceDelivery {
                     // A cancelled stream's end (its handler finished on the loop) frees its slot first.

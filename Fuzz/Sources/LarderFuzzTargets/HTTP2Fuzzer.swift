@@ -5,7 +5,9 @@ import LarderWire
 /// Feeds a client's byte stream to a `GRPCServerSession` in pieces whose sizes come from the
 /// input, with an echo responder answering every call, and checks the session's bookkeeping:
 /// no crash, no event for an unknown stream, held bytes never negative and zero once no call is
-/// in flight, and a GOAWAY in the output whenever the session gives up.
+/// in flight, and a GOAWAY in the output whenever the session gives up. Requests for a
+/// reflection path stream their messages as events; the others are delivered whole
+/// (`deliversWholeRequest`), as the server has them.
 ///
 /// Input: byte 0 seeds the piece sizes, the rest is what the client sent.
 enum HTTP2Fuzzer {
@@ -22,6 +24,7 @@ enum HTTP2Fuzzer {
         } catch {
             throw FuzzFailure("cannot create a session: \(error)")
         }
+        session.deliversWholeRequest = { !$0.contains("Reflection") }
         let stream = UnsafeRawBufferPointer(rebasing: data[1...])
         var responder = EchoResponder()
         var output: [UInt8] = []
@@ -77,6 +80,16 @@ struct EchoResponder {
         let cancelledLater = Set(events.compactMap { if case .cancelled(let id, _) = $0 { id } else { nil } })
         for event in events {
             switch event {
+            case .request(let head, let message):
+                guard open.insert(head.streamID).inserted else { throw FuzzFailure("stream \(head.streamID) started twice") }
+                guard !head.path.contains("Reflection") else { throw FuzzFailure("a streaming path came whole") }
+                let echoed = session.sendMessage(streamID: head.streamID, message)
+                    && session.sendTrailers(streamID: head.streamID, status: .ok)
+                if echoed {
+                    open.remove(head.streamID)
+                } else if !cancelledLater.contains(head.streamID) {
+                    throw FuzzFailure("the answer on \(head.streamID) was refused")
+                }
             case .requestStarted(let head):
                 guard open.insert(head.streamID).inserted else { throw FuzzFailure("stream \(head.streamID) started twice") }
                 receiving.insert(head.streamID)

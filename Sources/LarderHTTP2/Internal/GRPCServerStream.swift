@@ -5,7 +5,10 @@ final class GRPCServerStream {
     enum Phase {
         /// HEADERS are arriving.
         case receivingHeaders
-        /// The core has the call (`requestStarted` delivered) and has not sent trailers.
+        /// A call whose request is delivered whole (`GRPCServerSession.deliversWholeRequest`):
+        /// its message is held until the client half-closes. The core knows nothing of it yet.
+        case collecting
+        /// The core has the call (`requestStarted` or `request` delivered) and has not sent trailers.
         case active
         /// The response is complete from our side (trailers submitted, by the core or the session).
         case answered
@@ -25,6 +28,8 @@ final class GRPCServerStream {
     var head: GRPCRequestHead?
     var deframer: GRPCMessageDeframer
     var clientHalfClosed = false
+    /// The request message of a `collecting` call, once it came.
+    var heldMessage: [UInt8]?
     /// Response HEADERS submitted (with a body provider).
     var responseStarted = false
     /// Trailers to send once the queued messages are out.

@@ -1,0 +1,94 @@
+@testable import LarderHTTP2
+import LarderWire
+import Testing
+
+/// The session's whole-request mode (`deliversWholeRequest`), as the server uses it for every
+/// method but a bidirectional one: one `.request` event at the half-close, and the requests
+/// that do not bring exactly one message answered by the session alone.
+@Suite("gRPC over HTTP/2: requests delivered whole")
+struct GRPCWholeRequestTests {
+    static func loopback() throws -> Loopback {
+        let loop = try Loopback()
+        loop.server.deliversWholeRequest = { !$0.hasSuffix("/Stream") }
+        return loop
+    }
+
+    static func start(_ loop: Loopback, _ path: String = "/larder.v1.Test/Echo") throws -> Int32 {
+        let headers = GRPCClientSession.requestHeaders(path: path)
+        return try #require(loop.client.startCall(headers: headers))
+    }
+
+    @Test func aRequestIsOneEventAtItsHalfCloseHoweverItsPiecesCame() throws {
+        let loop = try Self.loopback()
+        let id = try Self.start(loop)
+        try loop.pump()
+        #expect(loop.events.isEmpty)  // headers alone: nothing for the core yet
+        loop.client.sendMessage(streamID: id, [7, 8])
+        try loop.pump()
+        #expect(loop.events.isEmpty)  // the message is held
+        loop.client.endInput(streamID: id)
+        try loop.pump()
+        let events = loop.takeEvents()
+        #expect(events.count == 1)
+        guard case .request(let head, let message)? = events.first else {
+            Issue.record("expected one .request, got \(events)")
+            return
+        }
+        #expect(head.streamID == id && head.path == "/larder.v1.Test/Echo" && message == [7, 8])
+        #expect(loop.server.sendMessage(streamID: id, [9]) && loop.server.sendTrailers(streamID: id, status: .ok))
+        try loop.pump()
+        #expect(loop.client.responses[id]?.messages == [[9]])
+        #expect(loop.server.activeStreamCount == 0)
+    }
+
+    @Test func aPathItSaysNoToStreamsItsMessagesAsBefore() throws {
+        let loop = try Self.loopback()
+        let id = try Self.start(loop, "/larder.v1.Test/Stream")
+        loop.client.sendMessage(streamID: id, [1])
+        loop.client.sendMessage(streamID: id, [2])
+        loop.client.endInput(streamID: id)
+        try loop.pump()
+        #expect(loop.startedHeads.map(\.streamID) == [id])
+        let messages = loop.events.compactMap { if case .message(_, let bytes) = $0 { bytes } else { nil } }
+        #expect(messages == [[1], [2]])
+        #expect(loop.events.last == .endOfInput(streamID: id))
+    }
+
+    @Test func noMessageOrTwoAreAnsweredByTheSessionWithoutAnEvent() throws {
+        let loop = try Self.loopback()
+        let none = try Self.start(loop)
+        loop.client.endInput(streamID: none)
+        let two = try Self.start(loop)
+        loop.client.sendMessage(streamID: two, [1])
+        loop.client.sendMessage(streamID: two, [2])
+        loop.client.endInput(streamID: two)
+        try loop.pump()
+        #expect(loop.events.isEmpty)
+        let noneTrailers = loop.client.responses[none]?.trailers ?? [:]
+        #expect(noneTrailers["grpc-status"] == String(StatusCode.internal.rawValue))
+        #expect(noneTrailers["grpc-message"]?.contains("ended without a message") == true)
+        let twoTrailers = loop.client.responses[two]?.trailers ?? [:]
+        #expect(twoTrailers["grpc-status"] == String(StatusCode.internal.rawValue))
+        #expect(twoTrailers["grpc-message"]?.contains("send exactly one") == true)
+        #expect(loop.server.activeStreamCount == 0)
+    }
+
+    @Test func aResetOrAnOversizeMessageBeforeTheEndTellsTheCoreNothing() throws {
+        var configuration = GRPCServerConfiguration()
+        configuration.maxMessageSize = 16
+        let loop = try Loopback(server: configuration)
+        loop.server.deliversWholeRequest = { _ in true }
+        let reset = try Self.start(loop)
+        loop.client.sendMessage(streamID: reset, [1])
+        try loop.pump()
+        loop.client.reset(streamID: reset)
+        let big = try Self.start(loop)
+        loop.client.sendMessage(streamID: big, Array(repeating: 0, count: 64))
+        try loop.pump()
+        #expect(loop.events.isEmpty)  // no .cancelled for calls the core never had
+        let bigStatus = loop.client.responses[big]?.trailers["grpc-status"]
+        #expect(bigStatus == String(StatusCode.resourceExhausted.rawValue))
+        #expect(loop.server.activeStreamCount == 0)
+        #expect(loop.server.bufferedInputBytes == 0)
+    }
+}
