@@ -79,7 +79,11 @@ final class NGHTTP2Session {
         var memory = nghttp2_mem(mem_user_data: nil, malloc: nil, free: nil, calloc: nil, realloc: nil)
         memory.mem_user_data = Unmanaged.passUnretained(self).toOpaque()
         memory.malloc = { size, context in NGHTTP2Session.with(context) { $0.allocate(size) } }
-        memory.free = { pointer, context in NGHTTP2Session.with(context) { $0.release(pointer) } }
+        // nghttp2 frees many null pointers: answered before reaching the session.
+        memory.free = { pointer, context in
+            guard let pointer else { return }
+            NGHTTP2Session.with(context) { $0.release(pointer) }
+        }
         memory.calloc = { count, size, context in NGHTTP2Session.with(context) { $0.allocateZeroed(count, size) } }
         memory.realloc = { pointer, size, context in NGHTTP2Session.with(context) { $0.reallocate(pointer, size) } }
 
@@ -361,6 +365,8 @@ final class NGHTTP2Session {
     /// frame buffer that it used and nothing for its empty stream table.
     private static let pageBackedMinimum = 4096
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// `pageSize - 1`, kept per session: a static is a lazy global, checked on every access.
+    private let pageMask = NGHTTP2Session.pageSize - 1
     /// The mmap'd blocks and their mapped lengths (page-aligned pointers only).
     private var pageBacked: [UnsafeMutableRawPointer: Int] = [:]
 
@@ -394,9 +400,8 @@ final class NGHTTP2Session {
         return moved
     }
 
-    private func release(_ pointer: UnsafeMutableRawPointer?) {
-        guard let pointer else { return }
-        if Int(bitPattern: pointer) % Self.pageSize == 0, let mapped = pageBacked.removeValue(forKey: pointer) {
+    private func release(_ pointer: UnsafeMutableRawPointer) {
+        if Int(bitPattern: pointer) & pageMask == 0, let mapped = pageBacked.removeValue(forKey: pointer) {
             munmap(pointer, mapped)
             allocatedBytes -= mapped
             return
@@ -407,7 +412,7 @@ final class NGHTTP2Session {
 
     /// The usable size of a block from this allocator.
     private func blockSize(_ pointer: UnsafeMutableRawPointer) -> Int {
-        if Int(bitPattern: pointer) % Self.pageSize == 0, let mapped = pageBacked[pointer] { return mapped }
+        if Int(bitPattern: pointer) & pageMask == 0, let mapped = pageBacked[pointer] { return mapped }
         return malloc_usable_size(pointer)
     }
 
