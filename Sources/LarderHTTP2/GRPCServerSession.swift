@@ -48,8 +48,9 @@ public final class GRPCServerSession {
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
     public private(set) var heldOutputBytes = 0
-    /// Bytes of partial request messages buffered on streams (at most `maxMessageSize` per
-    /// stream): count them against the server's memory budget too.
+    /// Request bytes the session holds on streams: partial messages (at most `maxMessageSize`
+    /// per stream) and the messages of requests it delivers whole once their client half-closes
+    /// (`deliversWholeRequest`). Count them against the server's memory budget too.
     public private(set) var bufferedInputBytes = 0
     /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
     /// e.g. for a malformed frame).
@@ -319,6 +320,7 @@ public final class GRPCServerSession {
             answer(stream, RPCError(.internal, "the request ended without a message: \(head.path) takes one"))
             return
         }
+        bufferedInputBytes -= message.count
         stream.phase = .active
         events.append(.request(head, message: message))
     }
@@ -367,13 +369,14 @@ public final class GRPCServerSession {
                 return
             }
             if stream.phase == .collecting {
-                guard stream.heldMessage == nil else {
-                    stream.heldMessage = nil
+                if let held = stream.heldMessage.take() {
+                    bufferedInputBytes -= held.count
                     answer(stream, RPCError(.internal,
                         "\(stream.head?.path ?? "this method") takes one request message: send exactly one"))
                     return
                 }
                 stream.heldMessage = message.bytes
+                bufferedInputBytes += message.bytes.count
             } else {
                 events.append(.message(streamID: stream.id, message.bytes))
             }
@@ -513,7 +516,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard let stream = streams.removeValue(forStream: streamID) else { return }
         if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes
-        bufferedInputBytes -= stream.deframer.bufferedBytes
+        bufferedInputBytes -= stream.deframer.bufferedBytes + (stream.heldMessage?.count ?? 0)
         guard stream.phase == .active else { return }
         stream.phase = .answered
         let code = HTTP2ErrorCode(rawValue: errorCode)

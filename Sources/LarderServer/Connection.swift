@@ -110,7 +110,7 @@ final class Connection: EventHandler, CallConnection {
 
     /// Gives this connection's bytes back to the budget (it is closing).
     func releaseBudget() {
-        usage.release(bufferedOutputBytes + accountedInput + (http2?.accountedHeldBytes ?? 0))
+        usage.release(bufferedOutputBytes + accountedInput + (http2?.accountedSessionBytes ?? 0))
         accountedInput = 0
         isClosed = true
     }

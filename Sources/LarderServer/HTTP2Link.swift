@@ -18,8 +18,9 @@ final class HTTP2Link {
     private(set) var started = CallIDSet()
     /// Bidirectional calls in the core still taking client messages.
     private(set) var receiving = CallIDSet()
-    /// Bytes of `session.heldOutputBytes` counted in the connection's memory budget.
-    private(set) var accountedHeldBytes = 0
+    /// Bytes the session holds (`heldOutputBytes` + `bufferedInputBytes`) counted in the
+    /// connection's memory budget.
+    private(set) var accountedSessionBytes = 0
     /// True after a call was cancelled, until the core's queued replies were delivered: the
     /// client already counts its stream closed, so its end must be delivered (freeing its slot
     /// in the core) before the next call starts.
@@ -119,7 +120,7 @@ final class HTTP2Link {
             session.sendTrailers(streamID: streamID, status: .ok)
         case .streamMessage:
             guard session.sendFramedMessage(streamID: streamID, record, from: 1) else { return nil }
-            let held = session.heldOutputBytes
+            let held = session.heldOutputBytes + session.bufferedInputBytes
             if held > outputLimit {
                 session.reset(streamID: streamID, code: .enhanceYourCalm)
                 forget(streamID)
@@ -153,12 +154,13 @@ final class HTTP2Link {
     /// Response bytes the session holds for a closed flow-control window.
     var heldOutputBytes: Int { session.heldOutputBytes }
 
-    /// The change in the session's held output since it was last accounted (add it to the
-    /// connection's budget).
-    func takeHeldBytesDelta() -> Int {
-        let held = session.heldOutputBytes
-        defer { accountedHeldBytes = held }
-        return held - accountedHeldBytes
+    /// The change in what the session holds since it was last accounted (add it to the
+    /// connection's budget): responses waiting for the client's window, and requests not yet
+    /// complete (partial messages, and whole requests waiting for their half-close).
+    func takeSessionBytesDelta() -> Int {
+        let held = session.heldOutputBytes + session.bufferedInputBytes
+        defer { accountedSessionBytes = held }
+        return held - accountedSessionBytes
     }
 
     private func forget(_ streamID: Int32) {

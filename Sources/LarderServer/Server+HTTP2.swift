@@ -51,6 +51,7 @@ extension Server {
         do {
             try link.session.receive(bytes, events: &events)
             handleHTTP2(events, on: connection, link: link)
+            trackIncompleteRequests(of: connection, link: link, events: events)
         } catch {
             logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
                                                     "reason": "\(error)"])
@@ -92,6 +93,25 @@ extension Server {
         }
     }
 
+    /// The lean protocol's partial-frame timer, for requests: while the session holds request
+    /// bytes (a partial message, or a whole request waiting for its half-close), the connection
+    /// must complete one within `--frame-timeout`, counted from the last read that completed
+    /// a message or request; otherwise the tick ends it (a peer trickling bytes, or one the
+    /// memory budget stopped reading, holds them no longer).
+    private func trackIncompleteRequests(of connection: Connection, link: HTTP2Link, events: [GRPCServerEvent]) {
+        guard link.session.bufferedInputBytes > 0 else {
+            connection.partialFrameSince = nil
+            return
+        }
+        let completed = events.contains { event in
+            switch event {
+            case .request, .message: true
+            default: false
+            }
+        }
+        if completed || connection.partialFrameSince == nil { connection.partialFrameSince = connection.lastActivity }
+    }
+
     /// Moves what the session has to send into the connection's output (written by `flush`).
     func pumpHTTP2(_ connection: Connection) {
         guard let link = connection.http2, !connection.isClosed else { return }
@@ -110,7 +130,8 @@ extension Server {
             return
         }
         if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
-        connection.usage.add(link.takeHeldBytesDelta())
+        connection.usage.add(link.takeSessionBytesDelta())
+        if link.session.bufferedInputBytes == 0 { connection.partialFrameSince = nil }
         if link.session.isFinished && !connection.isClosing {
             connection.state = .closing(since: MonotonicClock.nanoseconds())
         }
@@ -124,6 +145,20 @@ extension Server {
             logger.warn("stream_reset", ["conn": connection.id, "call": callID, "reason": overrun.message])
             core.end(callID: callID, on: connection, overrun)
         }
+    }
+
+    /// Ends an HTTP/2 connection for `error` (the server's timeouts: idle, an incomplete
+    /// request, a write stall): a GOAWAY with the error's message as debug data — NO_ERROR
+    /// for UNAVAILABLE (idle), ENHANCE_YOUR_CALM for a peer that holds resources too long —
+    /// then the close. Calls in flight on it are over.
+    func failHTTP2(_ connection: Connection, link: HTTP2Link, _ error: RPCError) {
+        let code: HTTP2ErrorCode = switch error.code {
+        case .unavailable: .noError
+        case .deadlineExceeded, .resourceExhausted: .enhanceYourCalm
+        default: .internalError
+        }
+        link.session.close(code: code, message: error.message)
+        endHTTP2(connection, link: link)
     }
 
     /// The session gave up (a protocol error, a flood): send its GOAWAY, then close.

@@ -14,6 +14,10 @@ extension Server {
     /// Sends a connection-level error (call id 0), then closes once it is written.
     func fail(_ connection: Connection, _ error: RPCError) {
         guard !connection.isClosing else { return }
+        if let link = connection.http2 {
+            failHTTP2(connection, link: link, error)
+            return
+        }
         connection.enqueue(ResponseFrame.encode(callID: 0, result: .failure(error)))
         connection.state = .closing(since: MonotonicClock.nanoseconds())
         connection.flush()
@@ -77,8 +81,9 @@ extension Server {
                     connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
                 } else if let since = connection.partialFrameSince, now - since > frameLimit {
                     logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    expired.append((connection, RPCError(
-                        .deadlineExceeded, "frame not completed within \(configuration.frameTimeoutSeconds) s")))
+                    let unfinished = connection.http2 == nil ? "frame" : "request message (or its half-close)"
+                    expired.append((connection, RPCError(.deadlineExceeded,
+                        "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s")))
                 } else if idleLimit > 0, connection.callsInFlight == 0, connection.bufferedOutputBytes == 0,
                           now - connection.lastActivity > idleLimit {
                     logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])

@@ -74,6 +74,41 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name).contains("In time"))
     }
 
+    @Test("requests held open count in the memory budget, and a connection that does not complete them is ended")
+    func incompleteRequestsAreBounded() async throws {
+        // A 1 MiB budget (the least) and a 1 s frame timeout.
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "1", "--no-seed"])
+        defer { server.stop() }
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        let request = ProtoCodec.encode(GetLocationRequest(id: "00000000-0000-4000-8000-000000000000"))
+        // Six whole request messages of 256 KiB each that never half-close: 1.5 MiB held.
+        let big = request + Array(repeating: 0, count: 256 * 1024)
+        let hog = try HTTP2TestClient(port: server.port)
+        for _ in 0..<6 { _ = try hog.start(Self.getLocation, messages: [big], endInput: false) }
+        let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
+        #expect(closed, "the connection holding incomplete requests was not ended")
+        #expect(server.stderr.contains("event=memory_budget_exhausted"), "the held requests were not counted")
+        #expect(server.stderr.contains("event=frame_timeout"))
+        #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
+        // The server goes on serving, over both protocols, with its budget given back.
+        let after = try await offThePool { () throws -> GRPCClientSession.Response? in
+            try Self.unary(port: server.port, Self.getLocation, request)
+        }
+        #expect(after?.trailers["grpc-status"] ?? after?.headers["grpc-status"] == String(StatusCode.notFound.rawValue))
+        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
+    @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
+    func idleConnectionGetsAGoaway() async throws {
+        let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])
+        defer { server.stop() }
+        let idle = try HTTP2TestClient(port: server.port)
+        let closed = try await offThePool { () throws -> Bool in idle.readUntilClosed(seconds: 60) }
+        #expect(closed)
+        #expect(idle.goaways.last?.code == .noError, "\(idle.goaways)")
+    }
+
     /// One unary call on a connection of its own: headers, one message, end of input; the
     /// response once the stream ended (blocking: call it off the pool).
     static func unary(port: UInt16, _ path: String, _ message: [UInt8],

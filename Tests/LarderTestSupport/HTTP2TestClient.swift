@@ -73,6 +73,27 @@ public final class HTTP2TestClient: Sendable {
         return response(streamID)
     }
 
+    /// The GOAWAY frames the server sent so far.
+    public var goaways: [HTTP2Goaway] { session.withLock { $0.goaways } }
+
+    /// Reads (answering what the protocol asks) until the server closes the connection or
+    /// `seconds` pass; true when it closed.
+    public func readUntilClosed(seconds: Int) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while ContinuousClock.now < deadline {
+            var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
+            if count == 0 { return true }
+            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+            let bytes = Array(buffer[0..<count])
+            session.withLock { try? $0.receive(bytes) }
+            flush()
+        }
+        return false
+    }
+
     private func flush() {
         var bytes: [UInt8] = []
         session.withLock { try? $0.writeOutput(into: &bytes) }
