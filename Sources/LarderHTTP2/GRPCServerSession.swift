@@ -7,7 +7,8 @@ public import LarderWire
 /// calls (`sendHeaders`, `sendMessage`, `sendTrailers`), and once per loop turn gathers everything
 /// to write into one buffer (`writeOutput(into:)`). It answers by itself what needs no call core:
 /// a wrong content-type (HTTP 415), bad metadata, oversize headers or messages, compressed
-/// messages, PING, SETTINGS, flow control; and it enforces the abuse limits of
+/// messages, a request delivered whole (`deliversWholeRequest`) that brings no message or two,
+/// PING, SETTINGS, flow control; and it enforces the abuse limits of
 /// `GRPCServerConfiguration` with a GOAWAY.
 ///
 /// When `receive` throws, or `closeReason` is set, the connection is over: flush `writeOutput`
