@@ -25,9 +25,11 @@ struct GRPCWholeRequestTests {
         #expect(loop.events.isEmpty)  // headers alone: nothing for the core yet
         loop.client.sendMessage(streamID: id, [7, 8])
         try loop.pump()
-        #expect(loop.events.isEmpty)  // the message is held
+        #expect(loop.events.isEmpty)  // the message is held, and counted for the memory budget
+        #expect(loop.server.bufferedInputBytes == 2)
         loop.client.endInput(streamID: id)
         try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
         let events = loop.takeEvents()
         #expect(events.count == 1)
         guard case .request(let head, let message)? = events.first else {
@@ -71,6 +73,7 @@ struct GRPCWholeRequestTests {
         #expect(twoTrailers["grpc-status"] == String(StatusCode.internal.rawValue))
         #expect(twoTrailers["grpc-message"]?.contains("send exactly one") == true)
         #expect(loop.server.activeStreamCount == 0)
+        #expect(loop.server.bufferedInputBytes == 0)
     }
 
     @Test func aResetOrAnOversizeMessageBeforeTheEndTellsTheCoreNothing() throws {
@@ -81,6 +84,7 @@ struct GRPCWholeRequestTests {
         let reset = try Self.start(loop)
         loop.client.sendMessage(streamID: reset, [1])
         try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 1)
         loop.client.reset(streamID: reset)
         let big = try Self.start(loop)
         loop.client.sendMessage(streamID: big, Array(repeating: 0, count: 64))
