@@ -3,8 +3,9 @@
 ///
 /// Open addressing with linear probing and a seeded multiplicative hash: a lookup is a multiply
 /// and a compare or two, where a `Dictionary` runs SipHash on every access. The seed is random
-/// per process, so a peer choosing its ids cannot make them collide; the load factor stays at
-/// most a half. Id 0 is never a key (no call has it: the lean protocol refuses it, and HTTP/2's
+/// per process, so a peer choosing its ids cannot aim them at one slot without knowing it, and
+/// a table holds at most a connection's calls in flight, which bounds any probe sequence; the
+/// load factor stays at most a half. Id 0 is never a key (no call has it: the lean protocol refuses it, and HTTP/2's
 /// stream 0 is the connection).
 public struct CallIDMap<Value> {
     /// 0 marks a free slot.
