@@ -120,7 +120,7 @@ final class HTTP2Link {
             session.sendTrailers(streamID: streamID, status: .ok)
         case .streamMessage:
             guard session.sendFramedMessage(streamID: streamID, record, from: 1) else { return nil }
-            let held = session.heldOutputBytes + session.bufferedInputBytes
+            let held = session.heldOutputBytes
             if held > outputLimit {
                 session.reset(streamID: streamID, code: .enhanceYourCalm)
                 forget(streamID)
