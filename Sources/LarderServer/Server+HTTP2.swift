@@ -97,12 +97,10 @@ extension Server {
     /// bytes (a partial message, or a whole request waiting for its half-close), the connection
     /// must complete one within `--frame-timeout`, counted from the last read that completed
     /// a message or request; otherwise the tick ends it (a peer trickling bytes, or one the
-    /// memory budget stopped reading, holds them no longer).
+    /// memory budget stopped reading, holds them no longer). The timer is cleared by
+    /// `pumpHTTP2`, which follows every receive, once the session holds no request bytes.
     private func trackIncompleteRequests(of connection: Connection, link: HTTP2Link, events: [GRPCServerEvent]) {
-        guard link.session.bufferedInputBytes > 0 else {
-            connection.partialFrameSince = nil
-            return
-        }
+        guard link.session.bufferedInputBytes > 0 else { return }
         let completed = events.contains { event in
             switch event {
             case .request, .message: true

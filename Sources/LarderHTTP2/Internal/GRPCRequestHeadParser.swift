@@ -48,9 +48,7 @@ struct GRPCRequestHeadParser {
 
     /// Drops what the block said so far and ignores the rest (it is over its size limit).
     mutating func discard() {
-        let streamID = streamID
-        self = GRPCRequestHeadParser()
-        self.streamID = streamID
+        begin(streamID: streamID)
         ignoresFields = true
     }
 
