@@ -5,8 +5,8 @@
 /// and a compare or two, where a `Dictionary` runs SipHash on every access. The seed is random
 /// per process, so a peer choosing its ids cannot aim them at one slot without knowing it, and
 /// a table holds at most a connection's calls in flight, which bounds any probe sequence; the
-/// load factor stays at most a half. Id 0 is never a key (no call has it: the lean protocol refuses it, and HTTP/2's
-/// stream 0 is the connection).
+/// load factor stays at most a half. Id 0 is never a key (no call has it: the lean protocol
+/// refuses it, and HTTP/2's stream 0 is the connection).
 public struct CallIDMap<Value> {
     /// 0 marks a free slot.
     @usableFromInline var keys: [UInt64] = []
@@ -90,28 +90,6 @@ public struct CallIDMap<Value> {
         }
         keys[hole] = 0
         return removed
-    }
-
-    /// Changes the value under `key` in place (no copy of it is made); nil when there is none.
-    @inlinable
-    @discardableResult
-    public mutating func update<R>(_ key: UInt64, _ body: (inout Value) -> R) -> R? {
-        guard let slot = slot(of: key), var value = values[slot].take() else { return nil }
-        defer { values[slot] = value }
-        return body(&value)
-    }
-
-    /// Every value, in no particular order.
-    @inlinable
-    public var allValues: [Value] { values.compactMap { $0 } }
-
-    /// Removes everything, keeping the capacity.
-    @inlinable
-    public mutating func removeAll() {
-        guard count > 0 else { return }
-        for index in keys.indices { keys[index] = 0 }
-        for index in values.indices { values[index] = nil }
-        storedCount = 0
     }
 
     // MARK: - Slots

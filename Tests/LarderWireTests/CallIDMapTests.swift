@@ -11,7 +11,7 @@ import Testing
         }
     }
 
-    @Test func agreesWithADictionaryThroughInsertsRemovalsAndUpdates() {
+    @Test func agreesWithADictionaryThroughInsertsRemovalsAndLookups() {
         var map = CallIDMap<Int>()
         var model: [UInt64: Int] = [:]
         var random = Generator(state: 42)
@@ -27,17 +27,12 @@ import Testing
                 let removed = map.removeValue(forKey: key)
                 #expect(removed == model.removeValue(forKey: key))
             default:
-                let updated = map.update(key) { value in
-                    value += 1
-                    return value
-                }
-                if let old = model[key] { model[key] = old + 1 }
-                #expect(updated == model[key])
+                #expect(map[key] == model[key])
+                #expect(map.contains(key) == (model[key] != nil))
             }
             #expect(map.count == model.count)
         }
         for key in UInt64(1)...301 { #expect(map[key] == model[key]) }
-        #expect(map.allValues.sorted() == model.values.sorted())
     }
 
     @Test func holdsHTTP2StreamIDsAsTheyComeAndGo() {
@@ -55,7 +50,7 @@ import Testing
         #expect(map[19_799] == nil)
         map[19_999] = nil
         #expect(map.count == 99)
-        map.removeAll()
+        for id in stride(from: UInt64(19_801), to: 19_999, by: 2) { map[id] = nil }
         #expect(map.isEmpty)
         #expect(map[19_997] == nil)
     }
