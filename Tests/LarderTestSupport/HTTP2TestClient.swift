@@ -58,18 +58,7 @@ public final class HTTP2TestClient: Sendable {
     @discardableResult
     public func read(_ streamID: Int32, seconds: Int = 60,
               until condition: (GRPCClientSession.Response) -> Bool) -> GRPCClientSession.Response? {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while ContinuousClock.now < deadline {
-            if let response = response(streamID), condition(response) { return response }
-            var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
-            if count <= 0 { break }
-            let bytes = Array(buffer[0..<count])
-            session.withLock { try? $0.receive(bytes) }
-            flush()  // WINDOW_UPDATE, SETTINGS and PING acknowledgements
-        }
+        readUntil(seconds: seconds) { response(streamID).map(condition) ?? false }
         return response(streamID)
     }
 
@@ -79,9 +68,18 @@ public final class HTTP2TestClient: Sendable {
     /// Reads (answering what the protocol asks) until the server closes the connection or
     /// `seconds` pass; true when it closed.
     public func readUntilClosed(seconds: Int) -> Bool {
+        readUntil(seconds: seconds) { false }
+    }
+
+    /// Reads, feeding the session and sending what it answers (WINDOW_UPDATE, SETTINGS and PING
+    /// acknowledgements), until `done` holds, `seconds` pass or the server closes; true when the
+    /// server closed (end of stream, or an error other than the receive timeout).
+    @discardableResult
+    private func readUntil(seconds: Int, _ done: () -> Bool) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while ContinuousClock.now < deadline {
+            if done() { return false }
             var poller = pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
