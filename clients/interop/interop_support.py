@@ -5,9 +5,15 @@ import importlib
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from types import ModuleType
 from typing import Optional
+
+
+def unique(prefix: str) -> str:
+    """A name no other test uses, for data on a shared server."""
+    return f"{prefix} {uuid.uuid4().hex[:12]}"
 
 
 class Stubs:

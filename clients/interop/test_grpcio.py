@@ -14,14 +14,10 @@ import pytest
 from google.protobuf import field_mask_pb2, timestamp_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from interop_support import Stubs, lean_call
+from interop_support import Stubs, lean_call, unique
 from server_process import RunningServer
 
 TIMEOUT = 60  # seconds: a bound for calls on a busy machine, never a speed expectation
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix} {uuid.uuid4().hex[:12]}"
 
 
 def code_and_message(call: Callable[[], Any]) -> tuple[grpc.StatusCode, str]:
