@@ -20,6 +20,9 @@ public struct CallContext: Sendable {
     let usage: ConnectionUsage?
     /// The subject of the client's verified TLS certificate; nil without TLS or without one.
     public var clientCertificate: String? = nil
+    /// The `CallCore`'s number for this call, unique in the process (0 outside a core): tells a
+    /// late reply from the reply of a newer call that reuses its call id.
+    var serial: UInt64 = 0
 
     /// Throws DEADLINE_EXCEEDED when the deadline has passed.
     public func checkDeadline() throws(RPCError) {

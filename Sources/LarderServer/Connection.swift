@@ -174,6 +174,13 @@ final class Connection: EventHandler, CallConnection {
         if !isClosed && !readPaused && decoder.bufferedByteCount > 0 { server.processFrames(of: self) }
     }
 
+    /// Writes answers made outside a read of this connection (see `CallConnection.flushAnswers`).
+    func flushAnswers() {
+        guard !isClosed else { return }
+        if http2 != nil { server.pumpHTTP2(self) }
+        flush()
+    }
+
     /// Writes what the socket takes now; watches for writability if some is left.
     func flush() {
         guard !isClosed else { return }

@@ -104,7 +104,9 @@ extension Server {
         }
         resumeAcceptingIfDue(now: now)
         watchBudget(now: now)
-        // Streaming calls: deadlines, and the health status Watch streams follow.
+        // Deadlines: unary calls the store has not answered, streams; and the health status
+        // Watch streams follow.
+        core.expireCalls(now: now)
         core.expireStreams(now: now)
         health.refresh(databaseAvailable: store.isAvailable)
         if let deadline = drainDeadline, now >= deadline {

@@ -92,6 +92,15 @@ public struct CallIDMap<Value> {
         return removed
     }
 
+    /// Calls `body` with every key and its value, in no particular order; `body` must not
+    /// change the map.
+    @inlinable
+    public func forEach(_ body: (UInt64, Value) throws -> Void) rethrows {
+        for slot in keys.indices where keys[slot] != 0 {
+            if let value = values[slot] { try body(keys[slot], value) }
+        }
+    }
+
     // MARK: - Slots
 
     @inlinable

@@ -77,6 +77,8 @@ final class TestConnection: CallConnection, @unchecked Sendable {
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool) { received.append(TestEncoder.decode(bytes)) }
 
     func repliesDelivered() { deliveryBatches += 1 }
+
+    func flushAnswers() {}
 }
 
 /// A serial queue standing in for the event loop, a core on it, and a log read back from a pipe.

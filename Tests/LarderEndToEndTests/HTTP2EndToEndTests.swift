@@ -37,7 +37,7 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.getLocation, GetLocationRequest(id: created.id)) == created)
     }
 
-    @Test("grpc-timeout is the server's deadline: a write that outlived it is answered DEADLINE_EXCEEDED by the server")
+    @Test("grpc-timeout is the server's deadline: a write waiting for a locked database is answered DEADLINE_EXCEEDED at it, and never executed")
     func serverEnforcesTheDeadline() async throws {
         // A long busy timeout: the write waits for the lock until the test releases it.
         let server = try await ServerProcess(arguments: ["--busy-timeout", "300"])
@@ -46,32 +46,30 @@ struct HTTP2EndToEndTests {
         defer { lean.close() }
         let lock = try SQLiteLock(path: server.databasePath)
         let request = ProtoCodec.encode(CreateLocationRequest(location: Location(name: "Too late", colorHex: "#010203")))
-        // Our client never cancels, so whatever status comes back is the server's own.
-        let call = Task {
-            try await offThePool { () throws -> GRPCClientSession.Response? in
-                try Self.unary(port: server.port, Self.createLocation, request, extra: [("grpc-timeout", "500m")])
-            }
-        }
-        // In flight (waiting for the lock) ...
-        #expect(await eventually {
-            (try? await lean.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) ?? 0 >= 2
+        // Our client never cancels, so whatever status comes back is the server's own; and it
+        // comes while the database is still locked (the lock is released only after it).
+        let reply = try #require(try await offThePool { () throws -> GRPCClientSession.Response? in
+            try Self.unary(port: server.port, Self.createLocation, request, extra: [("grpc-timeout", "500m")])
         })
-        // ... and still waiting once its 500 ms are certainly over (it started before we saw it).
-        try await Task.sleep(for: .seconds(1))
-        lock.release()
-        let reply = try #require(try await call.value)
         #expect(reply.trailers["grpc-status"] ?? reply.headers["grpc-status"] == String(StatusCode.deadlineExceeded.rawValue),
                 "\(reply.headers) \(reply.trailers)")
         let message = GRPCPercentEncoding.decode((reply.trailers["grpc-message"] ?? reply.headers["grpc-message"] ?? "").utf8)
-        #expect(message.contains("deadline"), "\(message)")
+        #expect(message == "deadline of \(Self.createLocation) exceeded", "\(message)")
         #expect(reply.messages.isEmpty)
+        lock.release()
+        // The writer reaches the write once the lock is gone, and skips it: its deadline passed.
+        #expect(await eventually {
+            (try? await lean.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) == 1
+        })
         // The server goes on serving, over HTTP/2 and the lean protocol.
         let after = try await offThePool { () throws -> GRPCClientSession.Response? in
             try Self.unary(port: server.port, Self.createLocation, ProtoCodec.encode(
                 CreateLocationRequest(location: Location(name: "In time", colorHex: "#010203"))), extra: [("grpc-timeout", "60S")])
         }
         #expect(after?.trailers["grpc-status"] == "0", "\(String(describing: after))")
-        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name).contains("In time"))
+        let names = try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name)
+        #expect(names.contains("In time"))
+        #expect(!names.contains("Too late"))
     }
 
     @Test("requests held open count in the memory budget, and a connection that does not complete them is ended")

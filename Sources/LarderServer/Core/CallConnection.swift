@@ -30,6 +30,9 @@ protocol CallConnection: AnyObject {
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool)
     /// After a batch of `deliver`s: write the output, resume reading.
     func repliesDelivered()
+    /// Writes what `appendReply` added outside the handling of this connection's input (the
+    /// server's tick answering calls at their deadline).
+    func flushAnswers()
 }
 
 extension CallConnection {
@@ -47,12 +50,25 @@ protocol ReplyEncoder: Sendable {
     func streamEnd(callID: UInt64, error: RPCError?) -> [UInt8]
 }
 
+/// A call of a connection in flight, as its `CallBook` keeps it.
+struct InFlightCall {
+    /// `CallContext.serial`.
+    let serial: UInt64
+    /// Monotonic nanoseconds of a unary call's deadline; 0 for none, and for streaming calls
+    /// (their streams end at the deadline: `CallCore.expireStreams`).
+    let deadline: UInt64
+    let methodIndex: Int
+    let receivedAt: UInt64
+    let requestBytes: Int
+}
+
 /// The calls of one connection in flight, as the `CallCore` keeps them. Loop thread only.
 final class CallBook {
     /// Calls started on the store threads (or streaming) whose end has not been delivered.
     var inFlight = 0
-    /// Their ids: a second call with one of them is refused.
-    var ids = CallIDSet()
+    /// Those calls by id (a second call with one of them is refused), with what answering one
+    /// at its deadline takes (`CallCore.expireCalls`).
+    var ids = CallIDMap<InFlightCall>()
     /// Bidirectional calls still taking client messages, by call id.
     var receivers: [UInt64: any ClientStreamReceiver] = [:]
     /// The response streams of streaming calls not yet ended, by call id (cancelled when the connection goes).

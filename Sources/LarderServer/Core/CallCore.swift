@@ -36,6 +36,11 @@ final class CallCore: @unchecked Sendable {
     private var lastConnectionID: UInt64 = 0
     /// Counts `deliverReplies` batches, to tell each connection once per batch.
     private var deliveryBatch: UInt64 = 0
+    /// The last `CallContext.serial` handed out.
+    private var lastSerial: UInt64 = 0
+    /// Serials of calls answered at their deadline (`expireCalls`) whose own reply has not come
+    /// back from the store yet: it is dropped when it does.
+    private var expiredSerials = Set<UInt64>()
     /// Runs a closure on the loop thread (`EventLoop.execute`).
     private let onLoop: @Sendable (@escaping @Sendable () -> Void) -> Void
 
@@ -85,10 +90,11 @@ final class CallCore: @unchecked Sendable {
     }
 
     func context(for call: IncomingCall, on connection: some CallConnection) -> CallContext {
-        CallContext(connectionID: connection.id, callID: call.callID, method: call.method.path, metadata: call.metadata,
-                    deadline: call.deadline, receivedAt: call.receivedAt, peer: connection.peer,
-                    requestBytes: call.requestBytes, usage: connection.usage,
-                    clientCertificate: connection.clientCertificate)
+        lastSerial &+= 1
+        return CallContext(connectionID: connection.id, callID: call.callID, method: call.method.path,
+                           metadata: call.metadata, deadline: call.deadline, receivedAt: call.receivedAt,
+                           peer: connection.peer, requestBytes: call.requestBytes, usage: connection.usage,
+                           clientCertificate: connection.clientCertificate, serial: lastSerial)
     }
 
     /// Admits, authenticates and runs `call`; its result goes back through `connection`.
@@ -145,7 +151,7 @@ final class CallCore: @unchecked Sendable {
                 answerNow(.failure(publicError(refused, context)), context, methodIndex: methodIndex, on: connection)
             } else {
                 // Counted only now: replies are delivered on this thread, never before this returns.
-                admitted(call.callID, on: calls)
+                admitted(context, methodIndex: methodIndex, deadline: call.deadline ?? 0, on: calls)
             }
         case .serverStreaming(let start):
             guard connection.supportsStreaming else {
@@ -158,7 +164,7 @@ final class CallCore: @unchecked Sendable {
                 answerNow(.failure(publicError(refused, context)), context, methodIndex: methodIndex, on: connection)
                 return
             }
-            admitted(call.callID, on: calls)
+            admitted(context, methodIndex: methodIndex, deadline: 0, on: calls)
             calls.streams[call.callID] = stream
         case .bidirectional(let start):
             guard connection.supportsStreaming else {
@@ -167,7 +173,7 @@ final class CallCore: @unchecked Sendable {
             }
             let stream = ServerStream(context: context, core: self, encoder: connection.replyEncoder,
                                       methodIndex: methodIndex)
-            admitted(call.callID, on: calls)
+            admitted(context, methodIndex: methodIndex, deadline: 0, on: calls)
             calls.streams[call.callID] = stream
             calls.receivers[call.callID] = start(context, stream)
         }
@@ -179,9 +185,13 @@ final class CallCore: @unchecked Sendable {
                  + "call it with gRPC over HTTP/2")
     }
 
-    private func admitted(_ callID: UInt64, on calls: CallBook) {
+    /// Counts a call in flight until its end is delivered; `deadline` (0: none) is when
+    /// `expireCalls` answers it if the store has not.
+    private func admitted(_ context: CallContext, methodIndex: Int, deadline: UInt64, on calls: CallBook) {
         calls.inFlight += 1
-        calls.ids.insert(callID)
+        calls.ids.insert(InFlightCall(serial: context.serial, deadline: deadline, methodIndex: methodIndex,
+                                      receivedAt: context.receivedAt, requestBytes: context.requestBytes),
+                         forKey: context.callID)
         callsInFlight += 1
     }
 
@@ -213,6 +223,34 @@ final class CallCore: @unchecked Sendable {
                 end(stream, callID: callID, on: calls,
                     RPCError(.deadlineExceeded, "deadline of \(stream.context.method) exceeded"))
             }
+        }
+    }
+
+    /// Answers every unary call whose deadline passed by `now` and whose reply the store has not
+    /// made yet with DEADLINE_EXCEEDED (the server's tick calls it); its call id is free for the
+    /// client's next call. The store's work goes on: a call it has not started is never executed
+    /// (its operation checks the deadline first), and a write it already runs may still commit, as
+    /// the status allows (PROTOCOL.md §3). Until the store is done the call still counts in flight,
+    /// against `--max-calls-per-connection` too (so expired calls cannot pile up in the store
+    /// unbounded); its reply is then dropped.
+    func expireCalls(now: UInt64) {
+        for connection in connections.values where connection.calls.inFlight > 0 {
+            let calls = connection.calls
+            var expired: [(UInt64, InFlightCall)] = []
+            calls.ids.forEach { callID, call in
+                if call.deadline != 0 && call.deadline <= now { expired.append((callID, call)) }
+            }
+            guard !expired.isEmpty else { continue }
+            for (callID, call) in expired {
+                calls.ids.removeValue(forKey: callID)
+                expiredSerials.insert(call.serial)
+                let error = RPCError(.deadlineExceeded, "deadline of \(metrics.methodPaths[call.methodIndex]) exceeded")
+                let replyBytes = connection.appendReply(callID: callID, result: .failure(error))
+                finished(FinishedCall(call, callID: callID, on: connection, code: error.code, message: error.message,
+                                      replyBytes: replyBytes),
+                         connectionID: connection.id, now: now)
+            }
+            connection.flushAnswers()
         }
     }
 
@@ -296,8 +334,8 @@ final class CallCore: @unchecked Sendable {
     /// take them. The bytes count in the connection's budget from now until the loop takes them.
     func queue(_ bytes: [UInt8], context: CallContext, finished: FinishedCall?) {
         context.usage?.add(bytes.count)
-        let reply = PendingReply(connectionID: context.connectionID, callID: context.callID, usage: context.usage,
-                                 bytes: bytes, finished: finished)
+        let reply = PendingReply(connectionID: context.connectionID, callID: context.callID, serial: context.serial,
+                                 usage: context.usage, bytes: bytes, finished: finished)
         replies.withLock { $0.pending.append(reply) }
     }
 
@@ -324,12 +362,14 @@ final class CallCore: @unchecked Sendable {
         deliveryBatch &+= 1
         let now = MonotonicClock.nanoseconds()
         for reply in batch {
-            if let finished = reply.finished {
-                callsInFlight -= 1
-                self.finished(finished, connectionID: reply.connectionID, now: now)
-            }
             // Out of the queue: counted again by the connection as its output, if it is still open.
             reply.usage?.remove(reply.bytes.count)
+            // The end of a call answered at its deadline (`expireCalls`): it only frees the slot.
+            let late = reply.finished != nil && !expiredSerials.isEmpty && expiredSerials.remove(reply.serial) != nil
+            if let finished = reply.finished {
+                callsInFlight -= 1
+                if !late { self.finished(finished, connectionID: reply.connectionID, now: now) }
+            }
             guard let connection = connections[reply.connectionID] else { continue }
             let calls = connection.calls
             if calls.deliveryBatch != deliveryBatch {
@@ -338,7 +378,8 @@ final class CallCore: @unchecked Sendable {
             }
             if reply.finished != nil {
                 calls.inFlight -= 1
-                calls.ids.remove(reply.callID)
+                if late { continue }
+                calls.ids.removeValue(forKey: reply.callID)
                 if !calls.streams.isEmpty, calls.streams.removeValue(forKey: reply.callID) != nil {
                     calls.receivers.removeValue(forKey: reply.callID)?.cancelled()
                 }

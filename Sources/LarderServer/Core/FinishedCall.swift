@@ -27,12 +27,28 @@ struct FinishedCall: Sendable {
         self.replyBytes = replyBytes
         self.clientCertificate = context.clientCertificate
     }
+
+    /// A call in flight on `connection` that ends now with `code` and `message`.
+    init(_ call: InFlightCall, callID: UInt64, on connection: some CallConnection, code: StatusCode, message: String,
+         replyBytes: Int) {
+        self.callID = callID
+        self.methodIndex = call.methodIndex
+        self.code = code
+        self.message = message
+        self.receivedAt = call.receivedAt
+        self.peer = connection.peer
+        self.requestBytes = call.requestBytes
+        self.replyBytes = replyBytes
+        self.clientCertificate = connection.clientCertificate
+    }
 }
 
 /// Bytes a store thread (or a stream) produced for a connection, waiting for the loop.
 struct PendingReply {
     let connectionID: UInt64
     let callID: UInt64
+    /// `CallContext.serial` of the call.
+    let serial: UInt64
     /// The connection's budget, holding `bytes` until the loop takes them.
     let usage: ConnectionUsage?
     let bytes: [UInt8]

@@ -1,0 +1,55 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// The server's own deadline over the lean protocol: a call the store has not answered by its
+/// `timeout_ms` is answered DEADLINE_EXCEEDED then (within the 250 ms tick), not when the
+/// database is free again. Over HTTP/2: HTTP2EndToEndTests.serverEnforcesTheDeadline.
+@Suite("call deadlines against larder-server")
+struct DeadlineEndToEndTests {
+    /// The next reply on `connection`, waiting up to a minute (a loaded machine may be slow).
+    static func reply(on connection: RawConnection) async -> ResponseEnvelope? {
+        await offThePool { () -> ResponseEnvelope? in
+            for _ in 0..<6 {
+                if let reply = connection.receive() { return reply }
+            }
+            return nil
+        }
+    }
+
+    @Test("a write waiting for a locked database is answered DEADLINE_EXCEEDED at its deadline, and never executed")
+    func writeWaitingForTheLock() async throws {
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--no-seed"])
+        defer { server.stop() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        let raw = try RawConnection(port: server.port)
+        let create = LocationMethods.createLocation.path
+        raw.send(RequestEnvelope(callID: 7, method: create, payload: ProtoCodec.encode(
+            CreateLocationRequest(location: Location(name: "Too late", colorHex: "#010203"))), timeoutMilliseconds: 300))
+        // The answer comes while the database is still locked: the lock is released only after it.
+        let reply = try #require(await Self.reply(on: raw))
+        #expect(reply == ResponseEnvelope(callID: 7, statusCode: .deadlineExceeded,
+                                          statusMessage: "deadline of \(create) exceeded"))
+        // Call id 7 is free again at once: a read with it is answered on its own.
+        raw.send(RequestEnvelope(callID: 7, method: LocationMethods.listLocations.path,
+                                 payload: ProtoCodec.encode(ListLocationsRequest())))
+        let list = try #require(await Self.reply(on: raw))
+        #expect(list.callID == 7 && list.statusCode == .ok)
+        #expect(try ProtoCodec.decode(ListLocationsResponse.self, from: list.payload).locations.isEmpty)
+        lock.release()
+        // The writer reaches the write once the lock is gone, and skips it: its deadline passed.
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        #expect(await eventually {
+            (try? await lean.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) == 1
+        })
+        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+        // Its late end was dropped: the connection got exactly the two replies above.
+        raw.send(RequestEnvelope(callID: 9, method: HealthMethods.check.path, payload: ProtoCodec.encode(HealthCheckRequest())))
+        let health = try #require(await Self.reply(on: raw))
+        #expect(health.callID == 9 && health.statusCode == .ok)
+    }
+}
