@@ -24,6 +24,8 @@ public final class GRPCServerSession {
     private var failure: GRPCSessionError?
     private var lastLibraryError: String?
     private var continuationFrames = 0
+    /// The decoded size of the header block being received (request headers or trailers).
+    private var headerBlockBytes = 0
     private var pingStrikes = 0
     private var lastPingAt: UInt64?
     private var sentDataSinceLastPing = true
@@ -50,8 +52,9 @@ public final class GRPCServerSession {
     /// holds them): count them against the server's memory budget.
     public private(set) var heldOutputBytes = 0
     /// Request bytes the session holds on streams: partial messages (at most `maxMessageSize`
-    /// per stream) and the messages of requests it delivers whole once their client half-closes
-    /// (`deliversWholeRequest`). Count them against the server's memory budget too.
+    /// per stream), and the heads (decoded header lists) and messages of requests it delivers
+    /// whole once their client half-closes (`deliversWholeRequest`). Count them against the
+    /// server's memory budget too.
     public private(set) var bufferedInputBytes = 0
     /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
     /// e.g. for a malformed frame).
@@ -256,9 +259,16 @@ public final class GRPCServerSession {
         }
     }
 
+    /// The head of a request that is no longer being collected is not held any more.
+    private func releaseHeldHead(_ stream: GRPCServerStream) {
+        bufferedInputBytes -= stream.heldHeadBytes
+        stream.heldHeadBytes = 0
+    }
+
     /// Ends a stream with `error` (Trailers-Only when nothing was sent yet).
     private func answer(_ stream: GRPCServerStream, _ error: RPCError, httpStatus: Int = 200,
                         extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = []) {
+        releaseHeldHead(stream)
         stream.phase = .answered
         if error.code == .ok && error.message.isEmpty && extraHeaders.isEmpty && metadata.isEmpty && stream.responseStarted {
             stream.pendingTrailers = .ok
@@ -305,6 +315,8 @@ public final class GRPCServerSession {
             stream.head = head
             if let deliversWholeRequest, deliversWholeRequest(head.path) {
                 stream.phase = .collecting
+                stream.heldHeadBytes = stream.headerListSize
+                bufferedInputBytes += stream.heldHeadBytes
                 if endStream { deliverWhole(stream, head) }
                 return
             }
@@ -317,6 +329,7 @@ public final class GRPCServerSession {
     /// The client half-closed a collecting call: deliver its request, or answer it when it
     /// brought no message.
     private func deliverWhole(_ stream: GRPCServerStream, _ head: GRPCRequestHead) {
+        releaseHeldHead(stream)
         guard let message = stream.heldMessage.take() else {
             answer(stream, RPCError(.internal, "the request ended without a message: \(head.path) takes one"))
             return
@@ -431,6 +444,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
     func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
         headerParser.begin(streamID: frame.streamID)
         headerStream = nil
+        headerBlockBytes = 0
         if frame.isRequestHeaders {
             let stream = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
             streams[stream: frame.streamID] = stream
@@ -441,13 +455,15 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
 
     func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         guard failure == nil else { return .failConnection }
-        guard let stream = headerStream, stream.id == streamID, headerParser.streamID == streamID,
-              stream.phase == .receivingHeaders else { return .accept }
-        stream.headerListSize += name.count + value.count + 32
-        if stream.headerListSize > configuration.maxHeaderListSize * configuration.headerBombFactor {
+        // Every block counts, trailers too: a few bytes of HPACK can decode to megabytes.
+        headerBlockBytes += name.count + value.count + 32
+        if headerBlockBytes > configuration.maxHeaderListSize * configuration.headerBombFactor {
             fail(.enhanceYourCalm, "a header block decoded to more than \(configuration.maxHeaderListSize * configuration.headerBombFactor) bytes")
             return .failConnection
         }
+        guard let stream = headerStream, stream.id == streamID, headerParser.streamID == streamID,
+              stream.phase == .receivingHeaders else { return .accept }
+        stream.headerListSize = headerBlockBytes
         if stream.headerListSize > configuration.maxHeaderListSize {
             headerParser.discard()
         } else {
@@ -463,6 +479,11 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
             guard let stream = streams[stream: frame.streamID] else { return true }
             if frame.isRequestHeaders {
                 finishHeaders(stream, endStream: frame.endStream)
+            } else if headerBlockBytes > configuration.maxHeaderListSize {
+                if stream.phase == .active || stream.phase == .collecting {
+                    answerAndCancel(stream, RPCError(.resourceExhausted,
+                        "the request's trailers decode to \(headerBlockBytes) bytes, over the limit of \(configuration.maxHeaderListSize) bytes"))
+                }
             } else if frame.endStream {
                 halfClose(stream)
             }
@@ -517,7 +538,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard let stream = streams.removeValue(forStream: streamID) else { return }
         if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes
-        bufferedInputBytes -= stream.deframer.bufferedBytes + (stream.heldMessage?.count ?? 0)
+        bufferedInputBytes -= stream.deframer.bufferedBytes + (stream.heldMessage?.count ?? 0) + stream.heldHeadBytes
         guard stream.phase == .active else { return }
         stream.phase = .answered
         let code = HTTP2ErrorCode(rawValue: errorCode)

@@ -97,6 +97,23 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
     }
 
+    @Test("requests that send their headers and nothing more are held bytes too: a connection keeping them is ended")
+    func headersOnlyRequestsAreBounded() async throws {
+        let server = try await ServerProcess(arguments: ["--frame-timeout", "1", "--no-seed"])
+        defer { server.stop() }
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        // Fifty unary calls, each with 4 KB of metadata, that never send their message.
+        let hog = try HTTP2TestClient(port: server.port)
+        let pad = String(repeating: "p", count: 4000)
+        for _ in 0..<50 { _ = try hog.start(Self.getLocation, extra: [("x-pad", pad)], messages: [], endInput: false) }
+        let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
+        #expect(closed, "the connection holding request heads was not ended")
+        #expect(server.stderr.contains("event=frame_timeout"))
+        #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
+        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])

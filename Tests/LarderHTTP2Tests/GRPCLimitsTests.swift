@@ -248,6 +248,38 @@ struct GRPCLimitsTests {
         #expect(goaway?.payload[7] == UInt8(HTTP2ErrorCode.enhanceYourCalm.rawValue))
     }
 
+    @Test("an HPACK bomb in a request's trailers ends the connection too")
+    func hpackBombInTrailers() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0x4, stream: 1, RawFrames.request())
+        input += RawFrames.frame(0, stream: 1, GRPCMessageDeframer.prefix(count: 0))
+        // The trailers: a 4000-byte field indexed once, then referenced 20 times (80 KB decoded).
+        let value = String(repeating: "b", count: 4000)
+        var trailers = [0x40] + RawFrames.length(5) + Array("x-big".utf8) + RawFrames.length(value.utf8.count) + Array(value.utf8)
+        trailers += [UInt8](repeating: 0x80 | 62, count: 20)
+        input += RawFrames.frame(1, flags: 0x5, stream: 1, trailers)
+        #expect(throws: GRPCSessionError.self) { _ = try server.receive(input) }
+        var output: [UInt8] = []
+        _ = try server.writeOutput(into: &output)
+        let goaway = scanFrames(output).last { $0.type == 7 }
+        #expect(goaway?.payload[7] == UInt8(HTTP2ErrorCode.enhanceYourCalm.rawValue))
+    }
+
+    @Test("trailers over the header list limit end their call with RESOURCE_EXHAUSTED; the connection keeps serving")
+    func trailersOverTheLimit() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0x4, stream: 1, RawFrames.request())
+        input += RawFrames.frame(0, stream: 1, GRPCMessageDeframer.prefix(count: 0))
+        input += RawFrames.frame(1, flags: 0x5, stream: 1, RawFrames.literal("x-big", String(repeating: "t", count: 9000)))
+        let events = try server.receive(input)
+        let limit = server.configuration.maxHeaderListSize
+        let size = "x-big".utf8.count + 9000 + 32
+        #expect(events.last == .cancelled(streamID: 1, reason: RPCError(.resourceExhausted,
+            "the request's trailers decode to \(size) bytes, over the limit of \(limit) bytes")))
+        let next = try server.receive(RawFrames.frame(1, flags: 0x5, stream: 3, RawFrames.request()))
+        #expect(next.contains { if case .requestStarted(let head) = $0 { head.streamID == 3 } else { false } })
+    }
+
     @Test("a CONTINUATION flood ends the connection with ENHANCE_YOUR_CALM")
     func continuationFlood() throws {
         let server = try GRPCServerSession()

@@ -23,10 +23,13 @@ struct GRPCWholeRequestTests {
         let id = try Self.start(loop)
         try loop.pump()
         #expect(loop.events.isEmpty)  // headers alone: nothing for the core yet
+        // The head is held, and counted for the memory budget (its decoded header list).
+        let head = loop.server.bufferedInputBytes
+        #expect(head > 100)
         loop.client.sendMessage(streamID: id, [7, 8])
         try loop.pump()
-        #expect(loop.events.isEmpty)  // the message is held, and counted for the memory budget
-        #expect(loop.server.bufferedInputBytes == 2)
+        #expect(loop.events.isEmpty)  // the message is held too
+        #expect(loop.server.bufferedInputBytes == head + 2)
         loop.client.endInput(streamID: id)
         try loop.pump()
         #expect(loop.server.bufferedInputBytes == 0)
@@ -41,6 +44,33 @@ struct GRPCWholeRequestTests {
         try loop.pump()
         #expect(loop.client.responses[id]?.messages == [[9]])
         #expect(loop.server.activeStreamCount == 0)
+    }
+
+    @Test func aHeldHeadIsCountedUntilItsRequestIsDeliveredAnsweredOrReset() throws {
+        let loop = try Self.loopback()
+        // Headers that never bring their message: each stream's head stays counted.
+        let big = String(repeating: "m", count: 3000)
+        let first = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/larder.v1.Test/Echo")
+            + [("x-pad", big)]))
+        let second = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/larder.v1.Test/Echo")
+            + [("x-pad", big)]))
+        try loop.pump()
+        let both = loop.server.bufferedInputBytes
+        #expect(both > 6000)
+        // Delivered: the first's head goes to the core, off the session's books.
+        loop.client.sendMessage(streamID: first, [1])
+        loop.client.endInput(streamID: first)
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes < both / 2 + 100 && loop.server.bufferedInputBytes > 3000)
+        // Reset by the client: the second's is given back too.
+        loop.client.reset(streamID: second)
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
+        // Answered by the session before it was delivered (no message): likewise.
+        let third = try Self.start(loop)
+        loop.client.endInput(streamID: third)
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0)
     }
 
     @Test func aPathItSaysNoToStreamsItsMessagesAsBefore() throws {
@@ -82,9 +112,11 @@ struct GRPCWholeRequestTests {
         let loop = try Loopback(server: configuration)
         loop.server.deliversWholeRequest = { _ in true }
         let reset = try Self.start(loop)
+        try loop.pump()
+        let head = loop.server.bufferedInputBytes  // its head, held with it
         loop.client.sendMessage(streamID: reset, [1])
         try loop.pump()
-        #expect(loop.server.bufferedInputBytes == 1)
+        #expect(loop.server.bufferedInputBytes == head + 1)
         loop.client.reset(streamID: reset)
         let big = try Self.start(loop)
         loop.client.sendMessage(streamID: big, Array(repeating: 0, count: 64))

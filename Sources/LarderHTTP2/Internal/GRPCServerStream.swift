@@ -30,6 +30,9 @@ final class GRPCServerStream {
     var clientHalfClosed = false
     /// The request message of a `collecting` call, once it came.
     var heldMessage: [UInt8]?
+    /// While `collecting`: the decoded size of its request head, which the session holds (and
+    /// counts in `GRPCServerSession.bufferedInputBytes`) until the request is delivered.
+    var heldHeadBytes = 0
     /// Response HEADERS submitted (with a body provider).
     var responseStarted = false
     /// Trailers to send once the queued messages are out.
