@@ -40,6 +40,8 @@ public final class GRPCServerSession {
     private var strings = HTTP2StringCache()
     /// Messages completed by one DATA chunk, reused from chunk to chunk.
     private var messageScratch: [GRPCMessageDeframer.Message] = []
+    /// Where the input stands against the framing (inside a frame or between frames).
+    private var framing = FrameBoundary()
 
     /// Says, for a request's path, whether the method takes exactly one request message (unary
     /// and server-streaming methods). For those the session delivers the request whole: one
@@ -56,6 +58,10 @@ public final class GRPCServerSession {
     /// whole once their client half-closes (`deliversWholeRequest`). Count them against the
     /// server's memory budget too.
     public private(set) var bufferedInputBytes = 0
+    /// True while the session holds part of a request: `bufferedInputBytes`, or input that ends
+    /// inside the preface or a frame. The server's frame timeout runs meanwhile.
+    public var holdsIncompleteInput: Bool { bufferedInputBytes > 0 || framing.isInsideFrame }
+
     /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
     /// e.g. for a malformed frame).
     public private(set) var closeReason: GRPCSessionError?
@@ -102,6 +108,7 @@ public final class GRPCServerSession {
     public func receive(_ bytes: UnsafeRawBufferPointer, events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
         events.removeAll(keepingCapacity: true)
         if let failure { throw failure }
+        framing.advance(over: bytes)
         let result = engine.receive(bytes)
         if result < 0, failure == nil {
             switch Int32(truncatingIfNeeded: result) {

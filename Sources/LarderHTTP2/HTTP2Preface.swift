@@ -5,7 +5,9 @@ public enum HTTP2Preface {
 
     /// What a connection's first bytes say.
     public enum Match: Sendable, Equatable {
-        /// The bytes start with the whole preface.
+        /// The bytes start with the whole preface, or with its first four bytes (`PRI `) and then
+        /// differ: an HTTP/2 client with a broken preface, which its session answers with GOAWAY
+        /// PROTOCOL_ERROR. (No lean frame starts with `P`: that length is over any frame limit.)
         case http2
         /// The bytes are a proper prefix of the preface: wait for more.
         case needMoreBytes
@@ -16,7 +18,7 @@ public enum HTTP2Preface {
     /// Compares the first bytes of a connection with the preface.
     public static func match(_ prefix: UnsafeRawBufferPointer) -> Match {
         let count = min(prefix.count, bytes.count)
-        for index in 0..<count where prefix[index] != bytes[index] { return .notHTTP2 }
+        for index in 0..<count where prefix[index] != bytes[index] { return index >= 4 ? .http2 : .notHTTP2 }
         return count == bytes.count ? .http2 : .needMoreBytes
     }
 

@@ -73,7 +73,12 @@ extension Server {
         }
         if connection.sniffing {
             connection.sniffBuffer.append(contentsOf: bytes)
-            guard sniffProtocol(of: connection), connection.http2 == nil else { return }
+            guard sniffProtocol(of: connection) else {
+                // A first frame or preface begun and not finished: the frame timeout runs.
+                if connection.partialFrameSince == nil { connection.partialFrameSince = connection.lastActivity }
+                return
+            }
+            guard connection.http2 == nil else { return }
         } else {
             connection.decoder.append(bytes)
         }

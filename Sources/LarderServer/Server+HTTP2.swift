@@ -100,7 +100,7 @@ extension Server {
     /// memory budget stopped reading, holds them no longer). The timer is cleared by
     /// `pumpHTTP2`, which follows every receive, once the session holds no request bytes.
     private func trackIncompleteRequests(of connection: Connection, link: HTTP2Link, events: [GRPCServerEvent]) {
-        guard link.session.bufferedInputBytes > 0 else { return }
+        guard link.session.holdsIncompleteInput else { return }
         let completed = events.contains { event in
             switch event {
             case .request, .message: true
@@ -129,7 +129,7 @@ extension Server {
         }
         if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
         connection.usage.add(link.takeSessionBytesDelta())
-        if link.session.bufferedInputBytes == 0 { connection.partialFrameSince = nil }
+        if !link.session.holdsIncompleteInput { connection.partialFrameSince = nil }
         if link.session.isFinished && !connection.isClosing {
             connection.state = .closing(since: MonotonicClock.nanoseconds())
         }
