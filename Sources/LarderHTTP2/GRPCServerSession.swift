@@ -53,6 +53,9 @@ public final class GRPCServerSession {
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
     public private(set) var heldOutputBytes = 0
+    /// Response bytes handed to nghttp2 so far, all streams together: held bytes that do not
+    /// move while this stands still wait for a window the peer does not open.
+    public private(set) var releasedOutputBytes: UInt64 = 0
     /// Request bytes the session holds on streams: partial messages (at most `maxMessageSize`
     /// per stream), and the heads (decoded header lists) and messages of requests it delivers
     /// whole once their client half-closes (`deliversWholeRequest`). Count them against the
@@ -383,6 +386,9 @@ public final class GRPCServerSession {
                     answerAndCancel(stream, RPCError(.unimplemented,
                         "grpc-encoding \"\(encoding)\" is not supported: send messages uncompressed (grpc-accept-encoding: identity)"),
                         extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", "identity")])
+                } else if let encoding = stream.head?.messageEncoding {
+                    answerAndCancel(stream, RPCError(.internal,
+                        "a message has the compressed flag set but the request's grpc-encoding is \"\(encoding)\""))
                 } else {
                     answerAndCancel(stream, RPCError(.internal,
                         "a message has the compressed flag set but the request declared no grpc-encoding"))
@@ -557,6 +563,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard let stream = streams[stream: streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
         let count = stream.dequeue(into: buffer)
         heldOutputBytes -= count
+        releasedOutputBytes &+= UInt64(count)
         if stream.isQueueEmpty, let trailers = stream.pendingTrailers {
             stream.pendingTrailers = nil
             switch trailers {

@@ -90,6 +90,7 @@ final class Connection: EventHandler, CallConnection {
 
     /// Reply bytes not yet written: plaintext, and on TLS also the ciphertext made of it.
     var bufferedOutputBytes: Int { output.count - outputOffset + (tls?.unwrittenBytes ?? 0) }
+    var unsentReplyBytes: Int { bufferedOutputBytes + (http2?.heldOutputBytes ?? 0) }
 
     var isClosing: Bool {
         if case .closing = state { return true }

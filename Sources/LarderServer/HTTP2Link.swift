@@ -25,6 +25,11 @@ final class HTTP2Link {
     /// client already counts its stream closed, so its end must be delivered (freeing its slot
     /// in the core) before the next call starts.
     var cancelledSinceDelivery = false
+    /// Since when responses have waited in the session for the peer's flow-control window with
+    /// none going out (nil while none wait): the write-stall timeout, for HTTP/2's own window.
+    private(set) var flowStalledSince: UInt64?
+    /// `session.releasedOutputBytes` when `noteHeldOutput` last looked.
+    private var releasedAtLastLook: UInt64 = 0
     /// Finds a request path's handler.
     private let resolve: (String) -> ResolvedMethod
     /// The methods of the paths this connection called (a few; the session hands the same
@@ -161,6 +166,17 @@ final class HTTP2Link {
         let held = session.heldOutputBytes + session.bufferedInputBytes
         defer { accountedSessionBytes = held }
         return held - accountedSessionBytes
+    }
+
+    /// After the session's output was taken: starts, keeps or clears `flowStalledSince`.
+    func noteHeldOutput() {
+        let released = session.releasedOutputBytes
+        defer { releasedAtLastLook = released }
+        if session.heldOutputBytes == 0 {
+            flowStalledSince = nil
+        } else if flowStalledSince == nil || released != releasedAtLastLook {
+            flowStalledSince = MonotonicClock.nanoseconds()
+        }
     }
 
     private func forget(_ streamID: Int32) {

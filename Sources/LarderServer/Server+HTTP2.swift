@@ -70,6 +70,9 @@ extension Server {
                     link.cancelledSinceDelivery = false
                     core.deliverReplies()
                 }
+                // What the session holds now (answers of calls earlier in this read included)
+                // is in the budget before this call is admitted.
+                connection.usage.add(link.takeSessionBytesDelta())
                 let now = connection.lastActivity
                 let deadline = head.timeoutNanoseconds.map { timeout in
                     let (sum, overflow) = now.addingReportingOverflow(timeout)
@@ -128,6 +131,7 @@ extension Server {
             return
         }
         if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
+        link.noteHeldOutput()
         connection.usage.add(link.takeSessionBytesDelta())
         if !link.session.holdsIncompleteInput { connection.partialFrameSince = nil }
         if link.session.isFinished && !connection.isClosing {

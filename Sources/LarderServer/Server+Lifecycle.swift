@@ -64,6 +64,17 @@ extension Server {
                 stalled.append(connection)
                 continue
             }
+            if stallLimit > 0, let link = connection.http2, let since = link.flowStalledSince, now > since,
+               now - since > stallLimit, !connection.isClosing {
+                // The peer reads the socket but never opens its flow-control window: the
+                // responses it leaves in the session would be held for as long as it likes.
+                logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
+                                            "held_bytes": link.heldOutputBytes, "seconds": configuration.writeStallTimeoutSeconds])
+                expired.append((connection, RPCError(.resourceExhausted,
+                    "the client did not open its HTTP/2 flow-control window for \(configuration.writeStallTimeoutSeconds) s "
+                        + "while \(link.heldOutputBytes) bytes of responses waited (--write-stall-timeout)")))
+                continue
+            }
             if connection.heldForBudget && !connection.usage.mustHoldInput {
                 connection.heldForBudget = false
                 connection.updateInterest()

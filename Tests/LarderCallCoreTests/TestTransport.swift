@@ -58,6 +58,7 @@ final class TestConnection: CallConnection, @unchecked Sendable {
     let usage: ConnectionUsage
     let calls = CallBook()
     let supportsStreaming: Bool
+    var unsentReplyBytes = 0
     var replyEncoder: any ReplyEncoder { TestEncoder() }
     private(set) var received: [Received] = []
     private(set) var deliveryBatches = 0

@@ -114,6 +114,34 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
     }
 
+    @Test("a client that never opens its flow-control window: calls are refused past --max-output-bytes, and the connection is ended at the write-stall timeout")
+    func closedWindowIsBounded() async throws {
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "65536", "--write-stall-timeout", "2", "--no-seed"])
+        defer { server.stop() }
+        var options = GRPCClientSession.Options()
+        options.initialWindowSize = 0
+        let hog = try HTTP2TestClient(port: server.port, options: options)
+        // Calls answered on the loop, a few KB each: their responses wait in the server's session.
+        let path = ServerReflectionMethods.listServices.path
+        let request = ProtoCodec.encode(ListServicesRequest())
+        let ids = try (0..<60).map { _ in try hog.start(path, messages: [request]) }
+        let last = try #require(ids.last)
+        let refused = try await offThePool { () throws -> GRPCClientSession.Response? in
+            hog.read(last) { !$0.trailers.isEmpty }
+        }
+        #expect(refused?.trailers["grpc-status"] == String(StatusCode.resourceExhausted.rawValue), "\(String(describing: refused))")
+        let message = GRPCPercentEncoding.decode((refused?.trailers["grpc-message"] ?? "").utf8)
+        #expect(message.contains("bytes of replies unread (limit 65536, --max-output-bytes)"), "\(message)")
+        let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
+        #expect(closed, "the connection that never opened its window was not ended")
+        #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
+        #expect(server.stderr.contains("event=write_stall"))
+        // A well-behaved client is served throughout.
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])

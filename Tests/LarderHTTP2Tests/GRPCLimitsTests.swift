@@ -34,6 +34,15 @@ struct GRPCLimitsTests {
         loop.client.endInput(streamID: id)
         try loop.pump()
         #expect(loop.client.responses[id]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
+        // Under grpc-encoding identity, the message names it.
+        let identity = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(
+            path: "/a/b", extra: [("grpc-encoding", "identity")])))
+        loop.client.sendMessage(streamID: identity, [1], compressed: true)
+        loop.client.endInput(streamID: identity)
+        try loop.pump()
+        #expect(loop.client.responses[identity]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
+        #expect(GRPCPercentEncoding.decode((loop.client.responses[identity]?.trailers["grpc-message"] ?? "").utf8)
+                == "a message has the compressed flag set but the request's grpc-encoding is \"identity\"")
     }
 
     @Test("a message over the maximum size is RESOURCE_EXHAUSTED as soon as its prefix arrives")

@@ -20,6 +20,10 @@ protocol CallConnection: AnyObject {
     var replyEncoder: any ReplyEncoder { get }
     /// False for a transport that carries only unary calls: streaming methods get UNIMPLEMENTED.
     var supportsStreaming: Bool { get }
+    /// Reply bytes made for the peer and not yet taken by it: output not written to the socket,
+    /// and over HTTP/2 responses waiting for its flow-control window. Over
+    /// `--max-output-bytes`, new calls are refused.
+    var unsentReplyBytes: Int { get }
 
     /// The subject of the client's verified TLS certificate; nil without one.
     var clientCertificate: String? { get }
