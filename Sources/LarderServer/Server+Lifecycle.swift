@@ -95,7 +95,7 @@ extension Server {
                     let unfinished = connection.http2 == nil ? "frame" : "request message (or its half-close)"
                     expired.append((connection, RPCError(.deadlineExceeded,
                         "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s")))
-                } else if idleLimit > 0, connection.callsInFlight == 0, connection.bufferedOutputBytes == 0,
+                } else if idleLimit > 0, connection.callsInFlight == 0, connection.unsentReplyBytes == 0,
                           now - connection.lastActivity > idleLimit {
                     logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
                     expired.append((connection, RPCError.unavailable(

@@ -285,10 +285,11 @@ final class CallCore: @unchecked Sendable {
     /// Why a call may not start now, if it may not.
     ///
     /// Calls answered on the loop (health, reflection, admin) hold nothing once their reply is
-    /// taken: neither the per-connection call limit nor the memory budget refuses them. But no
-    /// call starts while the peer leaves more than `--max-output-bytes` of replies untaken (over
-    /// HTTP/2, a closed flow-control window holds them in the session, where reading on does
-    /// not stop: the peer must be read to see its WINDOW_UPDATEs).
+    /// taken: the per-connection call limit does not count them. But no call starts while the
+    /// peer leaves more than `--max-output-bytes` of replies untaken, or holds more than its
+    /// share of the memory budget (over HTTP/2, a closed flow-control window holds replies in
+    /// the session, where reading on does not stop: the peer must be read to see its
+    /// WINDOW_UPDATEs).
     func admissionError(for method: ResolvedMethod, on connection: some CallConnection) -> RPCError? {
         // Health checks and watches still run while draining, so connected clients see NOT_SERVING.
         if isDraining && method.path != HealthMethods.check.path && method.path != HealthMethods.watch.path {
@@ -301,7 +302,7 @@ final class CallCore: @unchecked Sendable {
                                 + "--max-output-bytes); read them, or open the HTTP/2 flow-control window, before sending more calls")
         }
         guard let handler = method.handler else { return nil }
-        if case .inline = handler.execution { return nil }
+        if case .inline = handler.execution { return connection.usage.admissionError() }
         if connection.calls.inFlight >= configuration.maxCallsPerConnection {
             return RPCError(.resourceExhausted,
                             "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
