@@ -16,21 +16,22 @@ struct FrameBoundary {
         (prefaceLeft > 0 && prefaceLeft < HTTP2Preface.bytes.count) || headerSeen > 0 || payloadLeft > 0
     }
 
-    /// Follows `bytes`, the next input of the connection.
+    /// Follows `bytes`, the next input of the connection: a jump per frame whose header
+    /// arrived whole, byte by byte only through a header cut by a read.
     mutating func advance(over bytes: UnsafeRawBufferPointer) {
-        var index = 0
         let count = bytes.count
+        var index = min(prefaceLeft, count)
+        prefaceLeft -= index
         while index < count {
-            if prefaceLeft > 0 {
-                let take = min(prefaceLeft, count - index)
-                prefaceLeft -= take
-                index += take
-            } else if payloadLeft > 0 {
+            if payloadLeft > 0 {
                 let take = min(payloadLeft, count - index)
                 payloadLeft -= take
                 index += take
+            } else if headerSeen == 0 && count - index >= 9 {
+                // A frame header (a 24-bit length, then type, flags and stream id).
+                payloadLeft = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+                index += 9
             } else {
-                // A frame header: a 24-bit length, then type, flags and stream id.
                 if headerSeen < 3 { length = length << 8 | Int(bytes[index]) }
                 headerSeen += 1
                 index += 1
