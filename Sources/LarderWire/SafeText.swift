@@ -25,32 +25,40 @@ public enum SafeText {
 
     /// `quoted` of a slice.
     public static func quoted(_ value: Substring) -> String {
+        let (shown, cut) = bounded(value)
+        return cut ? "\"\(shown)…\" (\(value.utf8.count) bytes)" : "\"\(shown)\""
+    }
+
+    /// `value` bounded and escaped as `quoted` does, without the quotes, for a message that
+    /// shows a token bare (`HTTP method GET is not POST`): `GET`, or `XXXX… (4096 bytes)`.
+    public static func unquoted(_ value: String) -> String {
+        let (shown, cut) = bounded(value[...])
+        return cut ? "\(shown)… (\(value.utf8.count) bytes)" : shown
+    }
+
+    /// The characters of `value` that `quoted` shows, escaped, and whether it cut the rest.
+    private static func bounded(_ value: Substring) -> (shown: String, cut: Bool) {
         let scalars = value.unicodeScalars
         let windowEnd = scalars.index(scalars.startIndex, offsetBy: windowScalars, limitedBy: scalars.endIndex)
             ?? scalars.endIndex
         let window = Substring(scalars[..<windowEnd])
         var shown = ""
         var characters = 0
-        var cut = false
         var position = window.startIndex
         while position < window.endIndex {
             let next = window.index(after: position)
             // The window's last character may be the start of a longer one.
             if characters == maxCharacters || (next == window.endIndex && windowEnd != scalars.endIndex) {
-                cut = true
-                break
+                return (shown, true)
             }
             var piece = ""
             append(window.unicodeScalars[position..<next], to: &piece)
-            if shown.utf8.count + piece.utf8.count > maxBytes {
-                cut = true
-                break
-            }
+            if shown.utf8.count + piece.utf8.count > maxBytes { return (shown, true) }
             shown += piece
             characters += 1
             position = next
         }
-        return cut ? "\"\(shown)…\" (\(value.utf8.count) bytes)" : "\"\(shown)\""
+        return (shown, false)
     }
 
     /// `text` with every control character (C0, DEL, C1), format character (bidirectional

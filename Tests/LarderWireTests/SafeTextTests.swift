@@ -62,6 +62,12 @@ struct SafeTextTests {
         #expect(SafeText.escaped("a\u{1B}]0;pwned\u{7}b") == #"a\u{1B}]0;pwned\u{7}b"#)
     }
 
+    @Test func unquotedBoundsAndEscapesWithoutQuotes() {
+        #expect(SafeText.unquoted("GET") == "GET")
+        #expect(SafeText.unquoted("G\u{1B}T") == #"G\u{1B}T"#)
+        #expect(SafeText.unquoted(String(repeating: "X", count: 4096)) == String(repeating: "X", count: 64) + "… (4096 bytes)")
+    }
+
     @Test func aSliceIsQuotedLikeAString() {
         let text = "xx\u{1B}yy"
         #expect(SafeText.quoted(text.dropFirst()) == #""x\u{1B}yy""#)
