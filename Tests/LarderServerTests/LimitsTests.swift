@@ -35,6 +35,21 @@ struct LimitsTests {
         }
     }
 
+    /// A lean frame must not begin with 0x16 (TLS) or `P` (the HTTP/2 preface): the frame limit
+    /// stops at 256 MiB, where a length prefix begins with 0x10 at most.
+    @Test func theFrameLimitStaysBelowTheFirstBytesOfTLSAndHTTP2() throws {
+        #expect(ServerConfiguration.maxFrameBytesRange.upperBound == 256 * 1024 * 1024)
+        let largest = try #require(FrameLength(exactly: ServerConfiguration.maxFrameBytesRange.upperBound))
+        #expect(largest.value >> 24 < 0x16 && largest.value >> 24 < UInt32(UInt8(ascii: "P")))
+        var configuration = ServerConfiguration()
+        configuration.maxFrameBytes = ServerConfiguration.maxFrameBytesRange.upperBound
+        #expect(throws: Never.self) { try configuration.validate() }
+        for refused in [0x1600_0000, ServerConfiguration.maxFrameBytesRange.upperBound + 1, 1 << 30, 63] {
+            configuration.maxFrameBytes = refused
+            #expect(throws: RPCError.self, "\(refused)") { try configuration.validate() }
+        }
+    }
+
     @Test func aMalformedEnvelopeIsRefusedAndItsConnectionClosed() async throws {
         try await withInProcessServer { server in
             let (reply, closed) = try await Self.rejection(Frame.encode([0xff, 0xff, 0xff, 0xff]), on: server)
