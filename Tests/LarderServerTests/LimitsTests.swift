@@ -63,6 +63,17 @@ struct LimitsTests {
         }
     }
 
+    /// N = 0 is a valid frame: an envelope with every field at its default, so call id 0.
+    @Test func aZeroLengthFrameIsAConnectionError() async throws {
+        try await withInProcessServer { server in
+            let (reply, closed) = try await Self.rejection(Frame.encode([]), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .invalidArgument)
+            #expect(reply?.statusMessage == "call_id must be non-zero")
+            #expect(closed)
+        }
+    }
+
     @Test func aZeroCallIDIsRefused() async throws {
         try await withInProcessServer { server in
             let envelope = RequestEnvelope(callID: 0, method: HealthMethods.check.path,
