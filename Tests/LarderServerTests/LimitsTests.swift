@@ -85,6 +85,52 @@ struct LimitsTests {
         }
     }
 
+    /// An envelope over a decode bound is refused to its call wherever its call id is among the
+    /// top-level fields, before or after what broke the bound; the connection serves on.
+    @Test(arguments: [
+        ("10,001 fields", Array(repeating: [UInt8]([0x20, 0x00]), count: 10_001).flatMap { $0 },
+         "larder.rpc.v1.RequestEnvelope has more than 10000 fields (a limit of this server)"),
+        ("101 unknown fields", Array(repeating: [UInt8]([0xA0, 0x06, 0x00]), count: 101).flatMap { $0 },
+         "larder.rpc.v1.RequestEnvelope has more than 100 unknown fields (a limit of this server)"),
+        ("8 KiB of metadata", Array(repeating: [UInt8]([0x2A, 0x82, 0x01, 0x0A, 0x01, 0x6B, 0x12, 0x7D])
+            + [UInt8](repeating: 0x76, count: 125), count: 60).flatMap { $0 },
+         "request metadata of 8216 bytes exceeds the limit of 8192 (each entry counts its key and value bytes plus 32)"),
+    ] as [(String, [UInt8], String)])
+    func anEnvelopeOverABoundFailsOnlyItsCallWhereverItsCallIDIs(what: String, fields: [UInt8], message: String)
+        async throws
+    {
+        try await withInProcessServer { server in
+            let method = Array(HealthMethods.check.path.utf8)
+            let methodField: [UInt8] = [0x12, UInt8(method.count)] + method
+            let raw = try server.raw()
+            let replies = await offThePool { () -> [ResponseEnvelope?] in
+                raw.send(Frame.encode([0x08, 5] + methodField + fields))  // call id first
+                raw.send(Frame.encode(fields + [0x08, 6] + methodField))  // call id after the bound was broken
+                raw.send(RequestEnvelope(callID: 7, method: HealthMethods.check.path,
+                                         payload: ProtoCodec.encode(HealthCheckRequest())))
+                return [raw.receive(), raw.receive(), raw.receive()]
+            }
+            for (reply, id) in zip(replies.prefix(2), [UInt64(5), 6]) {
+                #expect(reply?.callID == id, "\(what)")
+                #expect(reply?.statusCode == .resourceExhausted)
+                #expect(reply?.statusMessage == message)
+            }
+            #expect(replies[2]?.callID == 7 && replies[2]?.statusCode == .ok, "the connection serves on")
+        }
+    }
+
+    /// With no call id to refuse it to, an envelope over a bound is a connection error.
+    @Test func anEnvelopeOverABoundWithoutACallIDIsAConnectionError() async throws {
+        try await withInProcessServer { server in
+            let fields = Array(repeating: [UInt8]([0x20, 0x00]), count: 10_001).flatMap { $0 }
+            let (reply, closed) = try await Self.rejection(Frame.encode(fields), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .resourceExhausted)
+            #expect(reply?.statusMessage == "larder.rpc.v1.RequestEnvelope has more than 10000 fields (a limit of this server)")
+            #expect(closed)
+        }
+    }
+
     @Test func metadataOverTheLimitFailsOnlyItsCall() async throws {
         try await withInProcessServer { server in
             let big = String(repeating: "m", count: DecodeLimits.server.maxMetadataBytes + 1)
