@@ -64,13 +64,17 @@ public enum LarderCommand {
         }
     }
 
-    /// Prints `error` to stderr and returns its exit status.
+    /// Prints `error` to stderr and returns its exit status. Control characters in the
+    /// message are escaped (`\u{1B}`): it may hold what a server sent, and stderr is often a
+    /// terminal. A usage message keeps its line breaks (a list of candidates); a server's
+    /// message is one line.
     static func report(_ error: CLIError, stderr: OutputSink) -> Int32 {
         switch error {
         case .usage(let message, let command):
-            stderr.write("larder: \(message)\nRun '\(command) --help' for usage.\n")
+            let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map(SafeText.escaped)
+            stderr.write("larder: \(lines.joined(separator: "\n"))\nRun '\(command) --help' for usage.\n")
         case .rpc(let rpc):
-            stderr.write("\(rpc.description)\n")
+            stderr.write("\(SafeText.escaped(rpc.description))\n")
         }
         return ExitCode.forError(error)
     }

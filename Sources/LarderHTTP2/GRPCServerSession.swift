@@ -384,7 +384,7 @@ public final class GRPCServerSession {
             guard !message.compressed else {
                 if let encoding = stream.head?.messageEncoding, stream.head?.isCompressed == true {
                     answerAndCancel(stream, RPCError(.unimplemented,
-                        "grpc-encoding \"\(encoding)\" is not supported: send messages uncompressed (grpc-accept-encoding: identity)"),
+                        "grpc-encoding \(SafeText.quoted(encoding)) is not supported: send messages uncompressed (grpc-accept-encoding: identity)"),
                         extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", "identity")])
                 } else if let encoding = stream.head?.messageEncoding {
                     answerAndCancel(stream, RPCError(.internal,

@@ -26,21 +26,21 @@ struct GRPCReflectionResponder: Sendable {
         var response = Response(validHost: request.host, originalRequest: request)
         switch request.messageRequest {
         case .fileByFilename(let name):
-            response.messageResponse = files(startingAt: name, missing: "file \"\(name)\" is not known to this server")
+            response.messageResponse = files(startingAt: name, missing: "file \(SafeText.quoted(name)) is not known to this server")
         case .fileContainingSymbol(let symbol):
             let file = APIFileDescriptors.fileBySymbol[Self.trimmed(symbol)]
-            response.messageResponse = files(startingAt: file, missing: "symbol \"\(symbol)\" is not defined by any "
+            response.messageResponse = files(startingAt: file, missing: "symbol \(SafeText.quoted(symbol)) is not defined by any "
                 + "file this server knows (give a full name such as larder.v1.LocationService)")
         case .fileContainingExtension(let request):
             response.messageResponse = Self.error(.notFound, "no extension \(request.extensionNumber) of "
-                + "\"\(request.containingType)\": proto/ defines no extensions")
+                + "\(SafeText.quoted(request.containingType)): proto/ defines no extensions")
         case .allExtensionNumbersOfType(let type):
             let name = Self.trimmed(type)
             if APIFileDescriptors.fileBySymbol[name] != nil {
                 response.messageResponse = .allExtensionNumbersResponse(
                     GrpcReflectionV1ExtensionNumberResponse(baseTypeName: name, extensionNumber: []))
             } else {
-                response.messageResponse = Self.error(.notFound, "type \"\(type)\" is not known to this server")
+                response.messageResponse = Self.error(.notFound, "type \(SafeText.quoted(type)) is not known to this server")
             }
         case .listServices:
             response.messageResponse = .listServicesResponse(GrpcReflectionV1ListServiceResponse(

@@ -40,7 +40,7 @@ final class HealthStatus: Sendable {
     func check(_ request: HealthCheckRequest, databaseAvailable: Bool = true) throws(RPCError) -> HealthCheckResponse {
         let status = status(of: request.service, databaseAvailable: databaseAvailable)
         guard status != .serviceUnknown else {
-            throw RPCError.notFound("unknown service \"\(request.service)\"; check \"\" for the whole server")
+            throw RPCError.notFound("unknown service \(SafeText.quoted(request.service)); check \"\" for the whole server")
         }
         return HealthCheckResponse(status: status)
     }

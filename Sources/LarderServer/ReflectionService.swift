@@ -32,7 +32,7 @@ struct ReflectionService: Sendable {
                 EnumValueInfo(name: $0.name, number: $0.number)
             })))
         }
-        throw RPCError.notFound("type \"\(name)\" is not used by any service this server serves")
+        throw RPCError.notFound("type \(SafeText.quoted(name)) is not used by any service this server serves")
     }
 
     static func info(_ field: FieldDescriptor) -> FieldInfo {

@@ -8,8 +8,11 @@ public import LarderWire
 public struct ServerConfiguration: Sendable {
     /// Address to listen on; loopback by default.
     public var listen = SocketAddress(host: "127.0.0.1", port: 7411)
-    /// Largest frame a peer may send.
+    /// Largest frame a peer may send; within `maxFrameBytesRange`.
     public var maxFrameBytes = Frame.defaultMaxSize
+    /// The values `maxFrameBytes` may take: up to `Frame.maxConfigurableSize` (256 MiB), so
+    /// that no lean frame begins with the byte of a TLS record or the HTTP/2 preface.
+    public static let maxFrameBytesRange = 64...Frame.maxConfigurableSize
     /// Open connections beyond which new ones are refused.
     public var maxConnections = 10_000
     /// Calls in flight on one connection beyond which extra calls get RESOURCE_EXHAUSTED.
@@ -59,6 +62,12 @@ public struct ServerConfiguration: Sendable {
     /// Rejects combinations that are unsafe or incomplete: a non-loopback address without TLS
     /// and a token (unless `insecure` says the operator means it), half a TLS setup.
     public func validate() throws(RPCError) {
+        guard Self.maxFrameBytesRange.contains(maxFrameBytes) else {
+            throw RPCError.invalidArgument(
+                "--max-frame-bytes must be \(Self.maxFrameBytesRange.lowerBound) to \(Self.maxFrameBytesRange.upperBound) "
+                    + "(256 MiB), got \(maxFrameBytes): a larger frame's length prefix could begin with 0x16, "
+                    + "the first byte of a TLS record")
+        }
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
             throw RPCError.invalidArgument("--tls-cert and --tls-key go together: give both to turn TLS on")
         }

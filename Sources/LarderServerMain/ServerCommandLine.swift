@@ -69,8 +69,15 @@ public enum ServerCommandLine {
         Option(name: "readers", value: "N", help: "reader connections (threads) for read calls (default 2)") { config, value throws(UsageError) in
             config.database.readerCount = try parseInt(value, flag: "readers", range: 1...64)
         },
-        Option(name: "max-frame-bytes", value: "N", help: "largest frame a client may send (default 4194304)") { config, value throws(UsageError) in
-            config.server.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: 64...(1 << 30))
+        Option(name: "max-frame-bytes", value: "N",
+               help: "largest frame a client may send, 64 to 268435456 (256 MiB) (default 4194304)") { config, value throws(UsageError) in
+            let range = ServerConfiguration.maxFrameBytesRange
+            if let bytes = Int(value), bytes > range.upperBound {
+                throw UsageError("--max-frame-bytes: at most \(range.upperBound) (256 MiB), got \(bytes): the server "
+                    + "tells lean frames from TLS by a connection's first byte, and a longer frame's length could "
+                    + "begin with 0x16, the first byte of a TLS record")
+            }
+            config.server.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: range)
         },
         Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused (default 10000)") { config, value throws(UsageError) in
             config.server.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)

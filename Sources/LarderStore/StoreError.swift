@@ -14,12 +14,12 @@ public enum StoreError {
 
     /// ALREADY_EXISTS: `location name "客廳" already exists`.
     public static func duplicateName(_ entity: String, name: String) -> RPCError {
-        .alreadyExists("\(entity) name \"\(name)\" already exists")
+        .alreadyExists("\(entity) name \(SafeText.quoted(name)) already exists")
     }
 
     /// ALREADY_EXISTS for an item-category name taken within its group.
     public static func duplicateItemCategoryName(_ name: String, groupID: String) -> RPCError {
-        .alreadyExists("item category name \"\(name)\" already exists in category group \"\(groupID)\"")
+        .alreadyExists("item category name \(SafeText.quoted(name)) already exists in category group \"\(groupID)\"")
     }
 
     /// FAILED_PRECONDITION: the referenced category group is missing.

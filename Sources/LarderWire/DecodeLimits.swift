@@ -119,10 +119,18 @@ public enum DecodeLimitScan {
         }
     }
 
-    /// The call id and the metadata size of a request envelope, read from its
-    /// top-level fields only; the metadata size is `DecodeLimits.maxMetadataBytes`'s measure.
-    /// Stops once the metadata size passes `limits.maxMetadataBytes` or the fields
-    /// `limits.maxFields` (the call id is then the one seen so far: encoders put it first).
+    /// Top-level fields of an envelope `envelopeSummary` reads, at most: twice `maxFields`,
+    /// so an envelope refused for any bound gets the refusal under its call id when the
+    /// call id follows up to `maxFields` fields (it is field 1: encoders write it first),
+    /// and the work stays bounded by the limits, not by the frame.
+    public static func envelopeScanFields(_ limits: DecodeLimits) -> Int { 2 * limits.maxFields }
+
+    /// The call id and the metadata size of a request envelope, read from its top-level
+    /// fields only (nested ones are skipped by their length). The call id is the last
+    /// `call_id` seen, as protobuf decodes it, and 0 when there is none before the end, the
+    /// first malformed byte or, with `limits`, `envelopeScanFields(limits)` fields. The
+    /// metadata size is `DecodeLimits.maxMetadataBytes`'s measure, counted until it passes
+    /// `limits.maxMetadataBytes` (the scan goes on for the call id).
     public static func envelopeSummary(_ bytes: UnsafeRawBufferPointer, limits: DecodeLimits? = nil)
         -> (callID: UInt64, metadataBytes: Int)
     {
@@ -131,8 +139,8 @@ public enum DecodeLimitScan {
         var metadataBytes = 0
         var fields = 0
         let metadataLimit = limits?.maxMetadataBytes ?? .max
-        let fieldLimit = limits?.maxFields ?? .max
-        while !reader.isAtEnd && metadataBytes <= metadataLimit && fields <= fieldLimit {
+        let fieldLimit = limits.map(envelopeScanFields) ?? .max
+        while !reader.isAtEnd && fields < fieldLimit {
             fields += 1
             guard let tag = reader.varint() else { break }
             switch tag & 7 {
@@ -143,7 +151,7 @@ public enum DecodeLimitScan {
             case 5: guard reader.skip(4) else { return (callID, metadataBytes) }
             case 2:
                 guard let length = reader.varint(), let entry = reader.take(length) else { return (callID, metadataBytes) }
-                if tag >> 3 == 5 { metadataBytes += metadataEntrySize(entry) }
+                if tag >> 3 == 5 && metadataBytes <= metadataLimit { metadataBytes += metadataEntrySize(entry) }
             default: return (callID, metadataBytes)
             }
         }

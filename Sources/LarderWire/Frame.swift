@@ -4,6 +4,11 @@ public enum Frame {
     public static let headerSize = 4
     /// The default maximum N, 4 MiB.
     public static let defaultMaxSize = 4 * 1024 * 1024
+    /// The largest maximum N a server may be configured with, 256 MiB (0x10000000): a length
+    /// prefix within it begins with a byte of at most 0x10, so a lean frame is never taken
+    /// for a TLS record (0x16) or the HTTP/2 client preface (`P`, 0x50), which the server
+    /// tells apart from lean frames by a connection's first byte.
+    public static let maxConfigurableSize = 256 * 1024 * 1024
 
     /// Appends one frame holding `body` to `buffer`. A body too long for the prefix
     /// (over 4 GiB) gets the prefix `FrameLength.unframeable`, which every decoder
@@ -52,6 +57,7 @@ public struct FrameLength: Hashable, Sendable {
 
     private init(raw: UInt32) { value = raw }
 
-    /// The largest prefix: above every frame limit (at most 2³⁰), so refused by any decoder.
+    /// The largest prefix: above every frame limit (at most `Frame.maxConfigurableSize`), so
+    /// refused by any decoder.
     public static let unframeable = FrameLength(raw: .max)
 }

@@ -8,7 +8,8 @@ public enum ResponseFrame {
     ///
     /// A reply whose envelope would exceed `maxSize` (the 4 MiB every client accepts by
     /// default; never more than the prefix holds) is replaced by a RESOURCE_EXHAUSTED
-    /// reply for the same call: a client would otherwise drop the whole connection.
+    /// reply for the same call (`tooLargeMessage`): a client would otherwise drop the whole
+    /// connection.
     public static func append(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
                               maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) {
         let tooLarge: Int? = message.withCString { messagePointer in
@@ -31,11 +32,21 @@ public enum ResponseFrame {
             }
         }
         if let tooLarge {
-            append(callID: callID, code: .resourceExhausted,
-                   message: "the reply is \(tooLarge) bytes, more than the largest frame of \(maxSize) bytes; "
-                       + "ask for less (a smaller page_size)",
+            append(callID: callID, code: .resourceExhausted, message: tooLargeMessage(replyBytes: tooLarge, limit: maxSize),
                    payload: [], maxSize: max(maxSize, 4096), to: &buffer)
         }
+    }
+
+    /// Why a reply of `replyBytes` was not sent, and what the client can do. Only methods
+    /// whose replies are not paged get here (a ListMealRecords page ends early instead, below
+    /// 4 MiB), and the limit is what clients accept, not `--max-frame-bytes` (which bounds
+    /// requests), so the operator cannot raise it.
+    public static func tooLargeMessage(replyBytes: Int, limit: Int) -> String {
+        "the reply is \(replyBytes) bytes, more than the \(limit) bytes a reply frame may hold (what every client accepts; "
+            + "--max-frame-bytes bounds requests, not this); this method's replies are not paged: ask for less where "
+            + "the request allows it (ListItemCategories of one group, GetCategoryGroup without "
+            + "include_item_categories), delete what you no longer need, or call it with gRPC over HTTP/2, whose "
+            + "clients can accept larger messages"
     }
 
     /// One framed reply for `result` (payload on success, status on failure).

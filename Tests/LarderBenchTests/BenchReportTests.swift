@@ -92,6 +92,12 @@ struct BenchReportTests {
         #expect(bars.contains { $0.contains("500µs – 1.00ms") && $0.contains("50.0%") && $0.hasSuffix("500") })
     }
 
+    @Test func theFirstErrorMessageIsPrintedWithControlCharactersEscaped() {
+        var result = Self.result(rate: nil, serverCPU: nil)
+        result.firstMessages = [.notFound: "location \"\u{1B}[2J\" not found"]
+        #expect(BenchReport.text(result).contains(#"error        NOT_FOUND × 10 (first: location "\u{1B}[2J" not found)"#))
+    }
+
     @Test func chartRowsCoverEveryValueInLogSpacedRanges() {
         var histogram = LatencyHistogram()
         histogram.record(3, count: 5)

@@ -148,6 +148,19 @@ struct ConventionsTests {
         #expect(result.stderr == "INVALID_ARGUMENT: --color must be #RRGGBB, got \"location.color_hex\"\n")
     }
 
+    @Test("a server's message is printed with its control characters escaped, the rest as it is")
+    func serverMessagesAreEscaped() async throws {
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["locations", "get", "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10"],
+                                             server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, error: .notFound(
+                "location \"\u{1B}]0;pwned\u{7}\u{1B}[2J\u{9B}31m客廳\u{202E}\" not found")))
+        }
+        #expect(result.status == 15)
+        #expect(result.stderr == #"NOT_FOUND: location "\u{1B}]0;pwned\u{7}\u{1B}[2J\u{9B}31m客廳\u{202E}" not found"# + "\n")
+    }
+
     @Test("ids: a unique prefix of 8+ characters or the exact name; ambiguity lists the candidates")
     func idResolution() async throws {
         let locations = ListLocationsResponse(locations: [

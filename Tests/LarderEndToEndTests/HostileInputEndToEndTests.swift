@@ -67,6 +67,40 @@ struct HostileInputEndToEndTests {
         }
     }
 
+    /// An error message quotes what the client sent at most 64 characters long, with its
+    /// full size, and with control characters escaped: a 4 MB id does not come back whole,
+    /// and an escape sequence does not reach the terminal of whoever prints the message.
+    @Test func clientValuesInErrorMessagesAreBoundedAndEscaped() async throws {
+        try await withServer { server, client in
+            let hugeID = String(repeating: "x", count: 4_000_000)
+            do {
+                _ = try await client.call(LocationMethods.getLocation, GetLocationRequest(id: hugeID))
+                Issue.record("a 4 MB id was accepted")
+            } catch let error as RPCError {
+                #expect(error.code == .invalidArgument)
+                #expect(error.message == "id must be a UUID, got \"\(String(repeating: "x", count: 64))…\" (4000000 bytes)")
+            }
+
+            let location = Location(name: "Attic", colorHex: "\u{1B}[31m\u{9B}2J")
+            do {
+                _ = try await client.call(LocationMethods.createLocation, CreateLocationRequest(location: location))
+                Issue.record("an escape sequence was accepted as a color")
+            } catch let error as RPCError {
+                #expect(error.code == .invalidArgument)
+                #expect(error.message == #"location.color_hex must be #RRGGBB, got "\u{1B}[31m\u{9B}2J""#)
+            }
+
+            // The method name of an unknown method, sent raw: long, and with an escape in it.
+            let raw = try RawConnection(port: server.port)
+            let method = "/\u{1B}]0;owned\u{7}/" + String(repeating: "m", count: 100_000)
+            raw.send(RequestEnvelope(callID: 5, method: method, payload: []))
+            let reply = try #require(raw.receive())
+            #expect(reply.callID == 5 && reply.statusCode == .unimplemented)
+            #expect(reply.statusMessage == #"unknown method "/\u{1B}]0;owned\u{7}/"#
+                + String(repeating: "m", count: 52) + "…\" (100012 bytes)")
+        }
+    }
+
     /// A client that pipelines without pause, every write ending mid-frame, keeps a
     /// partial frame buffered at all times; that is not a slowloris.
     @Test func continuousPipeliningOutlivesTheFrameTimeout() async throws {

@@ -1,3 +1,5 @@
+import LarderTestSupport
+import LarderWire
 import Testing
 
 /// `larder-server` refuses a bad flag before it opens anything: exit status 2, the flag
@@ -19,5 +21,32 @@ struct ServerFlagsEndToEndTests {
         let (unknownStatus, unknownLog) = try await ServerProcess.runToExit(["--no-such-flag"])
         #expect(unknownStatus == 2)
         #expect(unknownLog.contains("--no-such-flag") && unknownLog.contains("--help"), "\(unknownLog)")
+    }
+
+    /// Over 256 MiB a frame's length prefix could begin with 0x16 (0x16000000 is 352 MiB), and
+    /// a server with TLS would take that lean frame for a ClientHello: refused, by flag and by
+    /// environment variable alike.
+    @Test(arguments: [(["--max-frame-bytes", "268435457"], [:]), (["--max-frame-bytes", "1073741824"], [:]),
+                      ([], ["LARDER_MAX_FRAME_BYTES": "369098752"])] as [([String], [String: String])])
+    func aFrameLimitOver256MiBIsAUsageError(arguments: [String], environment: [String: String]) async throws {
+        // Were the limit taken, the server would stop at the database (exit 1), never serve.
+        let (status, log) = try await ServerProcess.runToExit(
+            arguments + ["--listen", "127.0.0.1:0", "--db", "/nonexistent-larder-dir/larder.sqlite"],
+            environment: environment)
+        #expect(status == 2, "\(log)")
+        #expect(log.contains("--max-frame-bytes: at most 268435456 (256 MiB), got ") && log.contains("0x16")
+                    && log.contains("--help"), "\(log)")
+    }
+
+    @Test func aFrameLimitOf256MiBIsServed() async throws {
+        let server = try await ServerProcess(arguments: ["--max-frame-bytes", "268435456"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        var header: [UInt8] = []
+        Frame.appendHeader(length: try #require(FrameLength(exactly: 268_435_457)), to: &header)
+        raw.send(header)
+        let reply = try #require(raw.receive())
+        #expect(reply.callID == 0 && reply.statusCode == .resourceExhausted)
+        #expect(reply.statusMessage == "frame length 268435457 exceeds the maximum of 268435456 bytes")
     }
 }

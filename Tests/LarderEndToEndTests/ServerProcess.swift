@@ -84,12 +84,17 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Runs larder-server with `arguments` until it exits (for servers that must refuse
     /// to start); returns its exit status and what it wrote to stderr.
-    static func runToExit(_ arguments: [String]) async throws -> (status: Int32, log: String) {
+    static func runToExit(_ arguments: [String], environment: [String: String] = [:]) async throws
+        -> (status: Int32, log: String)
+    {
         let executable = try binary("larder-server")
         return try await offThePool {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+            }
             let pipe = Pipe()
             process.standardError = pipe
             try process.run()

@@ -39,6 +39,22 @@ struct GRPCRequestHeadTests {
         #expect(response.trailers["grpc-message"]?.contains("grpc-timeout") == true)
     }
 
+    @Test("a long header value is quoted bounded in the message, with its size")
+    func longValuesAreBoundedInMessages() throws {
+        let loop = try Loopback()
+        func message(_ stream: Int32) -> String? {
+            loop.client.responses[stream]?.trailers["grpc-message"].map { GRPCPercentEncoding.decode(Array($0.utf8)) }
+        }
+        let timeout = try loop.call(extra: [("grpc-timeout", String(repeating: "1", count: 1000) + "S")])
+        #expect(message(timeout)
+            == "grpc-timeout \"\(String(repeating: "1", count: 64))…\" (1001 bytes) is malformed: expected 1 to 8 digits "
+            + "and a unit H, M, S, m, u or n")
+        let type = try loop.call(contentType: "text/" + String(repeating: "x", count: 300))
+        #expect(message(type)
+            == "content-type \"text/\(String(repeating: "x", count: 59))…\" (305 bytes) is not application/grpc or "
+            + "application/grpc+proto")
+    }
+
     @Test("-bin metadata decodes from padded and unpadded base64; text, authorization and user-agent are kept")
     func binaryMetadata() throws {
         let loop = try Loopback()

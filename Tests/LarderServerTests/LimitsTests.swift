@@ -35,6 +35,21 @@ struct LimitsTests {
         }
     }
 
+    /// A lean frame must not begin with 0x16 (TLS) or `P` (the HTTP/2 preface): the frame limit
+    /// stops at 256 MiB, where a length prefix begins with 0x10 at most.
+    @Test func theFrameLimitStaysBelowTheFirstBytesOfTLSAndHTTP2() throws {
+        #expect(ServerConfiguration.maxFrameBytesRange.upperBound == 256 * 1024 * 1024)
+        let largest = try #require(FrameLength(exactly: ServerConfiguration.maxFrameBytesRange.upperBound))
+        #expect(largest.value >> 24 < 0x16 && largest.value >> 24 < UInt32(UInt8(ascii: "P")))
+        var configuration = ServerConfiguration()
+        configuration.maxFrameBytes = ServerConfiguration.maxFrameBytesRange.upperBound
+        #expect(throws: Never.self) { try configuration.validate() }
+        for refused in [0x1600_0000, ServerConfiguration.maxFrameBytesRange.upperBound + 1, 1 << 30, 63] {
+            configuration.maxFrameBytes = refused
+            #expect(throws: RPCError.self, "\(refused)") { try configuration.validate() }
+        }
+    }
+
     @Test func aMalformedEnvelopeIsRefusedAndItsConnectionClosed() async throws {
         try await withInProcessServer { server in
             let (reply, closed) = try await Self.rejection(Frame.encode([0xff, 0xff, 0xff, 0xff]), on: server)
@@ -48,6 +63,17 @@ struct LimitsTests {
         }
     }
 
+    /// N = 0 is a valid frame: an envelope with every field at its default, so call id 0.
+    @Test func aZeroLengthFrameIsAConnectionError() async throws {
+        try await withInProcessServer { server in
+            let (reply, closed) = try await Self.rejection(Frame.encode([]), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .invalidArgument)
+            #expect(reply?.statusMessage == "call_id must be non-zero")
+            #expect(closed)
+        }
+    }
+
     @Test func aZeroCallIDIsRefused() async throws {
         try await withInProcessServer { server in
             let envelope = RequestEnvelope(callID: 0, method: HealthMethods.check.path,
@@ -55,6 +81,52 @@ struct LimitsTests {
             let (reply, closed) = try await Self.rejection(Frame.encode(envelope), on: server)
             #expect(reply?.statusCode == .invalidArgument)
             #expect(reply?.statusMessage.contains("call_id must be non-zero") == true, "\(reply?.statusMessage ?? "no reply")")
+            #expect(closed)
+        }
+    }
+
+    /// An envelope over a decode bound is refused to its call wherever its call id is among the
+    /// top-level fields, before or after what broke the bound; the connection serves on.
+    @Test(arguments: [
+        ("10,001 fields", Array(repeating: [UInt8]([0x20, 0x00]), count: 10_001).flatMap { $0 },
+         "larder.rpc.v1.RequestEnvelope has more than 10000 fields (a limit of this server)"),
+        ("101 unknown fields", Array(repeating: [UInt8]([0xA0, 0x06, 0x00]), count: 101).flatMap { $0 },
+         "larder.rpc.v1.RequestEnvelope has more than 100 unknown fields (a limit of this server)"),
+        ("8 KiB of metadata", Array(repeating: [UInt8]([0x2A, 0x82, 0x01, 0x0A, 0x01, 0x6B, 0x12, 0x7D])
+            + [UInt8](repeating: 0x76, count: 125), count: 60).flatMap { $0 },
+         "request metadata of 8216 bytes exceeds the limit of 8192 (each entry counts its key and value bytes plus 32)"),
+    ] as [(String, [UInt8], String)])
+    func anEnvelopeOverABoundFailsOnlyItsCallWhereverItsCallIDIs(what: String, fields: [UInt8], message: String)
+        async throws
+    {
+        try await withInProcessServer { server in
+            let method = Array(HealthMethods.check.path.utf8)
+            let methodField: [UInt8] = [0x12, UInt8(method.count)] + method
+            let raw = try server.raw()
+            let replies = await offThePool { () -> [ResponseEnvelope?] in
+                raw.send(Frame.encode([0x08, 5] + methodField + fields))  // call id first
+                raw.send(Frame.encode(fields + [0x08, 6] + methodField))  // call id after the bound was broken
+                raw.send(RequestEnvelope(callID: 7, method: HealthMethods.check.path,
+                                         payload: ProtoCodec.encode(HealthCheckRequest())))
+                return [raw.receive(), raw.receive(), raw.receive()]
+            }
+            for (reply, id) in zip(replies.prefix(2), [UInt64(5), 6]) {
+                #expect(reply?.callID == id, "\(what)")
+                #expect(reply?.statusCode == .resourceExhausted)
+                #expect(reply?.statusMessage == message)
+            }
+            #expect(replies[2]?.callID == 7 && replies[2]?.statusCode == .ok, "the connection serves on")
+        }
+    }
+
+    /// With no call id to refuse it to, an envelope over a bound is a connection error.
+    @Test func anEnvelopeOverABoundWithoutACallIDIsAConnectionError() async throws {
+        try await withInProcessServer { server in
+            let fields = Array(repeating: [UInt8]([0x20, 0x00]), count: 10_001).flatMap { $0 }
+            let (reply, closed) = try await Self.rejection(Frame.encode(fields), on: server)
+            #expect(reply?.callID == 0)
+            #expect(reply?.statusCode == .resourceExhausted)
+            #expect(reply?.statusMessage == "larder.rpc.v1.RequestEnvelope has more than 10000 fields (a limit of this server)")
             #expect(closed)
         }
     }

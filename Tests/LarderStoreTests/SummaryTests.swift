@@ -135,6 +135,22 @@ import Testing
          "the range from start_time to end_time must be at most 3660 days"),
     ]
 
+    /// The 3660-day bound holds to the nanosecond: exactly 3660 days is accepted, one
+    /// nanosecond more is not, also inside one millisecond.
+    @Test(arguments: [(Int32(0), true), (-1, true), (1, false), (999_999, false), (1_000_000, false)])
+    static func theRangeBoundIsExactToTheNanosecond(extraNanos: Int32, accepted: Bool) throws {
+        let db = try TestDatabase(.sqlite)
+        let start = Timestamp(seconds: 1_700_000_000, nanos: 123_456_789)
+        let span = Operations.maxSummaryDays * 86_400
+        let nanos = Int64(start.nanos) + Int64(extraNanos)
+        let end = Timestamp(seconds: start.seconds + span + nanos / 1_000_000_000, nanos: Int32(nanos % 1_000_000_000))
+        let error = rpcError { try db.read(Operations.summarizeMealRecords,
+                                           SummarizeMealRecordsRequest(startTime: start, endTime: end)) }
+        #expect(error == (accepted ? nil : RPCError(.invalidArgument,
+                                                    "the range from start_time to end_time must be at most 3660 days")),
+                "end = start + 3660 days \(extraNanos >= 0 ? "+" : "-") \(abs(extraNanos)) ns")
+    }
+
     @Test(arguments: badRequests)
     static func badArgumentsAreRejected(request: SummarizeMealRecordsRequest, message: String) throws {
         try Self(.sqlite).badArgumentsAreRejected(request: request, message: message)

@@ -93,6 +93,38 @@ import Testing
         #expect(duplicate == RPCError(.alreadyExists, "location id \"\(upper.lowercased())\" already exists"))
     }
 
+    /// Any 8-4-4-4-12 hex UUID is an id, whatever its version and variant (the server makes
+    /// version 4 ones); braces, a urn: prefix or surrounding spaces are not.
+    @Test func idsOfAnyUUIDVersionAreAcceptedInTheCanonicalFormOnly() throws {
+        let db = try TestDatabase()
+        for (index, id) in ["6ba7b810-9dad-11d1-80b4-00c04fd430c8", "00000000-0000-0000-0000-000000000000",
+                            "01890a5d-ac96-774b-bcce-b302099a8057", "ffffffff-ffff-ffff-ffff-ffffffffffff"].enumerated() {
+            let location = try db.write(Operations.createLocation, CreateLocationRequest(
+                location: Location(id: id.uppercased(), name: "L\(index)", colorHex: "#000000")))
+            #expect(location.id == id)
+        }
+        for id in ["{6ba7b810-9dad-11d1-80b4-00c04fd430c8}", "urn:uuid:6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+                   " 6ba7b810-9dad-11d1-80b4-00c04fd430c8", "6ba7b810-9dad-11d1-80b4-00c04fd430c8 "] {
+            #expect(rpcError { try db.read(Operations.getLocation, GetLocationRequest(id: id)) }?.code == .invalidArgument)
+        }
+    }
+
+    /// Names are unique as stored: trimmed, then byte for byte (case-sensitive, no Unicode
+    /// normalization).
+    @Test(arguments: Backend.all)
+    func namesAreUniqueAfterTrimmingByteForByte(backend: Backend) throws {
+        let db = try TestDatabase(backend)
+        for name in ["Attic", "attic", "ATTIC", "Caf\u{E9}", "Cafe\u{301}"] {
+            _ = try db.write(Operations.createLocation,
+                             CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
+        }
+        let trimmed = rpcError {
+            try db.write(Operations.createLocation,
+                         CreateLocationRequest(location: Location(name: " Attic\u{3000}", colorHex: "#000000")))
+        }
+        #expect(trimmed == RPCError(.alreadyExists, "location name \"Attic\" already exists"))
+    }
+
     @Test(arguments: ["not-a-uuid", "0f8e6d2c3b1a4c5d9e8f7a6b5c4d3e2f", "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2g",
                       "'); DROP TABLE locations; --"])
     func malformedIDsAreInvalid(id: String) throws {

@@ -158,6 +158,32 @@ struct DecodeLimitsTests {
         #expect(summary.metadataBytes == "authorization".utf8.count + "Bearer x".utf8.count + 32)
     }
 
+    static func summary(_ bytes: [UInt8]) -> (callID: UInt64, metadataBytes: Int) {
+        bytes.withUnsafeBytes { DecodeLimitScan.envelopeSummary($0, limits: .server) }
+    }
+
+    /// The call id is read among the first 20,000 top-level fields, past any bound, so an
+    /// envelope refused for a bound is refused to its call; the last one counts, as when
+    /// protobuf decodes it; malformed bytes before it hide it.
+    @Test func theSummaryFindsTheCallIDPastTheBounds() {
+        let fields: [UInt8] = Array(repeating: [UInt8]([0x20, 0x00]), count: 10_001).flatMap { $0 }  // timeout_ms = 0, 10,001 times
+        #expect(Self.summary(fields + [0x08, 0x2A]).callID == 42)
+        let entry: [UInt8] = [0x2A, 0x82, 0x01, 0x0A, 0x01, 0x6B, 0x12, 0x7D] + Array(repeating: 0x76, count: 125)
+        let metadata = Array(repeating: entry, count: 60).flatMap { $0 }  // 60 × (1 + 125 + 32) = 9,480 bytes
+        let overMetadata = Self.summary(metadata + [0x08, 0x07])
+        #expect(overMetadata.callID == 7)
+        #expect(overMetadata.metadataBytes > DecodeLimits.server.maxMetadataBytes)
+        #expect(Self.summary([0x08, 0x01] + fields + [0x08, 0x02]).callID == 2)
+        #expect(Self.summary([0x08, 0x03] + fields + [0x08, 0x00]).callID == 0)
+        #expect(Self.summary([0x08, 0x03, 0x0F] + [0x08, 0x04]).callID == 3, "a wire type 7 ends the scan")
+        #expect(Self.summary([0x0F, 0x08, 0x04]).callID == 0)
+        // The scan stops after twice the field bound, whatever the frame holds.
+        #expect(DecodeLimitScan.envelopeScanFields(.server) == 20_000)
+        let timeouts = { (count: Int) in Array(repeating: [UInt8]([0x20, 0x00]), count: count).flatMap { $0 } }
+        #expect(Self.summary(timeouts(19_999) + [0x08, 0x09]).callID == 9)
+        #expect(Self.summary(timeouts(20_000) + [0x08, 0x09]).callID == 0)
+    }
+
     @Test func eachBoundIsEnforcedWithAClearMessage() {
         let limits = DecodeLimits(maxFields: 50, maxUnknownFields: 3, maxRepeatedElements: 5, maxMetadataBytes: 1024)
         // 60 repeated call_id fields.

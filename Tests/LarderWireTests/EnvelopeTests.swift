@@ -22,6 +22,18 @@ struct EnvelopeTests {
         #expect(decoded.metadata == ["authorization": "t"])
     }
 
+    @Test("a metadata key sent twice (after lower-casing) keeps its last value")
+    func duplicateMetadataKeysLastWins() throws {
+        func entry(_ key: String, _ value: String) -> [UInt8] {
+            let body = [0x0A, UInt8(key.utf8.count)] + Array(key.utf8) + [0x12, UInt8(value.utf8.count)] + Array(value.utf8)
+            return [0x2A, UInt8(body.count)] + body
+        }
+        let bytes: [UInt8] = [0x08, 0x01] + entry("Authorization", "first") + entry("x-a", "1")
+            + entry("authorization", "last") + entry("X-A", "2")
+        let decoded = try ProtoCodec.decode(RequestEnvelope.self, from: bytes)
+        #expect(decoded.metadata == ["authorization": "last", "x-a": "2"])
+    }
+
     @Test("a request envelope with defaults round trips")
     func requestDefaults() throws {
         let request = RequestEnvelope(callID: 7, method: "/larder.v1.LocationService/ListLocations", payload: [])

@@ -79,7 +79,9 @@ struct FrameDecoderTests {
         let envelope = try ProtoCodec.decode(ResponseEnvelope.self, from: body)
         #expect(envelope.callID == 7)
         #expect(envelope.statusCode == .resourceExhausted)
-        #expect(envelope.statusMessage.contains("more than the largest frame of 1024 bytes"))
+        #expect(envelope.statusMessage == ResponseFrame.tooLargeMessage(replyBytes: 2005, limit: 1024))
+        #expect(envelope.statusMessage.hasPrefix("the reply is 2005 bytes, more than the 1024 bytes a reply frame may hold"))
+        #expect(!envelope.statusMessage.contains("page_size"), "no method whose reply can be too large has one")
         #expect(try decoder.next() == nil)
 
         // Within the limit, the reply is sent as it is.

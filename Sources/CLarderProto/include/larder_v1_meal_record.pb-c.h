@@ -58,7 +58,7 @@ struct  Larder__V1__MealRecord
   Larder__V1__MealCategory category;
   /*
    * When the meal was eaten; the server's now when unset on create.
-   * Stored with millisecond precision.
+   * Stored, filtered, ordered and summarized to the nanosecond.
    */
   Google__Protobuf__Timestamp *eaten_at;
   /*
@@ -99,7 +99,9 @@ struct  Larder__V1__ListMealRecordsRequest
 {
   ProtobufCMessage base;
   /*
-   * 1-1000; 0 = 50.
+   * Records per page: 0 = 50; above 1000 the server uses 1000; negative is
+   * INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it
+   * would exceed 4 MiB.
    */
   int32_t page_size;
   /*

@@ -16,7 +16,7 @@ public struct MealRecord: Hashable, Sendable {
     /// Must not be MEAL_CATEGORY_UNSPECIFIED.
     public var category: MealCategory
     /// When the meal was eaten; the server's now when unset on create.
-    /// Stored with millisecond precision.
+    /// Stored, filtered, ordered and summarized to the nanosecond.
     public var eatenAt: Timestamp?
     /// Output only.
     public var createTime: Timestamp?
@@ -141,7 +141,9 @@ extension GetMealRecordRequest: ProtoMessage {
 
 /// `larder.v1.ListMealRecordsRequest`.
 public struct ListMealRecordsRequest: Hashable, Sendable {
-    /// 1-1000; 0 = 50.
+    /// Records per page: 0 = 50; above 1000 the server uses 1000; negative is
+    /// INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it
+    /// would exceed 4 MiB.
     public var pageSize: Int32
     /// next_page_token of the previous page; empty = first page.
     public var pageToken: String

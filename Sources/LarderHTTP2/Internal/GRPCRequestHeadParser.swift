@@ -78,9 +78,9 @@ struct GRPCRequestHeadParser {
             acceptEncoding = strings.string(value)
         } else if name.equals("grpc-timeout") {
             guard let timeout = GRPCTimeout.nanoseconds(value) else {
-                let shown = String(decoding: value.prefix(32), as: UTF8.self)
+                let shown = SafeText.quoted(String(decoding: value, as: UTF8.self))
                 reject(RPCError(.invalidArgument,
-                    "grpc-timeout \"\(shown)\" is malformed: expected 1 to 8 digits and a unit H, M, S, m, u or n"))
+                    "grpc-timeout \(shown) is malformed: expected 1 to 8 digits and a unit H, M, S, m, u or n"))
                 return
             }
             timeoutNanoseconds = timeout
@@ -90,7 +90,7 @@ struct GRPCRequestHeadParser {
             let key = strings.string(name)
             guard let bytes = GRPCBase64.decode(value) else {
                 reject(RPCError(.invalidArgument,
-                    "metadata \"\(key)\" is not valid base64 (a -bin key carries base64, padded or not)"))
+                    "metadata \(SafeText.quoted(key)) is not valid base64 (a -bin key carries base64, padded or not)"))
                 return
             }
             appendMetadata(key, isLowercase: !name.contains(where: Self.isUppercase), .binary(bytes))
@@ -109,14 +109,14 @@ struct GRPCRequestHeadParser {
         case .post:
             break
         case .absent, .other:
-            let shown = if case .other(let name) = method { name } else { "(none)" }
+            let shown = if case .other(let name) = method { SafeText.unquoted(name) } else { "(none)" }
             return .failure(.init(httpStatus: 405, error: .init(.unimplemented,
                 "HTTP method \(shown) is not POST: gRPC calls are POST requests")))
         }
         let sentContentType = contentType.take()
         guard let contentType = sentContentType, GRPCRequestHead.isGRPCMediaType(contentType) else {
             return .failure(.init(httpStatus: 415, error: .init(.invalidArgument,
-                "content-type \(sentContentType.map { "\"\($0)\"" } ?? "(none)") is not application/grpc or application/grpc+proto")))
+                "content-type \(sentContentType.map { SafeText.quoted($0) } ?? "(none)") is not application/grpc or application/grpc+proto")))
         }
         guard pathIsAbsolute, let path = path.take() else {
             return .failure(.init(httpStatus: 200, error: .init(.unimplemented, "the request has no :path naming a method")))

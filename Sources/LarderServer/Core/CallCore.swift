@@ -123,7 +123,7 @@ final class CallCore: @unchecked Sendable {
             return
         }
         guard let handler else {
-            refuse(RPCError(.unimplemented, "unknown method \"\(call.method.path)\""), context, on: connection)
+            refuse(RPCError(.unimplemented, "unknown method \(SafeText.quoted(call.method.path))"), context, on: connection)
             return
         }
         let methodIndex = handler.metricsIndex

@@ -32,7 +32,10 @@ extension Operations {
             throw RPCError.invalidArgument(
                 "utc_offset_minutes must be between -\(maxUTCOffsetMinutes) and \(maxUTCOffsetMinutes), got \(request.utcOffsetMinutes)")
         }
-        guard end.milliseconds - start.milliseconds <= maxSummaryDays * MealSummaryQuery.dayMilliseconds else {
+        // To the nanosecond: the latest end allowed has start's sub-millisecond part.
+        let latestEnd = StoreInstant(milliseconds: start.milliseconds + maxSummaryDays * MealSummaryQuery.dayMilliseconds,
+                                     nanos: start.nanos)
+        guard end <= latestEnd else {
             throw RPCError.invalidArgument(
                 "the range from start_time to end_time must be at most \(maxSummaryDays) days")
         }

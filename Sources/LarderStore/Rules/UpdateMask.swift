@@ -7,7 +7,7 @@ enum UpdateMask {
     static func check(_ mask: FieldMask, allowed: [String]) throws(RPCError) {
         for path in mask.paths where !allowed.contains(path) {
             throw RPCError.invalidArgument(
-                "update_mask path \"\(path)\" cannot be updated; allowed paths: \(allowed.joined(separator: ", "))")
+                "update_mask path \(SafeText.quoted(path)) cannot be updated; allowed paths: \(allowed.joined(separator: ", "))")
         }
     }
 }

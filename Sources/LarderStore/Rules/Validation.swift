@@ -77,7 +77,7 @@ enum Validation {
     static func colorHex(_ raw: String, field: String) throws(RPCError) -> String {
         let utf8 = raw.utf8
         guard utf8.count == 7, utf8.first == UInt8(ascii: "#"), utf8.dropFirst().allSatisfy(isHexDigit) else {
-            throw RPCError.invalidArgument("\(field) must be #RRGGBB, got \"\(raw)\"")
+            throw RPCError.invalidArgument("\(field) must be #RRGGBB, got \(SafeText.quoted(raw))")
         }
         return raw.uppercased()
     }
@@ -87,7 +87,7 @@ enum Validation {
         let utf8 = raw.utf8
         guard (1...maxIconLength).contains(utf8.count), utf8.allSatisfy(isIconCharacter) else {
             throw RPCError.invalidArgument(
-                "\(field) must be 1-\(maxIconLength) characters of A-Z, a-z, 0-9 and \".\", got \"\(raw)\"")
+                "\(field) must be 1-\(maxIconLength) characters of A-Z, a-z, 0-9 and \".\", got \(SafeText.quoted(raw))")
         }
         return raw
     }
@@ -96,7 +96,7 @@ enum Validation {
     static func id(_ raw: String, field: String) throws(RPCError) -> String {
         guard !raw.isEmpty else { throw RPCError.invalidArgument("\(field) is required") }
         guard let id = StoreID.normalized(raw) else {
-            throw RPCError.invalidArgument("\(field) must be a UUID, got \"\(raw)\"")
+            throw RPCError.invalidArgument("\(field) must be a UUID, got \(SafeText.quoted(raw))")
         }
         return id
     }

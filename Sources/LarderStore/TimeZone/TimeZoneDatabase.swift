@@ -33,12 +33,12 @@ public final class TimeZoneDatabase: Sendable {
     func rules(named name: String, field: String) throws(RPCError) -> TimeZoneRules {
         guard Self.isZoneName(name) else {
             throw RPCError.invalidArgument(
-                "\(field) must be an IANA time zone name such as \"Asia/Taipei\", got \"\(name.prefix(100))\"")
+                "\(field) must be an IANA time zone name such as \"Asia/Taipei\", got \(SafeText.quoted(name))")
         }
         if let cached = zones.withLock({ $0[name] }) { return cached }
         guard let bytes = Self.read(directory + "/" + name), let rules = TZifReader.rules(bytes) else {
             throw RPCError.invalidArgument(
-                "\(field) \"\(name)\" is not a known time zone (none in \(directory)); use an IANA name such as \"Europe/Paris\"")
+                "\(field) \(SafeText.quoted(name)) is not a known time zone (none in \(directory)); use an IANA name such as \"Europe/Paris\"")
         }
         zones.withLock { $0[name] = rules }
         return rules

@@ -17,7 +17,7 @@ public enum RFC3339 {
     {
         var scanner = ASCIIScanner(text)
         func fail(_ why: String) -> ParseError {
-            ParseError(description: "\"\(text)\" is not an RFC 3339 time (\(why)); expected e.g. 2026-11-30T08:00:00+08:00")
+            ParseError(description: "\(SafeText.quoted(text)) is not an RFC 3339 time (\(why)); expected e.g. 2026-11-30T08:00:00+08:00")
         }
         guard let (year, month, day) = scanner.dateFields() else { throw fail("bad date") }
         guard scanner.take(anyOf: allowingSpace ? "Tt " : "Tt") else { throw fail("missing 'T' and time") }

@@ -1119,7 +1119,7 @@ class _MealRecordService_list_meal_records(Protocol):
     ) -> _larder_v1_meal_record.ListMealRecordsResponse:
         """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         page_token: next_page_token of the previous page; empty = first page.
         start_time: Only meals eaten at or after this time (inclusive), when set.
         end_time: Only meals eaten before this time (exclusive), when set.
@@ -2020,7 +2020,7 @@ class _AsyncMealRecordService_list_meal_records(Protocol):
     ) -> _abc.Coroutine[Any, Any, _larder_v1_meal_record.ListMealRecordsResponse]:
         """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         page_token: next_page_token of the previous page; empty = first page.
         start_time: Only meals eaten at or after this time (inclusive), when set.
         end_time: Only meals eaten before this time (exclusive), when set.
@@ -2647,7 +2647,7 @@ class MealRecordService(_rpc.ServiceBase):
     ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
         """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         page_token: next_page_token of the previous page; empty = first page.
         start_time: Only meals eaten at or after this time (inclusive), when set.
         end_time: Only meals eaten before this time (exclusive), when set.
@@ -2673,7 +2673,7 @@ class MealRecordService(_rpc.ServiceBase):
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
         """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
         until: Only meals eaten before this time (exclusive), when set.
         category: Only this category, when not UNSPECIFIED.
@@ -2942,7 +2942,7 @@ class Methods:
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
         """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
         until: Only meals eaten before this time (exclusive), when set.
         category: Only this category, when not UNSPECIFIED.
@@ -3311,7 +3311,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
     ) -> _rpc.Call[_larder_v1_meal_record.ListMealRecordsResponse]:
         """/larder.v1.MealRecordService/ListMealRecords: larder.v1.ListMealRecordsRequest -> larder.v1.ListMealRecordsResponse.
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         page_token: next_page_token of the previous page; empty = first page.
         start_time: Only meals eaten at or after this time (inclusive), when set.
         end_time: Only meals eaten before this time (exclusive), when set.
@@ -3337,7 +3337,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
         """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
         until: Only meals eaten before this time (exclusive), when set.
         category: Only this category, when not UNSPECIFIED.
@@ -3606,7 +3606,7 @@ class AsyncMethods:
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
         """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
 
-        page_size: 1-1000; 0 = 50.
+        page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
         until: Only meals eaten before this time (exclusive), when set.
         category: Only this category, when not UNSPECIFIED.

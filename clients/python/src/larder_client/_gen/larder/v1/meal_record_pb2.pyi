@@ -43,7 +43,7 @@ class MealRecord(_message.Message):
     @_builtins.property
     def eaten_at(self) -> _timestamp_pb2.Timestamp:
         """When the meal was eaten; the server's now when unset on create.
-        Stored with millisecond precision.
+        Stored, filtered, ordered and summarized to the nanosecond.
         """
 
     @_builtins.property
@@ -122,7 +122,10 @@ class ListMealRecordsRequest(_message.Message):
     END_TIME_FIELD_NUMBER: _builtins.int
     CATEGORY_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
-    """1-1000; 0 = 50."""
+    """Records per page: 0 = 50; above 1000 the server uses 1000; negative is
+    INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it
+    would exceed 4 MiB.
+    """
     page_token: _builtins.str
     """next_page_token of the previous page; empty = first page."""
     category: _common_pb2.MealCategory.ValueType

@@ -7,9 +7,10 @@ larder-server on the Larder wire protocol. Reachable without auth.
 Package, message, field and method names and numbers are grpc's own
 (grpc/grpc-proto grpc/health/v1/health.proto), and so are the options grpc
 publishes, so stock clients and grpc's generated code for every language
-interoperate. Of the published service this file declares only the method
-larder-server serves (Check); List and Watch get declared here when the
-server handles them (a declared method without a handler stops the server).
+interoperate. Of the published service this file declares only the methods
+larder-server serves (Check; Watch, over gRPC over HTTP/2 only); List gets
+declared here when the server handles it (a declared method without a
+handler stops the server).
 In a program that also links grpc's own health package, use grpc's
 generated code, not code generated from this file: both define
 grpc.health.v1.* (clients/python's larder_client keeps its copy out of the
