@@ -388,7 +388,7 @@ public final class GRPCServerSession {
                         extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", "identity")])
                 } else if let encoding = stream.head?.messageEncoding {
                     answerAndCancel(stream, RPCError(.internal,
-                        "a message has the compressed flag set but the request's grpc-encoding is \"\(encoding)\""))
+                        "a message has the compressed flag set but the request's grpc-encoding is \(SafeText.quoted(encoding))"))
                 } else {
                     answerAndCancel(stream, RPCError(.internal,
                         "a message has the compressed flag set but the request declared no grpc-encoding"))
