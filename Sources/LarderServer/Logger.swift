@@ -70,10 +70,27 @@ public struct Logger: Sendable {
         }
     }
 
-    /// A logfmt value: bare when safe, else double-quoted with escapes.
+    /// The most UTF-8 bytes of one value a line shows: a client's 4 MiB method name must not
+    /// make a 4 MiB log line per call.
+    static let maxValueBytes = 4096
+
+    /// A logfmt value: bare when safe, else double-quoted with escapes (control characters,
+    /// C1 included, as `\u{…}`); over `maxValueBytes`, cut on a scalar boundary and quoted,
+    /// ending `… (N bytes)` with its full size.
     static func quoted(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7F
+        var value = value
+        var cutFrom: Int?
+        if value.utf8.count > maxValueBytes {
+            cutFrom = value.utf8.count
+            var end = value.utf8.index(value.utf8.startIndex, offsetBy: maxValueBytes)
+            while end > value.startIndex && end.samePosition(in: value.unicodeScalars) == nil {
+                end = value.utf8.index(before: end)
+            }
+            value = String(value.unicodeScalars[..<end])
+        }
+        let needsQuotes = cutFrom != nil || value.isEmpty || value.unicodeScalars.contains { scalar in
+            scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20
+                || (0x7F...0x9F).contains(scalar.value)
         }
         guard needsQuotes else { return value }
         var out = "\""
@@ -85,13 +102,14 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)
                 }
             }
         }
+        if let cutFrom { return out + "… (\(cutFrom) bytes)\"" }
         return out + "\""
     }
 
