@@ -17,29 +17,30 @@ struct FinishedCall: Sendable {
     let clientCertificate: String?
 
     init(_ context: CallContext, methodIndex: Int, code: StatusCode, message: String, replyBytes: Int) {
-        self.callID = context.callID
-        self.methodIndex = methodIndex
-        self.code = code
-        self.message = message
-        self.receivedAt = context.receivedAt
-        self.peer = context.peer
-        self.requestBytes = context.requestBytes
-        self.replyBytes = replyBytes
-        self.clientCertificate = context.clientCertificate
+        self.init(callID: context.callID, methodIndex: methodIndex, code: code, message: message,
+                  receivedAt: context.receivedAt, peer: context.peer, requestBytes: context.requestBytes,
+                  replyBytes: replyBytes, clientCertificate: context.clientCertificate)
     }
 
     /// A call in flight on `connection` that ends now with `code` and `message`.
     init(_ call: InFlightCall, callID: UInt64, on connection: some CallConnection, code: StatusCode, message: String,
          replyBytes: Int) {
+        self.init(callID: callID, methodIndex: call.methodIndex, code: code, message: message,
+                  receivedAt: call.receivedAt, peer: connection.peer, requestBytes: call.requestBytes,
+                  replyBytes: replyBytes, clientCertificate: connection.clientCertificate)
+    }
+
+    private init(callID: UInt64, methodIndex: Int, code: StatusCode, message: String, receivedAt: UInt64,
+                 peer: SocketAddress, requestBytes: Int, replyBytes: Int, clientCertificate: String?) {
         self.callID = callID
-        self.methodIndex = call.methodIndex
+        self.methodIndex = methodIndex
         self.code = code
         self.message = message
-        self.receivedAt = call.receivedAt
-        self.peer = connection.peer
-        self.requestBytes = call.requestBytes
+        self.receivedAt = receivedAt
+        self.peer = peer
+        self.requestBytes = requestBytes
         self.replyBytes = replyBytes
-        self.clientCertificate = connection.clientCertificate
+        self.clientCertificate = clientCertificate
     }
 }
 
