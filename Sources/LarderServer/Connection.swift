@@ -98,7 +98,16 @@ final class Connection: EventHandler, CallConnection {
     }
 
     func handle(_ events: IOEvents) {
-        if events.contains(.writable) { flush() }
+        if events.contains(.writable) {
+            let wasPaused = readPaused
+            flush()
+            // Reading resumed: frames read before the pause may already be whole in the decoder,
+            // and no more bytes need come for them (a peer that pipelined its calls and then
+            // only reads); they are handled now, not left for the frame timeout.
+            if wasPaused && !readPaused && !isClosed && !isClosing && http2 == nil && decoder.bufferedByteCount > 0 {
+                server.processBufferedFrames(of: self)
+            }
+        }
         if events.contains(.readable) || events.contains(.hangup) { server.connectionReadable(self) }
     }
 

@@ -85,6 +85,14 @@ extension Server {
         processFrames(of: connection)
     }
 
+    /// Handles the whole frames a connection's decoder already holds (reading resumed after its
+    /// output cap paused it), their calls reaching the store threads with one wake-up.
+    func processBufferedFrames(of connection: Connection) {
+        store.submitBatch { processFrames(of: connection) }
+        // What they answered on the loop is written now, as after a read.
+        connection.flush()
+    }
+
     func processFrames(of connection: Connection) {
         var completedFrame = false
         while !connection.isClosing && !connection.readPaused {

@@ -113,6 +113,45 @@ struct LimitsEndToEndTests {
         #expect(ok > 0)
     }
 
+    @Test func callsPipelinedPastTheOutputCapAreAllAnsweredOnceTheClientReads() async throws {
+        // Reflection answers (4 KB each, made on the loop) for 1,000 calls sent in one write of
+        // 59 KB, which the server reads whole: the output cap pauses reading with whole frames
+        // left in the decoder and nothing more to come from the socket. Once the client reads,
+        // those must be handled too; they were left until the frame timeout ended the
+        // connection (one attack run: 674 of 1,000 answered). Where the pause falls depends on
+        // how much the kernel takes first, so two connections with different receive buffers.
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "1024", "--frame-timeout", "3", "--no-seed"])
+        defer { server.stop() }
+        let path = ServerReflectionMethods.listServices.path
+        let request = ProtoCodec.encode(ListServicesRequest())
+        var bytes: [UInt8] = []
+        for callID in 1...1000 { bytes += Frame.encode(RequestEnvelope(callID: UInt64(callID), method: path, payload: request)) }
+        for receiveBuffer in [nil, 16384] as [Int32?] {
+            let raw = try RawConnection(port: server.port, receiveBufferBytes: receiveBuffer)
+            raw.send(bytes)
+            // Not a timing assumption (reading at once passes too): the server reaches its cap
+            // before the client reads, the case that stranded frames.
+            try await Task.sleep(for: .seconds(1))
+            let answered = await offThePool { () -> [ResponseEnvelope] in
+                var replies: [ResponseEnvelope] = []
+                var misses = 0
+                while replies.count < 1000 && misses < 6 {
+                    guard let reply = raw.receive() else {
+                        misses += 1
+                        continue
+                    }
+                    replies.append(reply)
+                    if reply.callID == 0 { break }
+                }
+                return replies
+            }
+            let buffer = receiveBuffer.map(String.init) ?? "default"
+            #expect(!answered.contains { $0.callID == 0 },
+                    "receive buffer \(buffer): \(answered.last.map { "\($0.statusCode) \($0.statusMessage)" } ?? "")")
+            #expect(Set(answered.map(\.callID)) == Set(1...1000), "receive buffer \(buffer): \(answered.count) replies")
+        }
+    }
+
     @Test func bearerTokenIsRequiredExceptForHealth() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-token")
         defer { try? FileManager.default.removeItem(at: directory) }
