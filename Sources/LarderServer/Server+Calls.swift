@@ -39,16 +39,7 @@ extension Server {
             }
             switch outcome {
             case .endOfStream:
-                if !connection.isClosing && (connection.callsInFlight > 0 || connection.bufferedOutputBytes > 0) {
-                    // A half-close: the peer sent all it will, but still reads. Answer the
-                    // calls in flight; `outputDrained` closes after the last reply.
-                    connection.inputClosed = true
-                    connection.partialFrameSince = nil
-                    connection.updateInterest()
-                    logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
-                    return
-                }
-                close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
+                peerFinishedSending(connection)
                 return
             case .wouldBlock:
                 return
@@ -62,6 +53,20 @@ extension Server {
                 if count < readBuffer.count { return }
             }
         }
+    }
+
+    /// The peer sent all it will (end of stream, or TLS close_notify): the calls in flight are
+    /// answered if it still reads (a half-close), and `outputDrained` closes after the last
+    /// reply; with nothing in flight the connection closes now.
+    func peerFinishedSending(_ connection: Connection) {
+        if !connection.isClosing && (connection.callsInFlight > 0 || connection.bufferedOutputBytes > 0) {
+            connection.inputClosed = true
+            connection.partialFrameSince = nil
+            connection.updateInterest()
+            logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
+            return
+        }
+        close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
     }
 
     /// Plaintext read from a connection (decrypted, on TLS): the first bytes pick the

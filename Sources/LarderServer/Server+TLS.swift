@@ -67,6 +67,10 @@ extension Server {
             return
         }
         if !plaintext.isEmpty { plaintext.withUnsafeBytes { receivePlaintext($0, on: connection) } }
+        // close_notify: the peer sends nothing more (what it still sends is not read).
+        if link.session.peerClosed && !connection.inputClosed && !connection.isClosed {
+            peerFinishedSending(connection)
+        }
     }
 
     /// Gives `connection` a TLS session and a handshake slot; false (and the connection

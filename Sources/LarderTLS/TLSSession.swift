@@ -125,6 +125,9 @@ public final class TLSSession {
     @discardableResult
     public func receive(_ ciphertext: UnsafeRawBufferPointer, into plaintext: inout [UInt8]) throws(TLSError) -> Bool {
         if let failure { throw failure }
+        // After the peer's close_notify nothing it sends is read (RFC 8446 §6.1), so nothing is
+        // kept either: buffering it would grow without bound.
+        if peerClosed { return false }
         var offset = 0
         while offset < ciphertext.count {
             let chunk = Int32(clamping: ciphertext.count - offset)

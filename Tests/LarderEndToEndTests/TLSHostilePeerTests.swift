@@ -250,6 +250,43 @@ final class TLSHostilePeerTests {
         #expect(reply.1, "then the server closes")
     }
 
+    /// close_notify: the peer sends nothing more. A call in flight still gets its reply; then
+    /// the server closes, and whatever the peer goes on sending is not kept (it was buffered
+    /// whole: 1 GiB sent after close_notify held ~1 GB of the server's memory).
+    @Test func afterCloseNotifyTheServerAnswersThenClosesAndKeepsNothingMore() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey, "--no-seed"])
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let outcome = try await offThePool { () throws -> (ResponseEnvelope?, Bool) in
+            let peer = try TLSPeer(port: server.port, ca: ca)
+            var bytes = try peer.seal(Self.health(7))
+            peer.session.close()
+            peer.session.takeOutput(into: &bytes)
+            peer.raw.send(bytes)
+            let reply = peer.receive()
+            // 64 MiB more after close_notify: never read, and the connection is ended.
+            let junk = [UInt8](repeating: 0x17, count: 1 << 20)
+            var sent = 0
+            for _ in 0..<64 {
+                let count = peer.raw.sendWithoutBlocking(junk, seconds: 2)
+                sent += count
+                if count < junk.count { break }
+            }
+            _ = sent
+            return (reply, peer.raw.isClosedByServer())
+        }
+        #expect(outcome.0?.callID == 7 && outcome.0?.statusCode == .ok, "\(String(describing: outcome.0))")
+        #expect(outcome.1, "the server did not close after close_notify")
+        #expect(Self.residentKilobytes(pid: server.processIdentifier) < 200_000)
+    }
+
+    static func residentKilobytes(pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
     @Test func aCorruptedRecordClosesOnlyThatConnection() async throws {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey, "--log-level", "debug"])

@@ -52,6 +52,21 @@ final class TLSSessionTests {
         #expect(pair.server.peerClosed)
     }
 
+    /// After close_notify nothing the peer sends is read, nor kept: 1 MiB more leaves the
+    /// session's input buffer empty and brings no plaintext.
+    @Test func nothingAfterCloseNotifyIsBuffered() throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        pair.client.close()
+        try pair.pump()
+        #expect(pair.server.peerClosed)
+        var plaintext: [UInt8] = []
+        for _ in 0..<16 { try pair.server.receive([UInt8](repeating: 0x17, count: 65536), into: &plaintext) }
+        #expect(plaintext.isEmpty)
+        #expect(pair.server.bufferedInputBytes == 0)
+    }
+
     /// A record per byte (a peer may cut records anywhere): every byte comes out, in order,
     /// however the ciphertext is cut into reads.
     @Test(arguments: [1, 7, 22, 23, 500, 100_000])
