@@ -53,7 +53,7 @@ enum MealCommands {
             HumanOutput.mealRecords(response.mealRecords, context.localTime, width: context.tableWidth)
         }
         if !response.nextPageToken.isEmpty {
-            context.hint("next page: add --page-token \(response.nextPageToken) (or --all for every page)")
+            context.hint("next page: add --page-token \(TerminalText.value(response.nextPageToken)) (or --all for every page)")
         }
     }
 
@@ -126,7 +126,7 @@ enum MealCommands {
     ) { command, context throws(CLIError) in
         let id = try await context.mealID(command.id)
         let reply = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: id))
-        try context.emit(reply, ids: { [id] }) { "Deleted meal \(id).\n" }
+        try context.emit(reply, ids: { [id] }) { "Deleted meal \(TerminalText.value(id)).\n" }
     }
 
     static let summary = CommandSpec(
