@@ -47,7 +47,7 @@ public enum BenchCommand {
                 StandardError.write("larder bench: \(notice)\n")
             }
         } catch {
-            StandardError.write("larder bench: \(error.description)\n")
+            StandardError.write("larder bench: \(SafeText.escaped(error.description))\n")
             return cancellation.isCancelled ? 130 : 3
         }
         if let path = options.histogramOutputPath {
@@ -73,7 +73,9 @@ public enum BenchCommand {
             StandardError.write("larder bench: data: \(BenchReport.cleanupText(cleanup, server: options.server))\n")
         }
         for failure in Set(result.connectionFailures).sorted() { StandardError.write("larder bench: \(failure)\n") }
-        if let failure = result.templateFailure { StandardError.write("larder bench: stopped: \(failure)\n") }
+        if let failure = result.templateFailure {
+            StandardError.write("larder bench: stopped: \(SafeText.escaped(failure))\n")
+        }
         if result.interrupted { return 130 }
         let cleanedUp = result.cleanup?.failure == nil
         return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.templateFailure == nil
@@ -89,7 +91,7 @@ public enum BenchCommand {
                 + "meal records named \(prefix)…")
             return 0
         } catch {
-            StandardError.write("larder bench: --clean-up: \(error.description)\n")
+            StandardError.write("larder bench: --clean-up: \(SafeText.escaped(error.description))\n")
             return 3
         }
     }

@@ -11,10 +11,10 @@ public enum ExitCode {
     public static let statusBase: Int32 = 10
 
     /// `10 + code` for an RPC error (11 CANCELLED … 14 DEADLINE_EXCEEDED, 15 NOT_FOUND, 24 UNAVAILABLE,
-    /// 26 UNAUTHENTICATED); codes this build does not know map to 1.
+    /// 26 UNAUTHENTICATED); a code outside 0-16 counts as UNKNOWN (12), as the client reports it.
     public static func forStatus(_ code: StatusCode) -> Int32 {
         guard code != .ok else { return success }
-        guard (1...100).contains(code.rawValue) else { return notServing }
+        guard StatusCode.allCanonical.contains(code) else { return statusBase + StatusCode.unknown.rawValue }
         return statusBase + code.rawValue
     }
 

@@ -71,10 +71,9 @@ public enum LarderCommand {
     static func report(_ error: CLIError, stderr: OutputSink) -> Int32 {
         switch error {
         case .usage(let message, let command):
-            let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map(SafeText.escaped)
-            stderr.write("larder: \(lines.joined(separator: "\n"))\nRun '\(command) --help' for usage.\n")
+            stderr.write(TerminalText.lines("larder: \(message)\nRun '\(command) --help' for usage.\n"))
         case .rpc(let rpc):
-            stderr.write("\(SafeText.escaped(rpc.description))\n")
+            stderr.write("\(TerminalText.value(rpc.description))\n")
         }
         return ExitCode.forError(error)
     }

@@ -71,7 +71,8 @@ public enum Usage {
               0   success
               1   larder health: the server is not SERVING
               2   usage error (unknown command or option, bad value)
-              10 + gRPC status code for an error from the server or the connection:
+              10 + gRPC status code for an error from the server or the connection;
+                   a code outside 0-16 exits 12 (UNKNOWN); the message gives the code:
 
             """
         let codes = StatusCode.allCanonical.filter { $0 != .ok }

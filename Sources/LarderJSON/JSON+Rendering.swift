@@ -1,5 +1,6 @@
 extension JSON {
-    /// Pretty-printed with two-space indentation and a final newline; non-ASCII text stays UTF-8.
+    /// Pretty-printed with two-space indentation and a final newline; non-ASCII text stays UTF-8,
+    /// but for C1 controls and U+2028/U+2029, escaped like C0 and DEL (`\u009b`).
     public func rendered() -> String {
         var output = ""
         write(to: &output, indent: 0, pretty: true)
@@ -64,7 +65,9 @@ extension JSON {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                // C0, DEL and C1 (U+009B is a terminal's CSI): printed JSON must not drive a terminal.
+                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+                    || scalar == "\u{2029}" {
                     let hex = String(scalar.value, radix: 16, uppercase: false)
                     output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -98,6 +98,16 @@ struct BenchReportTests {
         #expect(BenchReport.text(result).contains(#"error        NOT_FOUND × 10 (first: location "\u{1B}[2J" not found)"#))
     }
 
+    @Test func theJSONReportEscapesC1ControlsToo() throws {
+        var result = Self.result(rate: nil, serverCPU: nil)
+        result.firstMessages = [.notFound: "a\u{1B}[2J b\u{9B}31m c\u{85}"]
+        let text = BenchReport.json(result)
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || (0x7F...0x9F).contains($0.value) })
+        #expect(text.contains(#""NOT_FOUND":"a\u001b[2J b\u009b31m c\u0085""#))
+        let json = try Self.parse(text)
+        #expect(json["first_error_messages"] as? [String: String] == ["NOT_FOUND": "a\u{1B}[2J b\u{9B}31m c\u{85}"])
+    }
+
     @Test func chartRowsCoverEveryValueInLogSpacedRanges() {
         var histogram = LatencyHistogram()
         histogram.record(3, count: 5)

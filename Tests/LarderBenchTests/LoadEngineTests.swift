@@ -67,6 +67,26 @@ struct LoadEngineTests {
         #expect(result.firstMessages[.notFound] == "no such thing")
     }
 
+    @Test func aConnectionErrorFromTheServerIsReportedEscaped() async throws {
+        let evil = "\u{1B}]0;PWNED\u{7}\u{1B}[2J\r\u{9B}31m\nforged line"
+        let server = try PingServer { _ in
+            ResponseEnvelope(callID: 0, statusCode: .resourceExhausted, statusMessage: "conn err " + evil)
+        }
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--requests", "20", "--concurrency", "2", "--connections", "1", "--time-limit", "20s",
+        ])
+        let result = try await BenchRunner.run(options)
+        let expected = "RESOURCE_EXHAUSTED: connection error from server: conn err " + SafeText.escaped(evil)
+        #expect(result.connectionFailures.contains(expected), "\(result.connectionFailures)")
+        // Escaped once where it is recorded, it is inert in the report on stdout and in JSON.
+        let inert = { (text: String) in text.unicodeScalars.allSatisfy { $0 == "\n" || !SafeText.needsEscape($0) } }
+        for failure in result.connectionFailures { #expect(inert(failure), "\(failure.debugDescription)") }
+        #expect(inert(BenchReport.text(result)))
+        #expect(BenchReport.text(result).contains("  connection   " + expected + "\n"))
+        #expect(inert(BenchReport.json(result)))
+    }
+
     @Test func tokenTravelsAsAuthorizationMetadata() async throws {
         let server = try PingServer { request in
             request.metadata["authorization"] == "Bearer s3cret"

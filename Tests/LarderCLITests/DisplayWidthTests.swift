@@ -34,8 +34,12 @@ struct DisplayWidthTests {
 
     @Test("no header, missing cells, and control characters made harmless")
     func edgeCases() {
-        let table = TableRenderer(columns: [.init("A"), .init("B")], rows: [["x"], ["a\nb\u{1B}[31m", "y"]],
-                                  showsHeader: false)
-        #expect(table.render() == "x\na\u{FFFD}b\u{FFFD}[31m  y\n")
+        let table = TableRenderer(columns: [.init("A"), .init("B")],
+                                  rows: [["x"], ["a\nb\u{1B}[31m", "y\u{9B}2J\u{202E}"]], showsHeader: false)
+        #expect(table.render() == #"""
+            x
+            a\u{A}b\u{1B}[31m  y\u{9B}2J\u{202E}
+
+            """#)
     }
 }

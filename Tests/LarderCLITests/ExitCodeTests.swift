@@ -4,10 +4,12 @@ import Testing
 
 @Suite("Exit codes")
 struct ExitCodeTests {
-    @Test("10 + status code for RPC errors", arguments: [
+    @Test("10 + status code for RPC errors, 12 for a code outside 0-16", arguments: [
         (StatusCode.cancelled, Int32(11)), (.invalidArgument, Int32(13)), (.deadlineExceeded, 14), (.notFound, 15),
         (.alreadyExists, 16), (.failedPrecondition, 19), (.unavailable, 24), (.unauthenticated, 26),
-        (StatusCode(rawValue: 200), 1), (StatusCode(rawValue: -3), 1),
+        // Outside 0-16: UNKNOWN, never 1 (larder health's "not serving") nor 10 + an unlisted code.
+        (StatusCode(rawValue: 17), 12), (StatusCode(rawValue: 99), 12), (StatusCode(rawValue: 200), 12),
+        (StatusCode(rawValue: -3), 12), (StatusCode(rawValue: .max), 12), (StatusCode(rawValue: .min), 12),
     ] as [(StatusCode, Int32)])
     func statusCodes(code: StatusCode, expected: Int32) {
         #expect(ExitCode.forError(.rpc(RPCError(code, "x"))) == expected)

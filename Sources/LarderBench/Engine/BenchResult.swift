@@ -18,7 +18,7 @@ public struct BenchResult: Sendable {
     public var firstMessages: [StatusCode: String]
     /// Calls in flight on connections that failed (counted apart from `calls`).
     public var lostCalls: Int
-    /// Why connections failed.
+    /// Why connections failed, escaped (`SafeText.escaped`): they may quote what a server sent.
     public var connectionFailures: [String]
     /// This process's CPU seconds over the measurement window.
     public var benchCPUSeconds: Double

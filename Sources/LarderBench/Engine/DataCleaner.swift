@@ -12,7 +12,7 @@ public struct CleanupReport: Sendable, Equatable {
     public var kept = false
     public var deletedLocations = 0
     public var deletedMeals = 0
-    /// Why deleting stopped; some data may be left then.
+    /// Why deleting stopped, escaped (it may quote the server); some data may be left then.
     public var failure: String?
     /// The run's `--tls` flags, for `cleanUpCommand` (a `--tls-only` server refuses cleartext).
     public var tls: ClientTLS?
@@ -45,7 +45,7 @@ enum DataCleaner {
             report.deletedLocations = counts.locations
             report.deletedMeals = counts.meals
         } catch {
-            report.failure = error.description
+            report.failure = SafeText.escaped(error.description)
         }
         return report
     }

@@ -542,7 +542,9 @@ final class LoadLoop: @unchecked Sendable {
         connection.wantsWritable = false
         waiter.remove(connection.position)
         connection.closeSocket()
-        connectionFailures.append("\(code.name): \(message)")
+        // The message may quote the server (a connection error's status message): escaped here
+        // once, it is inert in every report and on stderr.
+        connectionFailures.append(SafeText.escaped("\(code.name): \(message)"))
     }
 
     private func makeResult(endedAt: UInt64) -> LoopResult {

@@ -51,7 +51,7 @@ public enum BenchReport {
             let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \(SafeText.escaped($0)))" } ?? ""
             lines.append("  error        \(code.name) × \(Format.grouped(count))\(message)")
         }
-        if let failure = result.templateFailure { lines.append("  stopped      \(failure)") }
+        if let failure = result.templateFailure { lines.append("  stopped      \(SafeText.escaped(failure))") }
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
         lines += stepLines(result)
@@ -132,7 +132,23 @@ public enum BenchReport {
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]),
               let text = String(data: data, encoding: .utf8)
         else { return "{}\n" }
-        return text + "\n"
+        return escapingC1(text) + "\n"
+    }
+
+    /// `json` with C1 controls written as `\u009b`: JSONSerialization escapes C0 only, and the
+    /// server's messages in the report could hold U+009B, a terminal's CSI. Outside strings JSON
+    /// text is ASCII, so every C1 scalar is inside a string, where the escape means the same.
+    static func escapingC1(_ json: String) -> String {
+        guard json.unicodeScalars.contains(where: { (0x80...0x9F).contains($0.value) }) else { return json }
+        var out = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            if (0x80...0x9F).contains(scalar.value) {
+                out.append(contentsOf: "\\u00\(String(scalar.value, radix: 16))".unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     static func latencyJSON(_ histogram: LatencyHistogram) -> [String: Any] {

@@ -48,7 +48,7 @@ enum CallCommand {
         do throws(RPCError) {
             let json = try ProtoJSON.json(fromBinary: reply, type: method.output,
                                           options: ProtoJSON.Options(emitDefaults: command.isSet("emit-defaults")))
-            context.write(json.rendered())
+            context.write(json)
         } catch {
             throw .rpc(RPCError(.internal, "reply of \(method.path) does not convert to JSON: \(error.message)"))
         }

@@ -90,7 +90,7 @@ enum CategoryCommands {
     ) { command, context throws(CLIError) in
         let id = try await context.categoryID(command.id)
         let reply = try await context.call(ItemCategoryMethods.deleteItemCategory, DeleteItemCategoryRequest(id: id))
-        try context.emit(reply, ids: { [id] }) { "Deleted item category \(id).\n" }
+        try context.emit(reply, ids: { [id] }) { "Deleted item category \(TerminalText.value(id)).\n" }
     }
 }
 

@@ -70,14 +70,27 @@ public final class CommandContext {
         return message == error.message ? error : RPCError(error.code, message)
     }
 
-    /// Writes `text` to stdout as is.
+    /// Writes human-readable `text` to stdout through `TerminalText.lines`: a server's value
+    /// put in without `TerminalText.value` still cannot drive the terminal.
     func write(_ text: String) {
-        stdout.write(text)
+        stdout.write(TerminalText.lines(text))
+    }
+
+    /// Writes a JSON document to stdout; its own escaping (`\u001b`) keeps it valid and inert.
+    func write(_ json: JSON) {
+        stdout.write(json.rendered())
     }
 
     /// Writes a hint for people (`next page: …`) to stderr, never into the output a script reads.
+    /// Values from the server in it go through `TerminalText.value`.
     func hint(_ text: String) {
-        stderr.write(text.hasSuffix("\n") ? text : text + "\n")
+        stderr.write(TerminalText.lines(text.hasSuffix("\n") ? text : text + "\n"))
+    }
+
+    /// Writes `ids` one a line; each is escaped whole (`TerminalText.value`), so an id holding a
+    /// newline or an escape sequence is still one line.
+    func writeIDs(_ ids: [String]) {
+        stdout.write(ids.map { TerminalText.value($0) + "\n" }.joined())
     }
 
     /// How `--json` prints messages: the proto3 JSON mapping with every scalar and
@@ -85,22 +98,23 @@ public final class CommandContext {
     /// unset message fields (timestamps) are left out.
     static var jsonOptions: ProtoJSON.Options { ProtoJSON.Options(emitDefaults: true) }
 
-    /// Prints `message` as `-o` asks: one proto3 JSON document, the `ids` one a line, or the text `human` builds.
+    /// Prints `message` as `-o` asks: one proto3 JSON document, the `ids` one a line, or the text `human` builds
+    /// (which passes server values through `TerminalText.value`).
     /// - Throws: `.rpc(INTERNAL)` when the message has no JSON form (a Timestamp outside years 1-9999);
     ///   a usage error for `-o ids` on a command whose result has no ids.
     func emit<M: ProtoMessage>(_ message: M, ids: (() -> [String])? = nil, human: () -> String) throws(CLIError) {
         switch globals.output {
         case .table:
-            stdout.write(human())
+            write(human())
         case .ids:
             guard let ids else {
                 throw .usage("-o ids: '\(command?.usagePath ?? "larder")' prints no ids; use -o table or -o json",
                              command: command?.usagePath ?? "larder")
             }
-            stdout.write(ids().map { $0 + "\n" }.joined())
+            writeIDs(ids())
         case .json:
             do throws(RPCError) {
-                stdout.write(try ProtoJSON.json(of: message, options: Self.jsonOptions).rendered())
+                write(try ProtoJSON.json(of: message, options: Self.jsonOptions))
             } catch {
                 throw .rpc(RPCError(.internal, "\(M.protoName) does not convert to JSON: \(error.message)"))
             }

@@ -84,7 +84,7 @@ enum GroupCommands {
         let reply = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
                                            DeleteCategoryGroupRequest(id: id, cascade: cascade))
         try context.emit(reply, ids: { [id] }) {
-            "Deleted category group \(id)\(cascade ? " and its item categories" : "").\n"
+            "Deleted category group \(TerminalText.value(id))\(cascade ? " and its item categories" : "").\n"
         }
     }
 }

@@ -70,6 +70,6 @@ enum LocationCommands {
     ) { command, context throws(CLIError) in
         let id = try await context.locationID(command.id)
         let reply = try await context.call(LocationMethods.deleteLocation, DeleteLocationRequest(id: id))
-        try context.emit(reply, ids: { [id] }) { "Deleted location \(id).\n" }
+        try context.emit(reply, ids: { [id] }) { "Deleted location \(TerminalText.value(id)).\n" }
     }
 }

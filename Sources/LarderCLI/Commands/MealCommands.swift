@@ -1,5 +1,6 @@
 import Foundation
 import LarderAPI
+import LarderWire
 
 /// `larder meals list|get|add|update|delete|summary`.
 enum MealCommands {
@@ -9,6 +10,9 @@ enum MealCommands {
 
     /// Pages fetched by `--all` at most (at 1000 meals a page).
     static let maxPages = 10_000
+    /// What `--all` holds for a table or JSON, in UTF-8 bytes of ids and names plus 64 a meal
+    /// (about 250,000 meals with 150-byte names); `-o ids` prints page by page and holds one.
+    static let maxHeldBytes = 64 << 20
 
     static let list = CommandSpec(
         resource: "meals", name: "list", summary: "List meals, newest first, one page at a time",
@@ -19,7 +23,8 @@ enum MealCommands {
                        choices: MealCategoryNames.all),
             OptionSpec("page-size", value: "N", "Meals per page, 1-1000 (server default 50)"),
             OptionSpec("page-token", value: "TOKEN", "Continue after the page that returned TOKEN"),
-            .flag("all", "Fetch every page"),
+            .flag("all", "Fetch every page, at most \(maxPages) (a page token the server sends twice is an error); "
+                  + "-o ids prints each page as it comes, a table or JSON holds at most \(maxHeldBytes >> 20) MiB of meals"),
         ],
         examples: [
             "larder meals list --since 2026-11-01 --until 2026-12-01 --category lunch --page-size 100",
@@ -28,7 +33,7 @@ enum MealCommands {
         fieldFlags: ["page_size": "--page-size", "page_token": "--page-token", "start_time": "--since",
                      "end_time": "--until", "category": "--category"]
     ) { command, context throws(CLIError) in
-        var request = ListMealRecordsRequest(
+        let request = ListMealRecordsRequest(
             pageSize: try command.int32("page-size", in: 1...1000) ?? 0,
             pageToken: command.value("page-token") ?? "",
             startTime: try command.timestamp("since", context.localTime),
@@ -37,23 +42,61 @@ enum MealCommands {
         guard !command.isSet("all") || command.value("page-token") == nil else {
             throw .usage("--all and --page-token cannot be combined", command.spec)
         }
-        var response = try await context.call(MealRecordMethods.listMealRecords, request)
-        if command.isSet("all") {
-            var meals = response.mealRecords
-            var pages = 1
-            while !response.nextPageToken.isEmpty && pages < maxPages {
-                request.pageToken = response.nextPageToken
-                response = try await context.call(MealRecordMethods.listMealRecords, request)
-                meals += response.mealRecords
-                pages += 1
-            }
-            response = ListMealRecordsResponse(mealRecords: meals, nextPageToken: response.nextPageToken)
+        let all = command.isSet("all")
+        let response = if all {
+            try await listAll(request, context)
+        } else {
+            try await context.call(MealRecordMethods.listMealRecords, request)
         }
-        try context.emit(response, ids: { response.mealRecords.map(\.id) }) {
-            HumanOutput.mealRecords(response.mealRecords, context.localTime, width: context.tableWidth)
+        // `--all -o ids` printed its ids page by page.
+        if !all || context.globals.output != .ids {
+            try context.emit(response, ids: { response.mealRecords.map(\.id) }) {
+                HumanOutput.mealRecords(response.mealRecords, context.localTime, width: context.tableWidth)
+            }
         }
         if !response.nextPageToken.isEmpty {
-            context.hint("next page: add --page-token \(response.nextPageToken) (or --all for every page)")
+            context.hint("next page: add --page-token \(TerminalText.value(response.nextPageToken)) (or --all for every page)")
+        }
+    }
+
+    /// Every page of the listing `first` asks for, until one without a next_page_token or `maxPages`: with
+    /// `-o ids` the ids are printed page by page and the result holds the last page's token
+    /// only; otherwise the result holds every meal.
+    /// - Throws: `.rpc(INTERNAL)` when the server sends a page token it already sent in this
+    ///   listing; `.rpc(RESOURCE_EXHAUSTED)` past `maxHeldBytes`; errors of the calls.
+    static func listAll(_ first: ListMealRecordsRequest, _ context: CommandContext)
+        async throws(CLIError) -> ListMealRecordsResponse
+    {
+        var request = first
+        let streams = context.globals.output == .ids
+        var meals: [MealRecord] = []
+        var held = 0
+        var tokens = PageTokenTrail()
+        var pages = 0
+        while true {
+            let response = try await context.call(MealRecordMethods.listMealRecords, request)
+            pages += 1
+            if streams {
+                context.writeIDs(response.mealRecords.map(\.id))
+            } else {
+                held += response.mealRecords.reduce(0) { $0 + $1.id.utf8.count + $1.name.utf8.count + 64 }
+                guard held <= maxHeldBytes else {
+                    throw .rpc(RPCError(.resourceExhausted, "meals list --all: more than \(maxHeldBytes >> 20) MiB of "
+                        + "meals after \(pages) pages, too many to hold for a table or JSON; -o ids prints them page "
+                        + "by page, or narrow the listing with --since, --until or --category"))
+                }
+                meals += response.mealRecords
+            }
+            let token = response.nextPageToken
+            guard !token.isEmpty, pages < maxPages else {
+                return ListMealRecordsResponse(mealRecords: meals, nextPageToken: token)
+            }
+            guard tokens.insert(token) else {
+                throw .rpc(RPCError(.internal, "meals list --all: page \(pages) from the server has next_page_token "
+                    + "\(SafeText.quoted(token)), which an earlier page of this listing had; following it would "
+                    + "repeat pages for ever, so larder stopped"))
+            }
+            request.pageToken = token
         }
     }
 
@@ -126,7 +169,7 @@ enum MealCommands {
     ) { command, context throws(CLIError) in
         let id = try await context.mealID(command.id)
         let reply = try await context.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: id))
-        try context.emit(reply, ids: { [id] }) { "Deleted meal \(id).\n" }
+        try context.emit(reply, ids: { [id] }) { "Deleted meal \(TerminalText.value(id)).\n" }
     }
 
     static let summary = CommandSpec(

@@ -25,7 +25,7 @@ enum VersionCommand {
         if context.globals.json {
             var members = [JSON.Member("clientVersion", try json(client))]
             if let server { members.append(JSON.Member("serverVersion", try json(server))) }
-            context.write(JSON.object(members).rendered())
+            context.write(JSON.object(members))
         } else {
             context.write(text(client: client, server: server, context.localTime))
         }
@@ -36,7 +36,7 @@ enum VersionCommand {
     static func text(client: ServerInfo, server: ServerInfo?, _ localTime: LocalTime) -> String {
         var text = "Client Version: \(client.summary)\n"
         guard let server else { return text }
-        text += "Server Version: \(server.summary)\n"
+        text += "Server Version: \(TerminalText.value(server.summary))\n"
         if let start = server.startTime { text += "Server Started: \(localTime.format(Timestamp(seconds: start.seconds)))\n" }
         return text
     }

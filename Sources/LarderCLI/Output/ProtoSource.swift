@@ -1,6 +1,7 @@
 public import LarderAPI
 
-/// Reflection results as .proto source, the way grpcurl's `describe` shows them.
+/// Reflection results as .proto source, the way grpcurl's `describe` shows them. Every name
+/// comes from the server, so each passes through `TerminalText.value` (`name(_:)`).
 public enum ProtoSource {
     /// One row per method: wire name, request type, response type.
     public static func methodTable(_ services: [ServiceInfo], width: Int? = nil) -> String {
@@ -12,25 +13,25 @@ public enum ProtoSource {
     }
 
     public static func service(_ service: ServiceInfo) -> String {
-        var text = "\(service.name) is a service:\nservice \(shortName(service.name)) {\n"
+        var text = "\(name(service.name)) is a service:\nservice \(shortName(service.name)) {\n"
         for method in service.methods { text += "  " + rpc(method) + "\n" }
         return text + "}\n"
     }
 
     public static func method(_ method: MethodInfo, of service: ServiceInfo) -> String {
-        "\(service.name).\(method.name) is a method:\n\(rpc(method))\n"
+        "\(name(service.name)).\(name(method.name)) is a method:\n\(rpc(method))\n"
     }
 
     public static func type(_ response: DescribeTypeResponse) -> String {
         switch response.type {
         case .messageType(let message):
-            var text = "\(message.name) is a message:\nmessage \(shortName(message.name)) {\n"
+            var text = "\(name(message.name)) is a message:\nmessage \(shortName(message.name)) {\n"
             if message.mapEntry { text += "  option map_entry = true;\n" }
             for field in message.fields { text += "  " + self.field(field) + "\n" }
             return text + "}\n"
         case .enumType(let type):
-            var text = "\(type.name) is an enum:\nenum \(shortName(type.name)) {\n"
-            for value in type.values { text += "  \(value.name) = \(value.number);\n" }
+            var text = "\(name(type.name)) is an enum:\nenum \(shortName(type.name)) {\n"
+            for value in type.values { text += "  \(name(value.name)) = \(value.number);\n" }
             return text + "}\n"
         case nil:
             return "(the server described nothing)\n"
@@ -42,7 +43,7 @@ public enum ProtoSource {
     static func field(_ field: FieldInfo) -> String {
         var text: String
         if let (key, value) = field.map {
-            text = "map<\(typeName(key)), \(typeName(value))> \(field.name) = \(field.number);"
+            text = "map<\(typeName(key)), \(typeName(value))> \(name(field.name)) = \(field.number);"
         } else {
             let label = switch field.label {
             case .repeated: "repeated "
@@ -50,24 +51,29 @@ public enum ProtoSource {
             case .required: "required "
             case .singular, .unspecified: ""
             }
-            text = "\(label)\(typeName(field)) \(field.name) = \(field.number);"
+            text = "\(label)\(typeName(field)) \(name(field.name)) = \(field.number);"
         }
         var notes: [String] = []
-        if field.jsonName != field.name { notes.append("JSON: \(field.jsonName)") }
+        if field.jsonName != field.name { notes.append("JSON: \(name(field.jsonName))") }
         if field.inOneof { notes.append("in a oneof") }
         if !notes.isEmpty { text += "  // " + notes.joined(separator: "; ") }
         return text
     }
 
     static func typeName(_ field: FieldInfo) -> String {
-        field.type == .message || field.type == .enum ? ".\(field.typeName)" : field.type.keyword
+        field.type == .message || field.type == .enum ? ".\(name(field.typeName))" : field.type.keyword
     }
 
     static func rpc(_ method: MethodInfo) -> String {
-        "rpc \(method.name) ( .\(method.inputType) ) returns ( .\(method.outputType) );"
+        "rpc \(name(method.name)) ( .\(name(method.inputType)) ) returns ( .\(name(method.outputType)) );"
     }
 
     static func shortName(_ fullName: String) -> String {
-        fullName.split(separator: ".").last.map(String.init) ?? fullName
+        name(fullName.split(separator: ".").last.map(String.init) ?? fullName)
+    }
+
+    /// A name the server sent, escaped to stay on its line.
+    static func name(_ text: String) -> String {
+        TerminalText.value(text)
     }
 }

@@ -134,13 +134,9 @@ public struct TableRenderer: Sendable {
         return String(text[start...])
     }
 
-    /// Control characters (newlines, escapes) would break the layout or drive the terminal: show them as U+FFFD.
+    /// Control characters (newlines, escapes, U+009B), bidirectional overrides and line separators
+    /// would break the layout or drive the terminal: written as `\u{1B}` (`TerminalText.value`).
     static func sanitize(_ cell: String) -> String {
-        guard cell.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return cell }
-        var result = String.UnicodeScalarView()
-        for scalar in cell.unicodeScalars {
-            result.append(scalar.properties.generalCategory == .control ? "\u{FFFD}" : scalar)
-        }
-        return String(result)
+        TerminalText.value(cell)
     }
 }

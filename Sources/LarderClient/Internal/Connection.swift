@@ -266,10 +266,10 @@ final class Connection: Sendable {
                 return false
             }
             if reply.callID == 0 {
-                fail(reply.error ?? RPCError.unavailable("\(address) ended the connection"))
+                fail(reply.clientError ?? RPCError.unavailable("\(address) ended the connection"))
                 return false
             }
-            complete(reply.callID, with: reply.error.map { .failure($0) } ?? .success(reply.payload))
+            complete(reply.callID, with: reply.clientError.map { .failure($0) } ?? .success(reply.payload))
         }
     }
 }

@@ -40,6 +40,24 @@ enum CLIRunner {
         return CLIRun(status: status, stdout: stdout.text, stderr: stderr.text)
     }
 
+    /// Runs `larder arguments…` against `server`, answering every call it makes, however many,
+    /// with `answer(n, request)` for its `n`th call (from 1), until it exits.
+    static func run(_ arguments: [String], server: FakeServer,
+                    answering answer: @escaping @Sendable (Int, RequestEnvelope) -> ResponseEnvelope)
+        async throws -> CLIRun
+    {
+        let serving = Task {
+            var count = 0
+            // Ends when the task is cancelled below, once larder has exited.
+            for await request in server.requests {
+                count += 1
+                server.reply(answer(count, request))
+            }
+        }
+        defer { serving.cancel() }
+        return try await run(arguments, server: server)
+    }
+
     /// Runs `larder arguments…`, answering its one call with `reply`.
     static func run(_ arguments: [String], replying reply: some ProtoMessage) async throws -> CLIRun {
         let server = try FakeServer()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -10,7 +11,7 @@ import pytest
 
 from fake_server import FakeServer, reply
 from larder_client import AsyncLarderClient, Connection, LarderClient, LarderError, StatusCode
-from larder_client.messages import GetLocationRequest, Location
+from larder_client.messages import GetLocationRequest, ListMealRecordsRequest, ListMealRecordsResponse, Location, MealRecord
 
 
 @pytest.fixture
@@ -253,6 +254,55 @@ def test_every_rpc_is_a_method_on_its_service_and_on_the_client(fake):
                 for file in files for service in file.services_by_name.values() for method in service.methods
                 if not (method.client_streaming or method.server_streaming)}
     assert set(METHODS) == expected and len(METHODS) == len(expected)
+
+
+def _paging_handler(tokens: dict[str, str]):
+    """ListMealRecords whose next_page_token after page_token t is tokens[t] (one meal a page)."""
+    def handle(request):
+        token = ListMealRecordsRequest.FromString(request.payload).page_token
+        page = ListMealRecordsResponse(meal_records=[MealRecord(id=f"meal after {token!r}", name="n")],
+                                       next_page_token=tokens[token])
+        return reply(request, page.SerializeToString())
+    return handle
+
+
+# A server that always sends the same token, one that cycles, and a huge token sent twice.
+_LOOPS = [{"": "again", "again": "again"}, {"": "a", "a": "b", "b": "c", "c": "a"},
+          {"": "x" * 100_000, "x" * 100_000: "x" * 100_000}]
+
+
+@pytest.mark.parametrize("tokens", _LOOPS)
+def test_iter_meal_records_stops_at_a_page_token_the_server_sent_before(fake, tokens):
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _paging_handler(tokens)
+    with LarderClient(fake.address, timeout=10) as client:
+        seen = []
+        with pytest.raises(LarderError) as info:
+            seen.extend(itertools.islice(client.iter_meal_records(), 1000))  # bounded without the check
+        assert info.value.code == StatusCode.INTERNAL
+        assert "list_meal_records: page " in info.value.message
+        assert "which an earlier page of this listing had" in info.value.message
+        assert len(info.value.message) < 400  # a huge token is cut
+        assert len(seen) == len(tokens)  # each page once: the one whose token repeats is the last
+        # A listing that ends is followed to its end.
+        fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _paging_handler({"": "p2", "p2": "p3", "p3": ""})
+        assert [m.id for m in client.iter_meal_records()] == ["meal after ''", "meal after 'p2'", "meal after 'p3'"]
+
+
+def test_async_iter_meal_records_stops_at_a_page_token_the_server_sent_before(fake):
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _paging_handler(_LOOPS[1])
+
+    async def main():
+        async with AsyncLarderClient(fake.address, timeout=10) as client:
+            seen = []
+            with pytest.raises(LarderError) as info:
+                async for meal in client.iter_meal_records():
+                    seen.append(meal.id)
+                    if len(seen) == 1000:  # bounded without the check
+                        break
+            assert info.value.code == StatusCode.INTERNAL and "'a'" in info.value.message
+            assert len(seen) == 4
+
+    asyncio.run(main())
 
 
 # --- asyncio -------------------------------------------------------------------------------------

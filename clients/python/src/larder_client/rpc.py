@@ -21,6 +21,8 @@ from google.protobuf.field_mask_pb2 import FieldMask
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from .status import LarderError, StatusCode
+
 if TYPE_CHECKING:
     from .client import AsyncLarderClient, LarderClient
 
@@ -208,16 +210,52 @@ class AsyncBoundUnary(Generic[P, R]):
 
 # --- page iterators --------------------------------------------------------------------------------
 
+class _PageTokens:
+    """The next_page_tokens one listing has had, to notice one the server sends again: following
+    it would fetch the same pages for ever. Every token is kept while they total at most
+    MAX_CHARS characters (a Larder server's are 50), the last one always."""
+
+    MAX_CHARS = 1 << 20
+
+    def __init__(self, method: str) -> None:
+        self._method = method
+        self._seen: set[str] = set()
+        self._chars = 0
+        self._last: str | None = None
+        self._pages = 0
+
+    def follow(self, token: str) -> bool:
+        """True when the listing goes on with `token`, False when it ended (empty token).
+
+        Raises LarderError(INTERNAL) when this listing already had `token`."""
+        self._pages += 1
+        if not token:
+            return False
+        if token == self._last or token in self._seen:
+            shown = repr(token) if len(token) <= 64 else f"{token[:64]!r}… ({len(token.encode())} bytes)"
+            raise LarderError(StatusCode.INTERNAL,
+                              f"{self._method}: page {self._pages} from the server has next_page_token {shown}, "
+                              "which an earlier page of this listing had; following it would repeat pages for ever")
+        self._last = token
+        if self._chars + len(token) <= self.MAX_CHARS:
+            self._seen.add(token)
+            self._chars += len(token)
+        return True
+
+
 def iter_pages(fetch: Callable[..., Message], item_type: type[T], items: str,
                fields: Mapping[str, object], timeout: Timeout, metadata: Metadata | None) -> Iterator[T]:
-    """Every item of a paged list method, following next_page_token until it is empty."""
+    """Every item of a paged list method, following next_page_token until it is empty.
+
+    Raises LarderError(INTERNAL) when the server sends a next_page_token this listing already had."""
     token = ""
+    tokens = _PageTokens(getattr(fetch, "__name__", "list").lstrip("_"))
     while True:
         page = fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
         for item in getattr(page, items):
             yield cast(T, item)
         token = cast(str, getattr(page, "next_page_token"))
-        if not token:
+        if not tokens.follow(token):
             return
 
 
@@ -226,12 +264,13 @@ async def aiter_pages(fetch: Callable[..., Coroutine[Any, Any, Message]], item_t
                       metadata: Metadata | None) -> AsyncIterator[T]:
     """iter_pages for the asyncio client."""
     token = ""
+    tokens = _PageTokens(getattr(fetch, "__name__", "list").lstrip("_"))
     while True:
         page = await fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
         for item in getattr(page, items):
             yield cast(T, item)
         token = cast(str, getattr(page, "next_page_token"))
-        if not token:
+        if not tokens.follow(token):
             return
 
 
