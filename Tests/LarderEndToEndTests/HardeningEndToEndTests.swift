@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderHTTP2
 import LarderTestSupport
 import LarderWire
 import Testing
@@ -234,6 +235,37 @@ struct HardeningEndToEndTests {
         raw.send(Self.listLocations(5))
         reply = try #require(raw.receive())
         #expect(reply.callID == 5 && reply.statusCode == .ok)
+    }
+
+    /// An update mask written 4,999 times, one path each (a 40 KB frame within every other
+    /// bound): protobuf-c merged the repeats in quadratic time and memory (~99 MB and ~19 ms of
+    /// the event loop per frame). Refused at its ninth occurrence, over either protocol, with
+    /// the connection serving on.
+    @Test func aMessageFieldRepeatedThousandsOfTimesIsRefusedOverBothProtocols() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let path: [UInt8] = [0x0A, 0x04] + Array("name".utf8)  // FieldMask.paths = "name"
+        let payload = Array(repeating: [0x12, UInt8(path.count)] + path, count: 4_999).flatMap { $0 }  // update_mask
+        let message = "larder.v1.UpdateMealRecordRequest has update_mask more than 8 times: a message field that is not "
+            + "repeated may occur at most 8 times (encoders write it once)"
+
+        let raw = try RawConnection(port: server.port)
+        raw.send(Self.envelope(1, MealRecordMethods.updateMealRecord.path, payload))
+        let reply = try #require(raw.receive())
+        #expect(reply.callID == 1 && reply.statusCode == .invalidArgument, "\(reply.statusMessage)")
+        #expect(reply.statusMessage == message)
+        raw.send(Self.listLocations(2))
+        let next = try #require(raw.receive())
+        #expect(next.callID == 2 && next.statusCode == .ok, "the connection serves on")
+
+        let response = try await offThePool { () throws -> GRPCClientSession.Response? in
+            try HTTP2EndToEndTests.unary(port: server.port, MealRecordMethods.updateMealRecord.path, payload)
+        }
+        let http2 = try #require(response)
+        let status = http2.trailers["grpc-status"] ?? http2.headers["grpc-status"]
+        let http2Message = GRPCPercentEncoding.decode((http2.trailers["grpc-message"] ?? http2.headers["grpc-message"] ?? "").utf8)
+        #expect(status == String(StatusCode.invalidArgument.rawValue), "\(http2.headers) \(http2.trailers)")
+        #expect(http2Message == message)
     }
 
     // MARK: - Item 6: out of file descriptors
