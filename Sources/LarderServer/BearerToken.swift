@@ -11,8 +11,12 @@ struct BearerToken: Sendable {
         expected = Array("Bearer \(token)".utf8)
     }
 
-    /// Reads the token from a file (surrounding whitespace trimmed).
-    /// - Throws: INVALID_ARGUMENT when the file cannot be read or is empty.
+    /// Reads the token from a file: one RFC 6750 `b64token` (`A-Z a-z 0-9 - . _ ~ + /`, then
+    /// any `=` padding), optionally followed by one newline (`\n` or `\r\n`), nothing else.
+    /// Its bytes are checked as they are, never decoded: a byte that is not UTF-8 would
+    /// otherwise become U+FFFD, and a token of them would accept `Bearer ` + U+FFFD….
+    /// - Throws: INVALID_ARGUMENT naming the file when it cannot be read, is empty, or holds
+    ///   anything else.
     static func load(path: String) throws(RPCError) -> BearerToken {
         guard let file = fopen(path, "r") else {
             throw RPCError.invalidArgument("cannot read auth token file \(path): \(String(cString: strerror(errno)))")
@@ -26,12 +30,55 @@ struct BearerToken: Sendable {
             bytes += chunk[0..<count]
             if bytes.count > 64 * 1024 { throw RPCError.invalidArgument("auth token file \(path) is larger than 64 KiB") }
         }
-        let token = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
-        guard !token.isEmpty else { throw RPCError.invalidArgument("auth token file \(path) is empty") }
-        guard !token.contains(where: { $0.isNewline }) else {
-            throw RPCError.invalidArgument("auth token file \(path) must hold one line")
+        if bytes.last == UInt8(ascii: "\n") {
+            bytes.removeLast()
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         }
-        return BearerToken(token)
+        guard !bytes.isEmpty else { throw RPCError.invalidArgument("auth token file \(path) is empty") }
+        if let offset = invalidTokenByte(bytes) {
+            throw RPCError.invalidArgument(
+                "auth token file \(path) has \(describe(bytes, at: offset)) at offset \(offset): a bearer token is "
+                + "one line of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 allows, "
+                + "with at most one newline after it")
+        }
+        return BearerToken(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The offset of the first byte that breaks RFC 6750's `b64token`
+    /// (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`), or nil.
+    static func invalidTokenByte(_ bytes: [UInt8]) -> Int? {
+        var padding = false
+        for (offset, byte) in bytes.enumerated() {
+            if byte == UInt8(ascii: "=") {
+                if offset == 0 { return offset }
+                padding = true
+            } else if padding || !isTokenCharacter(byte) {
+                return offset
+            }
+        }
+        return nil
+    }
+
+    /// The byte at `offset`, for a message (a valid character out of place says why).
+    private static func describe(_ bytes: [UInt8], at offset: Int) -> String {
+        let byte = bytes[offset]
+        switch byte {
+        case 0x20: return "a space"
+        case 0x0A, 0x0D: return "a line break"
+        case UInt8(ascii: "=") where offset == 0: return "\"=\" first"
+        case _ where isTokenCharacter(byte): return "\"\(UnicodeScalar(byte))\" after \"=\" padding"
+        case 0x21...0x7E: return "\"\(UnicodeScalar(byte))\""
+        default: return "byte 0x\(String(byte, radix: 16, uppercase: true))"
+        }
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+             UInt8(ascii: "~"), UInt8(ascii: "+"), UInt8(ascii: "/"): true
+        default: false
+        }
     }
 
     /// True when `authorization` is exactly `Bearer <token>`. Every byte of the
@@ -46,14 +93,5 @@ struct BearerToken: Sendable {
             difference |= byte ^ wanted
         }
         return difference == 0
-    }
-}
-
-extension String {
-    func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-        return String(scalars)
     }
 }

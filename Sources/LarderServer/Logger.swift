@@ -1,4 +1,4 @@
-import Synchronization
+import LarderSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,11 +22,15 @@ public struct Logger: Sendable {
 
     public let minimumLevel: Level
     private let fd: Int32
+    /// Shared by every copy of this logger.
+    private let limiter: LogRateLimiter
 
-    /// A logger writing to `fd` (stderr by default) every event at `minimumLevel` or above.
-    public init(minimumLevel: Level = .info, fd: Int32 = 2) {
+    /// A logger writing to `fd` (stderr by default) every event at `minimumLevel` or above,
+    /// the events of `rateLimit` at most as often as it says.
+    public init(minimumLevel: Level = .info, fd: Int32 = 2, rateLimit: LogRateLimit = .peerTriggered) {
         self.minimumLevel = minimumLevel
         self.fd = fd
+        self.limiter = LogRateLimiter(rateLimit)
     }
 
     /// True when events at `level` are written.
@@ -48,9 +52,32 @@ public struct Logger: Sendable {
         log(.error, event, fields)
     }
 
-    /// Writes one line with a single write(2), so lines from threads never interleave.
+    /// Writes one line with a single write(2), so lines from threads never interleave; an
+    /// event of the rate limit past its lines for the interval is counted instead.
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible>) {
         guard enabled(level) else { return }
+        if limiter.limits(event) {
+            let (write, ended) = limiter.admit(event, level: level, now: MonotonicClock.nanoseconds())
+            if let ended { logSuppressed(ended) }
+            guard write else { return }
+        }
+        emit(level, event, fields)
+    }
+
+    /// Writes a `log_suppressed` line for each rate-limited event whose interval is over (or,
+    /// with `all`, not yet over) and that had lines held back in it. The server calls this
+    /// every tick, so the count is written even when no line of that event follows, and once
+    /// more as it stops.
+    public func flushSuppressed(all: Bool = false) {
+        for ended in limiter.takeEnded(now: all ? nil : MonotonicClock.nanoseconds()) { logSuppressed(ended) }
+    }
+
+    private func logSuppressed(_ ended: LogRateLimiter.Suppressed) {
+        emit(ended.level, "log_suppressed", ["suppressed": ended.event, "lines": ended.lines,
+                                             "interval_s": limiter.limit.intervalSeconds, "limit": limiter.limit.lines])
+    }
+
+    private func emit(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible>) {
         var line = "ts=\(Self.timestamp()) level=\(level.name) event=\(Self.quoted(event))"
         for (key, value) in fields {
             line += " \(key)=\(Self.quoted(value.description))"

@@ -9,15 +9,22 @@ import Glibc
 /// on its own thread so a scrape never runs on (or waits for) the RPC loop
 /// beyond taking a snapshot.
 ///
-/// Deliberately small: one connection at a time, `Connection: close`, a
-/// request head of at most 8 KiB read within 2 seconds. `GET`/`HEAD
-/// /metrics` → 200; another path → 404; another method → 405.
+/// Deliberately small: `Connection: close`, a request head of at most 8 KiB that must
+/// arrive within 2 seconds of the accept, a response that must be taken within 10 seconds.
+/// Up to 16 connections are served at once, without blocking (`MetricsHTTPExchange`), so a
+/// slow or stalled client holds one of them until its deadline, never a scrape.
+/// `GET`/`HEAD /metrics` → 200; another path → 404; another method → 405.
 final class MetricsHTTPServer: Sendable {
     /// Renders the page body; nil when the server cannot produce it now (→ 503).
     typealias Render = @Sendable () -> String?
 
-    private static let maxRequestBytes = 8192
-    private static let ioTimeoutSeconds = 2
+    static let maxRequestBytes = 8192
+    /// From the accept to the end of the request head.
+    static let headTimeoutNanoseconds: UInt64 = 2_000_000_000
+    /// From the end of the head to the last byte of the response taken by the client.
+    static let responseTimeoutNanoseconds: UInt64 = 10_000_000_000
+    /// Connections served at once; more wait in the listen backlog.
+    static let maxConnections = 16
 
     private let listener: TCPListener
     private let render: Render
@@ -37,7 +44,7 @@ final class MetricsHTTPServer: Sendable {
     func start() {
         thread.withLock { thread in
             guard thread == nil else { return }
-            thread = SystemThread(name: "larder-metrics") { [self] in acceptLoop() }
+            thread = SystemThread(name: "larder-metrics") { [self] in serveLoop() }
         }
     }
 
@@ -52,85 +59,67 @@ final class MetricsHTTPServer: Sendable {
         listener.close()
     }
 
-    private func acceptLoop() {
-        let fd = listener.fd
+    /// Polls the listener (while there is room) and every exchange, steps those that are
+    /// ready and ends those past their deadline; wakes at least every 200 ms to see `stop`.
+    private func serveLoop() {
+        var exchanges: [MetricsHTTPExchange] = []
+        defer { exchanges.forEach { $0.finish() } }
+        // A failed accept (out of descriptors) leaves the listener readable: rest a moment, not spin.
+        var acceptPausedUntil: UInt64 = 0
         while !stopping.load(ordering: .relaxed) {
-            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard Glibc.poll(&poll, 1, 200) > 0 else { continue }
-            guard let accepted = try? listener.accept() else { continue }
-            serve(accepted.fd)
-            SocketIO.close(accepted.fd)
+            let accepting = exchanges.count < Self.maxConnections && MonotonicClock.nanoseconds() >= acceptPausedUntil
+            var polled = [pollfd(fd: accepting ? listener.fd : -1, events: Int16(POLLIN), revents: 0)]
+            polled += exchanges.map { pollfd(fd: $0.fd, events: Int16($0.wantsWrite ? POLLOUT : POLLIN), revents: 0) }
+            let before = MonotonicClock.nanoseconds()
+            let nearest = exchanges.map { $0.deadline > before ? ($0.deadline - before) / 1_000_000 + 1 : 0 }.min() ?? 200
+            _ = poll(&polled, nfds_t(polled.count), Int32(min(nearest, 200)))  // on failure no revents: deadlines still run
+            let now = MonotonicClock.nanoseconds()
+            for (exchange, entry) in zip(exchanges, polled.dropFirst()) where entry.revents != 0 {
+                if exchange.wantsWrite { exchange.writable() } else { exchange.readable(now: now, respond: respond) }
+            }
+            if polled[0].revents != 0 {
+                do {
+                    while exchanges.count < Self.maxConnections, let accepted = try listener.accept() {
+                        let exchange = MetricsHTTPExchange(fd: accepted.fd, now: now)
+                        exchange.readable(now: now, respond: respond)
+                        exchanges.append(exchange)
+                    }
+                } catch {
+                    acceptPausedUntil = now + 200_000_000
+                }
+            }
+            for exchange in exchanges where !exchange.isDone && now >= exchange.deadline { exchange.expire() }
+            exchanges.removeAll { $0.isDone }
         }
     }
 
-    private func serve(_ fd: Int32) {
-        // Blocking I/O with timeouts: a stuck client costs this thread 2 s, never the RPC loop.
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags & ~Int32(O_NONBLOCK))
-        var timeout = timeval(tv_sec: Self.ioTimeoutSeconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-
-        guard let requestLine = readRequestLine(fd) else {
-            respond(fd, status: "400 Bad Request", body: "bad request\n")
-            return
-        }
+    /// The response to a request line (nil: none could be read).
+    private func respond(_ requestLine: String?) -> [UInt8] {
+        guard let requestLine else { return Self.response(status: "400 Bad Request", body: "bad request\n") }
         let parts = requestLine.split(separator: " ")
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
-            respond(fd, status: "400 Bad Request", body: "bad request\n")
-            return
+            return Self.response(status: "400 Bad Request", body: "bad request\n")
         }
         let method = String(parts[0])
         let path = parts[1].split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard path == "/metrics" else {
-            respond(fd, status: "404 Not Found", body: "not found; metrics are at /metrics\n")
-            return
+            return Self.response(status: "404 Not Found", body: "not found; metrics are at /metrics\n")
         }
         guard method == "GET" || method == "HEAD" else {
-            respond(fd, status: "405 Method Not Allowed", body: "only GET\n", extraHeaders: "Allow: GET, HEAD\r\n")
-            return
+            return Self.response(status: "405 Method Not Allowed", body: "only GET\n", extraHeaders: "Allow: GET, HEAD\r\n")
         }
         guard let body = render() else {
-            respond(fd, status: "503 Service Unavailable", body: "metrics unavailable\n")
-            return
+            return Self.response(status: "503 Service Unavailable", body: "metrics unavailable\n")
         }
-        respond(fd, status: "200 OK", body: body, contentType: PrometheusText.contentType, headOnly: method == "HEAD")
+        return Self.response(status: "200 OK", body: body, contentType: PrometheusText.contentType, headOnly: method == "HEAD")
     }
 
-    /// Reads the request head up to its empty line and returns its first line
-    /// (without CR LF), or nil on timeout, EOF or oversize.
-    private func readRequestLine(_ fd: Int32) -> String? {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1024)
-        while bytes.count < Self.maxRequestBytes {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            bytes += chunk[0..<count]
-            // The head ends at an empty line (CRLF CRLF, or a bare LF LF from a lax client).
-            for index in bytes.indices where bytes[index] == 0x0A && index >= 1 {
-                if bytes[index - 1] == 0x0A || (index >= 3 && bytes[(index - 3)...index].elementsEqual([13, 10, 13, 10])) {
-                    var line = bytes.prefix { $0 != 0x0A }
-                    if line.last == 0x0D { line.removeLast() }
-                    return String(decoding: line, as: UTF8.self)
-                }
-            }
-        }
-        return nil
-    }
-
-    private func respond(_ fd: Int32, status: String, body: String, contentType: String = "text/plain; charset=utf-8",
-                         extraHeaders: String = "", headOnly: Bool = false) {
+    private static func response(status: String, body: String, contentType: String = "text/plain; charset=utf-8",
+                                 extraHeaders: String = "", headOnly: Bool = false) -> [UInt8] {
         let bodyBytes = Array(body.utf8)
         var response = Array(("HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\n"
             + "Content-Length: \(bodyBytes.count)\r\n\(extraHeaders)Connection: close\r\n\r\n").utf8)
         if !headOnly { response += bodyBytes }
-        var offset = 0
-        while offset < response.count {
-            let written = response.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
+        return response
     }
 }

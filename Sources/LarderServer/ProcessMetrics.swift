@@ -78,3 +78,12 @@ struct ProcessMetrics: Sendable, Equatable {
         return bytes
     }
 }
+
+private extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
+        return String(scalars)
+    }
+}

@@ -174,6 +174,7 @@ public final class Server: @unchecked Sendable {
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         for connection in Array(connections.values) { close(connection, reason: "server stopped") }
         store.close()
+        logger.flushSuppressed(all: true)
         logger.info("stopped", ["calls_in_flight": callsInFlight])
     }
 

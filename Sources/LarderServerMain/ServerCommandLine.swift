@@ -123,8 +123,8 @@ public enum ServerCommandLine {
             config.server.logLevel = level
         },
         filePath("auth-token-file", "PATH", \.server.authTokenFile,
-                 help: "require 'authorization: Bearer <token>' metadata on every call but health; the token is the file's content, "
-                       + "read again on SIGHUP"),
+                 help: "require 'authorization: Bearer <token>' metadata on every call but health; the file holds the token "
+                       + "(RFC 6750: A-Z a-z 0-9 - . _ ~ + /, then = padding) and at most one newline; read again on SIGHUP"),
         filePath("tls-cert", "FILE", \.server.tlsCertificateFile,
                  help: "TLS certificate chain (PEM: the certificate, then intermediates); with --tls-key turns TLS on, "
                        + "on the same port as cleartext (the first bytes tell them apart); reread on SIGHUP"),

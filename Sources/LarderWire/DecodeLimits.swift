@@ -18,13 +18,19 @@ public struct DecodeLimits: Hashable, Sendable {
     /// Request metadata, counted like gRPC's header list size: each entry's key and value
     /// bytes plus 32.
     public var maxMetadataBytes: Int
+    /// Occurrences of one singular (not repeated) message field in one message. Protobuf merges
+    /// each repeat into what came before, and protobuf-c does it by copying every repeated field
+    /// merged so far into a new array (never freed in an `UnpackArena`), so a field written
+    /// thousands of times costs quadratic time and memory. Encoders write it once.
+    public var maxMessageFieldOccurrences: Int
 
     public init(maxFields: Int = 10_000, maxUnknownFields: Int = 100, maxRepeatedElements: Int = 1_000,
-                maxMetadataBytes: Int = 8 * 1024) {
+                maxMetadataBytes: Int = 8 * 1024, maxMessageFieldOccurrences: Int = 8) {
         self.maxFields = maxFields
         self.maxUnknownFields = maxUnknownFields
         self.maxRepeatedElements = maxRepeatedElements
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxMessageFieldOccurrences = maxMessageFieldOccurrences
     }
 
     /// What `larder-server` enforces (see docs/LIMITS.md).
@@ -43,12 +49,21 @@ public enum DecodeLimitScan {
     /// Nesting deeper than any message in proto/.
     static let maxDepth = 32
 
-    /// RESOURCE_EXHAUSTED naming the bound when `bytes`, as a `descriptor` message, exceed `limits`.
+    /// Throws when `bytes`, as a `descriptor` message, exceed `limits`: RESOURCE_EXHAUSTED naming
+    /// the bound, or INVALID_ARGUMENT naming a singular message field that occurs more than
+    /// `maxMessageFieldOccurrences` times (no encoder writes one twice).
     public static func check(_ bytes: UnsafeRawBufferPointer, as descriptor: MessageDescriptor,
                              limits: DecodeLimits) throws(RPCError) {
         var counts = Counts()
-        if let exceeded = scan(bytes, descriptor.pointer, limits, &counts, depth: 0) {
+        switch scan(bytes, descriptor.pointer, limits, &counts, depth: 0) {
+        case nil:
+            return
+        case .bound(let exceeded)?:
             throw RPCError(.resourceExhausted, "\(descriptor.name) \(exceeded) (a limit of this server)")
+        case .repeatedMessageField(let path)?:
+            let limit = limits.maxMessageFieldOccurrences
+            throw RPCError(.invalidArgument, "\(descriptor.name) has \(path) more than \(limit) times: a message "
+                + "field that is not repeated may occur at most \(limit) times (encoders write it once)")
         }
     }
 
@@ -57,17 +72,30 @@ public enum DecodeLimitScan {
         var unknown = 0
     }
 
-    /// What was exceeded, as the end of a sentence, or nil.
+    /// Why a scan stopped.
+    private enum Exceeded {
+        /// A bound of work, as the end of a sentence.
+        case bound(String)
+        /// A singular message field, by its dotted path, occurs too many times.
+        case repeatedMessageField(String)
+    }
+
+    /// What was exceeded, or nil.
     private static func scan(_ bytes: UnsafeRawBufferPointer, _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
-                             _ limits: DecodeLimits, _ counts: inout Counts, depth: Int) -> String? {
+                             _ limits: DecodeLimits, _ counts: inout Counts, depth: Int) -> Exceeded? {
         guard depth < maxDepth else { return nil }
         var reader = WireReader(bytes: bytes)
         // Elements seen of each repeated field, by field index; allocated only when one occurs.
         var repeated: [Int] = []
+        // Singular message fields seen, by field index: the first 64 in a bit set, so a message
+        // whose fields each occur once (what encoders write) allocates nothing; occurrences
+        // beyond what the bit set records are counted here, allocated at the first of them.
+        var messageFieldsSeen: UInt64 = 0
+        var messageFieldRepeats: [Int] = []
         while !reader.isAtEnd {
             guard let tag = reader.varint(), tag >> 3 <= UInt64(UInt32.max) else { return nil }
             counts.fields += 1
-            if counts.fields > limits.maxFields { return "has more than \(limits.maxFields) fields" }
+            if counts.fields > limits.maxFields { return .bound("has more than \(limits.maxFields) fields") }
             var value: UnsafeRawBufferPointer?
             switch tag & 7 {
             case 0: guard reader.varint() != nil else { return nil }
@@ -81,13 +109,13 @@ public enum DecodeLimitScan {
             guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
                 counts.unknown += 1
                 if counts.unknown > limits.maxUnknownFields {
-                    return "has more than \(limits.maxUnknownFields) unknown fields"
+                    return .bound("has more than \(limits.maxUnknownFields) unknown fields")
                 }
                 continue
             }
             let name = { String(cString: field.pointee.name) }
+            let index = field - descriptor.pointee.fields
             if field.pointee.label == PROTOBUF_C_LABEL_REPEATED {
-                let index = field - descriptor.pointee.fields
                 if repeated.isEmpty { repeated = Array(repeating: 0, count: Int(descriptor.pointee.n_fields)) }
                 let isPacked = tag & 7 == 2 && field.pointee.type != PROTOBUF_C_TYPE_STRING
                     && field.pointee.type != PROTOBUF_C_TYPE_BYTES && field.pointee.type != PROTOBUF_C_TYPE_MESSAGE
@@ -95,15 +123,31 @@ public enum DecodeLimitScan {
                 repeated[index] += elements
                 if isPacked {
                     counts.fields += elements - 1
-                    if counts.fields > limits.maxFields { return "has more than \(limits.maxFields) fields" }
+                    if counts.fields > limits.maxFields { return .bound("has more than \(limits.maxFields) fields") }
                 }
                 if repeated[index] > limits.maxRepeatedElements {
-                    return "has more than \(limits.maxRepeatedElements) elements in \(name())"
+                    return .bound("has more than \(limits.maxRepeatedElements) elements in \(name())")
+                }
+            } else if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE {
+                let bit: UInt64 = index < 64 ? 1 << UInt64(index) : 0
+                if messageFieldsSeen & bit == 0 && bit != 0 {
+                    messageFieldsSeen |= bit
+                } else {
+                    if messageFieldRepeats.isEmpty {
+                        messageFieldRepeats = Array(repeating: 0, count: Int(descriptor.pointee.n_fields))
+                    }
+                    messageFieldRepeats[index] += 1
+                    let occurrences = messageFieldRepeats[index] + (bit == 0 ? 0 : 1)
+                    if occurrences > limits.maxMessageFieldOccurrences { return .repeatedMessageField(name()) }
                 }
             }
             if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE, let value, let nested = field.pointee.descriptor {
                 let nestedDescriptor = nested.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
-                if let exceeded = scan(value, nestedDescriptor, limits, &counts, depth: depth + 1) { return exceeded }
+                switch scan(value, nestedDescriptor, limits, &counts, depth: depth + 1) {
+                case nil: break
+                case .repeatedMessageField(let path)?: return .repeatedMessageField(name() + "." + path)
+                case let exceeded?: return exceeded
+                }
             }
         }
         return nil

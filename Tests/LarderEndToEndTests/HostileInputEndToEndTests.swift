@@ -31,6 +31,26 @@ struct HostileInputEndToEndTests {
         #expect(!names.contains { $0.hasPrefix("Attic") }, "nothing stored, truncated or not")
     }
 
+    /// A 4 MiB name of U+3000 around one letter: trimming it took the one writer thread 0.12 s
+    /// per frame, holding up everyone's writes. It is refused on its size before any trimming,
+    /// and the server still trims ordinary names.
+    @Test func aHugeWhitespacePaddedNameIsRefusedOnItsSize() async throws {
+        try await withServer { _, client in
+            let name = String(repeating: "\u{3000}", count: 1_390_000) + "x"
+            do {
+                _ = try await client.call(LocationMethods.createLocation,
+                                          CreateLocationRequest(location: Location(name: name, colorHex: "#000000")))
+                Issue.record("a 4 MiB name was accepted")
+            } catch let error as RPCError {
+                #expect(error == RPCError(.invalidArgument, "location.name is 4170001 bytes of UTF-8, more than the 1600 "
+                                          + "a name may have before trimming (at most 400 after)"))
+            }
+            let padded = try await client.call(LocationMethods.createLocation, CreateLocationRequest(
+                location: Location(name: "\u{3000}Pantry\u{3000}", colorHex: "#000000")))
+            #expect(padded.name == "Pantry")
+        }
+    }
+
     /// The server finds handlers by the raw bytes of the method name: a name that is
     /// a known path with invalid UTF-8 in it, a known path's prefix, or invalid UTF-8 in
     /// metadata must still be told apart from every real method, and answered with a

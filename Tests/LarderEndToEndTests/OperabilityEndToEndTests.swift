@@ -156,6 +156,36 @@ struct OperabilityEndToEndTests {
         }
     }
 
+    /// A client trickling its request head (a byte every 0.5 s) held the endpoint, which served
+    /// one connection at a time with a 2 s timeout per read, for as long as it kept trickling:
+    /// every scrape waited. Now a scrape is served beside it, and the server ends the trickling
+    /// connection when its head is not complete 2 s after the accept.
+    @Test func aClientTricklingItsRequestHoldsUpNoScrape() async throws {
+        try await withServer(arguments: ["--metrics-listen", "127.0.0.1:0"]) { server, _ in
+            let port = try #require(await metricsPort(of: server))
+            let slow = try RawConnection(port: port)
+            let head = Array("GET /metrics HTTP/1.1\r\nX-Slow: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 100)
+            #expect(slow.sendWithoutBlocking([head[0]], seconds: 10) == 1)
+            let trickled = Task {
+                await offThePool { () -> Int in
+                    for index in 1..<head.count {
+                        usleep(500_000)
+                        if slow.sendWithoutBlocking([head[index]], seconds: 1) != 1 { return index }
+                    }
+                    return head.count
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))  // the trickler is accepted first (not asserted)
+            let scrape = try await offThePool { () throws -> (status: Int, body: String) in
+                try httpRequest(port: port, path: "/metrics")
+            }
+            #expect(scrape.status == 200)
+            #expect(scrape.body.contains("larder_connections_open"))
+            let sent = await trickled.value
+            #expect(sent < head.count, "the server ended the trickling connection (after \(sent) of \(head.count) bytes)")
+        }
+    }
+
     @Test func reflectionAndMetricsNeedTheTokenWhenAuthIsOn() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-ops")
         defer { try? FileManager.default.removeItem(at: directory) }

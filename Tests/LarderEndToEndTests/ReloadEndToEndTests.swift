@@ -66,6 +66,21 @@ struct ReloadEndToEndTests {
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
         await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
 
+        // Bytes that are not a token (before, 0xFF became U+FFFD, and `Bearer ` + U+FFFD… was
+        // accepted): refused, and the token in force stays.
+        try Data(repeating: 0xFF, count: 32).write(to: URL(fileURLWithPath: tokenFile))
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("has byte 0xFF at offset 0", seconds: 30), "\(server.stderr)")
+        let notToken = server.stderr.split(separator: "\n").last { $0.contains("event=token_reload_failed") }
+        #expect(notToken?.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: a bearer token is one line "
+                                   + "of A-Z a-z 0-9 - . _ ~ + / (then = padding)") == true, "\(notToken ?? "")")
+        _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
+        let replacement = try LarderClient.loopback(port: server.port, token: String(repeating: "\u{FFFD}", count: 32))
+        defer { replacement.close() }
+        await expectStatus(.unauthenticated) {
+            try await replacement.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+
         try FileManager.default.removeItem(atPath: tokenFile)
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("No such file", seconds: 30), "\(server.stderr)")

@@ -1,3 +1,4 @@
+import Foundation
 import LarderTestSupport
 import LarderWire
 import Testing
@@ -11,6 +12,26 @@ struct ServerFlagsEndToEndTests {
         let (status, log) = try await ServerProcess.runToExit([flag, ""])
         #expect(status == 2, "\(log)")
         #expect(log.contains("\(flag): expected a path") && log.contains("--help"), "\(log)")
+    }
+
+    /// A token file that is not one RFC 6750 token (here 32 bytes of 0xFF, which used to
+    /// become U+FFFD) stops the server at start, naming the file and what a token may hold.
+    @Test func aTokenFileThatIsNotATokenStopsTheServer() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = directory.appendingPathComponent("token").path
+        try Data(repeating: 0xFF, count: 32).write(to: URL(fileURLWithPath: tokenFile))
+        // A port already taken: were the token accepted, the server would stop at listening
+        // (with another message), never serve.
+        let (taken, port) = try boundLoopbackSocket(listening: 1)
+        defer { close(taken) }
+        let (status, log) = try await ServerProcess.runToExit(["--auth-token-file", tokenFile, "--listen", "127.0.0.1:\(port)",
+                                                                "--db", directory.appendingPathComponent("db").path])
+        #expect(status == 1, "\(log)")
+        #expect(log.contains("event=start_failed"), "\(log)")
+        #expect(log.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: a bearer token is one line of "
+                             + "A-Z a-z 0-9 - . _ ~ + / (then = padding)"), "\(log)")
+        #expect(!log.contains("event=listening"))
     }
 
     @Test func aBadValueNamesTheFlagAndWhatItExpects() async throws {

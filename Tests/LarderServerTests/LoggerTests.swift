@@ -1,5 +1,8 @@
 @testable import LarderServer
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// logfmt values: what a client can put in a log line through the fields the server logs
 /// (method names, peers' metadata) is escaped and bounded.
@@ -26,5 +29,66 @@ import Testing
         #expect(!line.contains("\u{FFFD}"))
         let exact = String(repeating: "a", count: Logger.maxValueBytes)
         #expect(Logger.quoted(exact) == exact)
+    }
+}
+
+/// The events a peer can cause at will are written at most `lines` times per interval each;
+/// the rest are counted into one `log_suppressed` line.
+@Suite struct LogRateLimitTests {
+    static let second: UInt64 = 1_000_000_000
+
+    @Test func eachEventHasItsOwnWindowAndTheCountComesWhenItEnds() {
+        let limiter = LogRateLimiter(LogRateLimit(events: ["a", "b"], lines: 3, intervalSeconds: 5))
+        #expect(limiter.limits("a") && !limiter.limits("call_failed"))
+        let first = (0..<10).map { limiter.admit("a", level: .warn, now: 100 + UInt64($0)).write }
+        #expect(first == [true, true, true] + Array(repeating: false, count: 7))
+        #expect(limiter.admit("b", level: .error, now: 200).write, "another event is counted apart")
+        #expect(limiter.takeEnded(now: 100 + 5 * Self.second - 1).isEmpty, "not over yet")
+        // The next line after the interval is written, after the count of the window that ended.
+        let next = limiter.admit("a", level: .warn, now: 100 + 5 * Self.second)
+        #expect(next.write)
+        #expect(next.ended == LogRateLimiter.Suppressed(event: "a", level: .warn, lines: 7))
+        // With no line after it, the tick's flush reports it; a window that held nothing back says nothing.
+        for offset in 1...5 { _ = limiter.admit("a", level: .warn, now: 100 + 5 * Self.second + UInt64(offset)) }
+        #expect(limiter.takeEnded(now: 100 + 10 * Self.second + 5)
+                == [LogRateLimiter.Suppressed(event: "a", level: .warn, lines: 3)])
+        #expect(limiter.takeEnded(now: 100 + 20 * Self.second).isEmpty)
+    }
+
+    /// 10,000 refused calls' lines through a `Logger`: the first 10 are written, then one line
+    /// with the count of the other 9,990; an event outside the limit is written every time.
+    @Test func aLoggerWritesTheFirstLinesAndOneCount() throws {
+        var template = Array("/tmp/larder-logger-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        try #require(fd >= 0)
+        defer {
+            close(fd)
+            unlink(template)
+        }
+        let logger = Logger(fd: fd)
+        for call in 0..<10_000 { logger.warn("unauthenticated", ["call": call, "reason": "invalid bearer token"]) }
+        for call in 0..<50 { logger.error("call_failed", ["call": call]) }
+        logger.debug("unauthenticated", ["call": -1])  // below the level: neither written nor counted
+        logger.flushSuppressed(all: true)
+        let lines = try Self.contents(fd).split(separator: "\n")
+        let refused = lines.filter { $0.contains("event=unauthenticated") }
+        let failed = lines.filter { $0.contains("event=call_failed") }
+        let summary = lines.filter { $0.contains("event=log_suppressed") }
+        #expect(refused.count == 10)
+        #expect(failed.count == 50)
+        #expect(summary.count == 1)
+        #expect(summary.first?.hasSuffix(
+            "level=warn event=log_suppressed suppressed=unauthenticated lines=9990 interval_s=5 limit=10") == true,
+                "\(summary)")
+        #expect(lines.count == 61)
+    }
+
+    static func contents(_ fd: Int32) throws -> String {
+        let size = lseek(fd, 0, SEEK_END)
+        lseek(fd, 0, SEEK_SET)
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        try #require(count == size)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

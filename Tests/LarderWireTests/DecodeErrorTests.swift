@@ -199,4 +199,91 @@ struct DecodeLimitsTests {
                                   limits: limits)
         #expect(repeated?.message.contains("more than 5 elements in metadata") == true)
     }
+
+    /// `message` field `number`, length-delimited, `count` times over.
+    static func repeatedField(_ number: UInt32, _ message: [UInt8], count: Int) -> [UInt8] {
+        precondition(number < 16 && message.count < 128)
+        return Array(repeating: [UInt8(number << 3 | 2), UInt8(message.count)] + message, count: count).flatMap { $0 }
+    }
+
+    /// What decoding `bytes` as `M` in `arena` throws (nil: it decodes).
+    static func decodeError<M: ProtoMessage>(_ type: M.Type, _ bytes: [UInt8], in arena: UnpackArena) -> RPCError? {
+        bytes.withUnsafeBytes { raw in
+            do throws(RPCError) {
+                _ = try arena.decode(M.self, from: raw)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// What the scan throws for `bytes` as a `descriptor` message (nil: nothing).
+    static func scanError(_ bytes: [UInt8], as descriptor: MessageDescriptor) -> RPCError? {
+        bytes.withUnsafeBytes { raw in
+            do throws(RPCError) {
+                try DecodeLimitScan.check(raw, as: descriptor, limits: .server)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// protobuf-c merges each repeat of a singular message field by copying the repeated fields
+    /// merged so far (an update mask of 4,999 one-path repeats: ~99 MB and ~19 ms per 40 KB
+    /// frame); the scan refuses a ninth occurrence before any of that happens.
+    @Test func aSingularMessageFieldOccursAtMostEightTimes() throws {
+        let path: [UInt8] = [0x0A, 0x04] + Array("name".utf8)  // FieldMask.paths = "name"
+        let arena = UnpackArena(limits: .server)
+        let eight = Self.repeatedField(2, path, count: 8)  // UpdateMealRecordRequest.update_mask × 8
+        let decoded = try eight.withUnsafeBytes { try arena.decode(UpdateMealRecordRequest.self, from: $0) }
+        #expect(decoded.updateMask.paths == Array(repeating: "name", count: 8), "merged, as protobuf does")
+
+        let message = "larder.v1.UpdateMealRecordRequest has update_mask more than 8 times: a message field that is not "
+            + "repeated may occur at most 8 times (encoders write it once)"
+        let nine = Self.decodeError(UpdateMealRecordRequest.self, Self.repeatedField(2, path, count: 9), in: arena)
+        let attack = Self.decodeError(UpdateMealRecordRequest.self, Self.repeatedField(2, path, count: 4_999), in: arena)
+        #expect(nine == RPCError(.invalidArgument, message))
+        #expect(attack == RPCError(.invalidArgument, message))
+        // Nested: the path names it; UpdateLocationRequest.location { create_time × 9 }.
+        let location = Self.repeatedField(4, [0x08, 0x01], count: 9)
+        let nested = Self.decodeError(UpdateLocationRequest.self, [0x0A, UInt8(location.count)] + location, in: arena)
+        #expect(nested == RPCError(.invalidArgument, "larder.v1.UpdateLocationRequest has location.create_time more "
+                                   + "than 8 times: a message field that is not repeated may occur at most 8 times "
+                                   + "(encoders write it once)"))
+        // A repeated message field is not merged: its elements are bounded as elements.
+        let categories = Self.repeatedField(1, [], count: 9)  // ListItemCategoriesResponse.item_categories
+        #expect(Self.decodeError(ListItemCategoriesResponse.self, categories, in: arena) == nil)
+    }
+
+    /// The rule holds for every message type compiled in, request or not, for each of its
+    /// singular message fields (oneof members included).
+    @Test func everySingularMessageFieldOfEveryMessageIsBounded() throws {
+        var checked = 0
+        for descriptor in DescriptorCatalog.compiled.messages.values {
+            for field in descriptor.fields where field.type == .message && field.label != .repeated {
+                let occurrence = varint(UInt64(field.number) << 3 | 2) + [0]
+                let nine = Self.scanError(Array(repeating: occurrence, count: 9).flatMap { $0 }, as: descriptor)
+                let eight = Self.scanError(Array(repeating: occurrence, count: 8).flatMap { $0 }, as: descriptor)
+                #expect(nine?.code == .invalidArgument, "\(descriptor.name).\(field.name)")
+                #expect(nine?.message.hasPrefix("\(descriptor.name) has \(field.name) more than 8 times") == true,
+                        "\(nine?.message ?? "accepted")")
+                #expect(eight == nil, "\(descriptor.name).\(field.name)")
+                checked += 1
+            }
+        }
+        #expect(checked > 20, "the catalog's singular message fields (\(checked))")
+    }
+
+    private func varint(_ value: UInt64) -> [UInt8] {
+        var value = value
+        var out: [UInt8] = []
+        while value >= 0x80 {
+            out.append(UInt8(value & 0x7F) | 0x80)
+            value >>= 7
+        }
+        out.append(UInt8(value))
+        return out
+    }
 }

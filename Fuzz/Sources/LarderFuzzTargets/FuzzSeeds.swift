@@ -173,12 +173,15 @@ public enum FuzzSeeds {
                                 + field(2, Array(repeating: field(1, text("name")), count: 200).flatMap { $0 })))
         seeds.append(payload("repeated-scalar-field", LocationMethods.getLocation.path,
                              Array(repeating: field(1, text(MemoryStore.locationID)), count: 100).flatMap { $0 }))
-        // Just past the server's DecodeLimits: 1,001 mask paths, 101 unknown fields.
+        // Just past the server's DecodeLimits: 1,001 mask paths, 101 unknown fields, an update
+        // mask (a message field that is not repeated) written 9 times.
         seeds.append(payload("limits-mask-paths", LocationMethods.updateLocation.path,
                              field(1, field(1, text(MemoryStore.locationID)) + field(2, text("x")))
                                 + field(2, Array(repeating: field(1, []), count: 1001).flatMap { $0 })))
         seeds.append(payload("limits-unknown-fields", LocationMethods.listLocations.path,
                              (0..<101).flatMap { field(100 + $0, varint: 1) }))
+        seeds.append(payload("limits-message-field-repeats", MealRecordMethods.updateMealRecord.path,
+                             Array(repeating: field(2, field(1, text("name"))), count: 9).flatMap { $0 }))
         return seeds
     }
 

@@ -12,6 +12,8 @@ import LarderWire
 struct PageToken: Hashable {
     static let version: UInt8 = 2
     private static let byteCount = 37
+    /// Characters of an encoded token (unpadded base64url of `byteCount` bytes).
+    static let encodedLength = (byteCount * 4 + 2) / 3
 
     var cursor: MealRecordCursor
     var filterHash: UInt64
@@ -26,8 +28,15 @@ struct PageToken: Hashable {
         return Base64URL.encode(bytes)
     }
 
-    /// Decodes `text`; INVALID_ARGUMENT when it is not a token or belongs to other filters.
+    /// Decodes `text`; INVALID_ARGUMENT when it is not a token or belongs to other filters. A
+    /// text of another length is refused on its length alone, before it is decoded (a 4 MB one
+    /// took a reader ~30 ms to decode).
     static func decode(_ text: String, filterHash: UInt64) throws(RPCError) -> PageToken {
+        let length = text.utf8.count
+        guard length == encodedLength else {
+            throw RPCError.invalidArgument("page_token is not valid: it is \(length) bytes, a page token is \(encodedLength); "
+                + "pass the next_page_token of a previous page")
+        }
         guard let bytes = Base64URL.decode(text), bytes.count == byteCount, bytes[0] == version,
               let nanos = Int32(exactly: read(bytes, at: 9, count: 4)), (0..<1_000_000).contains(nanos) else {
             throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")

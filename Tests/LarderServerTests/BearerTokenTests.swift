@@ -1,0 +1,85 @@
+import Foundation
+@testable import LarderServer
+import LarderStore
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// `--auth-token-file` holds one RFC 6750 b64token and at most one newline; its bytes are
+/// checked as they are (before, bytes that are not UTF-8 became U+FFFD, and a file of 32 × 0xFF
+/// accepted `Bearer ` + 32 × U+FFFD).
+@Suite struct BearerTokenTests {
+    static let allowed = "a bearer token is one line of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 allows, "
+        + "with at most one newline after it"
+
+    /// Writes `bytes` to a fresh file and loads it as the token file.
+    static func load(_ bytes: [UInt8]) throws -> (path: String, result: Result<BearerToken, RPCError>) {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
+        let path = directory.appendingPathComponent("token").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do throws(RPCError) {
+            return (path, .success(try BearerToken.load(path: path)))
+        } catch {
+            return (path, .failure(error))
+        }
+    }
+
+    @Test(arguments: [
+        ("s3cret-token\n", "s3cret-token"), ("s3cret-token", "s3cret-token"), ("crlf\r\n", "crlf"),
+        ("AZaz09-._~+/==\n", "AZaz09-._~+/=="), ("x", "x"),
+    ])
+    func aTokenOfTokenCharactersIsAccepted(file: String, token: String) throws {
+        let loaded = try Self.load(Array(file.utf8)).result.get()
+        #expect(loaded.accepts("Bearer \(token)"))
+        #expect(!loaded.accepts("Bearer \(token) "))
+        #expect(file == token || !loaded.accepts("Bearer \(file)"), "one newline is not part of the token")
+    }
+
+    @Test(arguments: [
+        (Array(repeating: UInt8(0xFF), count: 32), "byte 0xFF at offset 0"),
+        (Array("tok\u{E9}n".utf8), "byte 0xC3 at offset 3"),
+        (Array(" s3cret\n".utf8), "a space at offset 0"),
+        (Array("s3cret \n".utf8), "a space at offset 6"),
+        (Array("s3cret\n\n".utf8), "a line break at offset 6"),
+        (Array("one\ntwo\n".utf8), "a line break at offset 3"),
+        (Array("s3cret\r".utf8), "a line break at offset 6"),
+        (Array("s3:cret".utf8), "\":\" at offset 2"),
+        (Array("=abc".utf8), "\"=\" first at offset 0"),
+        (Array("ab=c".utf8), "\"c\" after \"=\" padding at offset 3"),
+        (Array("s3cret\0".utf8), "byte 0x0 at offset 6"),
+    ] as [([UInt8], String)])
+    func anythingElseIsRefusedNamingTheFileAndWhatIsAllowed(bytes: [UInt8], what: String) throws {
+        let (path, result) = try Self.load(bytes)
+        #expect(throws: RPCError(.invalidArgument, "auth token file \(path) has \(what): \(Self.allowed)")) {
+            try result.get()
+        }
+    }
+
+    @Test(arguments: ["", "\n", "\r\n"])
+    func anEmptyFileIsRefused(file: String) throws {
+        let (path, result) = try Self.load(Array(file.utf8))
+        #expect(throws: RPCError(.invalidArgument, "auth token file \(path) is empty")) { try result.get() }
+    }
+
+    /// The server does not start with such a file.
+    @Test func aServerWithABadTokenFileDoesNotStart() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("token").path
+        try Data(repeating: 0xFF, count: 32).write(to: URL(fileURLWithPath: path))
+        let started = await Self.startError { $0.authTokenFile = path }
+        #expect(started == RPCError(.invalidArgument, "auth token file \(path) has byte 0xFF at offset 0: \(Self.allowed)"))
+    }
+
+    static func startError(_ configure: (inout ServerConfiguration) -> Void) async -> RPCError? {
+        do {
+            try await withInProcessServer(configure) { _ in }
+            return nil
+        } catch let error as RPCError {
+            return error
+        } catch {
+            return RPCError(.unknown, "\(error)")
+        }
+    }
+}
