@@ -83,8 +83,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Runs larder-server with `arguments` until it exits (for servers that must refuse
-    /// to start); returns its exit status and what it wrote to stderr.
-    static func runToExit(_ arguments: [String], environment: [String: String] = [:]) async throws
+    /// to start); returns its exit status and what it wrote to stderr. A server still running
+    /// after `seconds` (a bound, not a timing margin) is killed, and its status is SIGKILL's 9.
+    static func runToExit(_ arguments: [String], environment: [String: String] = [:],
+                          seconds: Double = 120) async throws
         -> (status: Int32, log: String)
     {
         let executable = try binary("larder-server")
@@ -98,7 +100,15 @@ final class ServerProcess: @unchecked Sendable {
             let pipe = Pipe()
             process.standardError = pipe
             try process.run()
+            // A server that starts serving instead of refusing would hold stderr open forever:
+            // a watchdog kills it after `seconds`, and the test sees status -1 with its log.
+            let pid = process.processIdentifier
+            let finished = Mutex(false)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                finished.withLock { finished in if !finished { kill(pid, SIGKILL) } }
+            }
             let log = pipe.fileHandleForReading.readDataToEndOfFile()
+            finished.withLock { $0 = true }
             guard let status = process.exitStatus() else {
                 process.killAndReap()
                 return (-1, String(decoding: log, as: UTF8.self))
