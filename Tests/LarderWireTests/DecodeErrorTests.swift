@@ -124,17 +124,6 @@ struct MealCategoryWireTests {
         let bytes = [0x20] + varint(UInt64(category.rawValue))
         #expect(try ProtoCodec.decode(MealRecord.self, from: bytes).category == category)
     }
-
-    private func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var out: [UInt8] = []
-        while value >= 0x80 {
-            out.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
-        return out
-    }
 }
 
 @Suite("DecodeLimits")
@@ -275,15 +264,16 @@ struct DecodeLimitsTests {
         }
         #expect(checked > 20, "the catalog's singular message fields (\(checked))")
     }
+}
 
-    private func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var out: [UInt8] = []
-        while value >= 0x80 {
-            out.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
-        return out
+/// `value` as a protobuf varint.
+private func varint(_ value: UInt64) -> [UInt8] {
+    var value = value
+    var out: [UInt8] = []
+    while value >= 0x80 {
+        out.append(UInt8(value & 0x7F) | 0x80)
+        value >>= 7
     }
+    out.append(UInt8(value))
+    return out
 }
