@@ -34,6 +34,17 @@ struct ServerFlagsEndToEndTests {
         #expect(!log.contains("event=listening"))
     }
 
+    /// The harness's bound: a server that starts serving where a test expected a refusal is
+    /// killed after the bound rather than hanging the suite (status SIGKILL's 9, whenever it
+    /// got to start).
+    @Test func runToExitStopsAServerThatServes() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-serving")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (status, _) = try await ServerProcess.runToExit(
+            ["--listen", "127.0.0.1:0", "--db", directory.appendingPathComponent("db").path], seconds: 2)
+        #expect(status == SIGKILL)
+    }
+
     @Test func aBadValueNamesTheFlagAndWhatItExpects() async throws {
         let (status, log) = try await ServerProcess.runToExit(["--durability", "sometimes"])
         #expect(status == 2)

@@ -105,7 +105,7 @@ final class ServerProcess: @unchecked Sendable {
             let pid = process.processIdentifier
             let finished = Mutex(false)
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                finished.withLock { finished in if !finished { kill(pid, SIGKILL) } }
+                finished.withLock { finished in if !finished { _ = Glibc.kill(pid, SIGKILL) } }
             }
             let log = pipe.fileHandleForReading.readDataToEndOfFile()
             finished.withLock { $0 = true }
