@@ -109,6 +109,12 @@ final class Connection: EventHandler, CallConnection {
             }
         }
         if events.contains(.readable) || events.contains(.hangup) { server.connectionReadable(self) }
+        // Hung up or failed, and still open after the read (which closes on an error or on end
+        // of stream with nothing in flight): no reply can reach the peer, and epoll would report
+        // this on every turn, so the connection closes now; its calls in flight end unanswered.
+        if !events.isDisjoint(with: .failed) && !isClosed {
+            server.close(self, reason: "the peer is gone (socket hung up); calls in flight: \(callsInFlight)")
+        }
     }
 
     /// Counts the decoder's buffer, partial frame included, in the memory budget.

@@ -52,4 +52,48 @@ struct DeadlineEndToEndTests {
         let health = try #require(await Self.reply(on: raw))
         #expect(health.callID == 9 && health.statusCode == .ok)
     }
+
+    /// The server closed `connection`: end of stream within a minute (a loaded machine may be slow).
+    static func closedByServer(_ connection: RawConnection) async -> Bool {
+        await offThePool { (0..<6).contains { _ in connection.isClosedByServer() } }
+    }
+
+    @Test("a half-closed connection whose call was answered at its deadline closes once the store has let the call go")
+    func halfClosedConnectionClosesAfterTheLateEnd() async throws {
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--no-seed", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        let raw = try RawConnection(port: server.port)
+        raw.send(RequestEnvelope(callID: 3, method: LocationMethods.createLocation.path, payload: ProtoCodec.encode(
+            CreateLocationRequest(location: Location(name: "Late", colorHex: "#010203"))), timeoutMilliseconds: 300))
+        raw.shutdownSending()  // all it will send; it still reads
+        let reply = try #require(await Self.reply(on: raw))
+        #expect(reply.callID == 3 && reply.statusCode == .deadlineExceeded)
+        lock.release()
+        // The writer lets the call go; its slot was all the connection waited for. Before, it
+        // stayed open until the idle timeout (an hour here).
+        #expect(await Self.closedByServer(raw))
+    }
+
+    @Test("a peer that is gone while its call waits in the store is closed at once, not polled until the call ends")
+    func vanishedPeerIsClosedWhileItsCallWaits() async throws {
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--no-seed", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        defer { lock.release() }
+        do {
+            let raw = try RawConnection(port: server.port)
+            raw.send(RequestEnvelope(callID: 5, method: LocationMethods.createLocation.path, payload: ProtoCodec.encode(
+                CreateLocationRequest(location: Location(name: "Gone", colorHex: "#010203"))), timeoutMilliseconds: 300))
+            #expect(await server.waitForLog("event=connection_opened"))
+        }  // closed: the server reads end of stream with the call in flight, then its deadline
+           // answer meets the closed socket, which resets: hung up for good
+        // Closed while the database is still locked (the call still waits in the writer); before,
+        // the loop woke for the hung-up socket on every turn, at 100 % CPU, until the call ended,
+        // and for ever once the call had been answered at its deadline.
+        #expect(await server.waitForLog("reason=\"the peer is gone (socket hung up); calls in flight: 1\""), "\(server.stderr)")
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        #expect(try await lean.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+    }
 }

@@ -35,7 +35,8 @@ protocol CallConnection: AnyObject {
     /// After a batch of `deliver`s: write the output, resume reading.
     func repliesDelivered()
     /// Writes what `appendReply` added outside the handling of this connection's input (the
-    /// server's tick answering calls at their deadline).
+    /// server's tick answering calls at their deadline); also called when such a call ends in
+    /// the store, so that a half-closed connection left with nothing in flight closes.
     func flushAnswers()
 }
 

@@ -369,6 +369,7 @@ final class CallCore: @unchecked Sendable {
             queue.wakeScheduled = false
         }
         var touched: [any CallConnection] = []
+        var slotsFreed: [any CallConnection] = []
         deliveryBatch &+= 1
         let now = MonotonicClock.nanoseconds()
         for reply in batch {
@@ -388,7 +389,12 @@ final class CallCore: @unchecked Sendable {
             }
             if reply.finished != nil {
                 calls.inFlight -= 1
-                if late { continue }
+                if late {
+                    // Nothing to send, but the freed slot may be what a half-closed connection
+                    // waits for to close.
+                    slotsFreed.append(connection)
+                    continue
+                }
                 calls.ids.removeValue(forKey: reply.callID)
                 if !calls.streams.isEmpty, calls.streams.removeValue(forKey: reply.callID) != nil {
                     calls.receivers.removeValue(forKey: reply.callID)?.cancelled()
@@ -399,6 +405,7 @@ final class CallCore: @unchecked Sendable {
         // Frames read while resuming reach the store threads with one wake-up.
         store.submitBatch {
             for connection in touched { connection.repliesDelivered() }
+            for connection in slotsFreed { connection.flushAnswers() }
         }
         afterDelivery()
     }
