@@ -150,7 +150,11 @@ public final class Server: @unchecked Sendable {
     ///
     /// With `handleSignals`, the caller must have blocked `handledSignals` with
     /// `SignalSource.block` before starting any thread.
-    public func run(handleSignals: Bool = true) {
+    ///
+    /// - Returns: false when it could not start serving (`event=listen_failed`: the listener
+    ///   or the signal source could not join the event loop); the store is closed then too.
+    @discardableResult
+    public func run(handleSignals: Bool = true) -> Bool {
         let signals: SignalSource?
         do {
             try loop.register(listener.fd, for: .readable, handler: ListenerHandler(server: self))
@@ -162,7 +166,8 @@ public final class Server: @unchecked Sendable {
             } : nil
         } catch {
             logger.error("listen_failed", ["error": error])
-            return
+            store.close()
+            return false
         }
         defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
@@ -176,6 +181,7 @@ public final class Server: @unchecked Sendable {
         store.close()
         logger.flushSuppressed(all: true)
         logger.info("stopped", ["calls_in_flight": callsInFlight])
+        return true
     }
 
     /// Starts a graceful shutdown: health turns NOT_SERVING, no new connections,

@@ -61,8 +61,8 @@ public enum ServerMain {
             store.close()
             return 1
         }
-        server.run()
-        return 0
+        // A server that could not start serving (listen_failed) exits 1, as start_failed does.
+        return server.run() ? 0 : 1
     }
 
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
