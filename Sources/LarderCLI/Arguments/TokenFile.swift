@@ -1,6 +1,7 @@
 import Foundation
 
-/// `--token-file PATH`: the bearer token kept in a file (as `larder-server --auth-token-file` reads it).
+/// `--token-file PATH`: the bearer token kept in a file. Every file `larder-server --auth-token-file`
+/// accepts gives the same token here; the CLI is laxer (it trims surrounding whitespace).
 enum TokenFile {
     /// The file's text without surrounding whitespace and newlines.
     /// - Throws: a usage error when the file cannot be read, is empty, or is not UTF-8.
