@@ -85,9 +85,11 @@ struct DeadlineEndToEndTests {
             let raw = try RawConnection(port: server.port)
             raw.send(RequestEnvelope(callID: 5, method: LocationMethods.createLocation.path, payload: ProtoCodec.encode(
                 CreateLocationRequest(location: Location(name: "Gone", colorHex: "#010203"))), timeoutMilliseconds: 300))
-            #expect(await server.waitForLog("event=connection_opened"))
-        }  // closed: the server reads end of stream with the call in flight, then its deadline
-           // answer meets the closed socket, which resets: hung up for good
+            raw.shutdownSending()
+            #expect(await server.waitForLog("event=peer_half_closed"))
+        }  // closed after the server read end of stream with the call in flight (so the read
+           // path is done with it): its deadline answer meets the closed socket, which resets
+           // (or it was unread there, and the close reset it): hung up for good
         // Closed while the database is still locked (the call still waits in the writer); before,
         // the loop woke for the hung-up socket on every turn, at 100 % CPU, until the call ended,
         // and for ever once the call had been answered at its deadline.
