@@ -259,7 +259,7 @@ struct OperabilityEndToEndTests {
         lock.standardInput = input
         lock.standardOutput = output
         try lock.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        input.fileHandleForWriting.writeRetryingInterrupts(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
         let locked = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         #expect(locked.contains("locked"))
 
@@ -284,7 +284,7 @@ struct OperabilityEndToEndTests {
                 == .notServing)
         await expectStatus(.unavailable) { try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
 
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        input.fileHandleForWriting.writeRetryingInterrupts(Data("ROLLBACK;\n.quit\n".utf8))
         try input.fileHandleForWriting.close()
         _ = lock.exitStatus(waitingUpTo: 60)
         #expect(try await write.value.name == "Drain")

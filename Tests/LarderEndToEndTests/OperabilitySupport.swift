@@ -40,7 +40,7 @@ func runProcess(_ executable: URL, _ arguments: [String], environment: [String: 
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
         if let stdin {
-            input.fileHandleForWriting.write(stdin)
+            input.fileHandleForWriting.writeRetryingInterrupts(stdin)
             try input.fileHandleForWriting.close()
         }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()

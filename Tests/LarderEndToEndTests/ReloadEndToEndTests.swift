@@ -114,13 +114,13 @@ final class SQLiteLock {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        input.fileHandleForWriting.writeRetryingInterrupts(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
         let locked = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard locked.contains("locked") else { throw RPCError.internalError("sqlite3 did not take the lock: \(locked)") }
     }
 
     func release() {
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        input.fileHandleForWriting.writeRetryingInterrupts(Data("ROLLBACK;\n.quit\n".utf8))
         try? input.fileHandleForWriting.close()
         released = process.exitStatus(waitingUpTo: 60) != nil
     }
