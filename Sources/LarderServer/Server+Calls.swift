@@ -55,13 +55,16 @@ extension Server {
         }
     }
 
-    /// The peer sent all it will (end of stream, or TLS close_notify): the calls in flight are
-    /// answered if it still reads (a half-close), and `outputDrained` closes after the last
-    /// reply; with nothing in flight the connection closes now.
+    /// The peer sent all it will (end of stream, or TLS close_notify): the unary calls in flight
+    /// are answered if it still reads (a half-close), its streaming calls end CANCELLED (nothing
+    /// else would end a health watch), and `outputDrained` closes after the last reply; with
+    /// nothing in flight the connection closes now.
     func peerFinishedSending(_ connection: Connection) {
         if !connection.isClosing && (connection.callsInFlight > 0 || connection.bufferedOutputBytes > 0) {
             connection.inputClosed = true
             connection.partialFrameSince = nil
+            core.endStreams(on: connection, RPCError(.cancelled,
+                "the client ended its connection (end of stream) while the stream was open"))
             connection.updateInterest()
             logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
             return

@@ -37,6 +37,27 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.getLocation, GetLocationRequest(id: created.id)) == created)
     }
 
+    @Test("a client that ends its connection (TCP end of stream) with a health watch and a reflection stream open: both end CANCELLED and the connection closes")
+    func streamsEndWhenTheClientEndsItsConnection() async throws {
+        // An hour of idle timeout: only the end of the streams can close the connection here.
+        let server = try await ServerProcess(arguments: ["--idle-timeout", "3600"])
+        defer { server.stop() }
+        let client = try HTTP2TestClient(port: server.port)
+        let watch = try client.start(HealthMethods.watch.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+        let reflection = try client.start(GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path, endInput: false)
+        let first = await offThePool { client.read(watch) { !$0.messages.isEmpty } }
+        #expect(first?.messages.count == 1, "the watch's first status")
+        client.shutdownSending()
+        for stream in [watch, reflection] {
+            let ended = await offThePool { client.read(stream) { !$0.trailers.isEmpty } }
+            #expect(ended?.trailers["grpc-status"] == "\(StatusCode.cancelled.rawValue)", "\(String(describing: ended))")
+            #expect(ended?.trailers["grpc-message"]?.contains("end of stream") == true)
+        }
+        // Before, the server kept the socket (CLOSE_WAIT) and its connection slot for good.
+        #expect(await offThePool { client.readUntilClosed(seconds: 60) })
+        #expect(await server.waitForLog("reason=\"peer closed\""))
+    }
+
     @Test("grpc-timeout is the server's deadline: a write waiting for a locked database is answered DEADLINE_EXCEEDED at it, and never executed")
     func serverEnforcesTheDeadline() async throws {
         // A long busy timeout: the write waits for the lock until the test releases it.

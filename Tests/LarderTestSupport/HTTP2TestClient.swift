@@ -45,6 +45,9 @@ public final class HTTP2TestClient: Sendable {
         flush()
     }
 
+    /// Shuts down the sending side of the socket (TCP FIN); the server's frames still arrive.
+    public func shutdownSending() { connection.shutdownSending() }
+
     public func reset(_ streamID: Int32) {
         session.withLock { $0.reset(streamID: streamID) }
         flush()

@@ -267,6 +267,15 @@ final class CallCore: @unchecked Sendable {
         return ended
     }
 
+    /// Ends every streaming call of `connection` with `error` (its peer sent end of stream: it
+    /// can no longer half-close, reset or open a flow-control window, so a stream would stay open
+    /// for as long as its handler likes); its unary calls still run to their replies.
+    func endStreams(on connection: some CallConnection, _ error: RPCError) {
+        let calls = connection.calls
+        guard !calls.streams.isEmpty else { return }
+        for (callID, stream) in calls.streams { end(stream, callID: callID, on: calls, error) }
+    }
+
     /// Ends streaming call `callID` with `error` on the transport's behalf (e.g. its client does
     /// not read): its handler is told, and its slot is freed once the end is delivered.
     func end(callID: UInt64, on connection: some CallConnection, _ error: RPCError) {
