@@ -6,6 +6,8 @@ import LarderWire
 /// Not thread-safe and not `Sendable`: one thread uses it at a time.
 public final class SQLiteConnection {
     private var handle: OpaquePointer?
+    /// The busy handler's state, kept as long as the handle may call it.
+    private var busyState: SQLiteBusyState?
 
     /// Opens `path` with `flags` (`SQLITE_OPEN_*`); extended result codes are on.
     public init(path: String, flags: Int32) throws(SQLiteError) {
@@ -36,6 +38,15 @@ public final class SQLiteConnection {
     func database() throws(SQLiteError) -> OpaquePointer {
         guard let handle else { throw SQLiteError(code: SQLITE_MISUSE, message: "the connection is closed") }
         return handle
+    }
+
+    /// Waits for a lock another connection holds as `wait` says (instead of `PRAGMA busy_timeout`).
+    func waitWhenBusy(_ wait: SQLiteBusyWait) throws(SQLiteError) {
+        let db = try database()
+        let state = SQLiteBusyState(policy: wait)
+        let result = sqlite3_busy_handler(db, SQLiteBusyState.handler, Unmanaged.passUnretained(state).toOpaque())
+        guard result == SQLITE_OK else { throw lastError(result, sql: nil) }
+        busyState = state
     }
 
     /// Runs one or more statements without parameters (schema, pragmas, transaction control).

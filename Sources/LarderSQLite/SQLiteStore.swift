@@ -16,12 +16,15 @@ public final class SQLiteStore: Store {
     private let executor: StoreExecutor
     private let checkpointer: Mutex<SQLiteCheckpointer?>
     private let fileLock: DatabaseFileLock
+    /// How its connections wait for another process's locks; abandoned by `close`.
+    private let busyWait: SQLiteBusyWait
     /// The database file.
     public let path: String
 
     private init(path: String, executor: StoreExecutor, checkpointer: SQLiteCheckpointer?,
-                 fileLock: DatabaseFileLock) {
+                 fileLock: DatabaseFileLock, busyWait: SQLiteBusyWait) {
         self.path = path
+        self.busyWait = busyWait
         self.executor = executor
         self.checkpointer = Mutex(checkpointer)
         self.fileLock = fileLock
@@ -51,10 +54,12 @@ public final class SQLiteStore: Store {
         throws(RPCError) -> SQLiteStore
     {
         let mealKeys = MealKeyIndex()
+        let busyWait = SQLiteBusyWait(timeoutMilliseconds: options.busyTimeoutMilliseconds)
         do throws(SQLiteError) {
             let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             let writerConnection = try SQLiteConnection(path: path, flags: flags)
-            try configure(writerConnection, options: options, cacheKilobytes: options.writerCacheKilobytes)
+            try configure(writerConnection, options: options, busyWait: busyWait,
+                          cacheKilobytes: options.writerCacheKilobytes)
             if options.readOnly {
                 try checkVersion(of: writerConnection)
             } else {
@@ -87,7 +92,7 @@ public final class SQLiteStore: Store {
                 func reader() throws(SQLiteError) -> SQLiteSession {
                     let connection = try SQLiteConnection(
                         path: path, flags: options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE)
-                    try configure(connection, options: options, cacheKilobytes: options.cacheKilobytes)
+                    try configure(connection, options: options, busyWait: busyWait, cacheKilobytes: options.cacheKilobytes)
                     try connection.execute("PRAGMA query_only=ON")
                     return SQLiteSession(connection: connection, role: .reader, mealKeys: mealKeys)
                 }
@@ -101,7 +106,8 @@ public final class SQLiteStore: Store {
             }
             let executor = StoreExecutor(writer: writer, readers: readers, batchReader: batchReader,
                                          options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
-            return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock)
+            return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock,
+                               busyWait: busyWait)
         } catch {
             throw openError(error, path: path)
         }
@@ -137,8 +143,11 @@ public final class SQLiteStore: Store {
         executor.write(operation, completion: completion)
     }
 
-    /// Finishes queued work, checkpoints the WAL into the database file, and closes.
+    /// Finishes queued work, checkpoints the WAL into the database file, and closes. Work that
+    /// waits for a lock another process holds gives up at once (UNAVAILABLE) instead of waiting
+    /// out `busyTimeoutMilliseconds`.
     public func close() {
+        busyWait.abandon()
         executor.close()
         // After the writer closed: its WAL hook no longer fires.
         let background = checkpointer.withLock { value in
@@ -166,10 +175,11 @@ public final class SQLiteStore: Store {
         }
     }
 
-    private static func configure(_ connection: SQLiteConnection, options: Options, cacheKilobytes: Int)
+    private static func configure(_ connection: SQLiteConnection, options: Options, busyWait: SQLiteBusyWait,
+                                  cacheKilobytes: Int)
         throws(SQLiteError)
     {
-        try connection.execute("PRAGMA busy_timeout=\(max(0, options.busyTimeoutMilliseconds))")
+        try connection.waitWhenBusy(busyWait)
         try connection.execute("PRAGMA foreign_keys=ON")
         try connection.execute(options.durability == .full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
         // A larger page cache than the 2 MB default, and reads through mmap instead of pread copies.

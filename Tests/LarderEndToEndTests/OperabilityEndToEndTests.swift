@@ -291,4 +291,28 @@ struct OperabilityEndToEndTests {
         #expect(server.stop() == 0)
         #expect(await server.waitForLog("event=stopped"))
     }
+
+    /// A write still waiting for another process's lock when the drain timeout ends the drain
+    /// gives up then (never committed, never acknowledged): the server exits, instead of
+    /// waiting out the rest of its --busy-timeout (here 300 s; `stop` allows 30).
+    @Test func aWriteWaitingForALockDoesNotHoldTheExitPastTheDrainTimeout() async throws {
+        let server = try await ServerProcess(arguments: ["--drain-timeout", "1", "--busy-timeout", "300", "--no-seed"])
+        let lock = try SQLiteLock(path: server.databasePath)
+        defer { lock.release() }
+        let raw = try RawConnection(port: server.port)
+        raw.send(RequestEnvelope(callID: 1, method: LocationMethods.createLocation.path, payload: ProtoCodec.encode(
+            CreateLocationRequest(location: Location(name: "Abandoned", colorHex: "#010203")))))
+        let client = try LarderClient.loopback(port: server.port)
+        defer { client.close() }
+        #expect(await eventually {
+            (try? await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) == 2
+        }, "the write waits for the lock")
+        #expect(server.stop() == 0)
+        #expect(server.stderr.contains("event=drain_timeout") && server.stderr.contains("event=stopped"), "\(server.stderr)")
+        lock.release()
+        let count = try await runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"),
+                                         [server.databasePath, "SELECT count(*) FROM locations WHERE name = 'Abandoned'"],
+                                         environment: [:])
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "\(count)")
+    }
 }

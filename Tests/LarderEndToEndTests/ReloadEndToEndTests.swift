@@ -105,6 +105,7 @@ struct ReloadEndToEndTests {
 final class SQLiteLock {
     private let process = Process()
     private var released = false
+    private var releasing = false
     private let input = Pipe()
 
     init(path: String) throws {
@@ -119,7 +120,10 @@ final class SQLiteLock {
         guard locked.contains("locked") else { throw RPCError.internalError("sqlite3 did not take the lock: \(locked)") }
     }
 
+    /// Ends the transaction and sqlite3; once (later calls do nothing).
     func release() {
+        guard !releasing else { return }
+        releasing = true
         input.fileHandleForWriting.writeRetryingInterrupts(Data("ROLLBACK;\n.quit\n".utf8))
         try? input.fileHandleForWriting.close()
         released = process.exitStatus(waitingUpTo: 60) != nil
