@@ -257,23 +257,19 @@ final class CallCore: @unchecked Sendable {
     /// Ends every streaming call still open with `error` (a drain that timed out); returns how many.
     @discardableResult
     func endStreams(_ error: RPCError) -> Int {
-        var ended = 0
-        for connection in connections.values where !connection.calls.streams.isEmpty {
-            let calls = connection.calls
-            for (callID, stream) in calls.streams {
-                if end(stream, callID: callID, on: calls, error) { ended += 1 }
-            }
-        }
-        return ended
+        connections.values.reduce(0) { ended, connection in ended + endStreams(on: connection, error) }
     }
 
-    /// Ends every streaming call of `connection` with `error` (its peer sent end of stream: it
-    /// can no longer half-close, reset or open a flow-control window, so a stream would stay open
-    /// for as long as its handler likes); its unary calls still run to their replies.
-    func endStreams(on connection: some CallConnection, _ error: RPCError) {
+    /// Ends every streaming call of `connection` with `error`; returns how many. Also for a peer
+    /// that sent end of stream: it can no longer half-close, reset or open a flow-control window,
+    /// so a stream would stay open for as long as its handler likes (its unary calls still run
+    /// to their replies).
+    @discardableResult
+    func endStreams(on connection: some CallConnection, _ error: RPCError) -> Int {
         let calls = connection.calls
-        guard !calls.streams.isEmpty else { return }
-        for (callID, stream) in calls.streams { end(stream, callID: callID, on: calls, error) }
+        var ended = 0
+        for (callID, stream) in calls.streams where end(stream, callID: callID, on: calls, error) { ended += 1 }
+        return ended
     }
 
     /// Ends streaming call `callID` with `error` on the transport's behalf (e.g. its client does
