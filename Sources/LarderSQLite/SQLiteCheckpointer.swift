@@ -32,9 +32,11 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     /// Started last in `init` (its closure needs `self`), joined by `stop()`.
     private var thread: SystemThread?
 
-    init(path: String, pages: Int32, idleMilliseconds: Int = 0) throws(SQLiteError) {
+    /// `busyWait` is the store's: the connection waits for another process's lock as the
+    /// store's own do, and gives up as soon as the store closes.
+    init(path: String, pages: Int32, idleMilliseconds: Int = 0, busyWait: SQLiteBusyWait) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
-        try connection.execute("PRAGMA busy_timeout=5000")
+        try connection.waitWhenBusy(busyWait)
         // A connection learns that the database is in WAL mode only when it first
         // reads it; until then sqlite3_wal_checkpoint_v2 returns OK and does nothing.
         try connection.execute("PRAGMA journal_mode=WAL")

@@ -74,7 +74,8 @@ public final class SQLiteStore: Store {
             if !options.readOnly {
                 try migrate(writer, seed: options.seed)
                 let background = try SQLiteCheckpointer(path: path, pages: options.checkpointPages,
-                                                        idleMilliseconds: options.idleCheckpointMilliseconds)
+                                                        idleMilliseconds: options.idleCheckpointMilliseconds,
+                                                        busyWait: busyWait)
                 checkpointer = background
                 do throws(SQLiteError) { try background.install(on: writerConnection) } catch {
                     background.stop()
