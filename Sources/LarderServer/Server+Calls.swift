@@ -141,7 +141,7 @@ extension Server {
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
         let summary = DecodeLimitScan.envelopeSummary(body, limits: .server)
         if summary.metadataBytes > DecodeLimits.server.maxMetadataBytes {
-            refuseEnvelope(RPCError(.resourceExhausted, "request metadata of \(summary.metadataBytes) bytes exceeds the "
+            refuseEnvelope(RPCError(.resourceExhausted, "request metadata of at least \(summary.metadataBytes) bytes exceeds the "
                 + "limit of \(DecodeLimits.server.maxMetadataBytes) (each entry counts its key and value bytes plus 32)"),
                 callID: summary.callID, frameBytes: Frame.headerSize + body.count, on: connection)
             return

@@ -94,7 +94,7 @@ struct LimitsTests {
          "larder.rpc.v1.RequestEnvelope has more than 100 unknown fields (a limit of this server)"),
         ("8 KiB of metadata", Array(repeating: [UInt8]([0x2A, 0x82, 0x01, 0x0A, 0x01, 0x6B, 0x12, 0x7D])
             + [UInt8](repeating: 0x76, count: 125), count: 60).flatMap { $0 },
-         "request metadata of 8216 bytes exceeds the limit of 8192 (each entry counts its key and value bytes plus 32)"),
+         "request metadata of at least 8216 bytes exceeds the limit of 8192 (each entry counts its key and value bytes plus 32)"),
     ] as [(String, [UInt8], String)])
     func anEnvelopeOverABoundFailsOnlyItsCallWhereverItsCallIDIs(what: String, fields: [UInt8], message: String)
         async throws

@@ -153,7 +153,8 @@ struct  Larder__V1__UpdateMealRecordRequest
   Larder__V1__MealRecord *meal_record;
   /*
    * Fields to change: "name", "calories", "category", "eaten_at".
-   * Empty = all mutable fields.
+   * Empty = all mutable fields, so eaten_at must then be set (an update has
+   * no "now" default).
    */
   Google__Protobuf__FieldMask *update_mask;
 };

@@ -243,7 +243,8 @@ public struct UpdateMealRecordRequest: Hashable, Sendable {
     /// The id selects the record; the other fields are the new values.
     public var mealRecord: MealRecord
     /// Fields to change: "name", "calories", "category", "eaten_at".
-    /// Empty = all mutable fields.
+    /// Empty = all mutable fields, so eaten_at must then be set (an update has
+    /// no "now" default).
     public var updateMask: FieldMask
 
     public init(mealRecord: MealRecord = MealRecord(),

@@ -1176,7 +1176,7 @@ class _MealRecordService_update_meal_record(Protocol):
         """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
 
         meal_record: The id selects the record; the other fields are the new values.
-        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields, so eaten_at must then be set (an update has no "now" default).
         """
         ...
 
@@ -2061,7 +2061,7 @@ class _AsyncMealRecordService_update_meal_record(Protocol):
         """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
 
         meal_record: The id selects the record; the other fields are the new values.
-        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields, so eaten_at must then be set (an update has no "now" default).
         """
         ...
 
@@ -2694,7 +2694,7 @@ class MealRecordService(_rpc.ServiceBase):
         """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
 
         meal_record: The id selects the record; the other fields are the new values.
-        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields, so eaten_at must then be set (an update has no "now" default).
         """
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)
@@ -3358,7 +3358,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         """/larder.v1.MealRecordService/UpdateMealRecord: larder.v1.UpdateMealRecordRequest -> larder.v1.MealRecord.
 
         meal_record: The id selects the record; the other fields are the new values.
-        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields.
+        update_mask: Fields to change: "name", "calories", "category", "eaten_at". Empty = all mutable fields, so eaten_at must then be set (an update has no "now" default).
         """
         return _rpc.Call('/larder.v1.MealRecordService/UpdateMealRecord', _rpc.build(_larder_v1_meal_record.UpdateMealRecordRequest, request, {"meal_record": meal_record, "update_mask": update_mask}),
                          _larder_v1_meal_record.MealRecord, timeout, metadata)

@@ -194,7 +194,8 @@ class UpdateMealRecordRequest(_message.Message):
     @_builtins.property
     def update_mask(self) -> _field_mask_pb2.FieldMask:
         """Fields to change: "name", "calories", "category", "eaten_at".
-        Empty = all mutable fields.
+        Empty = all mutable fields, so eaten_at must then be set (an update has
+        no "now" default).
         """
 
     def __init__(
