@@ -81,17 +81,27 @@ struct BearerToken: Sendable {
         }
     }
 
-    /// True when `authorization` is exactly `Bearer <token>`. Every byte of the
-    /// longer of the two is compared, whatever matches, so the time taken
-    /// depends only on the lengths; a different length never matches.
+    /// True when `authorization` is exactly `Bearer <token>`, the scheme in any case (RFC 9110
+    /// §11.1: `bearer` and `BEARER` too), the token byte for byte. Every byte of the longer of
+    /// the two is compared, whatever matches, so the time taken depends only on the lengths; a
+    /// different length never matches.
     func accepts(_ authorization: String?) -> Bool {
         let presented = Array((authorization ?? "").utf8)
         var difference: UInt8 = presented.count == expected.count ? 0 : 1
         for index in 0..<max(presented.count, expected.count) {
-            let byte = index < presented.count ? presented[index] : 0
-            let wanted = index < expected.count ? expected[index] : 0
+            var byte = index < presented.count ? presented[index] : 0
+            var wanted = index < expected.count ? expected[index] : 0
+            if index < Self.schemeLetters {
+                // The scheme's letters: setting 0x20 folds each to lower case, and only its two
+                // cases to it.
+                byte |= 0x20
+                wanted |= 0x20
+            }
             difference |= byte ^ wanted
         }
         return difference == 0
     }
+
+    /// The letters of `Bearer`, first in `expected`.
+    private static let schemeLetters = 6
 }

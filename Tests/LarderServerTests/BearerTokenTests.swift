@@ -32,7 +32,13 @@ import Testing
     func aTokenOfTokenCharactersIsAccepted(file: String, token: String) throws {
         let loaded = try Self.load(Array(file.utf8)).result.get()
         #expect(loaded.accepts("Bearer \(token)"))
+        #expect(loaded.accepts("bearer \(token)") && loaded.accepts("BEARER \(token)"), "the scheme in any case")
         #expect(!loaded.accepts("Bearer \(token) "))
+        #expect(!loaded.accepts("Bearer\u{02}\(token)") && !loaded.accepts("Bearxr \(token)") && !loaded.accepts("Basic  \(token)"))
+        if token.first?.isLetter == true {
+            #expect(!loaded.accepts("Bearer \(token.prefix(1).uppercased() == token.prefix(1) ? token.lowercased() : token.uppercased())"),
+                    "the token's case matters")
+        }
         #expect(file == token || !loaded.accepts("Bearer \(file)"), "one newline is not part of the token")
     }
 
