@@ -56,8 +56,9 @@ public enum ServerCommandLine {
             config.database.databasePath = value
         },
         Option(name: "durability", value: "full|normal",
-               help: "full: fsync every commit before replying OK (default); normal: sync the WAL at checkpoints "
-                   + "(PostgreSQL: synchronous_commit=off)") { config, value throws(UsageError) in
+               help: "full: fsync every commit before replying OK (default); normal: sync the WAL only at "
+                   + "checkpoints, so an OK survives a crash of larder-server but not of the OS or a power loss "
+                   + "(PostgreSQL: synchronous_commit=off, lost also if PostgreSQL crashes)") { config, value throws(UsageError) in
             guard let durability = DatabaseConfiguration.Durability(rawValue: value) else {
                 throw UsageError("--durability: expected full or normal, got \"\(value)\"")
             }
