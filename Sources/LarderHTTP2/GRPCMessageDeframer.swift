@@ -1,6 +1,6 @@
 /// Reassembles gRPC length-prefixed messages (1 flag byte, 4-byte big-endian length, the bytes)
-/// from DATA chunks of any size. A message longer than the limit fails as soon as its prefix
-/// arrives, before any of it is buffered.
+/// from DATA chunks of any size. A message longer than the limit, or a Compressed-Flag byte
+/// other than 0 or 1, fails as soon as its prefix arrives, before any of it is buffered.
 struct GRPCMessageDeframer {
     /// A complete message.
     struct Message: Equatable {
@@ -8,10 +8,12 @@ struct GRPCMessageDeframer {
         var bytes: [UInt8]
     }
 
-    /// A message prefix announced more than `limit` bytes.
-    struct TooLarge: Error, Equatable {
-        var length: UInt32
-        var limit: Int
+    /// Why the input is not a sequence of gRPC messages.
+    enum Failure: Error, Equatable {
+        /// A message prefix announced more than `limit` bytes.
+        case tooLarge(length: UInt32, limit: Int)
+        /// A Compressed-Flag byte other than 0 or 1 (gRPC's PROTOCOL-HTTP2.md allows no other).
+        case badFlag(UInt8)
     }
 
     let maxMessageSize: Int
@@ -29,14 +31,15 @@ struct GRPCMessageDeframer {
     var bufferedBytes: Int { prefix.count + body.count }
 
     /// Consumes `bytes`, appending each message it completes to `messages`.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(TooLarge) {
+    mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(Failure) {
         var offset = 0
         while offset < bytes.count {
             if !inBody && prefix.isEmpty && bytes.count - offset >= 5 {
                 // The usual case: a whole prefix in this chunk, read in place.
                 let length = (1...4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[offset + $1]) }
-                guard Int(length) <= maxMessageSize else { throw TooLarge(length: length, limit: maxMessageSize) }
-                let compressed = bytes[offset] & 1 != 0
+                guard Int(length) <= maxMessageSize else { throw .tooLarge(length: length, limit: maxMessageSize) }
+                guard bytes[offset] <= 1 else { throw .badFlag(bytes[offset]) }
+                let compressed = bytes[offset] == 1
                 if bytes.count - offset - 5 >= Int(length) {
                     // ... and the whole message: no buffering at all.
                     let start = offset + 5
@@ -51,7 +54,8 @@ struct GRPCMessageDeframer {
                 offset += take
                 guard prefix.count == 5 else { return }
                 let length = prefix[1...4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                guard Int(length) <= maxMessageSize else { throw TooLarge(length: length, limit: maxMessageSize) }
+                guard Int(length) <= maxMessageSize else { throw .tooLarge(length: length, limit: maxMessageSize) }
+                guard prefix[0] <= 1 else { throw .badFlag(prefix[0]) }
                 expected = Int(length)
                 inBody = true
                 body.reserveCapacity(expected)
@@ -60,7 +64,7 @@ struct GRPCMessageDeframer {
             body += bytes[offset..<(offset + take)]
             offset += take
             if body.count == expected {
-                messages.append(Message(compressed: prefix[0] & 1 != 0, bytes: body))
+                messages.append(Message(compressed: prefix[0] == 1, bytes: body))
                 prefix.removeAll(keepingCapacity: true)
                 body = []
                 inBody = false

@@ -130,6 +130,8 @@ public struct GRPCRequestHead: Hashable, Sendable {
 
 /// A request the session answers itself, without the call core.
 struct GRPCRequestRejection: Error, Equatable {
+    /// The request's `:path` when it had one (for the metrics and the access log).
+    var path: String? = nil
     /// The `:status` of the answer; 200 for a gRPC-level error.
     var httpStatus: Int
     var error: RPCError

@@ -35,7 +35,7 @@ public struct GRPCServerConfiguration: Sendable {
     /// SETTINGS frames from the client: token bucket.
     public var settingsBurst = 100
     public var settingsPerSecond = 10
-    /// Frames that carry no work (PRIORITY, empty DATA, WINDOW_UPDATE, trailing HEADERS): token bucket.
+    /// Frames that carry no work (PRIORITY; DATA without END_STREAM that is empty or only padding): token bucket.
     public var idleFrameBurst = 1000
     public var idleFramesPerSecond = 100
     /// Queued SETTINGS and PING acknowledgements the peer has not read before nghttp2 calls it a flood.

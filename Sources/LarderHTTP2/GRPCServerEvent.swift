@@ -21,4 +21,10 @@ public enum GRPCServerEvent: Hashable, Sendable {
     /// answered it with `reason` (oversize or compressed message). Stop working on it; anything
     /// sent on the stream from now on is dropped.
     case cancelled(streamID: Int32, reason: RPCError)
+    /// A request the session answered itself before the core had it (a method other than POST,
+    /// a wrong content-type, a malformed `grpc-timeout` or `-bin` value, too many header bytes,
+    /// no message or two for a one-message method, an oversize or compressed message): already
+    /// answered with `reason`; reported for the metrics and the access log. `path` is the
+    /// request's `:path` when it had one.
+    case refused(streamID: Int32, path: String?, reason: RPCError)
 }

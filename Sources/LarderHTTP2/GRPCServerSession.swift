@@ -275,10 +275,14 @@ public final class GRPCServerSession {
         stream.heldHeadBytes = 0
     }
 
-    /// Ends a stream with `error` (Trailers-Only when nothing was sent yet).
+    /// Ends a stream with `error` (Trailers-Only when nothing was sent yet); a request the core
+    /// never had is reported as `.refused` (with `path`, or its head's).
     private func answer(_ stream: GRPCServerStream, _ error: RPCError, httpStatus: Int = 200,
-                        extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = []) {
+                        extraHeaders: [HTTP2HeaderField] = [], metadata: GRPCMetadata = [], path: String? = nil) {
         releaseHeldHead(stream)
+        if stream.phase == .receivingHeaders || stream.phase == .collecting {
+            events.append(.refused(streamID: stream.id, path: path ?? stream.head?.path, reason: error))
+        }
         stream.phase = .answered
         if error.code == .ok && error.message.isEmpty && extraHeaders.isEmpty && metadata.isEmpty && stream.responseStarted {
             stream.pendingTrailers = .ok
@@ -320,7 +324,8 @@ public final class GRPCServerSession {
         }
         switch headerParser.finish() {
         case .failure(let rejection):
-            answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders)
+            answer(stream, rejection.error, httpStatus: rejection.httpStatus, extraHeaders: rejection.extraHeaders,
+                   path: rejection.path)
         case .success(let head):
             stream.head = head
             if let deliversWholeRequest, deliversWholeRequest(head.path) {
@@ -376,8 +381,14 @@ public final class GRPCServerSession {
         do {
             try stream.deframer.append(bytes, into: &messages)
         } catch {
-            answerAndCancel(stream, RPCError(.resourceExhausted,
-                "request message of \(error.length) bytes exceeds the limit of \(error.limit) bytes"))
+            switch error {
+            case .tooLarge(let length, let limit):
+                answerAndCancel(stream, RPCError(.resourceExhausted,
+                    "request message of \(length) bytes exceeds the limit of \(limit) bytes"))
+            case .badFlag(let flag):
+                answerAndCancel(stream, RPCError(.internal,
+                    "a message's Compressed-Flag byte is \(flag): gRPC allows 0 (uncompressed) or 1 (compressed)"))
+            }
             return
         }
         for message in messages {
@@ -413,7 +424,8 @@ public final class GRPCServerSession {
     private func receivedPing(_ frame: NGHTTP2Frame) -> Bool {
         if frame.isAck {
             if let drainPingData, frame.pingData == drainPingData {
-                engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError, debug: "server shutting down")
+                engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError,
+                                    debug: "graceful stop: streams above the last stream id were not processed; retry them elsewhere")
             }
             return true
         }
@@ -443,13 +455,24 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
                 fail(.enhanceYourCalm, "a header block came in more than \(configuration.maxContinuationFrames) CONTINUATION frames")
                 return false
             }
-        case .data where length == 0 && flags & NGHTTP2Frame.flagEndStream == 0, .priority:
-            if !idleFrames.take(now: configuration.clock()) {
-                fail(.enhanceYourCalm, "too many frames that carry no work (empty DATA, PRIORITY)")
-                return false
-            }
+        // DATA that is empty, or only a Pad Length of 0, counted on any stream (nghttp2 drops
+        // those of closed streams unseen); padding alone past that is counted when received.
+        case .data where flags & NGHTTP2Frame.flagEndStream == 0
+                && (length == 0 || (length == 1 && flags & NGHTTP2Frame.flagPadded != 0)),
+             .priority:
+            return tookIdleFrame()
         default:
             break
+        }
+        return true
+    }
+
+    /// Takes a token for a frame that carries no work (empty or padding-only DATA without
+    /// END_STREAM, PRIORITY); false (and a GOAWAY ENHANCE_YOUR_CALM) when none is left.
+    private func tookIdleFrame() -> Bool {
+        guard idleFrames.take(now: configuration.clock()) else {
+            fail(.enhanceYourCalm, "too many frames that carry no work (empty or padding-only DATA, PRIORITY)")
+            return false
         }
         return true
     }
@@ -501,7 +524,11 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
                 halfClose(stream)
             }
         case .data:
-            if frame.endStream, let stream = streams[stream: frame.streamID] { halfClose(stream) }
+            if frame.endStream {
+                if let stream = streams[stream: frame.streamID] { halfClose(stream) }
+            } else if frame.dataLength == 0 && frame.length > 1 {
+                return tookIdleFrame()
+            }
         case .rstStream:
             if let stream = streams[stream: frame.streamID], stream.phase != .answered, !resets.take(now: configuration.clock()) {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")

@@ -41,9 +41,12 @@ final class HTTP2Link {
     init(configuration: GRPCServerConfiguration, resolve: @escaping (String) -> ResolvedMethod) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
         self.resolve = resolve
-        // Every method but a bidirectional one takes exactly one request message.
+        // Every method but a bidirectional one takes exactly one request message. An unknown
+        // path starts at its headers, so the core answers it at once (UNIMPLEMENTED, or
+        // UNAUTHENTICATED first, as over the lean protocol), whatever the client means to send.
         session.deliversWholeRequest = { [unowned self] path in
-            if case .bidirectional? = method(for: path).handler?.execution { return false }
+            guard let handler = method(for: path).handler else { return false }
+            if case .bidirectional = handler.execution { return false }
             return true
         }
     }
@@ -55,6 +58,8 @@ final class HTTP2Link {
         case receive(UInt64, [UInt8])
         case halfClose(UInt64)
         case cancel(UInt64)
+        /// Count a call the session answered itself (`path` nil: it named none).
+        case refused(UInt64, path: String?, RPCError)
     }
 
     /// What `event` means for the core.
@@ -80,6 +85,8 @@ final class HTTP2Link {
             guard started.remove(id) else { return nil }
             cancelledSinceDelivery = true
             return .cancel(id)
+        case .refused(let streamID, let path, let reason):
+            return .refused(UInt64(streamID), path: path, reason)
         }
     }
 

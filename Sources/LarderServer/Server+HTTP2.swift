@@ -90,6 +90,9 @@ extension Server {
                 core.halfClose(callID: callID, on: connection)
             case .cancel(let callID)?:
                 core.cancel(callID: callID, on: connection)
+            case .refused(let callID, let path, let reason)?:
+                core.countAnsweredByTransport(callID: callID, path: path, reason, receivedAt: connection.lastActivity,
+                                              on: connection)
             case nil:
                 break
             }
@@ -135,6 +138,12 @@ extension Server {
         connection.usage.add(link.takeSessionBytesDelta())
         if !link.session.holdsIncompleteInput { connection.partialFrameSince = nil }
         if link.session.isFinished && !connection.isClosing {
+            // A GOAWAY with an error that nghttp2 sent by itself (a frame breaking RFC 9113 that
+            // it caught): ours are logged where they are raised, since they also end `receive`.
+            if let reason = link.session.closeReason {
+                logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
+                                                        "reason": "\(reason)"])
+            }
             connection.state = .closing(since: MonotonicClock.nanoseconds())
         }
     }

@@ -107,8 +107,8 @@ struct HTTP2EndToEndTests {
         for _ in 0..<6 { _ = try hog.start(Self.getLocation, messages: [big], endInput: false) }
         let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
         #expect(closed, "the connection holding incomplete requests was not ended")
-        #expect(server.stderr.contains("event=memory_budget_exhausted"), "the held requests were not counted")
-        #expect(server.stderr.contains("event=frame_timeout"))
+        #expect(await server.waitForLog("event=memory_budget_exhausted"), "the held requests were not counted")
+        #expect(await server.waitForLog("event=frame_timeout"))
         #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
         // The server goes on serving, over both protocols, with its budget given back.
         let after = try await offThePool { () throws -> GRPCClientSession.Response? in
@@ -130,7 +130,7 @@ struct HTTP2EndToEndTests {
         for _ in 0..<50 { _ = try hog.start(Self.getLocation, extra: [("x-pad", pad)], messages: [], endInput: false) }
         let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
         #expect(closed, "the connection holding request heads was not ended")
-        #expect(server.stderr.contains("event=frame_timeout"))
+        #expect(await server.waitForLog("event=frame_timeout"))
         #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
     }
@@ -156,11 +156,64 @@ struct HTTP2EndToEndTests {
         let closed = try await offThePool { () throws -> Bool in hog.readUntilClosed(seconds: 60) }
         #expect(closed, "the connection that never opened its window was not ended")
         #expect(hog.goaways.last?.code == .enhanceYourCalm, "\(hog.goaways)")
-        #expect(server.stderr.contains("event=write_stall"))
+        #expect(await server.waitForLog("event=write_stall"))
         // A well-behaved client is served throughout.
         let lean = try LarderClient.loopback(port: server.port)
         defer { lean.close() }
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
+    @Test("an unknown method is answered UNIMPLEMENTED at its headers however the client streams, and what the session answers itself is counted and access-logged")
+    func unknownMethodsAreAnsweredAtOnceAndSessionAnswersAreCounted() async throws {
+        let server = try await ServerProcess(arguments: ["--access-log", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let client = try HTTP2TestClient(port: server.port)
+        // A client that opens a stream and waits for the server, as a bidirectional call does:
+        // before, nothing came until the frame timeout ended the whole connection (10 s).
+        let waiting = try client.start("/example.Chat/Stream", endInput: false)
+        // Two messages, then the half-close: before, INTERNAL ("takes one request message").
+        let twoMessages = try client.start("/example.Chat/Stream", messages: [[1], [2]])
+        for stream in [waiting, twoMessages] {
+            let response = await offThePool { client.read(stream) { $0.ended } }
+            #expect(response?.trailers["grpc-status"] == "\(StatusCode.unimplemented.rawValue)", "\(String(describing: response))")
+            #expect(response?.trailers["grpc-message"]?.contains("unknown method") == true)
+        }
+        // Answered by the HTTP/2 session itself: a wrong content-type (415), a malformed
+        // grpc-timeout.
+        let wrongType = try client.start(Self.getLocation, messages: [[]], contentType: "application/json")
+        let badTimeout = try client.start(Self.getLocation, extra: [("grpc-timeout", "soon")], messages: [[]])
+        #expect(await offThePool { client.read(wrongType) { $0.ended } }?.headers[":status"] == "415")
+        #expect(await offThePool { client.read(badTimeout) { $0.ended } }?.trailers["grpc-status"]
+            == "\(StatusCode.invalidArgument.rawValue)")
+        #expect(client.goaways.isEmpty, "the connection serves on")
+
+        let lean = try LarderClient.loopback(port: server.port)
+        defer { lean.close() }
+        let metrics = try await lean.call(AdminMethods.getMetrics, GetMetricsRequest())
+        let get = metrics.methods.first { $0.method == Self.getLocation }
+        #expect(get?.callsByCode == ["INVALID_ARGUMENT": 2] && get?.callsStarted == 2, "\(String(describing: get))")
+        let unknown = metrics.methods.first { $0.method == "unknown" }
+        #expect(unknown?.callsByCode == ["UNIMPLEMENTED": 2], "\(String(describing: unknown))")
+        #expect(await server.waitForLog("method=\(Self.getLocation) status=INVALID_ARGUMENT message=\"content-type"))
+        #expect(await server.waitForLog("method=\(Self.getLocation) status=INVALID_ARGUMENT message=\"grpc-timeout"))
+    }
+
+    @Test("a protocol error nghttp2 catches itself (HEADERS on an even stream id) is logged as the GOAWAY it sends")
+    func protocolErrorsCaughtByTheEngineAreLogged() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        func literal(_ name: String, _ value: String) -> [UInt8] {
+            [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
+        }
+        let block = literal(":method", "POST") + literal(":scheme", "http") + literal(":path", Self.getLocation)
+            + literal(":authority", "localhost") + literal("content-type", "application/grpc")
+        let settings: [UInt8] = [0, 0, 0, 4, 0, 0, 0, 0, 0]
+        // HEADERS (type 1), END_STREAM | END_HEADERS, stream 2: only servers open even streams.
+        let headers: [UInt8] = [0, 0, UInt8(block.count), 1, 0x5, 0, 0, 0, 2] + block
+        connection.send(HTTP2Preface.bytes + settings + headers)
+        #expect(await server.waitForLog("event=http2_connection_failed"))
+        #expect(await server.waitForLog("PROTOCOL_ERROR"))
     }
 
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")

@@ -118,10 +118,30 @@ struct GRPCHotPathTests {
         GRPCMessageFraming.appendPrefix(count: 11, to: &wire)
         wire += Array(repeating: 0, count: 11)
         var received: [GRPCMessageDeframer.Message] = []
-        #expect(throws: GRPCMessageDeframer.TooLarge(length: 11, limit: 10)) {
+        #expect(throws: GRPCMessageDeframer.Failure.tooLarge(length: 11, limit: 10)) {
             try wire.withUnsafeBytes { try deframer.append($0, into: &received) }
         }
         #expect(received.isEmpty)
+    }
+
+    @Test("a Compressed-Flag byte other than 0 or 1 fails on its prefix, whole or split", arguments: [2, 0x80, 0xFE, 0xFF] as [UInt8])
+    func deframerRejectsOtherFlags(flag: UInt8) {
+        let wire: [UInt8] = [flag, 0, 0, 0, 2, 8, 1]
+        for split in [wire.count, 1, 3] {  // the prefix read in place, and gathered from pieces
+            var deframer = GRPCMessageDeframer(maxMessageSize: 10)
+            var received: [GRPCMessageDeframer.Message] = []
+            #expect(throws: GRPCMessageDeframer.Failure.badFlag(flag)) {
+                try wire[..<split].withUnsafeBytes { try deframer.append($0, into: &received) }
+                try wire[split...].withUnsafeBytes { try deframer.append($0, into: &received) }
+            }
+            #expect(received.isEmpty)
+        }
+        var deframer = GRPCMessageDeframer(maxMessageSize: 10)
+        var received: [GRPCMessageDeframer.Message] = []
+        #expect(throws: Never.self) {
+            try ([1, 0, 0, 0, 1, 9, 0, 0, 0, 0, 1, 7] as [UInt8]).withUnsafeBytes { try deframer.append($0, into: &received) }
+        }
+        #expect(received == [.init(compressed: true, bytes: [9]), .init(compressed: false, bytes: [7])])
     }
 
     @Test("a pre-framed reply goes out as the same message, after the record's first byte")

@@ -319,6 +319,31 @@ struct GRPCLimitsTests {
         #expect(throws: GRPCSessionError.self) { _ = try server.receive(input) }
     }
 
+    @Test("DATA frames holding only padding count as frames that carry no work", arguments: [0, 7] as [UInt8])
+    func paddingOnlyDataFlood(padding: UInt8) throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0x4, stream: 1, RawFrames.request())
+        // PADDED (0x8): a Pad Length byte, no data, `padding` zero bytes.
+        for _ in 0..<1100 { input += RawFrames.frame(0, flags: 0x8, stream: 1, [padding] + Array(repeating: 0, count: Int(padding))) }
+        #expect(throws: GRPCSessionError(.enhanceYourCalm,
+                                         "too many frames that carry no work (empty or padding-only DATA, PRIORITY)")) {
+            _ = try server.receive(input)
+        }
+    }
+
+    @Test("padded DATA that carries data is not counted")
+    func paddedDataWithBytes() throws {
+        let server = try GRPCServerSession()
+        var input = RawFrames.start + RawFrames.frame(1, flags: 0x4, stream: 1, RawFrames.request())
+        // 1,096 padded frames: the message's prefix, then one byte of it each (1,095 bytes).
+        input += RawFrames.frame(0, flags: 0x8, stream: 1, [2, 0, 0, 0, 4, 0x47, 0, 0])
+        for _ in 0..<1_095 { input += RawFrames.frame(0, flags: 0x8, stream: 1, [1, 0x41, 0]) }
+        input += RawFrames.frame(0, flags: 0x1, stream: 1)
+        let events = try server.receive(input)
+        let messages = events.compactMap { if case .message(_, let bytes) = $0 { bytes } else { nil } }
+        #expect(messages == [Array(repeating: 0x41, count: 1_095)] && server.closeReason == nil, "\(events.count) events")
+    }
+
     @Test("garbage instead of the preface is a clean PROTOCOL_ERROR, and receive keeps refusing")
     func garbage() throws {
         let server = try GRPCServerSession()

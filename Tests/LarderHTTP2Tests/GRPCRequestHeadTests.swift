@@ -88,6 +88,12 @@ struct GRPCRequestHeadTests {
         let streamID = try loop.call(extra: [("trace-bin", "not base64!")])
         #expect(loop.startedHeads.isEmpty)
         #expect(loop.client.responses[streamID]?.trailers["grpc-status"] == "3")
+        // Reported for the metrics and the access log, with its path.
+        guard case .refused(streamID, "/larder.v1.Test/Echo", let reason)? = loop.events.first else {
+            Issue.record("no refused event: \(loop.events)")
+            return
+        }
+        #expect(reason.code == .invalidArgument && loop.events.count == 1)
     }
 
     @Test("a content-type other than application/grpc(+proto) is answered HTTP 415",
@@ -131,8 +137,29 @@ struct GRPCRequestHeadTests {
         try loop.pump()
         #expect(loop.startedHeads.isEmpty)
         #expect(loop.client.responses[id]?.headers[":status"] == "405")
+        #expect(loop.client.responses[id]?.headers["allow"] == "POST", "RFC 9110 §15.5.6")
         let message = loop.client.responses[id]?.trailers["grpc-message"] ?? ""
         #expect(message.contains("HTTP method GET is not POST"))
+        #expect(loop.events == [.refused(streamID: id, path: "/a/b", reason: RPCError(.unimplemented,
+            "HTTP method GET is not POST: gRPC calls are POST requests"))])
+    }
+
+    @Test("a request that is no gRPC call gets 405 or 415 before a malformed grpc-timeout or -bin value is looked at",
+          arguments: [("GET", "application/grpc", "405"), ("POST", "text/plain", "415"), ("GET", "text/plain", "405")])
+    func httpStatusComesFirst(method: String, contentType: String, status: String) throws {
+        for bad in [("grpc-timeout", "soon"), ("trace-bin", "not base64!")] {
+            let loop = try Loopback()
+            // The malformed field comes before the content-type in the block.
+            let headers = [(":method", method), (":scheme", "http"), (":path", "/a/b"), (":authority", "x"), bad,
+                           ("content-type", contentType)]
+            let id = try #require(loop.client.startCall(headers: headers, endInput: true))
+            try loop.pump()
+            #expect(loop.client.responses[id]?.headers[":status"] == status, "\(bad.0)")
+            guard case .refused(id, "/a/b", _)? = loop.events.first else {
+                Issue.record("no refused event: \(loop.events)")
+                continue
+            }
+        }
     }
 
     @Test("percent-encoding leaves printable ASCII alone and decodes malformed escapes as they are")

@@ -22,10 +22,10 @@ public final class HTTP2TestClient: Sendable {
 
     /// Opens a call to `path`, queues `messages`, and half-closes unless `endInput` is false.
     public func start(_ path: String, extra: [(String, String)] = [], messages: [[UInt8]] = [],
-               endInput: Bool = true) throws -> Int32 {
+                      endInput: Bool = true, contentType: String = "application/grpc") throws -> Int32 {
         let streamID = session.withLock { session -> Int32? in
-            guard let id = session.startCall(headers: GRPCClientSession.requestHeaders(path: path, extra: extra))
-            else { return nil }
+            let headers = GRPCClientSession.requestHeaders(path: path, extra: extra, contentType: contentType)
+            guard let id = session.startCall(headers: headers) else { return nil }
             for message in messages { session.sendMessage(streamID: id, message) }
             if endInput { session.endInput(streamID: id) }
             return id

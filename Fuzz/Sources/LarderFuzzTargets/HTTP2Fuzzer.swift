@@ -110,6 +110,10 @@ struct EchoResponder {
                 guard open.remove(id) != nil else { throw FuzzFailure("cancel of stream \(id), not open") }
                 receiving.remove(id)
                 if session.sendMessage(streamID: id, [1]) { throw FuzzFailure("send on cancelled stream \(id) accepted") }
+            case .refused(let id, _, _):
+                // Answered by the session before any event opened it.
+                guard !open.contains(id) else { throw FuzzFailure("stream \(id) refused while open") }
+                if session.sendMessage(streamID: id, [1]) { throw FuzzFailure("send on refused stream \(id) accepted") }
             }
         }
     }

@@ -306,6 +306,7 @@ final class NGHTTP2Session {
                 bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             }
         case .headers: frame.isRequestHeaders = pointer.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        case .data: frame.dataLength = max(0, header.length - pointer.pointee.data.padlen)
         default: break
         }
         return frame

@@ -9,6 +9,7 @@ struct NGHTTP2Frame {
     static let flagEndStream: UInt8 = 0x1
     static let flagAck: UInt8 = 0x1
     static let flagEndHeaders: UInt8 = 0x4
+    static let flagPadded: UInt8 = 0x8
 
     var type: UInt8
     var flags: UInt8
@@ -20,6 +21,8 @@ struct NGHTTP2Frame {
     var lastStreamID: Int32 = 0
     /// PING: the opaque data, big-endian.
     var pingData: UInt64 = 0
+    /// DATA: the bytes of data it carried, its padding (and the Pad Length byte) left out.
+    var dataLength = 0
     /// HEADERS: whether this block opens a request (as opposed to trailers).
     var isRequestHeaders = false
 

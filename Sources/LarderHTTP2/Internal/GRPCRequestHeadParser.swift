@@ -22,12 +22,13 @@ struct GRPCRequestHeadParser {
     private var acceptEncoding: String?
     private var timeoutNanoseconds: UInt64?
     private var metadata = GRPCMetadata()
-    /// The first field that made the request one the session answers itself; later fields are
-    /// not looked at.
+    /// The first field that made the request one the session answers itself; later fields
+    /// but `content-type` are not looked at (a request that is no gRPC call is answered 405 or
+    /// 415 before any gRPC-level error, as gRPC's PROTOCOL-HTTP2.md asks).
     private var rejection: GRPCRequestRejection?
-    /// True once `rejection` is set, or the block grew over the session's header list limit
-    /// (`discard`): the fields that follow are ignored.
-    private var ignoresFields = false
+    /// True once the block grew over the session's header list limit (`discard`): the fields
+    /// that follow are ignored.
+    private var discarded = false
 
     private enum Method {
         case absent
@@ -49,12 +50,12 @@ struct GRPCRequestHeadParser {
     /// Drops what the block said so far and ignores the rest (it is over its size limit).
     mutating func discard() {
         begin(streamID: streamID)
-        ignoresFields = true
+        discarded = true
     }
 
     /// Takes one field of the block.
     mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, strings: inout HTTP2StringCache) {
-        guard !ignoresFields, let first = name.first else { return }
+        guard !discarded, let first = name.first else { return }
         if first == UInt8(ascii: ":") {
             if name.equals(":method") {
                 method = value.equals("POST") ? .post : .other(String(decoding: value, as: UTF8.self))
@@ -70,7 +71,10 @@ struct GRPCRequestHeadParser {
             contentType = if value.equals("application/grpc") { Self.applicationGRPC }
                 else if value.equals("application/grpc+proto") { Self.applicationGRPCProto }
                 else { String(decoding: value, as: UTF8.self) }
-        } else if name.equals("te") {
+            return
+        }
+        guard rejection == nil else { return }
+        if name.equals("te") {
             te = value.equals("trailers") ? Self.trailers : strings.string(value)
         } else if name.equals("grpc-encoding") {
             messageEncoding = strings.string(value)
@@ -103,22 +107,28 @@ struct GRPCRequestHeadParser {
 
     /// The request the block made, or why the session answers it itself. Moves what the block
     /// said out of the parser: `begin` it again before the next block.
+    /// Checked in this order: the HTTP method (405, with `allow: POST`), the content-type
+    /// (415), a field the parser rejected (a malformed `grpc-timeout` or `-bin` value), `:path`.
     mutating func finish() -> Result<GRPCRequestHead, GRPCRequestRejection> {
-        if let rejection = rejection.take() { return .failure(rejection) }
+        let path = pathIsAbsolute ? self.path.take() : nil
         switch method {
         case .post:
             break
         case .absent, .other:
             let shown = if case .other(let name) = method { SafeText.unquoted(name) } else { "(none)" }
-            return .failure(.init(httpStatus: 405, error: .init(.unimplemented,
-                "HTTP method \(shown) is not POST: gRPC calls are POST requests")))
+            return .failure(.init(path: path, httpStatus: 405, error: .init(.unimplemented,
+                "HTTP method \(shown) is not POST: gRPC calls are POST requests"), extraHeaders: [Self.allowPOST]))
         }
         let sentContentType = contentType.take()
         guard let contentType = sentContentType, GRPCRequestHead.isGRPCMediaType(contentType) else {
-            return .failure(.init(httpStatus: 415, error: .init(.invalidArgument,
+            return .failure(.init(path: path, httpStatus: 415, error: .init(.invalidArgument,
                 "content-type \(sentContentType.map { SafeText.quoted($0) } ?? "(none)") is not application/grpc or application/grpc+proto")))
         }
-        guard pathIsAbsolute, let path = path.take() else {
+        if var rejection = rejection.take() {
+            rejection.path = path
+            return .failure(rejection)
+        }
+        guard let path else {
             return .failure(.init(httpStatus: 200, error: .init(.unimplemented, "the request has no :path naming a method")))
         }
         var metadata = GRPCMetadata()
@@ -131,8 +141,10 @@ struct GRPCRequestHeadParser {
 
     private mutating func reject(_ error: RPCError) {
         rejection = GRPCRequestRejection(httpStatus: 200, error: error)
-        ignoresFields = true
     }
+
+    /// What a 405 answer must carry (RFC 9110 §15.5.6).
+    private static let allowPOST = HTTP2HeaderField("allow", "POST")
 
     private mutating func appendMetadata(_ name: String, isLowercase: Bool, _ value: GRPCMetadata.Value) {
         if metadata.entries.capacity == 0 { metadata.entries.reserveCapacity(4) }

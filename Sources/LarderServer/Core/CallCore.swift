@@ -321,6 +321,20 @@ final class CallCore: @unchecked Sendable {
                   on: connection, method: context.method)
     }
 
+    /// Counts and access-logs a call its transport answered itself before the core had it (the
+    /// HTTP/2 session: a wrong content-type, a malformed header, an oversize message…), as a
+    /// refused call is; `path` nil when the request named none.
+    func countAnsweredByTransport(callID: UInt64, path: String?, _ error: RPCError, receivedAt: UInt64,
+                                  on connection: some CallConnection) {
+        let shownPath = path ?? "(no :path)"
+        let methodIndex = metrics.index(of: shownPath)
+        metrics.started(method: methodIndex)
+        finished(FinishedCall(callID: callID, methodIndex: methodIndex, code: error.code, message: error.message,
+                              receivedAt: receivedAt, peer: connection.peer, requestBytes: 0,
+                              replyBytes: error.message.utf8.count, clientCertificate: connection.clientCertificate),
+                 connectionID: connection.id, now: MonotonicClock.nanoseconds(), method: shownPath)
+    }
+
     /// Puts a call's reply straight into its connection's output and counts it finished.
     private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
                            on connection: some CallConnection, method: String? = nil) {

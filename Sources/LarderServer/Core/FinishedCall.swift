@@ -30,7 +30,7 @@ struct FinishedCall: Sendable {
                   replyBytes: replyBytes, clientCertificate: connection.clientCertificate)
     }
 
-    private init(callID: UInt64, methodIndex: Int, code: StatusCode, message: String, receivedAt: UInt64,
+    init(callID: UInt64, methodIndex: Int, code: StatusCode, message: String, receivedAt: UInt64,
                  peer: SocketAddress, requestBytes: Int, replyBytes: Int, clientCertificate: String?) {
         self.callID = callID
         self.methodIndex = methodIndex
