@@ -566,8 +566,9 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
             }
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
             if closeReason == nil {
+                let why = lastLibraryError ?? (frame.debugText.isEmpty ? nil : SafeText.escaped(frame.debugText))
                 closeReason = GRPCSessionError(HTTP2ErrorCode(rawValue: frame.errorCode),
-                                               lastLibraryError ?? "the peer broke the HTTP/2 protocol")
+                                               why ?? "the peer broke the HTTP/2 protocol")
             }
         default:
             break

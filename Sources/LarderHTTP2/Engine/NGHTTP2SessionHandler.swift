@@ -19,6 +19,8 @@ struct NGHTTP2Frame {
     var errorCode: UInt32 = 0
     /// GOAWAY: the last stream id.
     var lastStreamID: Int32 = 0
+    /// GOAWAY: its debug data as text (nghttp2 writes why it ends the connection there).
+    var debugText = ""
     /// PING: the opaque data, big-endian.
     var pingData: UInt64 = 0
     /// DATA: the bytes of data it carried, its padding (and the Pad Length byte) left out.
