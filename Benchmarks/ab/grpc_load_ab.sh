@@ -17,6 +17,8 @@
 # bounded (WARMUP + DURATION s, grpc_load's --max-seconds).
 #
 # Env: ROUNDS=3 WORKLOADS="get create" CONCURRENCY=64 CONNS=4 WARMUP=1 DURATION=4
+#      RATE=0 (calls per second started by grpc_load --rate, at most CONCURRENCY in flight: the
+#      servers compared at one load below what saturates the client; 0: the closed loop)
 #      BASE_ARGS="" NEW_ARGS="" (more larder-server flags for one side, e.g. NEW_ARGS="--readers 4";
 #      the same directory may then be both sides)
 #      SERVER_CPU=0 CLIENT_CPU=1 ANCHOR_BUILD=.build/bench-grpc/anchor TOOLS_BUILD=.build/bench-grpc/tools
@@ -32,6 +34,7 @@ BASE_ARGS=${BASE_ARGS:-}
 NEW_ARGS=${NEW_ARGS:-}
 WARMUP=${WARMUP:-1}
 DURATION=${DURATION:-4}
+RATE=${RATE:-0}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 ANCHOR_BUILD=${ANCHOR_BUILD:-.build/bench-grpc/anchor}
@@ -77,7 +80,7 @@ for round in $(seq "$ROUNDS"); do
       log "round $round: $side $wl c=$CONCURRENCY"
       line=$(taskset -c "$CLIENT_CPU" "$LOAD" --target "${ADDR[$side]}" --workload "$wl" --conns "$CONNS" \
         --concurrency "$CONCURRENCY" --warmup "$WARMUP" --duration "$DURATION" --server-pid "${PID[$side]}" \
-        --label "$side") || { log "grpc_load failed"; continue; }
+        --rate "$RATE" --label "$side") || { log "grpc_load failed"; continue; }
       python3 -c 'import json,sys; d=json.loads(sys.argv[1]); d.update(side=sys.argv[2], round=int(sys.argv[3])); print(json.dumps(d))' \
         "$line" "$side" "$round" | tee -a "$RESULTS"
     done
@@ -92,8 +95,8 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(side, wl, key):
     v = [r[key] for r in rows if r["side"] == side and r["workload"] == wl and r.get(key) is not None]
     return statistics.median(v) if v else float("nan")
-print("| workload | reference | base | new | base/reference | new/reference (per round) | new/base (per round) | p99 new/reference | errors | others % |")
-print("|---|---:|---:|---:|---:|---|---|---:|---:|---|")
+print("| workload | calls/s (reference, base, new) | reference | base | new | base/reference | new/reference (per round) | new/base (per round) | p99 new/reference | errors | others % |")
+print("|---|---|---:|---:|---:|---:|---|---|---:|---:|---|")
 for wl in dict.fromkeys(r["workload"] for r in rows):
     s = {side: med(side, wl, "server_cpu_us_per_call") for side in ("reference", "base", "new")}
     rounds = {}
@@ -106,7 +109,8 @@ for wl in dict.fromkeys(r["workload"] for r in rows):
     p99 = med("new", wl, "p99_us") / med("reference", wl, "p99_us")
     errors = sum(r["errors"] for r in rows if r["workload"] == wl)
     others = [r["others_cpu_pct"] for r in rows if r["workload"] == wl]
-    print(f"| {wl} | {s['reference']:.1f} | {s['base']:.1f} | {s['new']:.1f} | {s['base'] / s['reference']:.2f}× "
+    rps = "/".join(f"{med(side, wl, 'rps'):.0f}" for side in ("reference", "base", "new"))
+    print(f"| {wl} | {rps} | {s['reference']:.1f} | {s['base']:.1f} | {s['new']:.1f} | {s['base'] / s['reference']:.2f}× "
           f"| {s['new'] / s['reference']:.2f}× ({per_ref}) | {s['new'] / s['base']:.2f}× ({per_base}) | {p99:.2f}× "
           f"| {errors} | {min(others):.0f}–{max(others):.0f} |")
 PY

@@ -9,7 +9,11 @@
 //
 // --concurrency N calls are kept in flight in total over --conns C channels (one TCP
 // connection each) and --threads T completion-queue threads; each finished call's slot
-// issues the next one at once (closed loop). After --warmup S the run measures --duration S
+// issues the next one at once (closed loop), or, with --rate R, calls start at R per second
+// in total (paced: each thread starts its share on a fixed schedule, with at most its share
+// of --concurrency in flight; a call due while every slot is busy starts when one frees),
+// so that two servers can be compared at the same load below what saturates the client.
+// After --warmup S the run measures --duration S
 // seconds (or --requests R calls) and prints one JSON line: calls/s, exact percentiles
 // (every latency of the window is kept and sorted, nearest rank), errors by status code,
 // client CPU, the server's CPU from /proc/PID/stat (--server-pid), and the CPU every other
@@ -72,6 +76,7 @@ struct Options {
   double warmup = 1;
   double duration = 5;
   int64_t requests = 0;  // > 0: measure this many calls instead of --duration
+  double rate = 0;       // > 0: calls started per second in total (paced); 0: closed loop
   double max_seconds = 120;
   int deadline_ms = 10000;
   int connect_timeout_s = 10;
@@ -88,13 +93,14 @@ void Usage(FILE* to) {
                "usage: grpc_load --target HOST:PORT [--workload get|create|list|ping] [--conns C]\n"
                "                 [--concurrency N] [--threads T] [--warmup S] [--duration S | --requests R]\n"
                "                 [--server-pid PID] [--label NAME] [--page-size P] [--deadline-ms MS]\n"
-               "                 [--seed-locations N] [--seed-meals N] [--max-seconds S]\n"
+               "                 [--seed-locations N] [--seed-meals N] [--max-seconds S] [--rate R]\n"
                "       grpc_load --target HOST:PORT --probe\n"
                "       grpc_load --target HOST:PORT --write-bodies DIR [--seed-meals N] [--page-size P]\n"
                "Defaults: 1 conn, 1 in flight, 1 thread, 1 s warm-up, 5 s measured, 10 s deadline per\n"
                "call, page size 50, 1000 locations seeded for get, 500 meal records for list (0: seed\n"
                "nothing, get asks for an id no server holds: for h2-echo); ping is grpc.health.v1\n"
-               "Health/Check with an empty request. A run\n"
+               "Health/Check with an empty request. --rate R paces the calls at R per second in total\n"
+               "(at most --concurrency in flight) instead of the closed loop. A run\n"
                "never lasts more than --max-seconds (120) after the warm-up.\n");
 }
 
@@ -144,6 +150,7 @@ Options ParseFlags(int argc, char** argv) {
     else if (a == "--duration") o.duration = SecondsFlag(a, v);
     else if (a == "--requests") o.requests = IntFlag(a, v);
     else if (a == "--max-seconds") o.max_seconds = SecondsFlag(a, v);
+    else if (a == "--rate") o.rate = IntFlag(a, v);
     else if (a == "--deadline-ms") o.deadline_ms = IntFlag(a, v);
     else if (a == "--connect-timeout") o.connect_timeout_s = IntFlag(a, v);
     else if (a == "--server-pid") o.server_pid = IntFlag(a, v);
@@ -284,6 +291,7 @@ struct Worker {
   std::map<int, int64_t> errors_by_code;
   std::string first_error;
   std::mt19937_64 rng;
+  double rate = 0;  // this thread's share of --rate; 0: closed loop
 
   void Issue(Slot* s) {
     s->Reset();
@@ -297,8 +305,40 @@ struct Worker {
     s->reader->Finish(&s->reply, &s->status, s);
   }
 
+  /// Records a finished call (when inside the window) and says whether its slot goes on.
+  bool Finish(Slot* s, bool ok) {
+    const Clock::time_point done = Clock::now();
+    bool record = false;
+    if (done >= sh->t_start) {
+      if (sh->by_count) {
+        int64_t n = sh->measured.fetch_add(1, std::memory_order_relaxed);
+        if (n < sh->opt.requests) {
+          record = true;
+          if (n + 1 == sh->opt.requests) {
+            sh->last_done_ns.store((done - sh->t_start).count());
+            sh->stop.store(true);
+          }
+        }
+      } else {
+        record = done < sh->t_end;
+      }
+    }
+    if (record) {
+      lat_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(done - s->start).count());
+      if (!ok || !s->status.ok()) {
+        ++errors_by_code[ok ? s->status.error_code() : -1];
+        if (first_error.empty()) first_error = std::to_string(s->status.error_code()) + " " + s->status.error_message();
+      }
+    }
+    return !sh->stop.load(std::memory_order_relaxed) && (sh->by_count || done < sh->t_end);
+  }
+
   void Run() {
     lat_ns.reserve(1 << 20);
+    if (rate > 0) {
+      RunPaced();
+      return;
+    }
     int inflight = 0;
     for (Slot* s : slots) {
       Issue(s);
@@ -306,39 +346,51 @@ struct Worker {
     }
     void* tag = nullptr;
     bool ok = false;
-    const int64_t want = sh->opt.requests;
     while (inflight > 0 && cq.Next(&tag, &ok)) {
       auto* s = static_cast<Slot*>(tag);
-      const Clock::time_point done = Clock::now();
-      bool record = false;
-      if (done >= sh->t_start) {
-        if (sh->by_count) {
-          int64_t n = sh->measured.fetch_add(1, std::memory_order_relaxed);
-          if (n < want) {
-            record = true;
-            if (n + 1 == want) {
-              sh->last_done_ns.store((done - sh->t_start).count());
-              sh->stop.store(true);
-            }
-          }
-        } else {
-          record = done < sh->t_end;
-        }
-      }
-      if (record) {
-        lat_ns.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(done - s->start).count());
-        if (!ok || !s->status.ok()) {
-          ++errors_by_code[ok ? s->status.error_code() : -1];
-          if (first_error.empty()) first_error = std::to_string(s->status.error_code()) + " " + s->status.error_message();
-        }
-      }
-      const bool more = !sh->stop.load(std::memory_order_relaxed) && (sh->by_count || done < sh->t_end);
-      if (more) {
+      if (Finish(s, ok)) {
         Issue(s);
       } else {
         s->Reset();
         --inflight;
       }
+    }
+    cq.Shutdown();
+    while (cq.Next(&tag, &ok)) {
+    }
+  }
+
+  /// --rate: starts a call every 1/rate s (this thread's share), on a free slot.
+  void RunPaced() {
+    const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate));
+    std::vector<Slot*> idle(slots.rbegin(), slots.rend());
+    int inflight = 0;
+    bool stopping = false;
+    Clock::time_point next = Clock::now();
+    void* tag = nullptr;
+    bool ok = false;
+    while (true) {
+      Clock::time_point now = Clock::now();
+      stopping = stopping || sh->stop.load(std::memory_order_relaxed) || (!sh->by_count && now >= sh->t_end);
+      while (!stopping && !idle.empty() && next <= now) {
+        Issue(idle.back());
+        idle.pop_back();
+        ++inflight;
+        next += interval;
+      }
+      if (stopping && inflight == 0) break;
+      // Wake for the next start if a slot is free, else for a completion (and look at the
+      // stop flag at least every 20 ms).
+      const Clock::time_point wake = !stopping && !idle.empty() ? next : now + std::chrono::milliseconds(20);
+      // AsyncNext takes a system_clock deadline.
+      const auto got = cq.AsyncNext(&tag, &ok, std::chrono::system_clock::now() + (wake - now));
+      if (got == grpc::CompletionQueue::SHUTDOWN) break;
+      if (got == grpc::CompletionQueue::TIMEOUT) continue;
+      auto* s = static_cast<Slot*>(tag);
+      if (!Finish(s, ok)) stopping = true;
+      s->Reset();
+      idle.push_back(s);
+      --inflight;
     }
     cq.Shutdown();
     while (cq.Next(&tag, &ok)) {
@@ -458,6 +510,7 @@ int main(int argc, char** argv) {
     workers.push_back(std::make_unique<Worker>());
     workers.back()->sh = &sh;
     workers.back()->rng.seed(rng());
+    workers.back()->rate = o.rate / o.threads;
   }
   std::vector<std::unique_ptr<Slot>> slots;
   for (int i = 0; i < o.concurrency; ++i) {
@@ -533,12 +586,12 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "{\"driver\":\"grpc-load\",\"server\":%s,\"target\":%s,\"workload\":\"%s\",\"conns\":%d,\"concurrency\":%d,"
-      "\"threads\":%d,\"requests\":%zu,\"errors\":%lld,\"errors_by_code\":%s,\"seconds\":%.3f,\"rps\":%.1f,"
+      "\"threads\":%d,\"rate\":%.0f,\"requests\":%zu,\"errors\":%lld,\"errors_by_code\":%s,\"seconds\":%.3f,\"rps\":%.1f,"
       "\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f,"
       "\"client_cpu_pct\":%.1f,\"client_cpu_us_per_call\":%.2f,\"server_cpu_pct\":%s,"
       "\"server_cpu_us_per_call\":%s,\"others_cpu_pct\":%.1f,\"host_busy_pct\":%.1f,\"loadavg\":%s}\n",
       JsonString(o.label).c_str(), JsonString(o.target).c_str(), o.workload.c_str(), o.conns, o.concurrency,
-      o.threads, lat.size(), static_cast<long long>(errors), by_code.c_str(), seconds, calls / wall,
+      o.threads, o.rate, lat.size(), static_cast<long long>(errors), by_code.c_str(), seconds, calls / wall,
       Percentile(lat, 0.50), Percentile(lat, 0.90), Percentile(lat, 0.99), Percentile(lat, 0.999),
       lat.empty() ? 0.0 : static_cast<double>(lat.back()) / 1000.0, mean, 100.0 * client_cpu / cpu_wall,
       calls > 0 ? client_cpu * 1e6 / calls : 0.0, srv_pct, srv_us, 100.0 * others_cpu / cpu_wall,
