@@ -12,8 +12,9 @@ import Testing
 
     @Test func aWholeRequestStartsItsCallAndAResetCancelsIt() throws {
         let link = try HTTP2Link(configuration: GRPCServerConfiguration(), resolve: { .unknown($0) })
-        // An unknown method is not bidirectional: its requests come whole.
-        #expect(link.session.deliversWholeRequest?("/no.Such/Method") == true)
+        // An unknown method starts at its headers, so the core answers it at once, whatever the
+        // client goes on to send (not held until a half-close that a streaming client never sends).
+        #expect(link.session.deliversWholeRequest?("/no.Such/Method") == false)
         guard case .start(let head, let method, let message)? = link.handle(.request(Self.head(1), message: [4])) else {
             Issue.record("a whole request did not start a call")
             return
@@ -48,5 +49,16 @@ import Testing
             return
         }
         #expect(!link.receiving.contains(5) && link.started.contains(5))
+    }
+
+    @Test func aRequestTheSessionAnsweredIsOnlyCounted() throws {
+        let link = try HTTP2Link(configuration: GRPCServerConfiguration(), resolve: { .unknown($0) })
+        let reason = RPCError(.invalidArgument, "content-type \"text/plain\" is not application/grpc")
+        guard case .refused(7, let path, let error)? = link.handle(.refused(streamID: 7, path: "/a/b", reason: reason)) else {
+            Issue.record("a refused request was not passed on to be counted")
+            return
+        }
+        #expect(path == "/a/b" && error == reason)
+        #expect(!link.started.contains(7) && !link.receiving.contains(7))
     }
 }
