@@ -33,6 +33,8 @@ public final class GRPCServerSession {
     private var settingsFrames: TokenBucket
     private var idleFrames: TokenBucket
     private var drainPingData: UInt64?
+    /// The drain's final GOAWAY (with the last stream id taken) was submitted.
+    private var finalGoawaySubmitted = false
     /// The header block being received (one at a time on a connection) and the stream it opens.
     private var headerParser = GRPCRequestHeadParser()
     private var headerStream: GRPCServerStream?
@@ -225,13 +227,19 @@ public final class GRPCServerSession {
     // MARK: - Ending the connection
 
     /// Starts a graceful shutdown: a GOAWAY announcing it, a PING, and once the PING comes back
-    /// a GOAWAY with the last stream id we took. Calls in flight finish; new ones are refused.
+    /// a GOAWAY with the last stream id we took. Calls up to it are the owner's to serve (the
+    /// client sent them before it saw the first GOAWAY); nghttp2 ignores streams above it.
     public func beginDrain() {
         guard drainPingData == nil, failure == nil else { return }
         drainPingData = 0x6C61_7264_6572_2121  // "larder!!"
         engine.submitShutdownNotice()
         engine.submitPing(0x6C61_7264_6572_2121)
     }
+
+    /// True from `beginDrain` until the client acknowledged its PING and the final GOAWAY was
+    /// submitted: meanwhile the client may still be sending requests it opened before it saw the
+    /// shutdown notice, which the final GOAWAY will count as processed (so serve them).
+    public var awaitsDrainAcknowledgement: Bool { drainPingData != nil && !finalGoawaySubmitted && failure == nil }
 
     /// Ends the connection at once with a GOAWAY (e.g. an idle timeout: `.noError`).
     public func close(code: HTTP2ErrorCode, message: String) {
@@ -423,7 +431,8 @@ public final class GRPCServerSession {
 
     private func receivedPing(_ frame: NGHTTP2Frame) -> Bool {
         if frame.isAck {
-            if let drainPingData, frame.pingData == drainPingData {
+            if let drainPingData, frame.pingData == drainPingData, !finalGoawaySubmitted {
+                finalGoawaySubmitted = true
                 engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError,
                                     debug: "graceful stop: streams above the last stream id were not processed; retry them elsewhere")
             }

@@ -163,6 +163,10 @@ final class HTTP2Link {
         swap(&buffer, &eventBuffer)
     }
 
+    /// The session drains and its client has not yet answered the drain's PING (see
+    /// `GRPCServerSession.awaitsDrainAcknowledgement`).
+    var awaitsDrainAcknowledgement: Bool { session.awaitsDrainAcknowledgement }
+
     /// Response bytes the session holds for a closed flow-control window.
     var heldOutputBytes: Int { session.heldOutputBytes }
 

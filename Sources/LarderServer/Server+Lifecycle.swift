@@ -134,7 +134,10 @@ extension Server {
             }
             logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
             stopLoop()
+            return
         }
+        // The wait for HTTP/2 clients' PING answers ends on its own clock.
+        if drainDeadline != nil { finishDrainIfDone() }
     }
 
     /// Logs an exhausted memory budget (once per interval), and gives free memory back to the
@@ -171,6 +174,7 @@ extension Server {
         core.isDraining = true
         health.markNotServing()
         health.endWatches()
+        drainStartedAt = MonotonicClock.nanoseconds()
         drainDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
         listening = false
         loop.unregister(listener.fd)
@@ -180,8 +184,19 @@ extension Server {
         finishDrainIfDone()
     }
 
+    /// The longest the drain waits for HTTP/2 clients to answer its PING (their GOAWAY round
+    /// trip) once no call is left: a client that never answers holds the exit no longer.
+    static let drainAcknowledgementWait: UInt64 = 1_000_000_000
+
     func finishDrainIfDone() {
         guard drainDeadline != nil, callsInFlight == 0 else { return }
+        // An HTTP/2 client may have sent requests before it saw the shutdown notice: they
+        // arrive before its PING answer, are served, and the final GOAWAY counts them. Closing
+        // earlier would lose them to a reset connection (UNAVAILABLE, never run) instead.
+        if let started = drainStartedAt, MonotonicClock.nanoseconds() &- started < Self.drainAcknowledgementWait,
+           connections.values.contains(where: { $0.http2?.awaitsDrainAcknowledgement == true }) {
+            return
+        }
         // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too.
         let unwritten = connections.values.contains {
             $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0

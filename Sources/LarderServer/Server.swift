@@ -53,6 +53,8 @@ public final class Server: @unchecked Sendable {
         _modify { yield &boundConnections.value }
     }
     var drainDeadline: UInt64?
+    /// When the drain began (SIGTERM); nil before.
+    var drainStartedAt: UInt64?
     var stopped = false
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// What new TLS connections are served with (replaced on SIGHUP); nil when TLS is off.

@@ -218,6 +218,35 @@ struct HTTP2EndToEndTests {
         #expect(line.contains("PROTOCOL_ERROR") && line.contains("stream_id"), "\(line)")
     }
 
+    @Test("SIGTERM: a call an HTTP/2 client sent before it saw the shutdown notice is served, and the final GOAWAY counts it")
+    func aCallRacingTheShutdownNoticeIsServed() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--drain-timeout", "120"])
+        defer { server.stop() }
+        let client = try HTTP2TestClient(port: server.port)
+        // A reflection stream left open keeps a call in flight, so the drain lasts until it ends
+        // (its first answer shows it started before the SIGTERM).
+        let listServices = ProtoCodec.encode(GrpcReflectionV1ServerReflectionRequest(messageRequest: .listServices("")))
+        let reflection = try client.start(GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path,
+                                          messages: [listServices], endInput: false)
+        #expect(await offThePool { client.read(reflection) { !$0.messages.isEmpty } }?.messages.count == 1)
+        _ = kill(server.processIdentifier, SIGTERM)
+        #expect(await server.waitForLog("event=draining"))
+        // This client has read nothing since: its next call goes out before it has seen the
+        // GOAWAY and PING the server sent. Before, it was answered UNAVAILABLE ("server is
+        // shutting down") although the final GOAWAY then counted it as processed.
+        let create = ProtoCodec.encode(CreateLocationRequest(location: Location(name: "Raced", colorHex: "#010203")))
+        let racing = try client.start(Self.createLocation, messages: [create])
+        let response = await offThePool { client.read(racing) { $0.ended } }
+        #expect(response?.trailers["grpc-status"] == "0", "\(String(describing: response))")
+        let created = try response?.messages.first.map { try ProtoCodec.decode(Location.self, from: $0) }
+        #expect(created?.name == "Raced")
+        // The client has answered the PING by now: the final GOAWAY names the racing stream.
+        client.endInput(reflection)
+        #expect(await offThePool { client.readUntilClosed(seconds: 60) })
+        #expect(client.goaways.last.map { $0.lastStreamID >= racing && $0.code == .noError } == true, "\(client.goaways)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])

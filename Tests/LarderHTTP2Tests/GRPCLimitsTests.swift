@@ -151,9 +151,11 @@ struct GRPCLimitsTests {
     func drain() throws {
         let loop = try Loopback()
         let inFlight = try loop.call()
-        #expect(!loop.server.isFinished)
+        #expect(!loop.server.isFinished && !loop.server.awaitsDrainAcknowledgement)
         loop.server.beginDrain()
+        #expect(loop.server.awaitsDrainAcknowledgement, "the client has not answered the drain's PING")
         try loop.pump()
+        #expect(!loop.server.awaitsDrainAcknowledgement, "answered: the final GOAWAY went out")
         #expect(loop.client.goaways == [.init(lastStreamID: Int32.max, code: .noError),
                                          .init(lastStreamID: inFlight, code: .noError)])
         #expect(!loop.server.isFinished, "a call is still in flight")

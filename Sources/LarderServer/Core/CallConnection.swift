@@ -27,6 +27,9 @@ protocol CallConnection: AnyObject {
 
     /// The subject of the client's verified TLS certificate; nil without one.
     var clientCertificate: String? { get }
+    /// True when calls that reach the core while the server drains are still served, because
+    /// the client sent them before it could know of the drain (HTTP/2, see `Connection`).
+    var takesCallsWhileDraining: Bool { get }
 
     /// Encodes the end of call `callID` into the output now; returns the bytes it added.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int
@@ -42,6 +45,7 @@ protocol CallConnection: AnyObject {
 
 extension CallConnection {
     var clientCertificate: String? { nil }
+    var takesCallsWhileDraining: Bool { false }
 }
 
 /// Turns a call's results into a transport's bytes. Sendable: used on whichever

@@ -296,8 +296,10 @@ final class CallCore: @unchecked Sendable {
     /// the session, where reading on does not stop: the peer must be read to see its
     /// WINDOW_UPDATEs).
     func admissionError(for method: ResolvedMethod, on connection: some CallConnection) -> RPCError? {
-        // Health checks and watches still run while draining, so connected clients see NOT_SERVING.
-        if isDraining && method.path != HealthMethods.check.path && method.path != HealthMethods.watch.path {
+        // Health checks and watches still run while draining, so connected clients see NOT_SERVING;
+        // so do the calls of an HTTP/2 client that has not seen the shutdown notice yet.
+        if isDraining && method.path != HealthMethods.check.path && method.path != HealthMethods.watch.path
+            && !connection.takesCallsWhileDraining {
             return RPCError.unavailable("server is shutting down")
         }
         let unsent = connection.unsentReplyBytes
