@@ -185,16 +185,6 @@ struct HardeningEndToEndTests {
 
     // MARK: - Item 4: decode-heavy frames
 
-    static func varint(_ value: UInt64) -> [UInt8] {
-        var value = value
-        var out: [UInt8] = []
-        while value >= 0x80 {
-            out.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return out + [UInt8(value)]
-    }
-
     @Test func decodeHeavyFramesAreRefusedPerCall() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
@@ -218,7 +208,7 @@ struct HardeningEndToEndTests {
 
         // 200 unknown fields in a payload.
         var unknown: [UInt8] = []
-        for number in 0..<200 { unknown += Self.varint(UInt64(100 + number) << 3) + [0] }
+        for number in 0..<200 { unknown += ProtobufWireBytes.varint(UInt64(100 + number) << 3) + [0] }
         raw.send(Self.envelope(3, LocationMethods.listLocations.path, unknown))
         reply = try #require(raw.receive())
         #expect(reply.callID == 3 && reply.statusCode == .resourceExhausted, "\(reply.statusMessage)")

@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderTestSupport
 import LarderWire
 import Testing
 
@@ -97,22 +98,22 @@ struct MealCategoryWireTests {
           arguments: [(Int64(7), "7"), (5, "5"), (-1, "-1"), (Int64(Int32.max), "2147483647")])
     func unknownMealRecordCategory(number: Int64, text: String) {
         // MealRecord field 4 (category), varint.
-        let bytes = [0x20] + varint(UInt64(bitPattern: number))
+        let bytes = [0x20] + ProtobufWireBytes.varint(UInt64(bitPattern: number))
         let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(MealRecord.self, from: bytes) }
         #expect(error == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value \(text)"))
     }
 
     @Test("unknown MealCategory inside requests and totals")
     func unknownNested() {
-        let record = [0x20] + varint(7)
+        let record = [0x20] + ProtobufWireBytes.varint(7)
         let create = [0x0A, UInt8(record.count)] + record  // CreateMealRecordRequest.meal_record
         #expect(throws: RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value 7")) {
             try ProtoCodec.decode(CreateMealRecordRequest.self, from: create)
         }
         #expect(throws: RPCError(.invalidArgument, "category: unknown MealCategory value 9")) {
-            try ProtoCodec.decode(ListMealRecordsRequest.self, from: [0x28] + varint(9))  // field 5
+            try ProtoCodec.decode(ListMealRecordsRequest.self, from: [0x28] + ProtobufWireBytes.varint(9))  // field 5
         }
-        let total = [0x08] + varint(42)
+        let total = [0x08] + ProtobufWireBytes.varint(42)
         let response = [0x22, UInt8(total.count)] + total  // SummarizeMealRecordsResponse.categories
         #expect(throws: RPCError(.invalidArgument, "category_total.category: unknown MealCategory value 42")) {
             try ProtoCodec.decode(SummarizeMealRecordsResponse.self, from: response)
@@ -121,7 +122,7 @@ struct MealCategoryWireTests {
 
     @Test("every known number decodes", arguments: MealCategory.allCases)
     func knownNumbers(category: MealCategory) throws {
-        let bytes = [0x20] + varint(UInt64(category.rawValue))
+        let bytes = [0x20] + ProtobufWireBytes.varint(UInt64(category.rawValue))
         #expect(try ProtoCodec.decode(MealRecord.self, from: bytes).category == category)
     }
 }
@@ -252,7 +253,7 @@ struct DecodeLimitsTests {
         var checked = 0
         for descriptor in DescriptorCatalog.compiled.messages.values {
             for field in descriptor.fields where field.type == .message && field.label != .repeated {
-                let occurrence = varint(UInt64(field.number) << 3 | 2) + [0]
+                let occurrence = ProtobufWireBytes.varint(UInt64(field.number) << 3 | 2) + [0]
                 let nine = Self.scanError(Array(repeating: occurrence, count: 9).flatMap { $0 }, as: descriptor)
                 let eight = Self.scanError(Array(repeating: occurrence, count: 8).flatMap { $0 }, as: descriptor)
                 #expect(nine?.code == .invalidArgument, "\(descriptor.name).\(field.name)")
@@ -264,16 +265,4 @@ struct DecodeLimitsTests {
         }
         #expect(checked > 20, "the catalog's singular message fields (\(checked))")
     }
-}
-
-/// `value` as a protobuf varint.
-private func varint(_ value: UInt64) -> [UInt8] {
-    var value = value
-    var out: [UInt8] = []
-    while value >= 0x80 {
-        out.append(UInt8(value & 0x7F) | 0x80)
-        value >>= 7
-    }
-    out.append(UInt8(value))
-    return out
 }
