@@ -174,8 +174,9 @@ extension Server {
         core.isDraining = true
         health.markNotServing()
         health.endWatches()
-        drainStartedAt = MonotonicClock.nanoseconds()
-        drainDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
+        let now = MonotonicClock.nanoseconds()
+        drainStartedAt = now
+        drainDeadline = now + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
         listening = false
         loop.unregister(listener.fd)
         listener.close()
@@ -184,8 +185,9 @@ extension Server {
         finishDrainIfDone()
     }
 
-    /// The longest the drain waits for HTTP/2 clients to answer its PING (their GOAWAY round
-    /// trip) once no call is left: a client that never answers holds the exit no longer.
+    /// How long after the drain began the server waits, with no call left, for HTTP/2 clients
+    /// to answer its PING (their GOAWAY round trip): a client that never answers holds the
+    /// exit no longer.
     static let drainAcknowledgementWait: UInt64 = 1_000_000_000
 
     func finishDrainIfDone() {
