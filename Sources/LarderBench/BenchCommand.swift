@@ -26,6 +26,15 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(error.message)\n")
             return 2
         }
+        for (flag, path) in [("--output", options.outputPath), ("--hist-out", options.histogramOutputPath)] {
+            guard let path else { continue }
+            do {
+                try ReportFile.checkWritable(path)
+            } catch {
+                StandardError.write("larder bench: cannot write \(flag) \(path): \(error.localizedDescription); nothing was run\n")
+                return 2
+            }
+        }
         if options.tls?.insecureSkipVerify == true {
             StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
                                 + "can impersonate \(options.server) and read the token and data\n")
@@ -50,11 +59,13 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(SafeText.escaped(error.description))\n")
             return cancellation.isCancelled ? 130 : 3
         }
+        var reportWritten = true
         if let path = options.histogramOutputPath {
             do {
                 try ReportFile.write(result.latency.percentileSpectrumText(), to: path)
             } catch {
                 StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
+                reportWritten = false
             }
         }
         let report = BenchReport.render(result, format: options.format)
@@ -63,8 +74,10 @@ public enum BenchCommand {
                 try ReportFile.write(report, to: path)
                 StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
             } catch {
-                StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription)\n")
+                StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription); "
+                                    + "the report follows on stdout\n")
                 FileHandle.standardOutput.write(Data(report.utf8))
+                reportWritten = false
             }
         } else {
             FileHandle.standardOutput.write(Data(report.utf8))
@@ -73,13 +86,13 @@ public enum BenchCommand {
             StandardError.write("larder bench: data: \(BenchReport.cleanupText(cleanup, server: options.server))\n")
         }
         for failure in Set(result.connectionFailures).sorted() { StandardError.write("larder bench: \(failure)\n") }
-        if let failure = result.templateFailure {
+        if let failure = result.stopReason {
             StandardError.write("larder bench: stopped: \(SafeText.escaped(failure))\n")
         }
         if result.interrupted { return 130 }
         let cleanedUp = result.cleanup?.failure == nil
-        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.templateFailure == nil
-            && cleanedUp ? 0 : 1
+        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.stopReason == nil
+            && cleanedUp && reportWritten ? 0 : 1
     }
 
     /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.

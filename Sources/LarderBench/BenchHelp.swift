@@ -60,7 +60,9 @@ enum BenchHelp {
       --threads T          event-loop threads, each owning some connections (default 1)
       --duration D         measured time, e.g. 10s, 500ms, 2m (default 10s; with a ramp that has --load-end:
                            the time to reach it plus one step)
-      --requests R         measure R calls instead of a duration (still capped by --time-limit)
+      --requests R         after the warm-up, send R calls and measure them instead of a duration (calls the
+                           warm-up left in flight may complete in place of the last ones; none is sent past R). A
+                           --time-limit that comes first ends the run, reported as stopped_by (exit 1)
       --warmup D           load before measuring (default 1s)
       --rate R             open loop: R calls/s on a constant schedule (--load-schedule const); latency counts from
                            each call's intended start (coordinated omission corrected, like wrk2); --concurrency caps
@@ -70,7 +72,8 @@ enum BenchHelp {
                            every second; both stop at --load-end when given (a negative step ramps down to it).
                            The warm-up runs at the start rate; the ramp starts with the measured window. The
                            report has one row per step (a line ramp: per --load-step-duration window)
-      --time-limit D       hard cap on warm-up + measurement (default warm-up + duration + 5s, or 60s with --requests)
+      --time-limit D       hard cap on warm-up + measurement (default warm-up + duration + 5s, or 60s with --requests).
+                           Every duration flag takes at most 24h
       -m, --metadata M     call metadata, repeatable: 'key: value', key=value or a JSON object '{"key": "value"}'
       --format F           text (default), json, csv or html; --json is --format json
       -o, --output FILE    write the report to FILE instead of stdout
@@ -118,8 +121,9 @@ enum BenchHelp {
       bench_cpu_us_per_call, bench_cpu_pct, server_cpu_pct (or null), server_cpu_us_per_call (or null)
       (step and window percentiles are within about 2%)
 
-    Exit status: 0 when the run made calls, none failed and its data was deleted (or kept), 1 when some calls
-    failed or deleting failed, 2 for usage errors, 3 when the run could not start (connect, creating data),
-    130 when interrupted by Ctrl-C.
+    Exit status: 0 when the run made calls, none failed, it was not stopped short (stopped_by) and its data was
+    deleted (or kept), 1 when some calls failed, the run stopped short, deleting failed or a report file could not
+    be written, 2 for usage errors (an --output or --hist-out path that cannot be written included: checked before
+    the run), 3 when the run could not start (connect, creating data), 130 when interrupted by Ctrl-C.
     """
 }

@@ -18,6 +18,12 @@ struct BenchArgumentsTests {
         #expect(try DurationText.seconds(text, flag: "--duration") == seconds)
     }
 
+    @Test(arguments: ["25h", "99999999999999s", "9223372036854775807ms", "1e300s"])
+    func durationsOverADayAreRefused(text: String) throws {
+        #expect(throws: RPCError.self) { try DurationText.seconds(text, flag: "--duration") }
+        #expect(try DurationText.seconds("24h", flag: "--duration") == 86_400)
+    }
+
     @Test(arguments: ["", "ten", "-1s", "5x", "1.2.3s", "s", "1 s"])
     func badDurationsNameTheFlagAndTheText(text: String) {
         #expect {

@@ -1,3 +1,4 @@
+import Foundation
 import LarderAPI
 import LarderTestSupport
 import LarderWire
@@ -151,6 +152,18 @@ struct LoadEngineTests {
         #expect((seen[LocationMethods.createLocation.path] ?? 0) == 20)
         #expect((seen[MealRecordMethods.createMealRecord.path] ?? 0) >= 10)
         #expect((seen[MealRecordMethods.listMealRecords.path] ?? 0) > 0)
+    }
+
+    @Test func aRunByCountThatItsTimeLimitEndsSaysSo() async throws {
+        // A listener that never accepts: the kernel completes the connections, nobody answers.
+        let silent = try boundLoopbackSocket(listening: 16)
+        defer { close(silent.fd) }
+        let options = try Self.options(port: silent.port, ["--requests", "10", "--concurrency", "4", "--time-limit", "1s"])
+        let result = try await BenchRunner.run(options)
+        #expect(result.calls == 0)
+        let reason = try #require(result.stopReason)
+        #expect(reason.contains("--time-limit 1s ended the run after 0 of 10 calls; 4 had no reply yet"))
+        #expect(BenchReport.text(result).contains("stopped      --time-limit 1s"))
     }
 
     @Test func refusedConnectionIsUnavailable() async throws {

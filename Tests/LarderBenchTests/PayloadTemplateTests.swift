@@ -49,6 +49,20 @@ struct PayloadTemplateTests {
         #expect(seenIDs == Set(ids))
     }
 
+    @Test(arguments: [[Int64.min, Int64.max], [-1, Int64.max], [0, Int64.max], [Int64.max, Int64.max], [Int64.min, Int64.min]])
+    func randomIntTakesAnyRangeOfInt64(bounds: [Int64]) throws {
+        let (low, high) = (bounds[0], bounds[1])
+        let template = try PayloadTemplate(parsing: #"{"service": "{{randomInt \#(low) \#(high)}}"}"#,
+                                           type: HealthMethods.check.descriptor.input)
+        var random = SplitMix64(seed: 7)
+        for number in 0..<50 {
+            let request = try ProtoCodec.decode(HealthCheckRequest.self, from: template.encode(
+                number: number, prefix: "p", random: &random, locationIDs: [], mealIDs: []))
+            let value = try #require(Int64(request.service))
+            #expect(value >= low && value <= high)
+        }
+    }
+
     @Test(arguments: [
         ("{{.Nope}}", "unknown placeholder {{.Nope}}"),
         ("{{randomString 0}}", "the length must be 1-1000"),

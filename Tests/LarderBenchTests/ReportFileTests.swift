@@ -26,4 +26,15 @@ struct ReportFileTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["taken"])
         #expect(throws: (any Error).self) { try ReportFile.write("x", to: directory.appendingPathComponent("no/such/dir").path) }
     }
+
+    @Test func theCheckBeforeARunRefusesWhatWriteWouldAndLeavesNothing() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-report-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try ReportFile.checkWritable(directory.appendingPathComponent("report.html").path)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(throws: (any Error).self) { try ReportFile.checkWritable(directory.path) }
+        #expect(throws: (any Error).self) {
+            try ReportFile.checkWritable(directory.appendingPathComponent("no/such/dir/report.html").path)
+        }
+    }
 }

@@ -34,8 +34,9 @@ public struct BenchResult: Sendable {
     public var steps: TimeSeries?
     /// Ctrl-C ended the run early.
     public var interrupted = false
-    /// Why a `--data` rendering stopped the run.
-    public var templateFailure: String?
+    /// Why the run stopped short: a `--data` rendering failed, or a run by count
+    /// reached `--time-limit` before its calls were answered. Nil for a run that ended as asked.
+    public var stopReason: String?
     /// Ids of the meal records the create workload made, and how many of its replies had none readable.
     var createdMealIDs: [String] = []
     var uncapturedCreates = 0

@@ -96,6 +96,16 @@ enum LoadEngine {
         return series
     }
 
+    /// Why a run by count has fewer calls than it asked for, when its time limit ended it.
+    private static func shortfall(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
+        guard let requests = options.requests, !control.isCancelled else { return nil }
+        let measured = control.measured.load(ordering: .relaxed)
+        guard measured < requests, merged.endedAt >= control.hardEnd else { return nil }
+        return "--time-limit \(Format.seconds(options.timeLimitSeconds)) ended the run after \(Format.grouped(measured)) "
+            + "of \(Format.grouped(requests)) calls; \(Format.grouped(merged.unansweredCalls)) had no reply yet "
+            + "(a slow or stuck server? raise --time-limit to wait longer)"
+    }
+
     private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String],
                                    tls: TLSSummary?) -> BenchResult
     {
@@ -124,7 +134,7 @@ enum LoadEngine {
             serverCPUSeconds: serverSeconds,
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
-            interrupted: control.isCancelled, templateFailure: merged.templateFailure,
+            interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
     }
 }

@@ -43,6 +43,8 @@ final class LoadLoop: @unchecked Sendable {
     private var lostCalls = 0
     private var connectionFailures: [String] = []
     private var totalCalls = 0
+    /// Calls with no reply yet when the load stopped.
+    private var unansweredCalls = 0
     private var totalErrors = 0
     private var stopping = false
     private var startSample: CPUSample?
@@ -142,8 +144,12 @@ final class LoadLoop: @unchecked Sendable {
                 control.stop.store(true, ordering: .relaxed)
                 break
             }
+            // Every call of a run by count is sent and this loop's are answered (some were lost,
+            // or the other loops are still waiting for theirs): nothing is left for it to do.
+            if control.sentAllRequests && !connections.contains(where: { $0.inFlight > 0 }) { break }
         }
         let endedAt = MonotonicClock.nanoseconds()
+        unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
         if drainsAtEnd { drainCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
@@ -188,6 +194,12 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Encodes one call on `slot` into the connection's output buffer.
     private func issue(on connection: BenchConnection, slot: Int, intended: UInt64, now: UInt64) {
+        // A run by count sends its calls and no more: none beyond them is left in flight at the end.
+        if let requests = control.requests, now >= control.measureStart,
+           control.sentWhileMeasuring.wrappingAdd(1, ordering: .relaxed).newValue > requests {
+            connection.freeSlots.append(slot)
+            return
+        }
         let (template, group) = picker.pick(&random)
         var payload: [UInt8]?
         if let generator = templates.generators[template] {
@@ -563,6 +575,7 @@ final class LoadLoop: @unchecked Sendable {
         result.timeline = timeline
         result.steps = steps
         result.totalCalls = totalCalls
+        result.unansweredCalls = unansweredCalls
         result.endedAt = endedAt
         result.startSample = startSample
         result.endSample = endSample

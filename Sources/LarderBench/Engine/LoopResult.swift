@@ -16,6 +16,8 @@ struct LoopResult: Sendable {
     var connectionFailures: [String] = []
     /// Calls sent and completed over the whole run, warm-up included.
     var totalCalls = 0
+    /// Calls still waiting for their reply when the load stopped.
+    var unansweredCalls = 0
     /// Why a `--data` rendering stopped the run.
     var templateFailure: String?
     /// Ids of the records create calls made, and how many replies had none readable.
@@ -40,6 +42,7 @@ struct LoopResult: Sendable {
         lostCalls += other.lostCalls
         connectionFailures += other.connectionFailures
         totalCalls += other.totalCalls
+        unansweredCalls += other.unansweredCalls
         if templateFailure == nil { templateFailure = other.templateFailure }
         createdIDs += other.createdIDs
         uncapturedCreates += other.uncapturedCreates

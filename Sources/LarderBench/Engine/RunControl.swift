@@ -17,6 +17,8 @@ final class RunControl: Sendable {
     let stop = Atomic<Bool>(false)
     /// Calls measured so far, in a run by count.
     let measured = Atomic<Int>(0)
+    /// Calls sent since the measuring began, in a run by count: no more than `requests` are.
+    let sentWhileMeasuring = Atomic<Int>(0)
     /// When the last wanted call completed, in a run by count.
     let lastCompletion = Atomic<UInt64>(0)
     /// The number of the next `--call` request (`{{.RequestNumber}}`).
@@ -36,6 +38,12 @@ final class RunControl: Sendable {
             measureEnd = UInt64.max
         }
         self.requests = requests
+    }
+
+    /// Whether a run by count has sent all the calls it measures (no loop sends more).
+    var sentAllRequests: Bool {
+        guard let requests else { return false }
+        return sentWhileMeasuring.load(ordering: .relaxed) >= requests
     }
 
     /// Whether the run was interrupted.

@@ -2,6 +2,9 @@ import LarderWire
 
 /// Parses durations written like `10s`, `500ms`, `2m`, `1.5s`, `250us`, `1h` (a bare number is seconds).
 enum DurationText {
+    /// The longest duration any bench flag takes: a day.
+    static let maximumSeconds: Double = 24 * 3600
+
     /// Seconds in `text`.
     /// - Throws: INVALID_ARGUMENT naming `flag`, the text and the accepted units.
     static func seconds(_ text: String, flag: String) throws(RPCError) -> Double {
@@ -22,6 +25,10 @@ enum DurationText {
             throw .invalidArgument(
                 "\(flag): \"\(text)\" is not a duration; use a number with a unit, e.g. 10s, 500ms, 2m, 250us")
         }
-        return value * scale
+        let seconds = value * scale
+        guard seconds <= maximumSeconds else {
+            throw .invalidArgument("\(flag): \"\(text)\" is longer than a day (24h), the most a bench run takes")
+        }
+        return seconds
     }
 }

@@ -84,7 +84,7 @@ public struct PayloadTemplate: Sendable, Equatable {
         case "randomInt" where words.count == 3:
             let low = try number(words[1])
             let high = try number(words[2])
-            guard low <= high, high - low < Int64.max else {
+            guard low <= high else {
                 throw .invalidArgument("--data: {{\(inner)}}: needs MIN <= MAX")
             }
             return .randomInt(low, high)

@@ -51,7 +51,7 @@ public enum BenchReport {
             let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \(SafeText.escaped($0)))" } ?? ""
             lines.append("  error        \(code.name) × \(Format.grouped(count))\(message)")
         }
-        if let failure = result.templateFailure { lines.append("  stopped      \(SafeText.escaped(failure))") }
+        if let failure = result.stopReason { lines.append("  stopped      \(SafeText.escaped(failure))") }
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
         lines += stepLines(result)
@@ -128,7 +128,7 @@ public enum BenchReport {
             "server_cpu_pct": result.serverCPUPercent.map { $0 as Any } ?? NSNull(),
             "server_cpu_us_per_call": result.serverCPUMicrosecondsPerCall.map { $0 as Any } ?? NSNull(),
         ]
-        document["stopped_by"] = result.templateFailure.map { $0 as Any } ?? NSNull()
+        document["stopped_by"] = result.stopReason.map { $0 as Any } ?? NSNull()
         guard let data = try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys]),
               let text = String(data: data, encoding: .utf8)
         else { return "{}\n" }
