@@ -29,7 +29,8 @@ public struct GRPCServerConfiguration: Sendable {
     public var minPingIntervalNanoseconds: UInt64 = 300_000_000_000
     /// More strikes than this: GOAWAY ENHANCE_YOUR_CALM "too_many_pings".
     public var maxPingStrikes = 2
-    /// RST_STREAM from the client on calls in flight: token bucket (rapid reset, CVE-2023-44487).
+    /// RST_STREAM from the client on streams whose request was not started yet: token bucket
+    /// (rapid reset, CVE-2023-44487). Resets of started calls do not count: they keep their slot.
     public var resetBurst = 200
     public var resetsPerSecond = 50
     /// SETTINGS frames from the client: token bucket.

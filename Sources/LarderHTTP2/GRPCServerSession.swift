@@ -512,9 +512,20 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         if stream.headerListSize > configuration.maxHeaderListSize {
             headerParser.discard()
         } else {
-            headerParser.add(name: name, value: value, strings: &strings)
+            headerParser.add(name: name, value: Self.trimmingWhitespace(value), strings: &strings)
         }
         return .accept
+    }
+
+    /// `value` without the spaces and tabs around it: they are not part of a field value (RFC 9110
+    /// §5.5), and clients send them (`authorization: Bearer t `, which gRPC servers accept);
+    /// nghttp2 lets them through instead of resetting the stream (`NGHTTP2Session`'s options).
+    static func trimmingWhitespace(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = 0
+        var end = value.count
+        while start < end && (value[start] == 0x20 || value[start] == 0x09) { start += 1 }
+        while end > start && (value[end - 1] == 0x20 || value[end - 1] == 0x09) { end -= 1 }
+        return start == 0 && end == value.count ? value : UnsafeRawBufferPointer(rebasing: value[start..<end])
     }
 
     func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
@@ -539,7 +550,12 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
                 return tookIdleFrame()
             }
         case .rstStream:
-            if let stream = streams[stream: frame.streamID], stream.phase != .answered, !resets.take(now: configuration.clock()) {
+            // Only streams the core does not have count (rapid reset, CVE-2023-44487). A reset call
+            // the core has keeps its slot until its handler ends, so resetting cannot raise the work
+            // in flight past the calls-per-connection limit; and clients reset such calls in bulk
+            // for good reasons (deadlines expiring together, an application cancelling its streams).
+            if let stream = streams[stream: frame.streamID], stream.phase == .receivingHeaders || stream.phase == .collecting,
+               !resets.take(now: configuration.clock()) {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }

@@ -1,8 +1,12 @@
-/// The `grpc-timeout` header: 1 to 8 ASCII digits and a unit (H M S m u n).
+/// The `grpc-timeout` header: ASCII digits and a unit (H M S m u n). gRPC's spec says at most 8
+/// digits; up to `maxDigits` are taken, as gRPC C++ takes them (grpclib sends 9 for long timeouts).
 public enum GRPCTimeout {
+    /// The most digits taken: any more could overflow the sum before the unit's scale saturates it.
+    public static let maxDigits = 18
+
     /// The timeout in nanoseconds (saturating at `UInt64.max`), or nil when malformed.
     public static func nanoseconds(_ value: some BidirectionalCollection<UInt8>) -> UInt64? {
-        guard let unit = value.last, value.count >= 2, value.count <= 9 else { return nil }
+        guard let unit = value.last, value.count >= 2, value.count <= maxDigits + 1 else { return nil }
         let scale: UInt64
         switch unit {
         case UInt8(ascii: "H"): scale = 3_600_000_000_000

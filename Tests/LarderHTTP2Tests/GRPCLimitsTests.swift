@@ -212,13 +212,14 @@ struct GRPCLimitsTests {
         #expect(loop.client.goaways.isEmpty && loop.client.pingAcks == 6)
     }
 
-    @Test("rapid reset: many calls opened and reset is GOAWAY ENHANCE_YOUR_CALM; a few are fine")
+    @Test("rapid reset: many requests opened and reset before they were whole is GOAWAY ENHANCE_YOUR_CALM; a few are fine")
     func rapidReset() throws {
         let clock = ManualClock()
         var configuration = GRPCServerConfiguration.manual(clock)
         configuration.resetBurst = 20
         configuration.resetsPerSecond = 1
         let loop = try Loopback(server: configuration)
+        loop.server.deliversWholeRequest = { _ in true }  // as the server does for unary calls
         for round in 0..<40 {
             guard let id = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")) else { break }
             try loop.pump()
@@ -228,6 +229,26 @@ struct GRPCLimitsTests {
         }
         #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
+    }
+
+    @Test("resets of calls the core has are not rapid reset: 40 reset with a burst of 20 leave the connection serving")
+    func resetsOfStartedCallsAreNotCounted() throws {
+        let clock = ManualClock()
+        var configuration = GRPCServerConfiguration.manual(clock)
+        configuration.resetBurst = 20
+        configuration.resetsPerSecond = 1
+        let loop = try Loopback(server: configuration)
+        loop.server.deliversWholeRequest = { _ in true }
+        var started: [Int32] = []
+        for _ in 0..<40 { started.append(try loop.call(message: [1])) }  // whole requests: each reached the core
+        #expect(loop.events.filter { if case .request = $0 { true } else { false } }.count == 40)
+        for id in started { loop.client.reset(streamID: id) }
+        try loop.pump()
+        #expect(loop.client.goaways.isEmpty)
+        #expect(loop.server.closeReason == nil)
+        #expect(loop.events.filter { if case .cancelled = $0 { true } else { false } }.count == 40)
+        let after = try loop.call(message: [2])
+        #expect(loop.events.contains { if case .request(let head, _) = $0 { head.streamID == after } else { false } })
     }
 
     @Test("a header list over 8 KiB is refused with RESOURCE_EXHAUSTED; the connection keeps serving")

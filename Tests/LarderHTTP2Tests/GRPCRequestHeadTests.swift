@@ -8,12 +8,15 @@ struct GRPCRequestHeadTests {
         ("1H", UInt64(3_600_000_000_000)), ("2M", 120_000_000_000), ("3S", 3_000_000_000),
         ("250m", 250_000_000), ("5u", 5_000), ("6n", 6), ("0S", 0), ("12345678m", 12_345_678_000_000),
         ("99999999H", UInt64.max), ("00000001S", 1_000_000_000),
+        // More than gRPC's 8 digits, as grpclib sends for long timeouts; up to 18 are taken.
+        ("999999999S", 999_999_999_000_000_000), ("999999999999999999n", 999_999_999_999_999_999),
+        ("999999999999999999H", UInt64.max),
     ])
     func timeoutUnits(_ value: String, _ nanoseconds: UInt64) {
         #expect(GRPCTimeout.nanoseconds(Array(value.utf8)) == nanoseconds)
     }
 
-    @Test("malformed grpc-timeout values are refused", arguments: ["", "S", "1", "123456789S", "1x", "-1S", "1.5S", " 1S", "1s"])
+    @Test("malformed grpc-timeout values are refused", arguments: ["", "S", "1", "1234567890123456789S", "1x", "-1S", "1.5S", " 1S", "1s"])
     func timeoutMalformed(_ value: String) {
         #expect(GRPCTimeout.nanoseconds(Array(value.utf8)) == nil)
     }
@@ -47,12 +50,24 @@ struct GRPCRequestHeadTests {
         }
         let timeout = try loop.call(extra: [("grpc-timeout", String(repeating: "1", count: 1000) + "S")])
         #expect(message(timeout)
-            == "grpc-timeout \"\(String(repeating: "1", count: 64))…\" (1001 bytes) is malformed: expected 1 to 8 digits "
+            == "grpc-timeout \"\(String(repeating: "1", count: 64))…\" (1001 bytes) is malformed: expected 1 to 18 digits "
             + "and a unit H, M, S, m, u or n")
         let type = try loop.call(contentType: "text/" + String(repeating: "x", count: 300))
         #expect(message(type)
             == "content-type \"text/\(String(repeating: "x", count: 59))…\" (305 bytes) is not application/grpc or "
             + "application/grpc+proto")
+    }
+
+    @Test("spaces and tabs around a field value are trimmed, not a stream reset: authorization, grpc-timeout, metadata")
+    func whitespaceAroundValues() throws {
+        let loop = try Loopback()
+        let id = try loop.call(extra: [("authorization", "Bearer s3cret "), ("grpc-timeout", " 5S"), ("x-tenant", "\tnorth ")])
+        let head = try #require(loop.startedHeads.first)
+        #expect(head.streamID == id)
+        #expect(head.authorization == "Bearer s3cret")
+        #expect(head.timeoutNanoseconds == 5_000_000_000)
+        #expect(head.metadata.text("x-tenant") == "north")
+        #expect(loop.client.responses[id]?.closeCode == nil)
     }
 
     @Test("-bin metadata decodes from padded and unpadded base64; text, authorization and user-agent are kept")

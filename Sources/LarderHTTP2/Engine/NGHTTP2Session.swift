@@ -71,6 +71,9 @@ final class NGHTTP2Session {
         guard nghttp2_option_new(&option) == 0, let option else { throw Failure(code: NGHTTP2_ERR_NOMEM.rawValue) }
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_no_closed_streams(option, 1)
+        // A field value with spaces or tabs around it is taken (the session trims them), not
+        // answered with RST_STREAM PROTOCOL_ERROR, which gRPC clients report as INTERNAL.
+        nghttp2_option_set_no_rfc9113_leading_and_trailing_ws_validation(option, 1)
         nghttp2_option_set_max_deflate_dynamic_table_size(option, options.maxDeflateTableSize)
         nghttp2_option_set_max_outbound_ack(option, options.maxOutboundAcks)
         nghttp2_option_set_max_settings(option, options.maxSettingsEntries)

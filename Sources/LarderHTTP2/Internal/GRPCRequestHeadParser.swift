@@ -84,7 +84,7 @@ struct GRPCRequestHeadParser {
             guard let timeout = GRPCTimeout.nanoseconds(value) else {
                 let shown = SafeText.quoted(String(decoding: value, as: UTF8.self))
                 reject(RPCError(.invalidArgument,
-                    "grpc-timeout \(shown) is malformed: expected 1 to 8 digits and a unit H, M, S, m, u or n"))
+                    "grpc-timeout \(shown) is malformed: expected 1 to \(GRPCTimeout.maxDigits) digits and a unit H, M, S, m, u or n"))
                 return
             }
             timeoutNanoseconds = timeout
