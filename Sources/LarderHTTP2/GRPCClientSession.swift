@@ -28,6 +28,9 @@ public final class GRPCClientSession {
         public var trailers: [String: String] = [:]
         /// The server ended the stream (END_STREAM received).
         public var ended = false
+        /// GOAWAY frames received before the stream ended (what a client that stops at the
+        /// first GOAWAY would have missed of it).
+        public var goawaysBeforeEnd = 0
         /// The stream closed, with this code (RST_STREAM, or NO_ERROR for a normal end).
         public var closeCode: HTTP2ErrorCode?
         /// Response bytes received (in DATA frames).
@@ -141,6 +144,7 @@ extension GRPCClientSession: NGHTTP2SessionHandler {
         case .headers, .data:
             guard frame.endStream, var response = responses[frame.streamID] else { return true }
             response.ended = true
+            response.goawaysBeforeEnd = goaways.count
             if response.headerBlocks == 1, frame.kind == .headers { response.trailers = response.headers }
             responses[frame.streamID] = response
         case .goaway:

@@ -174,6 +174,10 @@ extension Server {
         core.isDraining = true
         health.markNotServing()
         health.endWatches()
+        // The Watch streams' NOT_SERVING and their ends go out before the GOAWAY: some clients
+        // (python-h2, so grpclib) stop reading a connection at its first GOAWAY. Delivered while
+        // no drain is set yet, so delivery's check for the drain's end waits for the GOAWAY below.
+        core.deliverReplies()
         let now = MonotonicClock.nanoseconds()
         drainStartedAt = now
         drainDeadline = now + UInt64(configuration.drainTimeoutSeconds) * 1_000_000_000
