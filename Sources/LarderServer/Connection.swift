@@ -77,6 +77,22 @@ final class Connection: EventHandler, CallConnection {
     var lastActivity: UInt64
     /// Monotonic time when the first byte of a still-incomplete frame arrived.
     var partialFrameSince: UInt64?
+    /// Since when the connection has held input it must complete within `--frame-timeout`:
+    /// a partial frame, or over TLS a partial record (whichever began first); nil when neither.
+    var partialInputSince: UInt64? {
+        guard let since = tls?.partialRecordSince else { return partialFrameSince }
+        return min(since, partialFrameSince ?? since)
+    }
+    /// True when what `partialInputSince` times is a TLS record rather than a frame.
+    var partialInputIsTLSRecord: Bool {
+        guard let since = tls?.partialRecordSince else { return false }
+        return since < (partialFrameSince ?? .max)
+    }
+    /// Restarts the `--frame-timeout` timers at `now` (the server itself stopped reading).
+    func restartPartialInputTimers(now: UInt64) {
+        partialFrameSince = partialFrameSince.map { _ in now }
+        tls?.partialRecordSince = tls?.partialRecordSince.map { _ in now }
+    }
     /// True while reading is paused because too many reply bytes are buffered.
     private(set) var readPaused = false
 

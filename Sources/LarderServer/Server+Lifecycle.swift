@@ -90,10 +90,12 @@ extension Server {
                     continue  // no more frames will come; the replies in flight finish it
                 } else if connection.readPaused {
                     // The server chose not to read; the peer is not slow.
-                    connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
-                } else if let since = connection.partialFrameSince, now - since > frameLimit {
+                    connection.restartPartialInputTimers(now: now)
+                } else if let since = connection.partialInputSince, now - since > frameLimit {
                     logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    let unfinished = connection.http2 == nil ? "frame" : "request message (or its half-close)"
+                    // A TLS record held open counts as a partial frame (OpenSSL passes none of it on).
+                    let unfinished = connection.partialInputIsTLSRecord ? "TLS record"
+                        : connection.http2 == nil ? "frame" : "request message (or its half-close)"
                     expired.append((connection, RPCError(.deadlineExceeded,
                         "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s")))
                 } else if idleLimit > 0, connection.callsInFlight == 0, connection.unsentReplyBytes == 0,

@@ -66,6 +66,7 @@ extension Server {
             tlsFailed(connection, error, handshakeDone: link.session.isHandshakeComplete)
             return
         }
+        link.track(bytes, decrypted: !plaintext.isEmpty, now: connection.lastActivity)
         if !plaintext.isEmpty { plaintext.withUnsafeBytes { receivePlaintext($0, on: connection) } }
         // close_notify: the peer sends nothing more (what it still sends is not read).
         if link.session.peerClosed && !connection.inputClosed && !connection.isClosed {

@@ -281,6 +281,28 @@ final class TLSHostilePeerTests {
         #expect(Self.residentKilobytes(pid: server.processIdentifier) < 200_000)
     }
 
+    /// Slowloris over TLS: a record held open (here all but its last byte) passes nothing to
+    /// the transports, yet counts as a partial frame: `--frame-timeout` ends the connection with
+    /// the encrypted error frame (before, each trickled byte only reset the idle timer).
+    @Test func aTLSRecordHeldOpenIsEndedByTheFrameTimeout() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--frame-timeout", "1", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let peer = try await offThePool { () throws -> TLSPeer in
+            let peer = try TLSPeer(port: server.port, ca: ca)
+            let record = try peer.seal(Self.health(1))
+            peer.raw.send(Array(record.dropLast()))
+            return peer
+        }
+        #expect(await server.waitForLog("event=frame_timeout"), "\(server.stderr)")
+        let outcome = await offThePool { (peer.receive(), peer.raw.isClosedByServer()) }
+        #expect(outcome.0?.callID == 0 && outcome.0?.statusCode == .deadlineExceeded, "\(String(describing: outcome.0))")
+        #expect(outcome.0?.statusMessage == "TLS record not completed within 1 s", "\(String(describing: outcome.0))")
+        #expect(outcome.1, "then the server closes")
+    }
+
     static func residentKilobytes(pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
