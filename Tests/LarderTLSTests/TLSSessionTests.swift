@@ -353,6 +353,24 @@ final class TLSSessionTests {
         #expect(plaintext.isEmpty)
     }
 
+    /// A whole ClientHello, then bytes that are not TLS: the handshake failed after the hello
+    /// (the server answered it), which the reason says, rather than "did not send a ClientHello".
+    @Test func garbageAfterAValidClientHelloIsAFailedHandshake() throws {
+        let client = try clientContext().makeSession(serverName: "localhost")
+        try client.startHandshake()
+        var hello: [UInt8] = []
+        client.takeOutput(into: &hello)
+        let session = try serverContext().makeSession()
+        var plaintext: [UInt8] = []
+        do {
+            try session.receive(hello + [UInt8](repeating: 0, count: 8), into: &plaintext)
+            Issue.record("garbage after the ClientHello was accepted")
+        } catch {
+            #expect(error.reason == .handshakeFailed, "\(error)")
+            #expect(error.message.contains("after the client's ClientHello"), "\(error)")
+        }
+    }
+
     @Test func badFilesAreConfigurationErrors() throws {
         do {
             _ = try TLSServerContext(certificateChainFile: certificates.path("missing.pem"), privateKeyFile: certificates.serverKey)
