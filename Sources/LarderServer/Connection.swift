@@ -64,6 +64,9 @@ final class Connection: EventHandler, CallConnection {
     /// The first bytes of a TLS connection that waits for a handshake slot
     /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
     var tlsWaitingBytes: [UInt8]?
+    /// The first bytes of a TLS connection's ClientHello (record and handshake headers, up to
+    /// `Server.clientHelloHeaderBytes`), for the size check in `Server.checkClientHelloSize`.
+    var clientHelloHeader: [UInt8] = []
     /// True once the server closed this connection; nothing more happens on it.
     private(set) var isClosed = false
     /// Monotonic time since which unwritten replies have waited without a byte

@@ -181,6 +181,70 @@ final class TLSHostilePeerTests {
                 "both connections timed out: \(server.stderr)")
     }
 
+    /// A ClientHello whose handshake header claims 131,000 bytes (OpenSSL would take up to
+    /// 128 KiB and buffer all of it while the peer stalls) is refused at its first bytes, logged
+    /// with the reason; a real one is still served.
+    @Test func aClientHelloClaimingMoreThan16KiBIsRefusedAtOnce() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-handshake-timeout", "3600"])
+        defer { server.stop() }
+        let claimed = 131_000
+        let start: [UInt8] = [0x16, 0x03, 0x01, 0x40, 0x00, 0x01,
+                              UInt8(claimed >> 16), UInt8((claimed >> 8) & 0xFF), UInt8(claimed & 0xFF), 0x03, 0x03]
+        let peer = try RawConnection(port: server.port)
+        peer.send(start + [UInt8](repeating: 0x42, count: 8000))  // the first record, never finished
+        #expect(await offThePool { peer.isClosedByServer() }, "the big ClientHello was kept")
+        #expect(await server.waitForLog("the ClientHello is too large: 131000 bytes claimed, at most 16384 accepted"),
+                "\(server.stderr)")
+        #expect(server.stderr.contains("event=tls_handshake_failed"), "\(server.stderr)")
+        let ca = certificates.caCertificate
+        let reply = try await offThePool { () throws -> UInt64? in
+            let real = try TLSPeer(port: server.port, ca: ca)
+            real.raw.send(try real.seal(Self.health(9)))
+            return real.receive()?.callID
+        }
+        #expect(reply == 9)
+    }
+
+    /// A connection waiting for a handshake slot is read no further than one TLS record
+    /// (16 KiB and its header) however much it sent: the rest waits in the kernel, not in the
+    /// server (which held its whole first read, 64 KiB). The budget count in the debug line of
+    /// the slot holder's close is what the waiting peer holds.
+    @Test func aConnectionWaitingForAHandshakeSlotHoldsAtMostOneRecord() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey, "--log-level", "debug",
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600"])
+        defer { server.stop() }
+        // A peer that stalls after the server's first flight holds the only slot.
+        let hello = try clientHello()
+        let port = server.port
+        var holder: RawConnection? = try await offThePool { () throws -> RawConnection in
+            let peer = try RawConnection(port: port)
+            peer.send(hello)
+            guard Self.readFirstFlight(peer) > 0 else { throw SupportError("no ServerHello (errno \(errno))") }
+            return peer
+        }
+        let waiting = try RawConnection(port: server.port)
+        // Handshake records of 16 KiB, a ClientHello header claiming 1,000 bytes first: 256 KiB in all.
+        var burst: [UInt8] = []
+        for index in 0..<16 {
+            burst += [0x16, 0x03, 0x01, 0x40, 0x00]
+            burst += index == 0 ? [0x01, 0x00, 0x03, 0xE8] + [UInt8](repeating: 0, count: 16380)
+                : [UInt8](repeating: 0, count: 16384)
+        }
+        _ = waiting.sendWithoutBlocking(burst, seconds: 5)
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        #expect(holder != nil)
+        holder = nil  // its close logs what the budget holds: the waiting peer's bytes
+        #expect(await server.waitForLog("event=connection_closed"), "\(server.stderr)")
+        let held = server.stderr.split(separator: "\n").filter { $0.contains("event=connection_closed") }
+            .compactMap { line in line.split(separator: " ").first { $0.hasPrefix("budget_bytes=") }
+                .flatMap { Int($0.dropFirst("budget_bytes=".count)) } }
+        #expect(!held.isEmpty && held.allSatisfy { $0 <= 16 * 1024 + 5 }, "held \(held): \(server.stderr)")
+        _ = waiting
+    }
+
     static func openDescriptors(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
