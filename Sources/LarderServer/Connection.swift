@@ -308,6 +308,25 @@ final class Connection: EventHandler, CallConnection {
         return true
     }
 
+    /// On a normal close of a TLS connection (the peer finished, the server stopped): queues
+    /// close_notify after the ciphertext still unwritten and writes what the socket takes now,
+    /// once, without waiting (the close follows at once). Nothing when the handshake did not
+    /// complete, the session failed, close_notify was already queued, or plaintext is still
+    /// unsealed (it would be lost: the peer must not read that as a clean end).
+    func sendCloseNotify() {
+        guard let tls, !isClosed, !tls.closeNotified, tls.session.isHandshakeComplete, tls.session.failure == nil,
+              output.count == outputOffset else { return }
+        tls.closeNotified = true
+        tls.session.close()
+        let before = tls.ciphertext.count
+        tls.session.takeOutput(into: &tls.ciphertext)
+        usage.add(tls.ciphertext.count - before)
+        var written = 0
+        // A failed write changes nothing: the connection is being closed anyway.
+        try? write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+        usage.remove(written)
+    }
+
     /// Stops or resumes reading according to the output backlog.
     func updateInterest() {
         let limit = server.configuration.maxBufferedOutputBytes

@@ -73,7 +73,8 @@ extension Server {
             logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
             return
         }
-        close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
+        close(connection, reason: connection.isClosing ? "closed after error" : "peer closed",
+              notifyPeer: !connection.isClosing)
     }
 
     /// Plaintext read from a connection (decrypted, on TLS): the first bytes pick the

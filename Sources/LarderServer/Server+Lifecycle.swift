@@ -23,8 +23,11 @@ extension Server {
         connection.flush()
     }
 
-    func close(_ connection: Connection, reason: String) {
+    /// Closes `connection` now. `notifyPeer` (a normal end: the peer finished, the server
+    /// stops): a TLS connection first sends close_notify, best effort (`sendCloseNotify`).
+    func close(_ connection: Connection, reason: String, notifyPeer: Bool = false) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if notifyPeer { connection.sendCloseNotify() }
         if let link = connection.tls { releaseHandshakeSlot(link) }
         if let waiting = connection.tlsWaitingBytes {  // closed while waiting for a handshake slot
             connection.usage.add(-waiting.count)
@@ -43,7 +46,7 @@ extension Server {
     /// half-closed one is done after its last reply, and a drain may be complete.
     func outputDrained(_ connection: Connection) {
         if connection.inputClosed && connection.callsInFlight == 0 && !connection.isClosing {
-            close(connection, reason: "peer closed")
+            close(connection, reason: "peer closed", notifyPeer: true)
         }
         if drainDeadline != nil { finishDrainIfDone() }
     }

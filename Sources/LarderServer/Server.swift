@@ -179,7 +179,10 @@ public final class Server: @unchecked Sendable {
         }
         defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }
-        for connection in Array(connections.values) { close(connection, reason: "server stopped") }
+        // close_notify tells a peer it missed nothing: not for one whose calls the drain timeout cut short.
+        for connection in Array(connections.values) {
+            close(connection, reason: "server stopped", notifyPeer: connection.callsInFlight == 0)
+        }
         store.close()
         logger.flushSuppressed(all: true)
         logger.info("stopped", ["calls_in_flight": callsInFlight])

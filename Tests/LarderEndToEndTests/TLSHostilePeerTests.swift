@@ -61,6 +61,15 @@ final class TLSHostilePeerTests {
             return out
         }
 
+        /// Reads until the server ends the connection (or a TLS error, or the receive timeout);
+        /// true when it sent close_notify first.
+        func readToEndSawCloseNotify() -> Bool {
+            while !session.peerClosed, let bytes = readSome() {
+                guard (try? session.receive(bytes, into: &plaintext)) != nil else { return false }
+            }
+            return session.peerClosed
+        }
+
         /// The next reply, nil when the connection ends first (or a TLS error).
         func receive() -> ResponseEnvelope? {
             while true {
@@ -365,6 +374,43 @@ final class TLSHostilePeerTests {
         #expect(outcome.0?.callID == 0 && outcome.0?.statusCode == .deadlineExceeded, "\(String(describing: outcome.0))")
         #expect(outcome.0?.statusMessage == "TLS record not completed within 1 s", "\(String(describing: outcome.0))")
         #expect(outcome.1, "then the server closes")
+    }
+
+    /// Normal closes end with close_notify, so the peer can tell them from a truncation: after
+    /// the peer's close_notify, after its TCP half-close, and for an idle connection when the
+    /// server stops (SIGTERM). Each gets its reply first.
+    @Test func normalClosesSendCloseNotify() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey, "--no-seed"])
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let port = server.port
+        let afterCloseNotify = try await offThePool { () throws -> (UInt64?, Bool) in
+            let peer = try TLSPeer(port: port, ca: ca)
+            var bytes = try peer.seal(Self.health(1))
+            peer.session.close()
+            peer.session.takeOutput(into: &bytes)
+            peer.raw.send(bytes)
+            return (peer.receive()?.callID, peer.readToEndSawCloseNotify())
+        }
+        #expect(afterCloseNotify.0 == 1)
+        #expect(afterCloseNotify.1, "no close_notify after the peer's close_notify")
+        let afterHalfClose = try await offThePool { () throws -> (UInt64?, Bool) in
+            let peer = try TLSPeer(port: port, ca: ca)
+            peer.raw.send(try peer.seal(Self.health(2)))
+            peer.raw.shutdownSending()
+            return (peer.receive()?.callID, peer.readToEndSawCloseNotify())
+        }
+        #expect(afterHalfClose.0 == 2)
+        #expect(afterHalfClose.1, "no close_notify after the peer's TCP half-close")
+        let idle = try await offThePool { () throws -> TLSPeer in
+            let peer = try TLSPeer(port: port, ca: ca)
+            peer.raw.send(try peer.seal(Self.health(3)))
+            guard peer.receive()?.callID == 3 else { throw SupportError("no reply to the idle peer's call") }
+            return peer
+        }
+        #expect(server.stop() == 0)
+        #expect(await offThePool { idle.readToEndSawCloseNotify() }, "no close_notify when the server stopped")
     }
 
     static func residentKilobytes(pid: Int32) -> Int {
