@@ -164,7 +164,7 @@ public final class Server: @unchecked Sendable {
             // would make server -> loop -> source -> server a cycle that is never freed.
             signals = handleSignals ? try SignalSource(signals: Self.handledSignals, loop: loop) { [unowned self] number in
                 logger.info("signal", ["signal": Self.signalName(number)])
-                if number == SIGHUP { reloadToken(); reloadTLS() } else { beginDrain() }
+                if number == SIGHUP { reload() } else { beginDrain() }
             } : nil
         } catch {
             logger.error("listen_failed", ["error": error])

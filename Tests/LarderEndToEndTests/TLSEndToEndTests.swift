@@ -211,6 +211,8 @@ final class TLSEndToEndTests {
         try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        // The certificate was reloaded: no line says SIGHUP changed nothing (no --auth-token-file here).
+        #expect(!server.stderr.contains("event=reload_skipped"), "\(server.stderr)")
         let afterOldCA = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
         #expect(afterOldCA?.message.contains("not signed by a trusted CA") == true, "new connections get the new certificate")
         let after = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
