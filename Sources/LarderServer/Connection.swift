@@ -67,6 +67,11 @@ final class Connection: EventHandler, CallConnection {
     /// The first bytes of a TLS connection's ClientHello (record and handshake headers, up to
     /// `Server.clientHelloHeaderBytes`), for the size check in `Server.checkClientHelloSize`.
     var clientHelloHeader: [UInt8] = []
+    /// Set when the server serves no call on this connection, only answers each with this
+    /// error (an h2c client of a `--tls-only` server: `Server.refuseCleartext`).
+    var refusal: RPCError?
+    /// Monotonic time `refusal` was set: the connection is ended within the handshake timeout.
+    var refusedAt: UInt64 = 0
     /// True once the server closed this connection; nothing more happens on it.
     private(set) var isClosed = false
     /// Monotonic time since which unwritten replies have waited without a byte

@@ -87,7 +87,7 @@ extension Server {
             case .closing(let since):
                 if now - since > 2_000_000_000 { expired.append((connection, nil)) }
             case .open:
-                if closeIfHandshakeExpired(connection, now: now) {
+                if closeIfHandshakeExpired(connection, now: now) || endRefusalIfExpired(connection, now: now) {
                     continue
                 } else if connection.inputClosed {
                     continue  // no more frames will come; the replies in flight finish it

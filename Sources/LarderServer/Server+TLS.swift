@@ -1,3 +1,4 @@
+import LarderHTTP2
 import LarderReactor
 import LarderSystem
 import LarderTLS
@@ -60,9 +61,7 @@ extension Server {
                 receiveCiphertext(bytes, on: connection, link: link)
                 return
             } else if configuration.tlsOnly {
-                logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
-                fail(connection, RPCError.unavailable(
-                    "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)"))
+                refuseCleartext(connection, firstBytes: bytes)
                 return
             }
         }
@@ -74,6 +73,39 @@ extension Server {
             guard checkClientHelloSize(bytes, on: connection) else { return }
         }
         receiveCiphertext(bytes, on: connection, link: link)
+    }
+
+    /// `--tls-only`: a cleartext connection gets a connection-level error and is closed. One
+    /// whose first bytes begin the HTTP/2 client preface (an h2c client: gRPC without TLS
+    /// credentials) gets it over HTTP/2, which its client can read, rather than a lean frame
+    /// it would report as a malformed HTTP/2 frame: its calls are answered with it (UNAVAILABLE,
+    /// the text as grpc-message), then a GOAWAY `INADEQUATE_SECURITY` carrying it ends the
+    /// connection (`refuseHTTP2Calls`). A GOAWAY alone, before any call, is not enough: gRPC
+    /// clients take it for a lost connection and reconnect until their deadline, text unseen.
+    private func refuseCleartext(_ connection: Connection, firstBytes bytes: UnsafeRawBufferPointer) {
+        logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
+        let error = RPCError.unavailable(
+            "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)")
+        guard HTTP2Preface.match(bytes) != .notHTTP2,
+              let link = try? HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod) else {
+            fail(connection, error)
+            return
+        }
+        connection.sniffing = false
+        connection.http2 = link
+        connection.refusal = error
+        connection.refusedAt = connection.lastActivity
+        receiveHTTP2(bytes, on: connection)
+    }
+
+    /// From `tick`: an h2c connection refused by `--tls-only` that has made no call within the
+    /// TLS handshake timeout gets its GOAWAY now (pings alone would keep it open). True when so.
+    func endRefusalIfExpired(_ connection: Connection, now: UInt64) -> Bool {
+        guard let refusal = connection.refusal, let link = connection.http2, !connection.isClosing else { return false }
+        let limit = UInt64(configuration.tlsHandshakeTimeoutSeconds) * 1_000_000_000
+        guard now &- connection.refusedAt > limit else { return false }
+        failHTTP2(connection, link: link, refusal, code: .inadequateSecurity)
+        return true
     }
 
     /// Looks at the first bytes of a TLS connection as they arrive (its record header and the
