@@ -64,6 +64,14 @@ final class Connection: EventHandler, CallConnection {
     /// The first bytes of a TLS connection that waits for a handshake slot
     /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
     var tlsWaitingBytes: [UInt8]?
+    /// The first bytes of a TLS connection's ClientHello (record and handshake headers, up to
+    /// `Server.clientHelloHeaderBytes`), for the size check in `Server.checkClientHelloSize`.
+    var clientHelloHeader: [UInt8] = []
+    /// Set when the server serves no call on this connection, only answers each with this
+    /// error (an h2c client of a `--tls-only` server: `Server.refuseCleartext`).
+    var refusal: RPCError?
+    /// Monotonic time `refusal` was set: the connection is ended within the handshake timeout.
+    var refusedAt: UInt64 = 0
     /// True once the server closed this connection; nothing more happens on it.
     private(set) var isClosed = false
     /// Monotonic time since which unwritten replies have waited without a byte
@@ -77,6 +85,22 @@ final class Connection: EventHandler, CallConnection {
     var lastActivity: UInt64
     /// Monotonic time when the first byte of a still-incomplete frame arrived.
     var partialFrameSince: UInt64?
+    /// Since when the connection has held input it must complete within `--frame-timeout`:
+    /// a partial frame, or over TLS a partial record (whichever began first); nil when neither.
+    var partialInputSince: UInt64? {
+        guard let since = tls?.partialRecordSince else { return partialFrameSince }
+        return min(since, partialFrameSince ?? since)
+    }
+    /// True when what `partialInputSince` times is a TLS record rather than a frame.
+    var partialInputIsTLSRecord: Bool {
+        guard let since = tls?.partialRecordSince else { return false }
+        return since < (partialFrameSince ?? .max)
+    }
+    /// Restarts the `--frame-timeout` timers at `now` (the server itself stopped reading).
+    func restartPartialInputTimers(now: UInt64) {
+        partialFrameSince = partialFrameSince.map { _ in now }
+        tls?.partialRecordSince = tls?.partialRecordSince.map { _ in now }
+    }
     /// True while reading is paused because too many reply bytes are buffered.
     private(set) var readPaused = false
 
@@ -287,6 +311,25 @@ final class Connection: EventHandler, CallConnection {
         tls.session.takeOutput(into: &tls.ciphertext)
         usage.add(tls.ciphertext.count - before)
         return true
+    }
+
+    /// On a normal close of a TLS connection (the peer finished, the server stopped): queues
+    /// close_notify after the ciphertext still unwritten and writes what the socket takes now,
+    /// once, without waiting (the close follows at once). Nothing when the handshake did not
+    /// complete, the session failed, close_notify was already queued, or plaintext is still
+    /// unsealed (it would be lost: the peer must not read that as a clean end).
+    func sendCloseNotify() {
+        guard let tls, !isClosed, !tls.closeNotified, tls.session.isHandshakeComplete, tls.session.failure == nil,
+              output.count == outputOffset else { return }
+        tls.closeNotified = true
+        tls.session.close()
+        let before = tls.ciphertext.count
+        tls.session.takeOutput(into: &tls.ciphertext)
+        usage.add(tls.ciphertext.count - before)
+        var written = 0
+        // A failed write changes nothing: the connection is being closed anyway.
+        try? write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+        usage.remove(written)
     }
 
     /// Stops or resumes reading according to the output backlog.

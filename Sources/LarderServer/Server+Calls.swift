@@ -28,10 +28,13 @@ extension Server {
                 connection.updateInterest()
                 return
             }
+            // A connection's first read, which may be a ClientHello left waiting for a handshake
+            // slot with what it read, takes at most one TLS record.
+            let readLimit = connection.securityDecided ? readBuffer.count : min(readBuffer.count, Self.maxTLSRecordBytes)
             let outcome: SocketIO.Outcome
             do {
                 outcome = try readBuffer.withUnsafeMutableBytes { raw throws(SystemError) in
-                    try SocketIO.read(connection.fd, into: raw)
+                    try SocketIO.read(connection.fd, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<readLimit]))
                 }
             } catch {
                 close(connection, reason: "read failed: \(error)")
@@ -50,7 +53,8 @@ extension Server {
                 readBuffer.withUnsafeBytes { receiveBytes(UnsafeRawBufferPointer(rebasing: $0[0..<count]), on: connection) }
                 connection.flush()
                 if connection.readPaused || connection.isClosing || connection.isClosed { return }
-                if count < readBuffer.count { return }
+                if connection.tlsWaitingBytes != nil { return }  // waits for a handshake slot, unread
+                if count < readLimit { return }
             }
         }
     }
@@ -69,7 +73,8 @@ extension Server {
             logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
             return
         }
-        close(connection, reason: connection.isClosing ? "closed after error" : "peer closed")
+        close(connection, reason: connection.isClosing ? "closed after error" : "peer closed",
+              notifyPeer: !connection.isClosing)
     }
 
     /// Plaintext read from a connection (decrypted, on TLS): the first bytes pick the

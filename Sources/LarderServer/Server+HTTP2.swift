@@ -62,6 +62,10 @@ extension Server {
     }
 
     private func handleHTTP2(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link) {
+        if let refusal = connection.refusal {
+            refuseHTTP2Calls(events, on: connection, link: link, refusal)
+            return
+        }
         for event in events {
             switch link.handle(event) {
             case .start(let head, let method, let message)?:
@@ -97,6 +101,20 @@ extension Server {
                 break
             }
         }
+    }
+
+    /// A connection the server serves no call on (`Connection.refusal`: an h2c client of a
+    /// `--tls-only` server): each call is answered with the refusal, at the transport, never
+    /// reaching the core; then a GOAWAY `INADEQUATE_SECURITY` with the same text ends it.
+    private func refuseHTTP2Calls(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link,
+                                  _ refusal: RPCError) {
+        var answered = false
+        for event in events {
+            guard case .start(let head, _, _)? = link.handle(event) else { continue }
+            link.answer(callID: UInt64(head.streamID), result: .failure(refusal))
+            answered = true
+        }
+        if answered { failHTTP2(connection, link: link, refusal, code: .inadequateSecurity) }
     }
 
     /// The lean protocol's partial-frame timer, for requests: while the session holds request
@@ -161,14 +179,14 @@ extension Server {
     /// Ends an HTTP/2 connection for `error` (the server's timeouts: idle, an incomplete
     /// request, a write stall): a GOAWAY with the error's message as debug data — NO_ERROR
     /// for UNAVAILABLE (idle), ENHANCE_YOUR_CALM for a peer that holds resources too long —
-    /// then the close. Calls in flight on it are over.
-    func failHTTP2(_ connection: Connection, link: HTTP2Link, _ error: RPCError) {
+    /// then the close. Calls in flight on it are over. `code` overrides the GOAWAY's error code.
+    func failHTTP2(_ connection: Connection, link: HTTP2Link, _ error: RPCError, code override: HTTP2ErrorCode? = nil) {
         let code: HTTP2ErrorCode = switch error.code {
         case .unavailable: .noError
         case .deadlineExceeded, .resourceExhausted: .enhanceYourCalm
         default: .internalError
         }
-        link.session.close(code: code, message: error.message)
+        link.session.close(code: override ?? code, message: error.message)
         endHTTP2(connection, link: link)
     }
 

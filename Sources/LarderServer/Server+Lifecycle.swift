@@ -23,8 +23,11 @@ extension Server {
         connection.flush()
     }
 
-    func close(_ connection: Connection, reason: String) {
+    /// Closes `connection` now. `notifyPeer` (a normal end: the peer finished, the server
+    /// stops): a TLS connection first sends close_notify, best effort (`sendCloseNotify`).
+    func close(_ connection: Connection, reason: String, notifyPeer: Bool = false) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if notifyPeer { connection.sendCloseNotify() }
         if let link = connection.tls { releaseHandshakeSlot(link) }
         if let waiting = connection.tlsWaitingBytes {  // closed while waiting for a handshake slot
             connection.usage.add(-waiting.count)
@@ -43,7 +46,7 @@ extension Server {
     /// half-closed one is done after its last reply, and a drain may be complete.
     func outputDrained(_ connection: Connection) {
         if connection.inputClosed && connection.callsInFlight == 0 && !connection.isClosing {
-            close(connection, reason: "peer closed")
+            close(connection, reason: "peer closed", notifyPeer: true)
         }
         if drainDeadline != nil { finishDrainIfDone() }
     }
@@ -84,16 +87,18 @@ extension Server {
             case .closing(let since):
                 if now - since > 2_000_000_000 { expired.append((connection, nil)) }
             case .open:
-                if closeIfHandshakeExpired(connection, now: now) {
+                if closeIfHandshakeExpired(connection, now: now) || endRefusalIfExpired(connection, now: now) {
                     continue
                 } else if connection.inputClosed {
                     continue  // no more frames will come; the replies in flight finish it
                 } else if connection.readPaused {
                     // The server chose not to read; the peer is not slow.
-                    connection.partialFrameSince = connection.partialFrameSince.map { _ in now }
-                } else if let since = connection.partialFrameSince, now - since > frameLimit {
+                    connection.restartPartialInputTimers(now: now)
+                } else if let since = connection.partialInputSince, now - since > frameLimit {
                     logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    let unfinished = connection.http2 == nil ? "frame" : "request message (or its half-close)"
+                    // A TLS record held open counts as a partial frame (OpenSSL passes none of it on).
+                    let unfinished = connection.partialInputIsTLSRecord ? "TLS record"
+                        : connection.http2 == nil ? "frame" : "request message (or its half-close)"
                     expired.append((connection, RPCError(.deadlineExceeded,
                         "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s")))
                 } else if idleLimit > 0, connection.callsInFlight == 0, connection.unsentReplyBytes == 0,

@@ -19,14 +19,22 @@ extension Server {
         }
     }
 
-    /// Reads `--auth-token-file` again, on the loop: calls started from now on need
-    /// the new token; calls already admitted are not affected. A file that cannot be
-    /// read or holds no valid token keeps the old one, with an error line.
-    func reloadToken() {
-        guard let path = configuration.authTokenFile else {
-            logger.info("reload_skipped", ["reason": "no --auth-token-file to reload"])
+    /// SIGHUP: reloads the token file and the TLS files the server was started with; when it
+    /// has neither, logs `reload_skipped` (SIGHUP changes nothing) instead.
+    func reload() {
+        guard configuration.authTokenFile != nil || configuration.tlsCertificateFile != nil else {
+            logger.info("reload_skipped", ["reason": "no --auth-token-file or --tls-cert to reload"])
             return
         }
+        reloadToken()
+        reloadTLS()
+    }
+
+    /// Reads `--auth-token-file` again (if there is one), on the loop: calls started from now
+    /// on need the new token; calls already admitted are not affected. A file that cannot be
+    /// read or holds no valid token keeps the old one, with an error line.
+    func reloadToken() {
+        guard let path = configuration.authTokenFile else { return }
         do {
             core.token = try BearerToken.load(path: path)
             logger.info("token_reloaded", ["path": path])

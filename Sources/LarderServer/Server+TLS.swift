@@ -1,3 +1,4 @@
+import LarderHTTP2
 import LarderReactor
 import LarderSystem
 import LarderTLS
@@ -26,6 +27,19 @@ extension Server {
         }
     }
 
+    /// The most bytes one TLS record takes on the wire: a 5-byte header and 16 KiB of body
+    /// (RFC 8446 §5.1; TLS 1.2 allows up to 2 KiB more for compression and padding, which no
+    /// ClientHello needs).
+    static let maxTLSRecordBytes = 5 + 16 * 1024
+
+    /// The largest ClientHello accepted, by the length its handshake header claims: real ones
+    /// are under about 2–4 KiB (post-quantum key shares included), and OpenSSL would otherwise
+    /// take up to 128 KiB, buffering each stalled one in full (LIMITS.md "TLS handshake").
+    static let maxClientHelloBytes = 16 * 1024
+
+    /// A TLS record header (5 bytes) and a handshake message header (4 bytes).
+    static let clientHelloHeaderBytes = 9
+
     /// Every byte read from a connection's socket comes here: the first byte decides
     /// between TLS and cleartext; TLS bytes are decrypted; plaintext goes on to the transports.
     func receiveBytes(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
@@ -38,15 +52,16 @@ extension Server {
             guard let first = bytes.first else { return }
             connection.securityDecided = true
             if first == Self.tlsHandshakeRecord, tlsContext != nil {
+                guard checkClientHelloSize(bytes, on: connection) else { return }
                 if tlsHandshakesInProgress >= configuration.tlsMaxHandshakes {
                     waitForHandshakeSlot(connection, bytes)
                     return
                 }
-                guard startTLS(connection) else { return }
+                guard startTLS(connection), let link = connection.tls else { return }
+                receiveCiphertext(bytes, on: connection, link: link)
+                return
             } else if configuration.tlsOnly {
-                logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
-                fail(connection, RPCError.unavailable(
-                    "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)"))
+                refuseCleartext(connection, firstBytes: bytes)
                 return
             }
         }
@@ -54,6 +69,75 @@ extension Server {
             receivePlaintext(bytes, on: connection)
             return
         }
+        if !link.session.isHandshakeComplete {
+            guard checkClientHelloSize(bytes, on: connection) else { return }
+        }
+        receiveCiphertext(bytes, on: connection, link: link)
+    }
+
+    /// `--tls-only`: a cleartext connection gets a connection-level error and is closed. One
+    /// whose first bytes begin the HTTP/2 client preface (an h2c client: gRPC without TLS
+    /// credentials) gets it over HTTP/2, which its client can read, rather than a lean frame
+    /// it would report as a malformed HTTP/2 frame: its calls are answered with it (UNAVAILABLE,
+    /// the text as grpc-message), then a GOAWAY `INADEQUATE_SECURITY` carrying it ends the
+    /// connection (`refuseHTTP2Calls`). A GOAWAY alone, before any call, is not enough: gRPC
+    /// clients take it for a lost connection and reconnect until their deadline, text unseen.
+    private func refuseCleartext(_ connection: Connection, firstBytes bytes: UnsafeRawBufferPointer) {
+        logger.warn("cleartext_refused", ["conn": connection.id, "peer": connection.peer])
+        let error = RPCError.unavailable(
+            "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)")
+        guard HTTP2Preface.match(bytes) != .notHTTP2,
+              let link = try? HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod) else {
+            fail(connection, error)
+            return
+        }
+        connection.sniffing = false
+        connection.http2 = link
+        connection.refusal = error
+        connection.refusedAt = connection.lastActivity
+        receiveHTTP2(bytes, on: connection)
+    }
+
+    /// From `tick`: an h2c connection refused by `--tls-only` that has made no call within the
+    /// TLS handshake timeout gets its GOAWAY now (pings alone would keep it open). True when so.
+    func endRefusalIfExpired(_ connection: Connection, now: UInt64) -> Bool {
+        guard let refusal = connection.refusal, let link = connection.http2, !connection.isClosing else { return false }
+        let limit = UInt64(configuration.tlsHandshakeTimeoutSeconds) * 1_000_000_000
+        guard now &- connection.refusedAt > limit else { return false }
+        failHTTP2(connection, link: link, refusal, code: .inadequateSecurity)
+        return true
+    }
+
+    /// Looks at the first bytes of a TLS connection as they arrive (its record header and the
+    /// handshake header in it): a ClientHello that claims more than `maxClientHelloBytes`, or a
+    /// first record too short to hold the handshake header, is refused at once, before OpenSSL
+    /// buffers any of it. False when the connection was refused (closed).
+    private func checkClientHelloSize(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> Bool {
+        let missing = Self.clientHelloHeaderBytes - connection.clientHelloHeader.count
+        guard missing > 0 else { return true }
+        connection.clientHelloHeader.append(contentsOf: bytes.prefix(missing))
+        let header = connection.clientHelloHeader
+        guard header.count == Self.clientHelloHeaderBytes else { return true }
+        let recordLength = Int(header[3]) << 8 | Int(header[4])
+        let claimed = Int(header[6]) << 16 | Int(header[7]) << 8 | Int(header[8])
+        let reason: String
+        if recordLength < 4 {
+            reason = "the first TLS record (\(recordLength) bytes) is too short to hold a ClientHello's header"
+        } else if header[5] == Self.clientHelloMessage && claimed > Self.maxClientHelloBytes {
+            reason = "the ClientHello is too large: \(claimed) bytes claimed, at most \(Self.maxClientHelloBytes) accepted"
+        } else {
+            return true  // not a ClientHello at all: OpenSSL refuses it with its own reason
+        }
+        logger.warn("tls_handshake_failed", ["conn": connection.id, "peer": connection.peer, "reason": reason])
+        close(connection, reason: reason)
+        return false
+    }
+
+    /// The handshake message type of a ClientHello (RFC 8446 §4).
+    static let clientHelloMessage: UInt8 = 0x01
+
+    /// TLS bytes of a connection with a session: decrypted, and the plaintext passed on.
+    private func receiveCiphertext(_ bytes: UnsafeRawBufferPointer, on connection: Connection, link: TLSLink) {
         var plaintext = tlsPlaintext
         tlsPlaintext = []
         defer {
@@ -66,6 +150,7 @@ extension Server {
             tlsFailed(connection, error, handshakeDone: link.session.isHandshakeComplete)
             return
         }
+        link.track(bytes, decrypted: !plaintext.isEmpty, now: connection.lastActivity)
         if !plaintext.isEmpty { plaintext.withUnsafeBytes { receivePlaintext($0, on: connection) } }
         // close_notify: the peer sends nothing more (what it still sends is not read).
         if link.session.peerClosed && !connection.inputClosed && !connection.isClosed {
@@ -121,8 +206,8 @@ extension Server {
             connection.tlsWaitingBytes = nil
             connection.usage.add(-bytes.count)
             connection.updateInterest()
-            guard startTLS(connection) else { continue }
-            bytes.withUnsafeBytes { receiveBytes($0, on: connection) }
+            guard startTLS(connection), let link = connection.tls else { continue }
+            bytes.withUnsafeBytes { receiveCiphertext($0, on: connection, link: link) }
             if !connection.isClosed { connection.flush() }  // the server's first flight
         }
         if admitted > 0 { tlsHandshakeQueue.removeFirst(admitted) }

@@ -164,7 +164,7 @@ public final class Server: @unchecked Sendable {
             // would make server -> loop -> source -> server a cycle that is never freed.
             signals = handleSignals ? try SignalSource(signals: Self.handledSignals, loop: loop) { [unowned self] number in
                 logger.info("signal", ["signal": Self.signalName(number)])
-                if number == SIGHUP { reloadToken(); reloadTLS() } else { beginDrain() }
+                if number == SIGHUP { reload() } else { beginDrain() }
             } : nil
         } catch {
             logger.error("listen_failed", ["error": error])
@@ -179,7 +179,10 @@ public final class Server: @unchecked Sendable {
         }
         defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }
-        for connection in Array(connections.values) { close(connection, reason: "server stopped") }
+        // close_notify tells a peer it missed nothing: not for one whose calls the drain timeout cut short.
+        for connection in Array(connections.values) {
+            close(connection, reason: "server stopped", notifyPeer: connection.callsInFlight == 0)
+        }
         store.close()
         logger.flushSuppressed(all: true)
         logger.info("stopped", ["calls_in_flight": callsInFlight])

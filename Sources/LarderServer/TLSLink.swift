@@ -18,6 +18,12 @@ final class TLSLink {
     var closeNotified = false
     /// True while this handshake counts against `--tls-max-handshakes`.
     var holdsHandshakeSlot = false
+    /// Where the peer's ciphertext stands between records.
+    var records = TLSRecordBoundary()
+    /// Monotonic time since which the peer has held a TLS record open (after the handshake):
+    /// it counts as a partial frame for `--frame-timeout`, since OpenSSL passes nothing of a
+    /// record on until it is whole. Restarted by a read that decrypted plaintext; nil between records.
+    var partialRecordSince: UInt64?
     /// The verified client certificate's subject, set when the handshake completes.
     private(set) var clientSubject: String?
 
@@ -27,6 +33,17 @@ final class TLSLink {
     }
 
     var unwrittenBytes: Int { ciphertext.count - ciphertextOffset }
+
+    /// Follows the record boundaries of `ciphertext` just read (`now`: its read time);
+    /// `decrypted` says whether the read gave plaintext (a record completed with some).
+    func track(_ ciphertext: UnsafeRawBufferPointer, decrypted: Bool, now: UInt64) {
+        records.consume(ciphertext)
+        if !records.isInsideRecord || !session.isHandshakeComplete {
+            partialRecordSince = nil
+        } else if decrypted || partialRecordSince == nil {
+            partialRecordSince = now
+        }
+    }
 
     /// Records what the finished handshake established.
     func established() {

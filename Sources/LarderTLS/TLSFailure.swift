@@ -4,8 +4,11 @@ import COpenSSL
 /// Turns what OpenSSL reports about a failed handshake or record into a `TLSError` whose
 /// message says what to do: which side refused what, and the flag that fixes it.
 enum TLSFailure {
+    /// `helloReceived`: on a server, whether the client's ClientHello was read before the
+    /// failure (bytes that are not TLS then broke a handshake begun, rather than showing a
+    /// client that never spoke TLS).
     static func classify(sslError: Int32, reasons: [Int32], verifyResult: Int32, isServer: Bool, serverName: String?,
-                         handshakeDone: Bool, detail: String) -> TLSError {
+                         handshakeDone: Bool, helloReceived: Bool = false, detail: String) -> TLSError {
         let peer = isServer ? "the client's" : "the server's"
         let subject = serverName.map { " for \($0)" } ?? ""
         if sslError == SSL_ERROR_SYSCALL && reasons.isEmpty {
@@ -37,6 +40,11 @@ enum TLSFailure {
         }
         let notTLS = [SSL_R_WRONG_VERSION_NUMBER, SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST,
                       SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_UNKNOWN_PROTOCOL, SSL_R_RECORD_LENGTH_MISMATCH]
+        if !handshakeDone && isServer && helloReceived && reasons.contains(where: notTLS.contains) {
+            return TLSError(.handshakeFailed, .unavailable,
+                            "TLS handshake failed after the client's ClientHello: what the client sent next was not a TLS record",
+                            detail: detail)
+        }
         if !handshakeDone && reasons.contains(where: notTLS.contains) {
             return TLSError(.notTLS, .unavailable,
                             isServer ? "the client did not send a TLS ClientHello"

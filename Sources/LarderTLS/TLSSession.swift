@@ -320,7 +320,7 @@ public final class TLSSession {
         let verifyResult = SSL_get_verify_result(ssl)
         let error = TLSFailure.classify(sslError: sslError, reasons: entries.map(\.reason), verifyResult: Int32(truncatingIfNeeded: verifyResult),
                                    isServer: isServer, serverName: serverName, handshakeDone: isHandshakeComplete,
-                                   detail: detail)
+                                   helloReceived: isServer && SSL_get_state(ssl) != TLS_ST_BEFORE, detail: detail)
         failure = error
         return error
     }

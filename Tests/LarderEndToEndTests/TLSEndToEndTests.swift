@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderHTTP2
 import LarderTestSupport
 import LarderWire
 import Testing
@@ -118,6 +119,51 @@ final class TLSEndToEndTests {
         #expect(await server.waitForLog("event=cleartext_refused"))
     }
 
+    /// An h2c client (gRPC without TLS credentials) reaching a --tls-only server gets the refusal
+    /// over HTTP/2, not a lean frame its HTTP/2 parser would report as a malformed frame: its call
+    /// is answered UNAVAILABLE with the text, and a peer that makes no call gets the server's
+    /// SETTINGS, then (at the handshake timeout) a GOAWAY INADEQUATE_SECURITY carrying the text.
+    @Test func tlsOnlyRefusesAnH2cClientOverHTTP2() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only", "--tls-handshake-timeout", "1"])
+        defer { server.stop() }
+        let port = server.port
+        let frames = try await offThePool { () throws -> [(type: UInt8, payload: [UInt8])] in
+            let peer = try RawConnection(port: port)
+            peer.send(HTTP2Preface.bytes + [0, 0, 0, 0x04, 0, 0, 0, 0, 0])  // the preface, an empty SETTINGS
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            var frames: [(type: UInt8, payload: [UInt8])] = []
+            var offset = 0
+            while received.count - offset >= 9 {
+                let length = Int(received[offset]) << 16 | Int(received[offset + 1]) << 8 | Int(received[offset + 2])
+                guard received.count - offset - 9 >= length else { break }
+                frames.append((received[offset + 3], Array(received[(offset + 9)..<(offset + 9 + length)])))
+                offset += 9 + length
+            }
+            return frames
+        }
+        #expect(frames.first?.type == 0x4, "the server's SETTINGS first: \(frames.map(\.type))")
+        let goaway = frames.first { $0.type == 0x7 }
+        #expect(goaway.map { Array($0.payload[4..<8]) } == [0, 0, 0, 0x0C], "INADEQUATE_SECURITY")
+        let text = goaway.map { String(decoding: $0.payload.dropFirst(8), as: UTF8.self) }
+        #expect(text?.contains("accepts TLS connections only (--tls-only)") == true, "\(frames.map(\.type)) \(text ?? "")")
+        #expect(await server.waitForLog("event=cleartext_refused"))
+
+        let client = try HTTP2TestClient(port: port)
+        let answered = try await offThePool { () throws -> GRPCClientSession.Response? in
+            let stream = try client.start("/grpc.health.v1.Health/Check", messages: [[]])
+            return client.read(stream) { $0.ended }
+        }
+        let trailers = answered?.trailers ?? [:]
+        #expect(trailers["grpc-status"] == "\(StatusCode.unavailable.rawValue)", "\(trailers)")
+        #expect(trailers["grpc-message"]?.contains("accepts TLS connections only (--tls-only)") == true, "\(trailers)")
+    }
+
     @Test func clientCertificatesRequiredAndReportedInTheAccessLog() async throws {
         let server = try await ServerProcess(arguments: tlsArguments + [
             "--tls-client-ca", certificates.caCertificate, "--tls-client-auth", "require", "--access-log"])
@@ -211,6 +257,8 @@ final class TLSEndToEndTests {
         try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        // The certificate was reloaded: no line says SIGHUP changed nothing (no --auth-token-file here).
+        #expect(!server.stderr.contains("event=reload_skipped"), "\(server.stderr)")
         let afterOldCA = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
         #expect(afterOldCA?.message.contains("not signed by a trusted CA") == true, "new connections get the new certificate")
         let after = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))

@@ -61,6 +61,15 @@ final class TLSHostilePeerTests {
             return out
         }
 
+        /// Reads until the server ends the connection (or a TLS error, or the receive timeout);
+        /// true when it sent close_notify first.
+        func readToEndSawCloseNotify() -> Bool {
+            while !session.peerClosed, let bytes = readSome() {
+                guard (try? session.receive(bytes, into: &plaintext)) != nil else { return false }
+            }
+            return session.peerClosed
+        }
+
         /// The next reply, nil when the connection ends first (or a TLS error).
         func receive() -> ResponseEnvelope? {
             while true {
@@ -181,6 +190,70 @@ final class TLSHostilePeerTests {
                 "both connections timed out: \(server.stderr)")
     }
 
+    /// A ClientHello whose handshake header claims 131,000 bytes (OpenSSL would take up to
+    /// 128 KiB and buffer all of it while the peer stalls) is refused at its first bytes, logged
+    /// with the reason; a real one is still served.
+    @Test func aClientHelloClaimingMoreThan16KiBIsRefusedAtOnce() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-handshake-timeout", "3600"])
+        defer { server.stop() }
+        let claimed = 131_000
+        let start: [UInt8] = [0x16, 0x03, 0x01, 0x40, 0x00, 0x01,
+                              UInt8(claimed >> 16), UInt8((claimed >> 8) & 0xFF), UInt8(claimed & 0xFF), 0x03, 0x03]
+        let peer = try RawConnection(port: server.port)
+        peer.send(start + [UInt8](repeating: 0x42, count: 8000))  // the first record, never finished
+        #expect(await offThePool { peer.isClosedByServer() }, "the big ClientHello was kept")
+        #expect(await server.waitForLog("the ClientHello is too large: 131000 bytes claimed, at most 16384 accepted"),
+                "\(server.stderr)")
+        #expect(server.stderr.contains("event=tls_handshake_failed"), "\(server.stderr)")
+        let ca = certificates.caCertificate
+        let reply = try await offThePool { () throws -> UInt64? in
+            let real = try TLSPeer(port: server.port, ca: ca)
+            real.raw.send(try real.seal(Self.health(9)))
+            return real.receive()?.callID
+        }
+        #expect(reply == 9)
+    }
+
+    /// A connection waiting for a handshake slot is read no further than one TLS record
+    /// (16 KiB and its header) however much it sent: the rest waits in the kernel, not in the
+    /// server (which held its whole first read, 64 KiB). The budget count in the debug line of
+    /// the slot holder's close is what the waiting peer holds.
+    @Test func aConnectionWaitingForAHandshakeSlotHoldsAtMostOneRecord() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey, "--log-level", "debug",
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600"])
+        defer { server.stop() }
+        // A peer that stalls after the server's first flight holds the only slot.
+        let hello = try clientHello()
+        let port = server.port
+        var holder: RawConnection? = try await offThePool { () throws -> RawConnection in
+            let peer = try RawConnection(port: port)
+            peer.send(hello)
+            guard Self.readFirstFlight(peer) > 0 else { throw SupportError("no ServerHello (errno \(errno))") }
+            return peer
+        }
+        let waiting = try RawConnection(port: server.port)
+        // Handshake records of 16 KiB, a ClientHello header claiming 1,000 bytes first: 256 KiB in all.
+        var burst: [UInt8] = []
+        for index in 0..<16 {
+            burst += [0x16, 0x03, 0x01, 0x40, 0x00]
+            burst += index == 0 ? [0x01, 0x00, 0x03, 0xE8] + [UInt8](repeating: 0, count: 16380)
+                : [UInt8](repeating: 0, count: 16384)
+        }
+        _ = waiting.sendWithoutBlocking(burst, seconds: 5)
+        #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
+        #expect(holder != nil)
+        holder = nil  // its close logs what the budget holds: the waiting peer's bytes
+        #expect(await server.waitForLog("event=connection_closed"), "\(server.stderr)")
+        let held = server.stderr.split(separator: "\n").filter { $0.contains("event=connection_closed") }
+            .compactMap { line in line.split(separator: " ").first { $0.hasPrefix("budget_bytes=") }
+                .flatMap { Int($0.dropFirst("budget_bytes=".count)) } }
+        #expect(!held.isEmpty && held.allSatisfy { $0 <= 16 * 1024 + 5 }, "held \(held): \(server.stderr)")
+        _ = waiting
+    }
+
     static func openDescriptors(_ pid: Int32) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
     }
@@ -279,6 +352,65 @@ final class TLSHostilePeerTests {
         #expect(outcome.0?.callID == 7 && outcome.0?.statusCode == .ok, "\(String(describing: outcome.0))")
         #expect(outcome.1, "the server did not close after close_notify")
         #expect(Self.residentKilobytes(pid: server.processIdentifier) < 200_000)
+    }
+
+    /// Slowloris over TLS: a record held open (here all but its last byte) passes nothing to
+    /// the transports, yet counts as a partial frame: `--frame-timeout` ends the connection with
+    /// the encrypted error frame (before, each trickled byte only reset the idle timer).
+    @Test func aTLSRecordHeldOpenIsEndedByTheFrameTimeout() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--frame-timeout", "1", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let peer = try await offThePool { () throws -> TLSPeer in
+            let peer = try TLSPeer(port: server.port, ca: ca)
+            let record = try peer.seal(Self.health(1))
+            peer.raw.send(Array(record.dropLast()))
+            return peer
+        }
+        #expect(await server.waitForLog("event=frame_timeout"), "\(server.stderr)")
+        let outcome = await offThePool { (peer.receive(), peer.raw.isClosedByServer()) }
+        #expect(outcome.0?.callID == 0 && outcome.0?.statusCode == .deadlineExceeded, "\(String(describing: outcome.0))")
+        #expect(outcome.0?.statusMessage == "TLS record not completed within 1 s", "\(String(describing: outcome.0))")
+        #expect(outcome.1, "then the server closes")
+    }
+
+    /// Normal closes end with close_notify, so the peer can tell them from a truncation: after
+    /// the peer's close_notify, after its TCP half-close, and for an idle connection when the
+    /// server stops (SIGTERM). Each gets its reply first.
+    @Test func normalClosesSendCloseNotify() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey, "--no-seed"])
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let port = server.port
+        let afterCloseNotify = try await offThePool { () throws -> (UInt64?, Bool) in
+            let peer = try TLSPeer(port: port, ca: ca)
+            var bytes = try peer.seal(Self.health(1))
+            peer.session.close()
+            peer.session.takeOutput(into: &bytes)
+            peer.raw.send(bytes)
+            return (peer.receive()?.callID, peer.readToEndSawCloseNotify())
+        }
+        #expect(afterCloseNotify.0 == 1)
+        #expect(afterCloseNotify.1, "no close_notify after the peer's close_notify")
+        let afterHalfClose = try await offThePool { () throws -> (UInt64?, Bool) in
+            let peer = try TLSPeer(port: port, ca: ca)
+            peer.raw.send(try peer.seal(Self.health(2)))
+            peer.raw.shutdownSending()
+            return (peer.receive()?.callID, peer.readToEndSawCloseNotify())
+        }
+        #expect(afterHalfClose.0 == 2)
+        #expect(afterHalfClose.1, "no close_notify after the peer's TCP half-close")
+        let idle = try await offThePool { () throws -> TLSPeer in
+            let peer = try TLSPeer(port: port, ca: ca)
+            peer.raw.send(try peer.seal(Self.health(3)))
+            guard peer.receive()?.callID == 3 else { throw SupportError("no reply to the idle peer's call") }
+            return peer
+        }
+        #expect(server.stop() == 0)
+        #expect(await offThePool { idle.readToEndSawCloseNotify() }, "no close_notify when the server stopped")
     }
 
     static func residentKilobytes(pid: Int32) -> Int {

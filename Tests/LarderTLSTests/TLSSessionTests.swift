@@ -89,6 +89,31 @@ final class TLSSessionTests {
         #expect(pair.server.bufferedInputBytes == 0)
     }
 
+    /// The record boundaries of real ciphertext (records of 1 byte, and of up to 16 KiB), cut
+    /// into reads of any size: inside a record after every cut but the last.
+    @Test(arguments: [1, 5, 22, 700, 100_000])
+    func recordBoundariesAreFollowedAcrossReads(readSize: Int) throws {
+        var pair = TLSPair(client: try clientContext().makeSession(serverName: "localhost"),
+                           server: try serverContext().makeSession())
+        try pair.pump()
+        for byte in 0..<50 { try pair.client.send([UInt8(byte)]) }
+        try pair.client.send([UInt8](repeating: 7, count: 40_000))
+        var ciphertext: [UInt8] = []
+        pair.client.takeOutput(into: &ciphertext)
+        var boundary = TLSRecordBoundary()
+        var offset = 0
+        var plaintext: [UInt8] = []
+        while offset < ciphertext.count {
+            let end = min(ciphertext.count, offset + readSize)
+            boundary.consume(Array(ciphertext[offset..<end]))
+            plaintext.removeAll()
+            try pair.server.receive(Array(ciphertext[offset..<end]), into: &plaintext)
+            offset = end
+            if offset < ciphertext.count && plaintext.isEmpty { #expect(boundary.isInsideRecord) }
+        }
+        #expect(!boundary.isInsideRecord)
+    }
+
     @Test func byAddressVerifiesTheIPAddressName() throws {
         var pair = TLSPair(client: try clientContext().makeSession(serverName: "127.0.0.1"),
                            server: try serverContext().makeSession())
@@ -326,6 +351,24 @@ final class TLSSessionTests {
         let other = try serverContext().makeSession()
         #expect(throws: TLSError.self) { try other.receive(junk, into: &plaintext) }
         #expect(plaintext.isEmpty)
+    }
+
+    /// A whole ClientHello, then bytes that are not TLS: the handshake failed after the hello
+    /// (the server answered it), which the reason says, rather than "did not send a ClientHello".
+    @Test func garbageAfterAValidClientHelloIsAFailedHandshake() throws {
+        let client = try clientContext().makeSession(serverName: "localhost")
+        try client.startHandshake()
+        var hello: [UInt8] = []
+        client.takeOutput(into: &hello)
+        let session = try serverContext().makeSession()
+        var plaintext: [UInt8] = []
+        do {
+            try session.receive(hello + [UInt8](repeating: 0, count: 8), into: &plaintext)
+            Issue.record("garbage after the ClientHello was accepted")
+        } catch {
+            #expect(error.reason == .handshakeFailed, "\(error)")
+            #expect(error.message.contains("after the client's ClientHello"), "\(error)")
+        }
     }
 
     @Test func badFilesAreConfigurationErrors() throws {
