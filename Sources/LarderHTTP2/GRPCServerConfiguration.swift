@@ -10,9 +10,13 @@ public struct GRPCServerConfiguration: Sendable {
     /// SETTINGS_MAX_HEADER_LIST_SIZE, enforced: a request whose headers decode to more is
     /// answered RESOURCE_EXHAUSTED.
     public var maxHeaderListSize = 8 * 1024
-    /// A header block decoding to this many times `maxHeaderListSize` fails the connection
-    /// (an HPACK bomb), as does one split into more than `maxContinuationFrames` CONTINUATIONs.
+    /// A header block decoding to more than this many times `maxHeaderListSize`, and to more
+    /// than `headerBombRatio` times its own size on the wire, fails the connection (an HPACK
+    /// bomb), as does one split into more than `maxContinuationFrames` CONTINUATIONs. A big
+    /// block that is not a bomb (large metadata) only fails its call (RESOURCE_EXHAUSTED).
     public var headerBombFactor = 4
+    /// How many times its wire size a header block must decode to, past `headerBombFactor`, to be a bomb.
+    public var headerBombRatio = 8
     /// CONTINUATION frames accepted after one HEADERS frame.
     public var maxContinuationFrames = 8
     /// SETTINGS_HEADER_TABLE_SIZE: the HPACK table the peer may make us keep.

@@ -26,6 +26,8 @@ public final class GRPCServerSession {
     private var continuationFrames = 0
     /// The decoded size of the header block being received (request headers or trailers).
     private var headerBlockBytes = 0
+    /// Bytes of the header block being received, as sent (its HEADERS and CONTINUATION frames).
+    private var headerBlockWireBytes = 0
     private var pingStrikes = 0
     private var lastPingAt: UInt64?
     private var sentDataSinceLastPing = true
@@ -458,8 +460,10 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         switch NGHTTP2Frame.Kind(rawValue: type) {
         case .headers:
             continuationFrames = 0
+            headerBlockWireBytes = length
         case .continuation:
             continuationFrames += 1
+            headerBlockWireBytes += length
             if continuationFrames > configuration.maxContinuationFrames {
                 fail(.enhanceYourCalm, "a header block came in more than \(configuration.maxContinuationFrames) CONTINUATION frames")
                 return false
@@ -502,7 +506,8 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         guard failure == nil else { return .failConnection }
         // Every block counts, trailers too: a few bytes of HPACK can decode to megabytes.
         headerBlockBytes += name.count + value.count + 32
-        if headerBlockBytes > configuration.maxHeaderListSize * configuration.headerBombFactor {
+        if headerBlockBytes > configuration.maxHeaderListSize * configuration.headerBombFactor
+            && headerBlockBytes > headerBlockWireBytes * configuration.headerBombRatio {
             fail(.enhanceYourCalm, "a header block decoded to more than \(configuration.maxHeaderListSize * configuration.headerBombFactor) bytes")
             return .failConnection
         }

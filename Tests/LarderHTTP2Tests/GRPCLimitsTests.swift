@@ -263,6 +263,19 @@ struct GRPCLimitsTests {
         #expect(loop.client.goaways.isEmpty)
     }
 
+    @Test("metadata of 40 KB that weighs what it decodes to fails its call alone: RESOURCE_EXHAUSTED, no GOAWAY")
+    func bigMetadataIsNotABomb() throws {
+        let loop = try Loopback()
+        try loop.pump()
+        // Varied text, so HPACK's Huffman coding hardly shrinks it: ~40 KB on the wire too.
+        let value = String((0..<40_000).map { Character(UnicodeScalar(UInt8(33 + ($0 &* 7919) % 90))) })
+        let big = try loop.call(extra: [("x-big", value)])
+        #expect(loop.client.responses[big]?.trailers["grpc-status"] == String(StatusCode.resourceExhausted.rawValue))
+        #expect(loop.client.goaways.isEmpty && loop.server.closeReason == nil)
+        let next = try loop.call()
+        #expect(loop.startedHeads.map(\.streamID) == [next])
+    }
+
     @Test("an HPACK bomb (a header block decoding to many times the limit) ends the connection")
     func hpackBomb() throws {
         let server = try GRPCServerSession()
