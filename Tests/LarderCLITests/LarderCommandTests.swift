@@ -193,7 +193,7 @@ struct LarderCommandTests {
             let request = try #require(await requests.next())
             let summarize = try ProtoCodec.decode(SummarizeMealRecordsRequest.self, from: request.payload)
             #expect(summarize.utcOffsetMinutes == -300)
-            #expect(summarize.startTime == Timestamp(seconds: 1_795_996_800 - 8 * 3600))  // Taipei midnight
+            #expect(summarize.startTime == Timestamp(seconds: 1_795_996_800 + 5 * 3600))  // midnight at -05:00, not Taipei's
             #expect(summarize.endTime == Timestamp(seconds: 1_795_996_800 + 86_400))
             let lunch = CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)
             let reply = SummarizeMealRecordsResponse(
