@@ -76,6 +76,22 @@ struct JSONOutputTests {
         #expect(json["createTime"] == nil)
     }
 
+    @Test("call prints default values with --json, as every command does, and leaves them out without it")
+    func callWithJSON() async throws {
+        let request = #"{"mealRecord": {"name": "Water", "calories": 0, "category": "MEAL_CATEGORY_SNACK"}}"#
+        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "Water", calories: 0, category: .snack)
+        for arguments in [["--json"], ["-o", "json"], ["--emit-defaults"]] {
+            let run = try await CLIRunner.run(arguments + ["call", "/larder.v1.MealRecordService/CreateMealRecord",
+                                                           "-d", request], replying: meal)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try JSONParser.parse(run.stdout)["calories"] == .number("0"), "\(arguments)")
+        }
+        let plain = try await CLIRunner.run(["call", "/larder.v1.MealRecordService/CreateMealRecord", "-d", request],
+                                            replying: meal)
+        #expect(try JSONParser.parse(plain.stdout)["calories"] == nil)
+        #expect(try JSONParser.parse(plain.stdout)["name"] == .string("Water"))
+    }
+
     @Test("int64 totals are strings, int32 counts numbers, enums names, timestamps RFC 3339 UTC")
     func mapping() async throws {
         let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "飯糰", calories: 0, category: .snack,
