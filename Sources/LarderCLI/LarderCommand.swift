@@ -25,7 +25,8 @@ public enum LarderCommand {
     }
 
     /// Runs `larder` with injectable output, for tests. `localTime` defaults to the zone of `TZ` in
-    /// `environment`, else the machine's. Tables fit the terminal of `stdout`, else `COLUMNS`.
+    /// `environment`, else the machine's. Tables fit the terminal of `stdout`, else `COLUMNS`
+    /// (not when `stdout` is a pipe or file; see `TerminalWidth`).
     public static func run(arguments: [String], environment: [String: String], stdout: OutputSink,
                            stderr: OutputSink, localTime: LocalTime? = nil) async -> Int32 {
         let catalog = CommandCatalog.larder
