@@ -69,7 +69,8 @@ public enum Usage {
         var text = """
             Exit status:
               0   success
-              1   larder health: the server is not SERVING
+              1   larder health: the server answered and is not SERVING (a draining server
+                  refuses new connections, so larder health then exits 24 UNAVAILABLE)
               2   usage error: unknown command or option, or a value larder checks itself
                   (a number, a time, a choice, a file); a value only the server checks
                   (e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT

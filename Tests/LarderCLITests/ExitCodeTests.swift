@@ -29,5 +29,6 @@ struct ExitCodeTests {
         #expect(help.contains("2   usage error: unknown command or option, or a value larder checks itself"))
         #expect(help.contains("(e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT"))
         #expect(!help.contains("bad value"))
+        #expect(help.contains("refuses new connections, so larder health then exits 24 UNAVAILABLE"))
     }
 }
