@@ -59,10 +59,23 @@ public enum LarderCommand {
             do {
                 try await command.spec.run(command, context)
             } catch {
-                return report(error, stderr: stderr)
+                let status = report(error, stderr: stderr)
+                if case .rpc(let rpc) = error, rpc.code == .unauthenticated {
+                    stderr.write(unauthenticatedHint(tokenGiven: globals.token != nil
+                                                     || globals.metadata["authorization"] != nil))
+                }
+                return status
             }
             return context.exitStatus
         }
+    }
+
+    /// The line after an UNAUTHENTICATED error: how to give larder a token (the server's message
+    /// names the metadata, which larder users do not write themselves).
+    static func unauthenticatedHint(tokenGiven: Bool) -> String {
+        tokenGiven
+            ? "hint: the server refused the token larder sent (--token-file FILE, --token, or LARDER_TOKEN)\n"
+            : "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"
     }
 
     /// Prints `error` to stderr and returns its exit status. Control characters in the
