@@ -25,7 +25,8 @@ public enum LarderCommand {
     }
 
     /// Runs `larder` with injectable output, for tests. `localTime` defaults to the zone of `TZ` in
-    /// `environment`, else the machine's. Tables fit the terminal of `stdout`, else `COLUMNS`.
+    /// `environment`, else the machine's. Tables fit the terminal of `stdout`, else `COLUMNS`
+    /// (not when `stdout` is a pipe or file; see `TerminalWidth`).
     public static func run(arguments: [String], environment: [String: String], stdout: OutputSink,
                            stderr: OutputSink, localTime: LocalTime? = nil) async -> Int32 {
         let catalog = CommandCatalog.larder
@@ -58,10 +59,23 @@ public enum LarderCommand {
             do {
                 try await command.spec.run(command, context)
             } catch {
-                return report(error, stderr: stderr)
+                let status = report(error, stderr: stderr)
+                if case .rpc(let rpc) = error, rpc.code == .unauthenticated {
+                    stderr.write(unauthenticatedHint(tokenGiven: globals.token != nil
+                                                     || globals.metadata["authorization"] != nil))
+                }
+                return status
             }
             return context.exitStatus
         }
+    }
+
+    /// The line after an UNAUTHENTICATED error: how to give larder a token (the server's message
+    /// names the metadata, which larder users do not write themselves).
+    static func unauthenticatedHint(tokenGiven: Bool) -> String {
+        tokenGiven
+            ? "hint: the server refused the token larder sent (--token-file FILE, --token, or LARDER_TOKEN)\n"
+            : "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"
     }
 
     /// Prints `error` to stderr and returns its exit status. Control characters in the

@@ -69,8 +69,11 @@ public enum Usage {
         var text = """
             Exit status:
               0   success
-              1   larder health: the server is not SERVING
-              2   usage error (unknown command or option, bad value)
+              1   larder health: the server answered and is not SERVING (a draining server
+                  refuses new connections, so larder health then exits 24 UNAVAILABLE)
+              2   usage error: unknown command or option, or a value larder checks itself
+                  (a number, a time, a choice, a file); a value only the server checks
+                  (e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT
               10 + gRPC status code for an error from the server or the connection;
                    a code outside 0-16 exits 12 (UNKNOWN); the message gives the code:
 

@@ -31,6 +31,13 @@ public enum ServerCommandLine {
     public struct UsageError: Error, CustomStringConvertible, Sendable {
         public let description: String
         init(_ description: String) { self.description = description }
+
+        /// The error for a value that came from the environment variable `variable`, not the command
+        /// line: `LARDER_READERS: expected …` where the option wrote `--readers: expected …`.
+        func fromEnvironment(flag: String, variable: String) -> UsageError {
+            guard description.hasPrefix(flag) else { return UsageError("\(variable): \(description)") }
+            return UsageError(variable + description.dropFirst(flag.count))
+        }
     }
 
     /// A flag naming a file, stored in `field`; an empty value is a usage error.
@@ -174,7 +181,12 @@ public enum ServerCommandLine {
     public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Action {
         var configuration = LaunchConfiguration()
         for option in options {
-            if let value = environment[option.environmentName] { try option.apply(&configuration, value) }
+            guard let value = environment[option.environmentName] else { continue }
+            do {
+                try option.apply(&configuration, value)
+            } catch {
+                throw error.fromEnvironment(flag: "--\(option.name)", variable: option.environmentName)
+            }
         }
         var index = 0
         while index < arguments.count {

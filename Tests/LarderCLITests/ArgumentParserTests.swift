@@ -32,14 +32,34 @@ struct ArgumentParserTests {
         #expect(update.values == ["color": "#112233"])
     }
 
-    @Test("a value that looks like an option is taken as the value; -- ends options")
+    @Test("a value that looks like an option is taken as the value unless it is one of larder's; -- ends options")
     func valuesAndDoubleDash() throws {
-        let (add, _) = try command(["meals", "add", "--name", "--json", "--calories", "-5", "--category", "lunch"])
+        let (add, _) = try command(["meals", "add", "--name=--json", "--calories", "-5", "--category", "lunch"])
         #expect(add.values["name"] == "--json")
         #expect(add.values["calories"] == "-5")
+        let (other, _) = try command(["meals", "add", "--name", "--not-an-option", "--calories", "1", "--category", "lunch"])
+        #expect(other.values["name"] == "--not-an-option")
         let (get, globals) = try command(["meals", "get", "--", "-odd-id"])
         #expect(get.positionals == ["-odd-id"])
         #expect(globals.json == false)
+    }
+
+    @Test("a value flag followed by one of larder's own flags is a usage error naming both", arguments: [
+        (["locations", "add", "--color", "#000000", "--name", "--json"], "--name needs a value (got the flag --json; write --name=--json to mean that text)"),
+        (["locations", "add", "--name", "--color=#000000"], "--name needs a value (got the flag --color=#000000; write --name=--color=#000000 to mean that text)"),
+        (["locations", "list", "--server", "--wide"], "--server needs a value (got the flag --wide; write --server=--wide to mean that text)"),
+        (["call", "/a.B/C", "-d", "--help-me", "--json"], nil),
+        (["call", "/a.B/C", "-d", "--emit-defaults"], "-d needs a value (got the flag --emit-defaults; write --data=--emit-defaults to mean that text)"),
+    ])
+    func valueFlagBeforeAFlag(arguments: [String], message: String?) throws {
+        guard let message else {
+            let (call, _) = try command(arguments)
+            #expect(call.values["data"] == "--help-me", "an unknown --word is still a value")
+            return
+        }
+        #expect(throws: CLIError.usage(message, command: arguments[0] == "call" ? "larder call" : "larder \(arguments[0]) \(arguments[1])")) {
+            try parser.parse(arguments)
+        }
     }
 
     @Test("global options anywhere", arguments: [

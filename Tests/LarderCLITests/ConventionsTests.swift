@@ -76,6 +76,22 @@ struct ConventionsTests {
         #expect(ids.stdout == meal.id + "\n")
     }
 
+    @Test("output to a pipe or a file is never cut, whatever COLUMNS says; a sink without a descriptor uses COLUMNS")
+    func pipesAreNotCut() throws {
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        let file = open("/dev/null", O_WRONLY)
+        defer {
+            close(ends[0])
+            close(ends[1])
+            close(file)
+        }
+        for fd in [ends[1], file] {
+            #expect(TerminalWidth.columns(of: OutputSink(fileDescriptor: fd) { _ in }, environment: ["COLUMNS": "80"]) == nil)
+        }
+        #expect(TerminalWidth.columns(of: OutputSink { _ in }, environment: ["COLUMNS": "80"]) == 80)
+    }
+
     @Test("durations for --timeout and LARDER_TIMEOUT", arguments: [
         ("2s", Duration.seconds(2)), ("500ms", .milliseconds(500)), ("1m", .seconds(60)), ("1m30s", .seconds(90)),
         ("2.5", .milliseconds(2500)), ("1.5s", .milliseconds(1500)),

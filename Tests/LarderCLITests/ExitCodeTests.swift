@@ -22,4 +22,13 @@ struct ExitCodeTests {
         #expect(Set(codes).count == codes.count)
         #expect(!codes.contains(ExitCode.usage) && !codes.contains(ExitCode.notServing))
     }
+
+    @Test("the help says which values exit 2 and which exit with the server's status")
+    func helpOnValues() {
+        let help = Usage.top(.larder)
+        #expect(help.contains("2   usage error: unknown command or option, or a value larder checks itself"))
+        #expect(help.contains("(e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT"))
+        #expect(!help.contains("bad value"))
+        #expect(help.contains("refuses new connections, so larder health then exits 24 UNAVAILABLE"))
+    }
 }

@@ -72,8 +72,42 @@ struct JSONOutputTests {
         let group = try await CLIRunner.run(["groups", "get", "c1b2c3d4-0000-4000-8000-000000000001", "--json"],
                                             replying: CategoryGroup(id: "c1b2c3d4-0000-4000-8000-000000000001", name: "食品", colorHex: "#34C759"))
         let json = try JSONParser.parse(group.stdout)
-        #expect(json["itemCategories"] == .array([]))
+        #expect(json["colorHex"] == .string("#34C759"))
         #expect(json["createTime"] == nil)
+    }
+
+    @Test("groups without --with-categories leave out itemCategories instead of printing []")
+    func groupsWithoutCategories() async throws {
+        let category = ItemCategory(id: "d1b2c3d4-0000-4000-8000-000000000001", name: "蔬果",
+                                    categoryGroupID: "c1b2c3d4-0000-4000-8000-000000000001")
+        let group = CategoryGroup(id: "c1b2c3d4-0000-4000-8000-000000000001", name: "食品", colorHex: "#34C759")
+        let list = try await CLIRunner.run(["groups", "list", "--json"],
+                                           replying: ListCategoryGroupsResponse(categoryGroups: [group]))
+        let listed = try #require(try JSONParser.parse(list.stdout)["categoryGroups"]?.arrayValue?.first)
+        #expect(listed["name"] == .string("食品"))
+        #expect(listed["itemCategories"] == nil)
+        var filled = group
+        filled.itemCategories = [category]
+        let get = try await CLIRunner.run(["groups", "get", group.id, "--json"], replying: filled)
+        #expect(try JSONParser.parse(get.stdout)["itemCategories"] == nil)
+        let with = try await CLIRunner.run(["groups", "get", group.id, "--with-categories", "--json"], replying: group)
+        #expect(try JSONParser.parse(with.stdout)["itemCategories"] == .array([]))
+    }
+
+    @Test("call prints default values with --json, as every command does, and leaves them out without it")
+    func callWithJSON() async throws {
+        let request = #"{"mealRecord": {"name": "Water", "calories": 0, "category": "MEAL_CATEGORY_SNACK"}}"#
+        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "Water", calories: 0, category: .snack)
+        for arguments in [["--json"], ["-o", "json"], ["--emit-defaults"]] {
+            let run = try await CLIRunner.run(arguments + ["call", "/larder.v1.MealRecordService/CreateMealRecord",
+                                                           "-d", request], replying: meal)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try JSONParser.parse(run.stdout)["calories"] == .number("0"), "\(arguments)")
+        }
+        let plain = try await CLIRunner.run(["call", "/larder.v1.MealRecordService/CreateMealRecord", "-d", request],
+                                            replying: meal)
+        #expect(try JSONParser.parse(plain.stdout)["calories"] == nil)
+        #expect(try JSONParser.parse(plain.stdout)["name"] == .string("Water"))
     }
 
     @Test("int64 totals are strings, int32 counts numbers, enums names, timestamps RFC 3339 UTC")

@@ -321,17 +321,36 @@ extension Result where Failure == RPCError {
 
 @Suite("LarderClient with a peer that is not a Larder server")
 struct ForeignPeerTests {
-    @Test("an HTTP reply is RESOURCE_EXHAUSTED that says what the peer sent")
-    func httpPeer() async throws {
+    /// What a call gets when the peer answers it with `bytes`.
+    func failure(answering bytes: [UInt8]) async throws -> RPCError {
         let server = try FakeServer()
         let client = try LarderClient(server: server.address)
         defer { client.close() }
         var iterator = server.requests.makeAsyncIterator()
         let call = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
         _ = try #require(await iterator.next())
-        server.sendRaw(Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
-        let error = try #require(await call.value.failure)
-        #expect(error.code == .resourceExhausted)
+        server.sendRaw(bytes)
+        return try #require(await call.value.failure)
+    }
+
+    @Test("an HTTP reply is UNAVAILABLE (no Larder server there) that says what the peer sent")
+    func httpPeer() async throws {
+        let error = try await failure(answering: Array("HTTP/1.1 400 Bad Request\r\n\r\n".utf8))
+        #expect(error.code == .unavailable)
         #expect(error.message.hasSuffix("(it starts with \"HTTP\"; is it a Larder server?)"))
+    }
+
+    @Test("a TLS alert is UNAVAILABLE and says so")
+    func tlsPeer() async throws {
+        let error = try await failure(answering: [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46])
+        #expect(error.code == .unavailable)
+        #expect(error.message.hasSuffix("(it starts like a TLS record; does the server want TLS?)"))
+    }
+
+    @Test("a Larder frame above the limit stays RESOURCE_EXHAUSTED")
+    func oversizeFrame() async throws {
+        let error = try await failure(answering: [0x00, 0x50, 0x00, 0x00, 0x0A])  // 5 MiB > 4 MiB
+        #expect(error.code == .resourceExhausted)
+        #expect(error.message.hasSuffix("sent a reply frame of 5242880 bytes, above the client's limit of 4194304 bytes"))
     }
 }

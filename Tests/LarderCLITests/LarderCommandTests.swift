@@ -72,6 +72,22 @@ struct LarderCommandTests {
         #expect(result.stdout.contains("Eaten at  2026-11-30T08:00:00+08:00\n"))
     }
 
+    @Test("UNAUTHENTICATED gets a hint on stderr about giving a token", arguments: [
+        ([String](), "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"),
+        (["--token", "t"], "hint: the server refused the token larder sent (--token-file FILE, --token, or LARDER_TOKEN)\n"),
+    ])
+    func unauthenticatedHint(extra: [String], hint: String) async throws {
+        let server = try FakeServer()
+        let message = "this server requires a bearer token: send metadata authorization: Bearer <token>"
+        let result = try await run(["locations", "list"] + extra, server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: .unauthenticated, statusMessage: message))
+        }
+        #expect(result.status == 26)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "UNAUTHENTICATED: \(message)\n" + hint)
+    }
+
     @Test("update sends only the flags given, as the update mask")
     func updateMask() async throws {
         let server = try FakeServer()
@@ -193,7 +209,7 @@ struct LarderCommandTests {
             let request = try #require(await requests.next())
             let summarize = try ProtoCodec.decode(SummarizeMealRecordsRequest.self, from: request.payload)
             #expect(summarize.utcOffsetMinutes == -300)
-            #expect(summarize.startTime == Timestamp(seconds: 1_795_996_800 - 8 * 3600))  // Taipei midnight
+            #expect(summarize.startTime == Timestamp(seconds: 1_795_996_800 + 5 * 3600))  // midnight at -05:00, not Taipei's
             #expect(summarize.endTime == Timestamp(seconds: 1_795_996_800 + 86_400))
             let lunch = CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)
             let reply = SummarizeMealRecordsResponse(

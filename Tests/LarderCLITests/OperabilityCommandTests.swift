@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderCLI
+import LarderWire
 import Testing
 
 @Suite("call, describe and stats: parsing and rendering")
@@ -47,6 +48,43 @@ struct OperabilityCommandTests {
             }
 
             """)
+    }
+
+    @Test func streamingMethodsAreReadFromTheCompiledDescriptors() {
+        #expect(APIStreaming.methods == [
+            HealthMethods.watch.path: APIStreaming.Sides(client: false, server: true),
+            GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path: APIStreaming.Sides(client: true, server: true),
+            GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path: APIStreaming.Sides(client: true, server: true),
+        ])
+    }
+
+    @Test func describeAndMethodsSayStreamWhereAMethodStreams() {
+        let check = MethodInfo(name: "Check", fullName: "/grpc.health.v1.Health/Check",
+                               inputType: "grpc.health.v1.HealthCheckRequest", outputType: "grpc.health.v1.HealthCheckResponse")
+        let watch = MethodInfo(name: "Watch", fullName: "/grpc.health.v1.Health/Watch",
+                               inputType: "grpc.health.v1.HealthCheckRequest", outputType: "grpc.health.v1.HealthCheckResponse")
+        let health = ServiceInfo(name: "grpc.health.v1.Health", methods: [check, watch])
+        #expect(ProtoSource.service(health) == """
+            grpc.health.v1.Health is a service:
+            service Health {
+              rpc Check ( .grpc.health.v1.HealthCheckRequest ) returns ( .grpc.health.v1.HealthCheckResponse );
+              rpc Watch ( .grpc.health.v1.HealthCheckRequest ) returns ( stream .grpc.health.v1.HealthCheckResponse );
+            }
+            stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED
+
+            """)
+        let info = MethodInfo(name: "ServerReflectionInfo", fullName: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                              inputType: "grpc.reflection.v1.ServerReflectionRequest",
+                              outputType: "grpc.reflection.v1.ServerReflectionResponse")
+        let reflection = ServiceInfo(name: "grpc.reflection.v1.ServerReflection", methods: [info])
+        #expect(ProtoSource.method(info, of: reflection).contains(
+            "rpc ServerReflectionInfo ( stream .grpc.reflection.v1.ServerReflectionRequest ) "
+                + "returns ( stream .grpc.reflection.v1.ServerReflectionResponse );\n"))
+        let table = ProtoSource.methodTable([health])
+        #expect(table.contains("/grpc.health.v1.Health/Watch  grpc.health.v1.HealthCheckRequest  stream grpc.health.v1.HealthCheckResponse"))
+        #expect(table.hasSuffix("stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"))
+        let unary = ProtoSource.methodTable([ServiceInfo(name: "grpc.health.v1.Health", methods: [check])])
+        #expect(!unary.contains("stream"))
     }
 
     @Test func statsShowsBucketBoundsForQuantiles() throws {

@@ -51,6 +51,29 @@ struct SummaryTimeZoneTests {
         #expect(run.stdout.hasSuffix("Days are local dates at UTC+05:30.\n"))
     }
 
+    @Test("date-only --since/--until are midnights in the zone of --tz or --utc-offset, not the machine's")
+    func dateBoundsInTheSummaryZone() async throws {
+        // CLIRunner's machine zone is Asia/Taipei (+08:00); New York is -04:00 on 2026-11-01, -05:00 on 11-02.
+        let (named, namedRun) = try await summarize(["--tz", "America/New_York"])
+        #expect(namedRun.status == 0, "\(namedRun.stderr)")
+        #expect(named?.startTime == Timestamp(seconds: 1_793_505_600))  // 2026-11-01T04:00:00Z
+        #expect(named?.endTime == Timestamp(seconds: 1_793_595_600))  // 2026-11-02T05:00:00Z
+        let (fixed, fixedRun) = try await summarize(["--utc-offset", "+05:30"])
+        #expect(fixedRun.status == 0, "\(fixedRun.stderr)")
+        #expect(fixed?.startTime == Timestamp(seconds: 1_793_471_400))  // 2026-10-31T18:30:00Z
+        #expect(fixed?.endTime == Timestamp(seconds: 1_793_557_800))  // 2026-11-01T18:30:00Z
+        let (machine, _) = try await summarize([])
+        #expect(machine?.startTime == Timestamp(seconds: 1_793_462_400))  // 2026-10-31T16:00:00Z
+    }
+
+    @Test("a --tz this machine does not know is refused with date-only bounds")
+    func unknownZoneWithDates() async throws {
+        let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",
+                                           "--tz", "Mars/Olympus_Mons"], server: nil)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("does not know the zone \"Mars/Olympus_Mons\""))
+    }
+
     @Test("--tz with --utc-offset is a usage error")
     func both() async throws {
         let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",

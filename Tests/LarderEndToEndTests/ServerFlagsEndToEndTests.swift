@@ -66,8 +66,17 @@ struct ServerFlagsEndToEndTests {
             arguments + ["--listen", "127.0.0.1:0", "--db", "/nonexistent-larder-dir/larder.sqlite"],
             environment: environment)
         #expect(status == 2, "\(log)")
-        #expect(log.contains("--max-frame-bytes: at most 268435456 (256 MiB), got ") && log.contains("0x16")
+        let source = environment.isEmpty ? "--max-frame-bytes" : "LARDER_MAX_FRAME_BYTES"
+        #expect(log.contains("\(source): at most 268435456 (256 MiB), got ") && log.contains("0x16")
                     && log.contains("--help"), "\(log)")
+    }
+
+    /// A bad value from the environment names the variable the user set, not the flag they did not type.
+    @Test func aBadValueFromTheEnvironmentNamesTheVariable() async throws {
+        let (status, log) = try await ServerProcess.runToExit([], environment: ["LARDER_READERS": "abc"])
+        #expect(status == 2, "\(log)")
+        #expect(log.contains("LARDER_READERS: expected a whole number in ") && log.contains("got \"abc\""), "\(log)")
+        #expect(!log.contains("--readers:"), "\(log)")
     }
 
     @Test func aFrameLimitOf256MiBIsServed() async throws {

@@ -135,13 +135,21 @@ public struct ArgumentParser: Sendable {
                 inlineValue = String(argument.dropFirst(2))
             }
             let usagePath = state.usagePath
+            let command = state.command
             func takeValue(_ placeholder: String) throws(CLIError) -> String {
                 if let inlineValue { return inlineValue }
                 guard index < arguments.count else {
                     throw .usage("\(name) needs a value (\(name) \(placeholder))", command: usagePath)
                 }
+                let next = arguments[index]
+                // `--name --json` is a forgotten value far more often than a name that reads "--json".
+                if Self.isKnownOption(next, of: command) {
+                    let long = Self.longForm(name, of: command)
+                    throw .usage("\(name) needs a value (got the flag \(next); write \(long)=\(next) to mean that text)",
+                                 command: usagePath)
+                }
                 index += 1
-                return arguments[index - 1]
+                return next
             }
             if try scanGlobal(name, inlineValue: inlineValue, takeValue: takeValue, into: &state) { continue }
             guard let command = state.command else {
@@ -245,6 +253,20 @@ public struct ArgumentParser: Sendable {
             throw .usage("\(flag): the key of \"\(text)\" must be letters, digits, '-', '_' or '.'", command: usagePath)
         }
         return (key, value)
+    }
+
+    /// Whether `word` is `--NAME` or `--NAME=…` for a global option or an option of `command`.
+    static func isKnownOption(_ word: String, of command: CommandSpec?) -> Bool {
+        guard word.hasPrefix("--") else { return false }
+        let name = String(word.dropFirst(2).prefix { $0 != "=" })
+        return GlobalOptions.specs.contains { $0.name == name } || command?.option(named: name) != nil
+    }
+
+    /// `--data` for `-d`: the long form of an option as written, where `--data=VALUE` can be written.
+    static func longForm(_ written: String, of command: CommandSpec?) -> String {
+        guard !written.hasPrefix("--"), written.count == 2, let letter = written.last else { return written }
+        let spec = GlobalOptions.specs.first { $0.short == letter } ?? command?.options.first { $0.short == letter }
+        return spec.map { "--\($0.name)" } ?? written
     }
 
     /// The command's option written as `--name` or `-x`.

@@ -17,7 +17,8 @@ enum CallCommand {
         options: [
             OptionSpec("data", short: "d", value: "JSON",
                        "The request: JSON text, @FILE to read it from a file, or @- for stdin (instead of the JSON argument)"),
-            .flag("emit-defaults", "Also print fields that hold their default value (0, \"\", [], false)"),
+            .flag("emit-defaults", "Also print fields that hold their default value (0, \"\", [], false); "
+                  + "--json (-o json) does too, as for every command"),
         ],
         examples: [
             "larder call /larder.v1.LocationService/ListLocations",
@@ -47,11 +48,18 @@ enum CallCommand {
         }
         do throws(RPCError) {
             let json = try ProtoJSON.json(fromBinary: reply, type: method.output,
-                                          options: ProtoJSON.Options(emitDefaults: command.isSet("emit-defaults")))
+                                          options: jsonOptions(command, context))
             context.write(json)
         } catch {
             throw .rpc(RPCError(.internal, "reply of \(method.path) does not convert to JSON: \(error.message)"))
         }
+    }
+
+    /// How the reply is printed: without the fields at their default value, unless `--emit-defaults`
+    /// or `--json` (`-o json`), which includes them for every command (`CommandContext.jsonOptions`).
+    static func jsonOptions(_ command: ParsedCommand, _ context: CommandContext) -> ProtoJSON.Options {
+        command.isSet("emit-defaults") || context.globals.output == .json
+            ? CommandContext.jsonOptions : ProtoJSON.Options(emitDefaults: false)
     }
 
     /// The method at `path` among the services this build knows.

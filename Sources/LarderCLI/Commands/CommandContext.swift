@@ -94,15 +94,18 @@ public final class CommandContext {
     }
 
     /// How `--json` prints messages: the proto3 JSON mapping with every scalar and
-    /// repeated field, even at its default (`"calories": 0`, `"itemCategories": []`);
-    /// unset message fields (timestamps) are left out.
+    /// repeated field, even at its default (`"calories": 0`, `"categories": []`);
+    /// unset message fields (timestamps) are left out, and so are fields a command did not
+    /// ask the server for (`emit`'s `json` edit: a group's `itemCategories` without `--with-categories`).
     static var jsonOptions: ProtoJSON.Options { ProtoJSON.Options(emitDefaults: true) }
 
-    /// Prints `message` as `-o` asks: one proto3 JSON document, the `ids` one a line, or the text `human` builds
+    /// Prints `message` as `-o` asks: one proto3 JSON document (passed through `json`, which may leave out
+    /// what the command did not ask for), the `ids` one a line, or the text `human` builds
     /// (which passes server values through `TerminalText.value`).
     /// - Throws: `.rpc(INTERNAL)` when the message has no JSON form (a Timestamp outside years 1-9999);
     ///   a usage error for `-o ids` on a command whose result has no ids.
-    func emit<M: ProtoMessage>(_ message: M, ids: (() -> [String])? = nil, human: () -> String) throws(CLIError) {
+    func emit<M: ProtoMessage>(_ message: M, ids: (() -> [String])? = nil, json edit: (JSON) -> JSON = { $0 },
+                               human: () -> String) throws(CLIError) {
         switch globals.output {
         case .table:
             write(human())
@@ -114,7 +117,7 @@ public final class CommandContext {
             writeIDs(ids())
         case .json:
             do throws(RPCError) {
-                write(try ProtoJSON.json(of: message, options: Self.jsonOptions))
+                write(edit(try ProtoJSON.json(of: message, options: Self.jsonOptions)))
             } catch {
                 throw .rpc(RPCError(.internal, "\(M.protoName) does not convert to JSON: \(error.message)"))
             }

@@ -1,4 +1,5 @@
 import LarderAPI
+import LarderJSON
 
 /// `larder groups list|get|add|update|delete`.
 enum GroupCommands {
@@ -11,7 +12,7 @@ enum GroupCommands {
         examples: ["larder groups list"]
     ) { _, context throws(CLIError) in
         let response = try await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
-        try context.emit(response, ids: { response.categoryGroups.map(\.id) }) {
+        try context.emit(response, ids: { response.categoryGroups.map(\.id) }, json: withoutCategories) {
             HumanOutput.categoryGroups(response.categoryGroups, width: context.tableWidth)
         }
     }
@@ -19,7 +20,8 @@ enum GroupCommands {
     static let get = CommandSpec(
         resource: "groups", name: "get",
         summary: "Show one category group (ID: an id, a prefix of 8+ characters, or the name)", positionals: ["ID"],
-        options: [.flag("with-categories", "Also list the group's item categories, sorted by name")],
+        options: [.flag("with-categories", "Also list the group's item categories, sorted by name "
+                        + "(without it, --json leaves out the itemCategories key rather than print [])")],
         examples: ["larder groups get ID --with-categories", "larder groups get 食品"],
         fieldFlags: ["id": "ID"]
     ) { command, context throws(CLIError) in
@@ -28,7 +30,8 @@ enum GroupCommands {
         let group = try await context.call(
             CategoryGroupMethods.getCategoryGroup,
             GetCategoryGroupRequest(id: id, includeItemCategories: withCategories))
-        try context.emit(group, ids: { [group.id] + (withCategories ? group.itemCategories.map(\.id) : []) }) {
+        try context.emit(group, ids: { [group.id] + (withCategories ? group.itemCategories.map(\.id) : []) },
+                         json: { withCategories ? $0 : withoutCategories($0) }) {
             HumanOutput.categoryGroup(group, context.localTime, withCategories: withCategories, width: context.tableWidth)
         }
     }
@@ -47,7 +50,7 @@ enum GroupCommands {
                                   colorHex: command.value("color") ?? "")
         let created = try await context.call(CategoryGroupMethods.createCategoryGroup,
                                              CreateCategoryGroupRequest(categoryGroup: group))
-        try context.emit(created, ids: { [created.id] }) {
+        try context.emit(created, ids: { [created.id] }, json: withoutCategories) {
             HumanOutput.categoryGroup(created, context.localTime, withCategories: false)
         }
     }
@@ -68,7 +71,7 @@ enum GroupCommands {
                                   colorHex: command.value("color") ?? "")
         let updated = try await context.call(CategoryGroupMethods.updateCategoryGroup,
                                              UpdateCategoryGroupRequest(categoryGroup: group, updateMask: mask))
-        try context.emit(updated, ids: { [updated.id] }) {
+        try context.emit(updated, ids: { [updated.id] }, json: withoutCategories) {
             HumanOutput.categoryGroup(updated, context.localTime, withCategories: false)
         }
     }
@@ -86,5 +89,21 @@ enum GroupCommands {
         try context.emit(reply, ids: { [id] }) {
             "Deleted category group \(TerminalText.value(id))\(cascade ? " and its item categories" : "").\n"
         }
+    }
+
+    /// The `--json` of a group, or of `ListCategoryGroupsResponse`'s groups, without the `itemCategories`
+    /// key: the server fills it only for `get --with-categories`, and `[]` would read as "no categories".
+    static func withoutCategories(_ json: JSON) -> JSON {
+        guard case .object(let members) = json else { return json }
+        return .object(members.compactMap { member in
+            switch (member.key, member.value) {
+            case ("itemCategories", _):
+                nil
+            case ("categoryGroups", .array(let groups)):
+                JSON.Member(member.key, .array(groups.map(withoutCategories)))
+            default:
+                member
+            }
+        })
     }
 }

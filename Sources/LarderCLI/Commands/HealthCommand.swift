@@ -4,7 +4,8 @@ import LarderAPI
 enum HealthCommand {
     static let spec = CommandSpec(
         resource: nil, name: "health",
-        summary: "Check that the server is serving (exit status 1 when it is not)",
+        summary: "Check that the server is serving (exit status 1 when it answers NOT_SERVING; "
+            + "24 UNAVAILABLE when it cannot be reached, as when it drains: it accepts no new connections)",
         options: [OptionSpec("service", value: "NAME", "Check one service, e.g. larder.v1.LocationService")],
         examples: ["larder health", "larder health --service larder.v1.MealRecordService --json"]
     ) { command, context throws(CLIError) in

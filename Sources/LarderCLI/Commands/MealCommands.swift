@@ -176,9 +176,10 @@ enum MealCommands {
         resource: "meals", name: "summary",
         summary: "Total calories and meal counts per local day and per category",
         options: [
-            OptionSpec("since", value: "TIME", "Start, inclusive (RFC 3339, or YYYY-MM-DD = local midnight)",
-                       required: true),
-            OptionSpec("until", value: "TIME", "End, exclusive", required: true),
+            OptionSpec("since", value: "TIME",
+                       "Start, inclusive (RFC 3339, or YYYY-MM-DD = midnight in the zone of --tz or --utc-offset, "
+                       + "default this machine's)", required: true),
+            OptionSpec("until", value: "TIME", "End, exclusive (YYYY-MM-DD read as --since is)", required: true),
             OptionSpec("tz", value: "ZONE",
                        "The IANA time zone whose days are counted, across DST changes (default: this machine's, from TZ or /etc/localtime)"),
             OptionSpec("utc-offset", value: "±HH:MM", "Count days at this fixed offset instead of a time zone"),
@@ -208,14 +209,35 @@ enum MealCommands {
             let identifier = context.localTime.timeZone.identifier
             if identifier.contains("/") || identifier == "UTC" { zone = identifier }
         }
+        let days = try dayZone(zone: zone, offset: offset, command, context)
         let request = SummarizeMealRecordsRequest(
-            startTime: try command.timestamp("since", context.localTime),
-            endTime: try command.timestamp("until", context.localTime),
+            startTime: try command.timestamp("since", days),
+            endTime: try command.timestamp("until", days),
             utcOffsetMinutes: zone.isEmpty ? Int32(offset.minutes) : 0, timeZone: zone)
         let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
         try context.emit(response) {
             let text = HumanOutput.summary(response, offset: offset, width: context.tableWidth)
             return zone.isEmpty ? text : text.replacing("at UTC\(offset)", with: "in \(zone)")
         }
+    }
+
+    /// The zone whose midnights date-only `--since`/`--until` of `meals summary` mean: the zone the
+    /// days are counted in (`zone` by name, else the fixed `offset`), so that the bounds are whole days.
+    /// - Throws: a usage error when `zone` is a name this machine's zone database lacks and a bound is a date.
+    static func dayZone(zone: String, offset: UTCOffset, _ command: ParsedCommand, _ context: CommandContext)
+        throws(CLIError) -> LocalTime
+    {
+        if zone.isEmpty {
+            return LocalTime(timeZone: TimeZone(secondsFromGMT: offset.minutes * 60) ?? context.localTime.timeZone)
+        }
+        if let timeZone = TimeZone(identifier: zone) { return LocalTime(timeZone: timeZone) }
+        // The server may know a zone this machine does not; times with an offset need no zone here.
+        for option in ["since", "until"] {
+            if let text = command.value(option), CivilDate(parsing: text) != nil {
+                throw .usage("--\(option) \(text): this machine does not know the zone \"\(zone)\" to find its "
+                             + "midnight; give an RFC 3339 time such as \(text)T00:00:00+08:00", command.spec)
+            }
+        }
+        return context.localTime
     }
 }

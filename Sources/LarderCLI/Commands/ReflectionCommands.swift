@@ -4,7 +4,8 @@ import LarderWire
 /// `larder methods` and `larder describe NAME`, from the server's reflection service.
 enum ReflectionCommands {
     static let methods = CommandSpec(
-        resource: nil, name: "methods", summary: "List the services and methods the server serves",
+        resource: nil, name: "methods",
+        summary: "List the services and methods the server serves ('stream': a streaming method, gRPC over HTTP/2 only)",
         options: [OptionSpec("service", value: "NAME", "Only this service, e.g. larder.v1.LocationService")],
         examples: ["larder methods", "larder methods --service larder.v1.MealRecordService", "larder methods --json"]
     ) { command, context throws(CLIError) in
@@ -23,7 +24,8 @@ enum ReflectionCommands {
 
     static let describe = CommandSpec(
         resource: nil, name: "describe",
-        summary: "Describe a service, method, message or enum the server uses, as .proto source",
+        summary: "Describe a service, method, message or enum the server uses, as .proto source "
+            + "('stream' as larder's own proto/ declares it)",
         positionals: ["NAME"],
         examples: ["larder describe larder.v1.Location", "larder describe larder.v1.MealCategory",
                    "larder describe larder.v1.LocationService", "larder describe /larder.v1.LocationService/GetLocation"]

@@ -3,23 +3,36 @@ public import LarderAPI
 /// Reflection results as .proto source, the way grpcurl's `describe` shows them. Every name
 /// comes from the server, so each passes through `TerminalText.value` (`name(_:)`).
 public enum ProtoSource {
-    /// One row per method: wire name, request type, response type.
+    /// One row per method: wire name, request type, response type, `stream ` before a side that streams
+    /// (as this build's proto/ declares it: reflection does not say), and a note under the table when one does.
     public static func methodTable(_ services: [ServiceInfo], width: Int? = nil) -> String {
+        var streams = false
         let rows = services.flatMap { service in
-            service.methods.map { [$0.fullName, $0.inputType, $0.outputType] }
+            service.methods.map { method in
+                let sides = APIStreaming.sides(of: method.fullName)
+                if sides != nil { streams = true }
+                return [method.fullName, (sides?.client == true ? "stream " : "") + method.inputType,
+                        (sides?.server == true ? "stream " : "") + method.outputType]
+            }
         }
         let columns = ["METHOD", "REQUEST", "RESPONSE"].map { TableRenderer.Column($0, shrinksTo: 16, truncation: .middle) }
-        return TableRenderer(columns: columns, rows: rows, maxWidth: width).render()
+        let table = TableRenderer(columns: columns, rows: rows, maxWidth: width).render()
+        return streams ? table + streamingNote : table
     }
+
+    /// Under a method table or a service that has streaming methods.
+    static let streamingNote = "stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"
 
     public static func service(_ service: ServiceInfo) -> String {
         var text = "\(name(service.name)) is a service:\nservice \(shortName(service.name)) {\n"
         for method in service.methods { text += "  " + rpc(method) + "\n" }
-        return text + "}\n"
+        text += "}\n"
+        return service.methods.contains { APIStreaming.sides(of: $0.fullName) != nil } ? text + streamingNote : text
     }
 
     public static func method(_ method: MethodInfo, of service: ServiceInfo) -> String {
-        "\(name(service.name)).\(name(method.name)) is a method:\n\(rpc(method))\n"
+        let text = "\(name(service.name)).\(name(method.name)) is a method:\n\(rpc(method))\n"
+        return APIStreaming.sides(of: method.fullName) != nil ? text + streamingNote : text
     }
 
     public static func type(_ response: DescribeTypeResponse) -> String {
@@ -64,8 +77,13 @@ public enum ProtoSource {
         field.type == .message || field.type == .enum ? ".\(name(field.typeName))" : field.type.keyword
     }
 
+    /// `rpc Watch ( .grpc.health.v1.HealthCheckRequest ) returns ( stream .grpc.health.v1.HealthCheckResponse );`:
+    /// `stream` where this build's proto/ declares it (the server's reflection does not say).
     static func rpc(_ method: MethodInfo) -> String {
-        "rpc \(name(method.name)) ( .\(name(method.inputType)) ) returns ( .\(name(method.outputType)) );"
+        let sides = APIStreaming.sides(of: method.fullName)
+        let input = (sides?.client == true ? "stream ." : ".") + name(method.inputType)
+        let output = (sides?.server == true ? "stream ." : ".") + name(method.outputType)
+        return "rpc \(name(method.name)) ( \(input) ) returns ( \(output) );"
     }
 
     static func shortName(_ fullName: String) -> String {

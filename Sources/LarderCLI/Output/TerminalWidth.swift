@@ -7,9 +7,13 @@ import Darwin
 /// How many columns tables may use.
 public enum TerminalWidth {
     /// The width of the terminal behind `sink` (ioctl TIOCGWINSZ), else `COLUMNS` from `environment`;
-    /// nil when neither is known (output to a pipe or file is not cut).
+    /// nil for a descriptor that is no terminal, whatever `COLUMNS` says (output to a pipe or file
+    /// is never cut), and when neither is known. A sink without a descriptor (a test's buffer) uses `COLUMNS`.
     public static func columns(of sink: OutputSink, environment: [String: String]) -> Int? {
-        if let fd = sink.fileDescriptor, let columns = terminalColumns(fd) { return columns }
+        if let fd = sink.fileDescriptor {
+            guard isatty(fd) == 1 else { return nil }
+            if let columns = terminalColumns(fd) { return columns }
+        }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
         return nil
     }

@@ -157,11 +157,20 @@ final class Connection: Sendable {
         for call in calls { call.continuation.resume(returning: .failure(error)) }
     }
 
-    /// Explains an oversized reply; a printable prefix such as "HTTP" means the peer is not a Larder server.
-    static func oversizedFrameMessage(address: ServerAddress, length: UInt32, limit: Int, prefix: [UInt8]) -> String {
+    /// The error for an oversized reply frame. A frame whose first bytes are another protocol's (printable
+    /// text such as "HTTP", or a TLS record header, 0x14-0x17 then 0x03) is from a peer that is no Larder
+    /// server: UNAVAILABLE, saying what it sent. Any other oversized frame is RESOURCE_EXHAUSTED.
+    static func oversizedFrameError(address: ServerAddress, length: UInt32, limit: Int, prefix: [UInt8]) -> RPCError {
         let message = "\(address) sent a reply frame of \(length) bytes, above the client's limit of \(limit) bytes"
-        guard prefix.count == 4, prefix.allSatisfy({ (0x20...0x7E).contains($0) }) else { return message }
-        return message + " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\"; is it a Larder server?)"
+        guard prefix.count == 4 else { return RPCError(.resourceExhausted, message) }
+        if prefix.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return RPCError(.unavailable, message
+                + " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\"; is it a Larder server?)")
+        }
+        if (0x14...0x17).contains(prefix[0]), prefix[1] == 0x03 {
+            return RPCError(.unavailable, message + " (it starts like a TLS record; does the server want TLS?)")
+        }
+        return RPCError(.resourceExhausted, message)
     }
 
     // MARK: - Reader thread
@@ -253,8 +262,8 @@ final class Connection: Sendable {
             } catch {
                 switch error {
                 case .frameTooLarge(let length, let limit):
-                    fail(RPCError(.resourceExhausted, Self.oversizedFrameMessage(
-                        address: address, length: length, limit: limit, prefix: decoder.bufferedPrefix)))
+                    fail(Self.oversizedFrameError(
+                        address: address, length: length, limit: limit, prefix: decoder.bufferedPrefix))
                 }
                 return false
             }
