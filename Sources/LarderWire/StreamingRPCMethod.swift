@@ -23,6 +23,24 @@ public struct StreamingRPCMethod<Request: ProtoMessage, Response: ProtoMessage>:
     }
 }
 
+extension StreamingRPCMethod {
+    /// Which sides stream.
+    public var sides: StreamingSides { StreamingSides(client: isClientStreaming, server: isServerStreaming) }
+}
+
+/// The sides of a method that stream (`stream` in proto/ before its request, its response or both).
+public struct StreamingSides: Hashable, Sendable {
+    /// The client sends a stream of requests.
+    public let client: Bool
+    /// The server sends a stream of responses.
+    public let server: Bool
+
+    public init(client: Bool, server: Bool) {
+        self.client = client
+        self.server = server
+    }
+}
+
 extension RPCMethod {
     /// Always false: an `RPCMethod` is unary (streaming methods are `StreamingRPCMethod`s).
     public var isClientStreaming: Bool { false }

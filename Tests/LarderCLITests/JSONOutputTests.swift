@@ -99,8 +99,9 @@ struct JSONOutputTests {
         let request = #"{"mealRecord": {"name": "Water", "calories": 0, "category": "MEAL_CATEGORY_SNACK"}}"#
         let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", name: "Water", calories: 0, category: .snack)
         for arguments in [["--json"], ["-o", "json"], ["--emit-defaults"]] {
-            let run = try await CLIRunner.run(arguments + ["call", "/larder.v1.MealRecordService/CreateMealRecord",
-                                                           "-d", request], replying: meal)
+            // After the command: --emit-defaults is an option of call, not a global one.
+            let run = try await CLIRunner.run(["call", "/larder.v1.MealRecordService/CreateMealRecord",
+                                               "-d", request] + arguments, replying: meal)
             #expect(run.status == 0, "\(run.stderr)")
             #expect(try JSONParser.parse(run.stdout)["calories"] == .number("0"), "\(arguments)")
         }

@@ -50,11 +50,11 @@ struct OperabilityCommandTests {
             """)
     }
 
-    @Test func streamingMethodsAreReadFromTheCompiledDescriptors() {
-        #expect(APIStreaming.methods == [
-            HealthMethods.watch.path: APIStreaming.Sides(client: false, server: true),
-            GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path: APIStreaming.Sides(client: true, server: true),
-            GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path: APIStreaming.Sides(client: true, server: true),
+    @Test func theGeneratedIndexListsEveryStreamingMethodOfProto() {
+        #expect(APIStreamingMethods.all == [
+            HealthMethods.watch.path: StreamingSides(client: false, server: true),
+            GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path: StreamingSides(client: true, server: true),
+            GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path: StreamingSides(client: true, server: true),
         ])
     }
 

@@ -23,6 +23,16 @@ public enum APIServices {
     ]
 }
 
+/// Every method of proto/ that streams, by wire path, with the sides that do (protobuf-c's
+/// method descriptors do not record it): what a client shows, e.g. `larder describe`.
+public enum APIStreamingMethods {
+    public static let all: [String: StreamingSides] = [
+        HealthMethods.watch.path: HealthMethods.watch.sides,
+        GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path: GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.sides,
+        GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.path: GrpcReflectionV1alphaServerReflectionMethods.serverReflectionInfo.sides,
+    ]
+}
+
 /// Every generated message type (map entries excepted), for code that walks them all.
 public enum APIMessages {
     public static let all: [any (ProtoMessage & Hashable).Type] = [

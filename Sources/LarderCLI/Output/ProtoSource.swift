@@ -1,4 +1,5 @@
 public import LarderAPI
+import LarderWire
 
 /// Reflection results as .proto source, the way grpcurl's `describe` shows them. Every name
 /// comes from the server, so each passes through `TerminalText.value` (`name(_:)`).
@@ -9,7 +10,7 @@ public enum ProtoSource {
         var streams = false
         let rows = services.flatMap { service in
             service.methods.map { method in
-                let sides = APIStreaming.sides(of: method.fullName)
+                let sides = APIStreamingMethods.all[method.fullName]
                 if sides != nil { streams = true }
                 return [method.fullName, (sides?.client == true ? "stream " : "") + method.inputType,
                         (sides?.server == true ? "stream " : "") + method.outputType]
@@ -27,12 +28,12 @@ public enum ProtoSource {
         var text = "\(name(service.name)) is a service:\nservice \(shortName(service.name)) {\n"
         for method in service.methods { text += "  " + rpc(method) + "\n" }
         text += "}\n"
-        return service.methods.contains { APIStreaming.sides(of: $0.fullName) != nil } ? text + streamingNote : text
+        return service.methods.contains { APIStreamingMethods.all[$0.fullName] != nil } ? text + streamingNote : text
     }
 
     public static func method(_ method: MethodInfo, of service: ServiceInfo) -> String {
         let text = "\(name(service.name)).\(name(method.name)) is a method:\n\(rpc(method))\n"
-        return APIStreaming.sides(of: method.fullName) != nil ? text + streamingNote : text
+        return APIStreamingMethods.all[method.fullName] != nil ? text + streamingNote : text
     }
 
     public static func type(_ response: DescribeTypeResponse) -> String {
@@ -80,7 +81,7 @@ public enum ProtoSource {
     /// `rpc Watch ( .grpc.health.v1.HealthCheckRequest ) returns ( stream .grpc.health.v1.HealthCheckResponse );`:
     /// `stream` where this build's proto/ declares it (the server's reflection does not say).
     static func rpc(_ method: MethodInfo) -> String {
-        let sides = APIStreaming.sides(of: method.fullName)
+        let sides = APIStreamingMethods.all[method.fullName]
         let input = (sides?.client == true ? "stream ." : ".") + name(method.inputType)
         let output = (sides?.server == true ? "stream ." : ".") + name(method.outputType)
         return "rpc \(name(method.name)) ( \(input) ) returns ( \(output) );"
