@@ -29,8 +29,12 @@ enum CLIRunner {
         let deadline = server == nil ? [] : ["--timeout", Self.testTimeout]
         let serverArguments = server.map { ["--server", $0.address.description] } ?? []
         let task = Task {
-            await LarderCommand.run(arguments: deadline + arguments + serverArguments, environment: environment,
-                                    stdout: stdout.sink, stderr: stderr.sink, localTime: taipei)
+            let status = await LarderCommand.run(arguments: deadline + arguments + serverArguments, environment: environment,
+                                                 stdout: stdout.sink, stderr: stderr.sink, localTime: taipei)
+            // larder is done: a test still waiting for a request (larder exited before calling,
+            // e.g. on a usage error) gets nil and fails at once instead of waiting out the server.
+            server?.endRequests()
+            return status
         }
         if let server {
             var iterator = server.requests.makeAsyncIterator()

@@ -10,6 +10,7 @@ import Synchronization
 final class FakeServer: Sendable {
     let address: ServerAddress
     let requests: AsyncStream<RequestEnvelope>
+    private let requestsContinuation: AsyncStream<RequestEnvelope>.Continuation
     private let listenFD: Int32
     private let connectionFD = Mutex<Int32>(-1)
     private let stopped = Mutex(false)
@@ -34,6 +35,7 @@ final class FakeServer: Sendable {
         self.address = ServerAddress(host: "127.0.0.1", port: try Self.localPort(of: fd))
         let (stream, continuation) = AsyncStream.makeStream(of: RequestEnvelope.self)
         self.requests = stream
+        self.requestsContinuation = continuation
         let thread = Thread { [self] in
             self.serve(continuation)
             continuation.finish()
@@ -54,6 +56,12 @@ final class FakeServer: Sendable {
         }
         guard status == 0 else { throw FakeServerError.system("getsockname", errno) }
         return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// Ends `requests` (a test waiting for one more gets nil): the client under test has exited,
+    /// so none will come, e.g. after a usage error before it connected.
+    func endRequests() {
+        requestsContinuation.finish()
     }
 
     /// Sends one reply frame to the connected client.
