@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LarderWire
 import COpenSSL
 
@@ -43,8 +46,8 @@ final class SSLContextHandle: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_use_certificate_chain_file(pointer, chainFile) == 1 else {
             throw TLSError(.configuration, .failedPrecondition,
-                           "cannot load the certificate chain from \(chainFile): it must be readable PEM "
-                               + "(the certificate first, then its intermediates)",
+                           "cannot load the certificate chain from \(chainFile): "
+                               + (Self.unreadable(chainFile) ?? "it must be readable PEM (the certificate first, then its intermediates)"),
                            detail: OpenSSLErrorQueue.takeText())
         }
         guard SSL_CTX_use_PrivateKey_file(pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
@@ -56,7 +59,8 @@ final class SSLContextHandle: @unchecked Sendable {
                                detail: detail)
             }
             throw TLSError(.configuration, .failedPrecondition,
-                           "cannot load the private key from \(keyFile): it must be a readable, unencrypted PEM key",
+                           "cannot load the private key from \(keyFile): "
+                               + (Self.unreadable(keyFile) ?? "it must be a readable, unencrypted PEM key"),
                            detail: detail)
         }
         guard SSL_CTX_check_private_key(pointer) == 1 else {
@@ -84,8 +88,15 @@ final class SSLContextHandle: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_load_verify_locations(pointer, caFile, nil) == 1 else {
             throw TLSError(.configuration, .failedPrecondition,
-                           "cannot load CA certificates from \(caFile): it must be readable PEM",
+                           "cannot load CA certificates from \(caFile): " + (Self.unreadable(caFile) ?? "it must be readable PEM"),
                            detail: OpenSSLErrorQueue.takeText())
         }
+    }
+
+    /// Why `path` cannot be read ("no such file or directory", "permission denied"), or nil
+    /// when it can: then the PEM advice of a load failure applies, and not before.
+    static func unreadable(_ path: String) -> String? {
+        guard access(path, R_OK) != 0 else { return nil }
+        return String(cString: strerror(errno)).lowercased()
     }
 }

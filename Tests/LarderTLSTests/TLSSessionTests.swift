@@ -377,7 +377,20 @@ final class TLSSessionTests {
             Issue.record("a missing certificate file was accepted")
         } catch {
             #expect(error.reason == .configuration && error.code == .failedPrecondition)
-            #expect(error.message.contains("missing.pem"))
+            #expect(error.message.contains("missing.pem: no such file or directory"), "\(error.message)")
+        }
+        do {
+            _ = try TLSClientContext(verification: .caFile(certificates.path("no-ca.pem")))
+            Issue.record("a missing CA file was accepted")
+        } catch {
+            #expect(error.message.hasSuffix("no-ca.pem: no such file or directory"), "\(error.message)")
+        }
+        do {
+            // Readable but not PEM: the PEM advice, not a file error.
+            _ = try TLSServerContext(certificateChainFile: certificates.serverKey, privateKeyFile: certificates.serverKey)
+            Issue.record("a key file given as the certificate was accepted")
+        } catch {
+            #expect(error.message.contains("it must be readable PEM"), "\(error.message)")
         }
         do {
             _ = try TLSServerContext(certificateChainFile: certificates.clientCertificate, privateKeyFile: certificates.serverKey)
