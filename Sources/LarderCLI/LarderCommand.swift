@@ -53,6 +53,9 @@ public enum LarderCommand {
             let arguments = (globals.json && !benchArguments.contains("--json") ? ["--json"] : []) + benchArguments
             return await BenchCommand.run(arguments: arguments, environment: benchEnvironment)
         case .run(let command, let globals):
+            if localTime == nil, let warning = LocalTime.unknownZoneWarning(environment: environment) {
+                stderr.write(warning)
+            }
             let context = CommandContext(globals: globals, localTime: localTime ?? LocalTime(environment: environment),
                                          stdout: stdout, stderr: stderr, command: command.spec,
                                          terminalWidth: TerminalWidth.columns(of: stdout, environment: environment))

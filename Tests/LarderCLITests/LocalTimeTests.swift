@@ -64,6 +64,17 @@ struct LocalTimeTests {
         #expect(LocalTime(environment: ["TZ": "Asia/Taipei"]).timeZone.identifier == "Asia/Taipei")
     }
 
+    @Test("a TZ this machine does not know is warned about, not silently replaced")
+    func unknownTZ() {
+        for name in ["Mars/Base", "CST-8"] {
+            let warning = LocalTime.unknownZoneWarning(environment: ["TZ": name])
+            #expect(warning?.contains("TZ=\"\(name)\" is not a time zone this machine knows") == true, "\(String(describing: warning))")
+        }
+        for environment in [["TZ": "Asia/Taipei"], ["TZ": ":Europe/Paris"], ["TZ": ""], [:]] {
+            #expect(LocalTime.unknownZoneWarning(environment: environment) == nil)
+        }
+    }
+
     @Test("UTC offsets", arguments: [
         ("+08:00", 480), ("-05:30", -330), ("Z", 0), ("UTC", 0), ("+0800", 480), ("+8", 480), ("-10", -600),
         ("+14:00", 840),

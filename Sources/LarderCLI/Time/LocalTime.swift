@@ -17,6 +17,16 @@ public struct LocalTime: Sendable {
         }
     }
 
+    /// The warning for a `TZ` in `environment` that names no zone this machine knows (a POSIX
+    /// rule such as `CST-8`, a typo): `init(environment:)` then falls back to the process's zone,
+    /// which the user did not ask for. Nil when `TZ` is unset, empty or known.
+    public static func unknownZoneWarning(environment: [String: String]) -> String? {
+        guard let name = environment["TZ"], !name.isEmpty,
+              TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) == nil else { return nil }
+        return "larder: warning: TZ=\(SafeText.quoted(name)) is not a time zone this machine knows (use an IANA "
+            + "name such as Asia/Taipei); times are shown in \(TimeZone.current.identifier)\n"
+    }
+
     /// The zone's offset from UTC at `timestamp`.
     public func offset(at timestamp: Timestamp) -> UTCOffset {
         UTCOffset(seconds: timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(timestamp.seconds))))
