@@ -67,11 +67,10 @@ final class Connection: EventHandler, CallConnection {
     /// The first bytes of a TLS connection's ClientHello (record and handshake headers, up to
     /// `Server.clientHelloHeaderBytes`), for the size check in `Server.checkClientHelloSize`.
     var clientHelloHeader: [UInt8] = []
-    /// Set when the server serves no call on this connection, only answers each with this
-    /// error (an h2c client of a `--tls-only` server: `Server.refuseCleartext`).
-    var refusal: RPCError?
-    /// Monotonic time `refusal` was set: the connection is ended within the handshake timeout.
-    var refusedAt: UInt64 = 0
+    /// Set when the server serves no call on this connection, only answers each with `error`
+    /// (an h2c client of a `--tls-only` server: `Server.refuseCleartext`); `since`, monotonic,
+    /// starts the handshake timeout within which the connection is ended.
+    var refusal: (error: RPCError, since: UInt64)?
     /// True once the server closed this connection; nothing more happens on it.
     private(set) var isClosed = false
     /// Monotonic time since which unwritten replies have waited without a byte
@@ -307,10 +306,15 @@ final class Connection: EventHandler, CallConnection {
             tls.closeNotified = true
             tls.session.close()
         }
+        takeCiphertext(from: tls)
+        return true
+    }
+
+    /// Moves what the TLS session has to send into `tls.ciphertext`, counted in the budget.
+    private func takeCiphertext(from tls: TLSLink) {
         let before = tls.ciphertext.count
         tls.session.takeOutput(into: &tls.ciphertext)
         usage.add(tls.ciphertext.count - before)
-        return true
     }
 
     /// On a normal close of a TLS connection (the peer finished, the server stopped): queues
@@ -323,9 +327,7 @@ final class Connection: EventHandler, CallConnection {
               output.count == outputOffset else { return }
         tls.closeNotified = true
         tls.session.close()
-        let before = tls.ciphertext.count
-        tls.session.takeOutput(into: &tls.ciphertext)
-        usage.add(tls.ciphertext.count - before)
+        takeCiphertext(from: tls)
         var written = 0
         // A failed write changes nothing: the connection is being closed anyway.
         try? write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)

@@ -63,7 +63,7 @@ extension Server {
 
     private func handleHTTP2(_ events: [GRPCServerEvent], on connection: Connection, link: HTTP2Link) {
         if let refusal = connection.refusal {
-            refuseHTTP2Calls(events, on: connection, link: link, refusal)
+            refuseHTTP2Calls(events, on: connection, link: link, refusal.error)
             return
         }
         for event in events {

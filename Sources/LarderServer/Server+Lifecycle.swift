@@ -179,9 +179,10 @@ extension Server {
         core.isDraining = true
         health.markNotServing()
         health.endWatches()
-        // The Watch streams' NOT_SERVING and their ends go out before the GOAWAY: some clients
-        // (python-h2, so grpclib) stop reading a connection at its first GOAWAY. Delivered while
-        // no drain is set yet, so delivery's check for the drain's end waits for the GOAWAY below.
+        // The Watch streams' NOT_SERVING and their ends go out before the GOAWAY, for clients that
+        // read nothing of a connection after its first GOAWAY (grpclib 0.4 still fails streams it
+        // has not handed to its application yet: PROTOCOL.md). Delivered while no drain is set yet,
+        // so delivery's check for the drain's end waits for the GOAWAY below.
         core.deliverReplies()
         let now = MonotonicClock.nanoseconds()
         drainStartedAt = now

@@ -93,8 +93,7 @@ extension Server {
         }
         connection.sniffing = false
         connection.http2 = link
-        connection.refusal = error
-        connection.refusedAt = connection.lastActivity
+        connection.refusal = (error, connection.lastActivity)
         receiveHTTP2(bytes, on: connection)
     }
 
@@ -103,8 +102,8 @@ extension Server {
     func endRefusalIfExpired(_ connection: Connection, now: UInt64) -> Bool {
         guard let refusal = connection.refusal, let link = connection.http2, !connection.isClosing else { return false }
         let limit = UInt64(configuration.tlsHandshakeTimeoutSeconds) * 1_000_000_000
-        guard now &- connection.refusedAt > limit else { return false }
-        failHTTP2(connection, link: link, refusal, code: .inadequateSecurity)
+        guard now &- refusal.since > limit else { return false }
+        failHTTP2(connection, link: link, refusal.error, code: .inadequateSecurity)
         return true
     }
 
