@@ -54,6 +54,14 @@ final class TLSHostilePeerTests {
         }
 
         /// Encrypts `bytes` as one write (OpenSSL cuts records of up to 16 KiB) and returns the ciphertext.
+        /// Sends `bytes` sealed, then close_notify, in one write: the peer's last words.
+        func sendThenCloseNotify(_ bytes: [UInt8]) throws {
+            var out = try seal(bytes)
+            session.close()
+            session.takeOutput(into: &out)
+            raw.send(out)
+        }
+
         func seal(_ bytes: [UInt8]) throws -> [UInt8] {
             try session.send(bytes)
             var out: [UInt8] = []
@@ -333,10 +341,7 @@ final class TLSHostilePeerTests {
         let ca = certificates.caCertificate
         let outcome = try await offThePool { () throws -> (ResponseEnvelope?, Bool) in
             let peer = try TLSPeer(port: server.port, ca: ca)
-            var bytes = try peer.seal(Self.health(7))
-            peer.session.close()
-            peer.session.takeOutput(into: &bytes)
-            peer.raw.send(bytes)
+            try peer.sendThenCloseNotify(Self.health(7))
             let reply = peer.receive()
             // 64 MiB more after close_notify: never read, and the connection is ended.
             let junk = [UInt8](repeating: 0x17, count: 1 << 20)
@@ -387,10 +392,7 @@ final class TLSHostilePeerTests {
         let port = server.port
         let afterCloseNotify = try await offThePool { () throws -> (UInt64?, Bool) in
             let peer = try TLSPeer(port: port, ca: ca)
-            var bytes = try peer.seal(Self.health(1))
-            peer.session.close()
-            peer.session.takeOutput(into: &bytes)
-            peer.raw.send(bytes)
+            try peer.sendThenCloseNotify(Self.health(1))
             return (peer.receive()?.callID, peer.readToEndSawCloseNotify())
         }
         #expect(afterCloseNotify.0 == 1)

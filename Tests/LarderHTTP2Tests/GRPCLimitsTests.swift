@@ -212,14 +212,20 @@ struct GRPCLimitsTests {
         #expect(loop.client.goaways.isEmpty && loop.client.pingAcks == 6)
     }
 
-    @Test("rapid reset: many requests opened and reset before they were whole is GOAWAY ENHANCE_YOUR_CALM; a few are fine")
-    func rapidReset() throws {
-        let clock = ManualClock()
-        var configuration = GRPCServerConfiguration.manual(clock)
+    /// A loopback whose rapid-reset bucket holds 20 resets and refills 1 a second on a clock that
+    /// does not move, delivering requests whole as the server does for unary calls.
+    static func resetLimitedLoop() throws -> Loopback {
+        var configuration = GRPCServerConfiguration.manual(ManualClock())
         configuration.resetBurst = 20
         configuration.resetsPerSecond = 1
         let loop = try Loopback(server: configuration)
-        loop.server.deliversWholeRequest = { _ in true }  // as the server does for unary calls
+        loop.server.deliversWholeRequest = { _ in true }
+        return loop
+    }
+
+    @Test("rapid reset: many requests opened and reset before they were whole is GOAWAY ENHANCE_YOUR_CALM; a few are fine")
+    func rapidReset() throws {
+        let loop = try Self.resetLimitedLoop()
         for round in 0..<40 {
             guard let id = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")) else { break }
             try loop.pump()
@@ -233,12 +239,7 @@ struct GRPCLimitsTests {
 
     @Test("resets of calls the core has are not rapid reset: 40 reset with a burst of 20 leave the connection serving")
     func resetsOfStartedCallsAreNotCounted() throws {
-        let clock = ManualClock()
-        var configuration = GRPCServerConfiguration.manual(clock)
-        configuration.resetBurst = 20
-        configuration.resetsPerSecond = 1
-        let loop = try Loopback(server: configuration)
-        loop.server.deliversWholeRequest = { _ in true }
+        let loop = try Self.resetLimitedLoop()
         var started: [Int32] = []
         for _ in 0..<40 { started.append(try loop.call(message: [1])) }  // whole requests: each reached the core
         #expect(loop.events.filter { if case .request = $0 { true } else { false } }.count == 40)

@@ -265,7 +265,7 @@ public struct ArgumentParser: Sendable {
     /// `--data` for `-d`: the long form of an option as written, where `--data=VALUE` can be written.
     static func longForm(_ written: String, of command: CommandSpec?) -> String {
         guard !written.hasPrefix("--"), written.count == 2, let letter = written.last else { return written }
-        let spec = GlobalOptions.specs.first { $0.short == letter } ?? command?.options.first { $0.short == letter }
+        let spec = GlobalOptions.specs.first { $0.short == letter } ?? command.flatMap { option(written, of: $0) }
         return spec.map { "--\($0.name)" } ?? written
     }
 

@@ -10,19 +10,23 @@ public struct LocalTime: Sendable {
 
     /// The zone named by `TZ` in `environment` when it is valid, else the process's current zone.
     public init(environment: [String: String]) {
-        if let name = environment["TZ"], let zone = TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) {
+        if let name = environment["TZ"], let zone = Self.zone(tz: name) {
             self.init(timeZone: zone)
         } else {
             self.init(timeZone: .current)
         }
     }
 
+    /// The zone a `TZ` value names (`Asia/Taipei`, or `:Asia/Taipei` as POSIX allows); nil when unknown here.
+    private static func zone(tz name: String) -> TimeZone? {
+        TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name)
+    }
+
     /// The warning for a `TZ` in `environment` that names no zone this machine knows (a POSIX
     /// rule such as `CST-8`, a typo): `init(environment:)` then falls back to the process's zone,
     /// which the user did not ask for. Nil when `TZ` is unset, empty or known.
     public static func unknownZoneWarning(environment: [String: String]) -> String? {
-        guard let name = environment["TZ"], !name.isEmpty,
-              TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name) == nil else { return nil }
+        guard let name = environment["TZ"], !name.isEmpty, zone(tz: name) == nil else { return nil }
         return "larder: warning: TZ=\(SafeText.quoted(name)) is not a time zone this machine knows (use an IANA "
             + "name such as Asia/Taipei); times are shown in \(TimeZone.current.identifier)\n"
     }
