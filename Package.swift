@@ -36,6 +36,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CEpoll"),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLarderSystem"),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .target(name: "CLarderProto", dependencies: ["CProtobufC"]),
@@ -65,7 +66,7 @@ let package = Package(
         // Event loop: epoll, non-blocking sockets, wake-ups. Linux only.
         .target(name: "LarderReactor", dependencies: ["CEpoll", "LarderSystem"], swiftSettings: settings),
         // gRPC over HTTP/2 on libnghttp2: a socket-free session per connection (bytes in, events and bytes out).
-        .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "LarderWire"], swiftSettings: settings),
+        .target(name: "LarderHTTP2", dependencies: ["CNghttp2", "CZlib", "LarderWire"], swiftSettings: settings),
         // TLS on OpenSSL 3: contexts from PEM files and a socket-free session per connection
         // (ciphertext in, plaintext out; plaintext in, ciphertext out).
         .target(name: "LarderTLS", dependencies: ["COpenSSL", "LarderWire"], swiftSettings: settings),

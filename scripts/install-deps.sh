@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # tzdata: the IANA zones SummarizeMealRecords reads (time_zone).
-# libnghttp2-dev: the HTTP/2 engine of gRPC over HTTP/2 (Sources/CNghttp2).
+# libnghttp2-dev: the HTTP/2 engine of gRPC over HTTP/2 (Sources/CNghttp2); zlib1g-dev: zlib, which
+#   decompresses gzip and deflate request messages over HTTP/2 (Sources/CZlib).
 # libssl-dev: OpenSSL 3 for TLS (Sources/COpenSSL, LarderTLS); openssl: the CLI the TLS tests make
 #   their certificates with (Tests/LarderTestSupport/TestCertificates.swift).
 # chromium: headless, for the test that renders `larder bench --format html` reports.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 # and the Go output builds, offline, for the languages of stock gRPC clients).
 # libgrpc++-dev, libprotobuf-dev, g++, make: Benchmarks/grpc-load and the gRPC C++ reference
 #   server; nghttp2-client: h2load and nghttp for scripts/bench-grpc.sh (--smoke in scripts/test.sh).
-APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev libssl-dev openssl protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
+APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev zlib1g-dev libssl-dev openssl protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
   protobuf-compiler-grpc protobuf-compiler-grpc-java-plugin protoc-gen-go protoc-gen-go-grpc
   golang-go golang-google-protobuf-dev golang-google-grpc-dev
   libgrpc++-dev libprotobuf-dev nghttp2-client g++ make)

@@ -62,9 +62,6 @@ public struct GRPCRequestHead: Hashable, Sendable {
     /// The `authorization` value, e.g. `Bearer …`.
     public var authorization: String? { metadata.text("authorization") }
 
-    /// Whether messages may be compressed (a `grpc-encoding` other than identity).
-    public var isCompressed: Bool { messageEncoding.map { $0 != "identity" } ?? false }
-
     public static func == (lhs: GRPCRequestHead, rhs: GRPCRequestHead) -> Bool {
         lhs.streamID == rhs.streamID && lhs.timeoutNanoseconds == rhs.timeoutNanoseconds
             && (lhs.fields === rhs.fields || lhs.fields.values == rhs.fields.values)

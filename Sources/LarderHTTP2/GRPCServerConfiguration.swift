@@ -27,8 +27,13 @@ public struct GRPCServerConfiguration: Sendable {
     public var initialWindowSize: UInt32 = 1024 * 1024
     /// The connection-level receive window.
     public var connectionWindowSize: UInt32 = 4 * 1024 * 1024
-    /// The largest request message, in bytes; a larger one is answered RESOURCE_EXHAUSTED.
+    /// The largest request message, in bytes, compressed or once inflated; a larger one is
+    /// answered RESOURCE_EXHAUSTED.
     public var maxMessageSize = 4 * 1024 * 1024
+    /// What the compressed messages of one read may inflate to in all (they are all held until
+    /// the read's events are handled): a message that would go past it is answered
+    /// RESOURCE_EXHAUSTED. Bounds what a few bytes of gzip can make the server hold.
+    public var maxDecompressedBytesPerRead = 8 * 1024 * 1024
     /// PINGs closer together than this without data from us between them are strikes.
     public var minPingIntervalNanoseconds: UInt64 = 300_000_000_000
     /// More strikes than this: GOAWAY ENHANCE_YOUR_CALM "too_many_pings".

@@ -7,7 +7,7 @@ public import LarderWire
 /// calls (`sendHeaders`, `sendMessage`, `sendTrailers`), and once per loop turn gathers everything
 /// to write into one buffer (`writeOutput(into:)`). It answers by itself what needs no call core:
 /// a wrong content-type (HTTP 415), bad metadata, oversize headers or messages, compressed
-/// messages, a request delivered whole (`deliversWholeRequest`) that brings no message or two,
+/// messages it cannot inflate, a request delivered whole (`deliversWholeRequest`) that brings no message or two,
 /// PING, SETTINGS, flow control; and it enforces the abuse limits of
 /// `GRPCServerConfiguration` with a GOAWAY.
 ///
@@ -46,6 +46,9 @@ public final class GRPCServerSession {
     private var messageScratch: [GRPCMessageDeframer.Message] = []
     /// Where the input stands against the framing (inside a frame or between frames).
     private var framing = FrameBoundary()
+    /// Bytes compressed messages inflated to during the current `receive` (all held until its
+    /// events are handled), against `maxDecompressedBytesPerRead`.
+    private var decompressedThisRead = 0
 
     /// Says, for a request's path, whether the method takes exactly one request message (unary
     /// and server-streaming methods). For those the session delivers the request whole: one
@@ -115,6 +118,7 @@ public final class GRPCServerSession {
     public func receive(_ bytes: UnsafeRawBufferPointer, events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
         events.removeAll(keepingCapacity: true)
         if let failure { throw failure }
+        decompressedThisRead = 0
         framing.advance(over: bytes)
         let result = engine.receive(bytes)
         if result < 0, failure == nil {
@@ -401,20 +405,10 @@ public final class GRPCServerSession {
             }
             return
         }
-        for message in messages {
-            guard !message.compressed else {
-                if let encoding = stream.head?.messageEncoding, stream.head?.isCompressed == true {
-                    answerAndCancel(stream, RPCError(.unimplemented,
-                        "grpc-encoding \(SafeText.quoted(encoding)) is not supported: send messages uncompressed (grpc-accept-encoding: identity)"),
-                        extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", "identity")])
-                } else if let encoding = stream.head?.messageEncoding {
-                    answerAndCancel(stream, RPCError(.internal,
-                        "a message has the compressed flag set but the request's grpc-encoding is \(SafeText.quoted(encoding))"))
-                } else {
-                    answerAndCancel(stream, RPCError(.internal,
-                        "a message has the compressed flag set but the request declared no grpc-encoding"))
-                }
-                return
+        for var message in messages {
+            if message.compressed {
+                guard let bytes = decompress(message.bytes, on: stream) else { return }
+                message.bytes = bytes
             }
             if stream.phase == .collecting {
                 if let held = stream.heldMessage.take() {
@@ -428,6 +422,48 @@ public final class GRPCServerSession {
             } else {
                 events.append(.message(streamID: stream.id, message.bytes))
             }
+        }
+    }
+
+    /// A compressed message's bytes, inflated under the request's `grpc-encoding`; or nil once
+    /// the call was answered: an encoding we do not take (UNIMPLEMENTED, naming those we do), no
+    /// encoding or identity (INTERNAL), data that does not inflate (INTERNAL), or more than the
+    /// message size or this read's allowance (RESOURCE_EXHAUSTED).
+    private func decompress(_ compressed: [UInt8], on stream: GRPCServerStream) -> [UInt8]? {
+        guard let name = stream.head?.messageEncoding, name != "identity" else {
+            let declared = stream.head?.messageEncoding.map { "the request's grpc-encoding is \(SafeText.quoted($0))" }
+            answerAndCancel(stream, RPCError(.internal,
+                "a message has the compressed flag set but \(declared ?? "the request declared no grpc-encoding")"))
+            return nil
+        }
+        guard let encoding = GRPCMessageEncoding(rawValue: name) else {
+            answerAndCancel(stream, RPCError(.unimplemented,
+                "grpc-encoding \(SafeText.quoted(name)) is not supported: compress with gzip or deflate, or send messages uncompressed (grpc-accept-encoding: \(GRPCMessageEncoding.acceptHeader))"),
+                extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", GRPCMessageEncoding.acceptHeader)])
+            return nil
+        }
+        let allowance = configuration.maxDecompressedBytesPerRead - decompressedThisRead
+        let limit = min(configuration.maxMessageSize, allowance)
+        do {
+            let bytes = try GRPCMessageDecompressor.decompress(compressed, encoding: encoding, limit: limit)
+            decompressedThisRead += bytes.count
+            return bytes
+        } catch {
+            switch error {
+            case .tooLarge where limit < configuration.maxMessageSize:
+                answerAndCancel(stream, RPCError(.resourceExhausted,
+                    "the compressed requests of one read inflate to more than \(configuration.maxDecompressedBytesPerRead) bytes in all: this one was refused; retry it"))
+            case .tooLarge:
+                answerAndCancel(stream, RPCError(.resourceExhausted,
+                    "request message of \(compressed.count) bytes (\(name)) inflates to more than the limit of \(configuration.maxMessageSize) bytes"))
+            case .corrupt(let reason):
+                answerAndCancel(stream, RPCError(.internal,
+                    "a \(name) request message of \(compressed.count) bytes does not inflate: \(reason)"))
+            case .outOfMemory:
+                answerAndCancel(stream, RPCError(.resourceExhausted,
+                    "the server is out of memory to inflate a \(name) request message"))
+            }
+            return nil
         }
     }
 

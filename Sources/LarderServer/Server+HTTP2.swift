@@ -11,6 +11,7 @@ extension Server {
         var settings = GRPCServerConfiguration()
         settings.maxConcurrentStreams = UInt32(clamping: configuration.maxCallsPerConnection)
         settings.maxMessageSize = configuration.maxFrameBytes
+        settings.maxDecompressedBytesPerRead = 2 * configuration.maxFrameBytes
         return settings
     }
 

@@ -4,47 +4,6 @@ import Testing
 
 @Suite("gRPC over HTTP/2: limits and hostile peers")
 struct GRPCLimitsTests {
-    @Test("a compressed message under grpc-encoding gzip is UNIMPLEMENTED with grpc-accept-encoding: identity")
-    func compressed() throws {
-        let loop = try Loopback()
-        let headers = GRPCClientSession.requestHeaders(path: "/a/b", extra: [("grpc-encoding", "gzip")])
-        let id = try #require(loop.client.startCall(headers: headers))
-        loop.client.sendMessage(streamID: id, [0x1f, 0x8b, 0, 0], compressed: true)
-        loop.client.endInput(streamID: id)
-        try loop.pump()
-        let response = try #require(loop.client.responses[id])
-        #expect(response.trailers["grpc-status"] == String(StatusCode.unimplemented.rawValue))
-        #expect(response.trailers["grpc-accept-encoding"] == "identity")
-        #expect(response.trailers["grpc-message"]?.contains("gzip") == true)
-        guard case .cancelled(id, let reason) = loop.events.last else {
-            Issue.record("events: \(loop.events)")
-            return
-        }
-        #expect(reason.code == .unimplemented)
-        #expect(!loop.events.contains { if case .message = $0 { true } else { false } })
-    }
-
-    @Test("gzip declared but messages sent uncompressed is fine; the compressed flag without grpc-encoding is INTERNAL")
-    func compressionFlags() throws {
-        let loop = try Loopback()
-        let fine = try loop.call(extra: [("grpc-encoding", "gzip")], message: [7])
-        #expect(loop.events.contains(.message(streamID: fine, [7])))
-        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
-        loop.client.sendMessage(streamID: id, [1], compressed: true)
-        loop.client.endInput(streamID: id)
-        try loop.pump()
-        #expect(loop.client.responses[id]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
-        // Under grpc-encoding identity, the message names it.
-        let identity = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(
-            path: "/a/b", extra: [("grpc-encoding", "identity")])))
-        loop.client.sendMessage(streamID: identity, [1], compressed: true)
-        loop.client.endInput(streamID: identity)
-        try loop.pump()
-        #expect(loop.client.responses[identity]?.trailers["grpc-status"] == String(StatusCode.internal.rawValue))
-        #expect(GRPCPercentEncoding.decode((loop.client.responses[identity]?.trailers["grpc-message"] ?? "").utf8)
-                == "a message has the compressed flag set but the request's grpc-encoding is \"identity\"")
-    }
-
     @Test("a message over the maximum size is RESOURCE_EXHAUSTED as soon as its prefix arrives")
     func oversizeMessage() throws {
         var configuration = GRPCServerConfiguration()

@@ -183,28 +183,51 @@ def test_a_message_the_server_cannot_decode_is_invalid_argument(channel: grpc.Ch
     assert code == grpc.StatusCode.INVALID_ARGUMENT and message
 
 
+def padded(request: bytes, total: int) -> bytes:
+    """`request` padded to `total` bytes with an unknown length-delimited field 15 of zeros, which the server skips."""
+    body = total - len(request) - 1 - 4  # tag byte + 4-byte varint length
+    length = bytes([0x80 | (body & 0x7F), 0x80 | ((body >> 7) & 0x7F), 0x80 | ((body >> 14) & 0x7F),
+                    (body >> 21) & 0x7F])
+    return request + b"\x7a" + length + b"\x00" * body
+
+
 def test_a_message_near_the_size_limit_is_served_and_one_over_it_refused(stubs: Stubs, channel: grpc.Channel) -> None:
-    # A GetLocationRequest padded with an unknown length-delimited field 15, which the
-    # server skips: (4 MiB - 1 KiB) on the wire is served, 4 MiB + 1 KiB is refused.
+    # (4 MiB - 1 KiB) on the wire is served, 4 MiB + 1 KiB is refused.
     request = stubs.location_pb2.GetLocationRequest(id=str(uuid.uuid4())).SerializeToString()
     call = channel.unary_unary("/larder.v1.LocationService/GetLocation", request_serializer=None,
                                response_deserializer=None)
-
-    def padded(total: int) -> bytes:
-        body = total - len(request) - 1 - 4  # tag byte + 4-byte varint length
-        length = bytes([0x80 | (body & 0x7F), 0x80 | ((body >> 7) & 0x7F), 0x80 | ((body >> 14) & 0x7F),
-                        (body >> 21) & 0x7F])
-        return request + b"\x7a" + length + b"\x00" * body
-
-    near = padded(4 * 1024 * 1024 - 1024)
+    near = padded(request, 4 * 1024 * 1024 - 1024)
     assert len(near) == 4 * 1024 * 1024 - 1024
     code, _ = code_and_message(lambda: call(near, timeout=TIMEOUT))
     assert code == grpc.StatusCode.NOT_FOUND  # decoded and looked up
-    code, message = code_and_message(lambda: call(padded(4 * 1024 * 1024 + 1024), timeout=TIMEOUT))
+    code, message = code_and_message(lambda: call(padded(request, 4 * 1024 * 1024 + 1024), timeout=TIMEOUT))
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED and message
     # The channel still works.
     code, _ = code_and_message(lambda: call(request, timeout=TIMEOUT))
     assert code == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])
+def test_a_channel_that_compresses_its_requests_is_served(stubs: Stubs, shared_server: RunningServer,
+                                                         compression: grpc.Compression) -> None:
+    pb = stubs.location_pb2
+    with grpc.insecure_channel(shared_server.address, compression=compression) as channel:
+        service = stubs.location_pb2_grpc.LocationServiceStub(channel)
+        created = service.CreateLocation(pb.CreateLocationRequest(location=pb.Location(name=unique("Cellar"), color_hex="#aabbcc")),
+                                         timeout=TIMEOUT)
+        assert service.GetLocation(pb.GetLocationRequest(id=created.id), timeout=TIMEOUT) == created
+        # 4 MiB of zeros compress to a few KiB: the size limit applies to what they inflate to.
+        call = channel.unary_unary("/larder.v1.LocationService/GetLocation", request_serializer=None,
+                                   response_deserializer=None)
+        request = pb.GetLocationRequest(id=created.id).SerializeToString()
+        assert call(padded(request, 4 * 1024 * 1024 - 1024), timeout=TIMEOUT) == created.SerializeToString()
+        code, message = code_and_message(lambda: call(padded(request, 4 * 1024 * 1024 + 1024), timeout=TIMEOUT))
+        assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "inflates to more than the limit of 4194304 bytes" in message
+        code, message = code_and_message(lambda: service.CreateLocation(
+            pb.CreateLocationRequest(location=pb.Location(name="")), timeout=TIMEOUT))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and message  # decoded after inflating, checked as ever
+        service.DeleteLocation(pb.DeleteLocationRequest(id=created.id), timeout=TIMEOUT)
 
 
 def test_metadata_including_binary_values_is_accepted(stubs: Stubs, channel: grpc.Channel) -> None:

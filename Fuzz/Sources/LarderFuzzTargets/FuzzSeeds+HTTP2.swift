@@ -25,9 +25,16 @@ extension FuzzSeeds {
             streaming = call(client, path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
                              messages: (0..<20).map { [0x3A, 0x00, UInt8($0)] }, endInput: false)
         }, { client in if let streaming { client.reset(streamID: streaming) } })
+        // gzip and deflate (zlib) of "larder " × 50, made by Python's gzip and zlib modules.
+        let gzipped: [UInt8] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xcb, 0x49, 0x2c, 0x4a,
+                                0x49, 0x2d, 0x52, 0xc8, 0x19, 0xa5, 0x68, 0x41, 0x01, 0x00, 0xfa, 0x34, 0x44, 0xf8,
+                                0x5e, 0x01, 0x00, 0x00]
+        let deflated: [UInt8] = [0x78, 0x9c, 0xcb, 0x49, 0x2c, 0x4a, 0x49, 0x2d, 0x52, 0xc8, 0x19, 0xa5, 0x68, 0x41,
+                                 0x01, 0x00, 0x5b, 0xb9, 0x82, 0x15]
         let compressed = capture { client in
-            if let id = call(client, extra: [("grpc-encoding", "gzip")], messages: [], endInput: false) {
-                client.sendMessage(streamID: id, [0x1f, 0x8b], compressed: true)
+            for (encoding, message) in [("gzip", gzipped), ("deflate", deflated), ("gzip", [0x1f, 0x8b])] {
+                guard let id = call(client, extra: [("grpc-encoding", encoding)], messages: [], endInput: false) else { continue }
+                client.sendMessage(streamID: id, message, compressed: true)
                 client.endInput(streamID: id)
             }
         }

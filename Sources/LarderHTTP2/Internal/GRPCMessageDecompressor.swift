@@ -1,0 +1,89 @@
+import CZlib
+
+/// A `grpc-encoding` the server decompresses (gRPC's doc/compression.md).
+enum GRPCMessageEncoding: String {
+    /// RFC 1952 (a gzip header and trailer around deflate data).
+    case gzip
+    /// RFC 1950 (a zlib header and trailer around deflate data), as gRPC's own stacks send it.
+    case deflate
+
+    /// `grpc-accept-encoding`: what a client may compress its messages with.
+    static let acceptHeader = "identity,deflate,gzip"
+
+    /// zlib's `windowBits` for this format, at the largest window (32 KiB).
+    fileprivate var windowBits: Int32 {
+        switch self {
+        case .gzip: 15 + 16
+        case .deflate: 15
+        }
+    }
+}
+
+/// Inflates one compressed request message with zlib, never to more than a limit: the one
+/// place zlib's stream and pointers live. Each call owns its `z_stream` and ends it.
+enum GRPCMessageDecompressor {
+    /// Why a compressed message was not decompressed.
+    enum Failure: Error, Equatable {
+        /// It inflates to more than `limit` bytes (inflating stopped there).
+        case tooLarge(limit: Int)
+        /// It is not valid compressed data in its format; zlib's reason.
+        case corrupt(String)
+        /// zlib could not allocate its state.
+        case outOfMemory
+    }
+
+    /// Bytes inflated per step, on the stack.
+    private static let chunkSize = 16 * 1024
+
+    /// The bytes `compressed` inflates to, at most `limit` of them. Data after the end of
+    /// the compressed stream is refused, as is a stream that ends early.
+    static func decompress(_ compressed: [UInt8], encoding: GRPCMessageEncoding,
+                           limit: Int) throws(Failure) -> [UInt8] {
+        var stream = z_stream()
+        switch larder_inflate_init(&stream, encoding.windowBits) {
+        case Z_OK: break
+        case Z_MEM_ERROR: throw .outOfMemory
+        default: throw .corrupt("zlib could not start inflating")
+        }
+        defer { inflateEnd(&stream) }
+        let result = compressed.withUnsafeBufferPointer { input in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunkSize) { chunk in
+                inflate(&stream, input: input, chunk: chunk, limit: limit)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func inflate(_ stream: inout z_stream, input: UnsafeBufferPointer<UInt8>,
+                                chunk: UnsafeMutableBufferPointer<UInt8>, limit: Int) -> Result<[UInt8], Failure> {
+        // zlib takes `next_in` as mutable (without ZLIB_CONST) but never writes through it.
+        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+        stream.avail_in = UInt32(input.count)
+        var output: [UInt8] = []
+        while true {
+            stream.next_out = chunk.baseAddress
+            stream.avail_out = UInt32(chunk.count)
+            let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+            let produced = chunk.count - Int(stream.avail_out)
+            guard produced <= limit - output.count else { return .failure(.tooLarge(limit: limit)) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<produced]))
+            switch status {
+            case Z_STREAM_END:
+                guard stream.avail_in == 0 else {
+                    return .failure(.corrupt("\(stream.avail_in) bytes follow the end of the compressed data"))
+                }
+                return .success(output)
+            case Z_OK:
+                continue
+            case Z_BUF_ERROR:
+                // No progress is possible: all the input is consumed and the stream has not ended.
+                return .failure(.corrupt("the compressed data ends early"))
+            case Z_MEM_ERROR:
+                return .failure(.outOfMemory)
+            default:
+                let reason = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+                return .failure(.corrupt(reason))
+            }
+        }
+    }
+}
