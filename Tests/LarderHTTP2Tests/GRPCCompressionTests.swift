@@ -4,7 +4,8 @@ import Testing
 
 /// Compressed request messages (gRPC's doc/compression.md): gzip and deflate inflate, anything
 /// else is refused with the encodings the server takes. The compressed inputs below were made
-/// by Python's `gzip.compress(…, mtime=0)` and `zlib.compress`, not by the code under test.
+/// by Python's `gzip.compress(…, mtime=0)`, `zlib.compress` and `zlib.compressobj(wbits=-15)`,
+/// not by the code under test.
 @Suite("gRPC over HTTP/2: compressed request messages")
 struct GRPCCompressionTests {
     /// "larder " × 50 (350 bytes).
@@ -15,6 +16,8 @@ struct GRPCCompressionTests {
     static let textDeflate: [UInt8] = [
         0x78, 0x9c, 0xcb, 0x49, 0x2c, 0x4a, 0x49, 0x2d, 0x52, 0xc8, 0x19, 0xa5, 0x68, 0x41, 0x01, 0x00,
         0x5b, 0xb9, 0x82, 0x15]
+    /// The same deflate data without the zlib header and trailer (raw deflate, RFC 1951).
+    static let textRawDeflate: [UInt8] = [0xcb, 0x49, 0x2c, 0x4a, 0x49, 0x2d, 0x52, 0xc8, 0x19, 0xa5, 0x68, 0x41, 0x01, 0x00]
     /// 1,000 and 1,001 zero bytes, gzip.
     static let zeros1000Gzip: [UInt8] = [
         0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0x63, 0x60, 0x18, 0x05, 0xa3, 0x60,
@@ -43,7 +46,8 @@ struct GRPCCompressionTests {
         return (trailers?["grpc-status"], GRPCPercentEncoding.decode((trailers?["grpc-message"] ?? "").utf8))
     }
 
-    @Test("gzip and deflate messages reach the call inflated", arguments: [("gzip", textGzip), ("deflate", textDeflate)])
+    @Test("gzip and deflate (zlib or raw) messages reach the call inflated",
+          arguments: [("gzip", textGzip), ("deflate", textDeflate), ("deflate", textRawDeflate)])
     func inflates(encoding: String, compressed: [UInt8]) throws {
         let loop = try Loopback()
         let id = try Self.compressedCall(loop, encoding: encoding, compressed)

@@ -4,17 +4,25 @@ import CZlib
 enum GRPCMessageEncoding: String {
     /// RFC 1952 (a gzip header and trailer around deflate data).
     case gzip
-    /// RFC 1950 (a zlib header and trailer around deflate data), as gRPC's own stacks send it.
+    /// RFC 1950 (a zlib header and trailer around deflate data), as gRPC's own stacks send it;
+    /// raw deflate data (RFC 1951, as some older stacks sent under this name) is taken too.
     case deflate
 
     /// `grpc-accept-encoding`: what a client may compress its messages with.
     static let acceptHeader = "identity,deflate,gzip"
 
-    /// zlib's `windowBits` for this format, at the largest window (32 KiB).
-    fileprivate var windowBits: Int32 {
+    /// zlib's `windowBits` for data in this format that starts with `first` and `second`, at
+    /// the largest window (32 KiB).
+    fileprivate func windowBits(first: UInt8?, second: UInt8?) -> Int32 {
         switch self {
-        case .gzip: 15 + 16
-        case .deflate: 15
+        case .gzip:
+            return 15 + 16
+        case .deflate:
+            // A zlib header: method 8 (deflate) in the low nibble, the two bytes a multiple of 31.
+            guard let first, let second, first & 0x0F == 8, (UInt16(first) << 8 | UInt16(second)) % 31 == 0 else {
+                return -15  // raw deflate
+            }
+            return 15
         }
     }
 }
@@ -40,7 +48,8 @@ enum GRPCMessageDecompressor {
     static func decompress(_ compressed: [UInt8], encoding: GRPCMessageEncoding,
                            limit: Int) throws(Failure) -> [UInt8] {
         var stream = z_stream()
-        switch larder_inflate_init(&stream, encoding.windowBits) {
+        let windowBits = encoding.windowBits(first: compressed.first, second: compressed.dropFirst().first)
+        switch larder_inflate_init(&stream, windowBits) {
         case Z_OK: break
         case Z_MEM_ERROR: throw .outOfMemory
         default: throw .corrupt("zlib could not start inflating")
