@@ -200,15 +200,24 @@ public final class GRPCServerSession {
     }
 
     /// Queues one response message already framed: `bytes[offset...]` is the 5-byte prefix
-    /// (`GRPCMessageFraming.appendPrefix`, uncompressed) and the message, taken without a copy.
-    /// False when the stream is gone or already answered.
+    /// (`GRPCMessageFraming.appendPrefix`, uncompressed) and the message, taken without a copy
+    /// (on a call whose replies are compressed, a message of 1 KiB or more is deflated into a
+    /// new buffer instead, when that is smaller). False when the stream is gone or already answered.
     @discardableResult
     public func sendFramedMessage(streamID: Int32, _ bytes: [UInt8], from offset: Int) -> Bool {
         precondition(GRPCMessageFraming.isFramed(bytes, at: offset), "sendFramedMessage takes one uncompressed framed message")
         guard let stream = streams[stream: streamID], stream.phase == .active else { return false }
         if !stream.responseStarted { startResponse(stream, metadata: []) }
-        stream.enqueue(bytes, from: offset)
-        heldOutputBytes += bytes.count - offset
+        if let encoding = stream.replyEncoding,
+           bytes.count - offset - GRPCMessageFraming.prefixSize >= GRPCMessageCompression.minimumReplySize,
+           let compressed = bytes.withUnsafeBytes({ GRPCMessageCompression.framedDeflate(
+               UnsafeRawBufferPointer(rebasing: $0[(offset + GRPCMessageFraming.prefixSize)...]), encoding: encoding) }) {
+            stream.enqueue(compressed, from: 0)
+            heldOutputBytes += compressed.count
+        } else {
+            stream.enqueue(bytes, from: offset)
+            heldOutputBytes += bytes.count - offset
+        }
         engine.resumeData(streamID: streamID)
         return true
     }
@@ -276,7 +285,10 @@ public final class GRPCServerSession {
 
     private func startResponse(_ stream: GRPCServerStream, metadata: GRPCMetadata) {
         stream.responseStarted = true
-        if metadata.isEmpty {
+        if let encoding = stream.replyEncoding {
+            engine.submitResponse(streamID: stream.id, headers: Self.responseHeaders
+                                  + [HTTP2HeaderField("grpc-encoding", encoding.rawValue)] + metadata.headerFields, hasBody: true)
+        } else if metadata.isEmpty {
             engine.submitResponse(streamID: stream.id, headers: Self.staticResponseHeaders, hasBody: true)
         } else {
             engine.submitResponse(streamID: stream.id, headers: Self.responseHeaders + metadata.headerFields, hasBody: true)
@@ -342,6 +354,10 @@ public final class GRPCServerSession {
                    path: rejection.path)
         case .success(let head):
             stream.head = head
+            if head.messageEncoding != nil {
+                stream.replyEncoding = GRPCMessageEncoding.forReplies(requestEncoding: head.messageEncoding,
+                                                                      acceptEncoding: head.acceptEncoding)
+            }
             if let deliversWholeRequest, deliversWholeRequest(head.path) {
                 stream.phase = .collecting
                 stream.heldHeadBytes = stream.headerListSize
@@ -445,7 +461,7 @@ public final class GRPCServerSession {
         let allowance = configuration.maxDecompressedBytesPerRead - decompressedThisRead
         let limit = min(configuration.maxMessageSize, allowance)
         do {
-            let bytes = try GRPCMessageDecompressor.decompress(compressed, encoding: encoding, limit: limit)
+            let bytes = try GRPCMessageCompression.inflate(compressed, encoding: encoding, limit: limit)
             decompressedThisRead += bytes.count
             return bytes
         } catch {

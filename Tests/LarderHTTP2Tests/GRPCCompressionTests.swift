@@ -147,4 +147,56 @@ struct GRPCCompressionTests {
         let later = try Self.compressedCall(loop, encoding: "deflate", Self.zeros900Deflate)
         #expect(loop.events.contains(.message(streamID: later, zeros)))
     }
+
+    // MARK: - Replies
+
+    /// A reply that compresses well: 2,000 bytes of a short repeating text.
+    static let bigReply = Array(String(repeating: "pantry shelf ", count: 154).utf8.prefix(2000))
+
+    /// A call under `requestEncoding` (its message sent uncompressed) answered with `reply`, then OK.
+    static func answeredCall(_ loop: Loopback, requestEncoding: String?, acceptEncoding: String?,
+                             reply: [UInt8]) throws -> GRPCClientSession.Response {
+        var extra: [(String, String)] = []
+        if let requestEncoding { extra.append(("grpc-encoding", requestEncoding)) }
+        if let acceptEncoding { extra.append(("grpc-accept-encoding", acceptEncoding)) }
+        let id = try loop.call(extra: extra, message: [7])
+        #expect(loop.server.sendMessage(streamID: id, reply))
+        #expect(loop.server.sendTrailers(streamID: id, status: .ok))
+        try loop.pump()
+        return try #require(loop.client.responses[id])
+    }
+
+    @Test("replies of 1 KiB or more to a gzip or deflate call go compressed the same way, when the client accepts it",
+          arguments: [("gzip", "identity,deflate,gzip", [UInt8]([0x1f, 0x8b])), ("deflate", "identity, deflate", [0x78]),
+                      ("gzip", nil, [0x1f, 0x8b])])
+    func compressedReplies(encoding: String, accept: String?, magic: [UInt8]) throws {
+        let loop = try Loopback()
+        let response = try Self.answeredCall(loop, requestEncoding: encoding, acceptEncoding: accept, reply: Self.bigReply)
+        #expect(response.headers["grpc-encoding"] == encoding)
+        #expect(response.trailers["grpc-status"] == "0")
+        let message = try #require(response.messages.first)
+        #expect(Array(message.prefix(magic.count)) == magic)
+        #expect(response.dataBytes < Self.bigReply.count / 4)
+        let inflated = try GRPCMessageCompression.inflate(message, encoding: try #require(GRPCMessageEncoding(rawValue: encoding)),
+                                                          limit: 1 << 20)
+        #expect(inflated == Self.bigReply)
+    }
+
+    @Test("replies stay uncompressed: under 1 KiB, not smaller compressed, not accepted, or an uncompressed call")
+    func uncompressedReplies() throws {
+        let loop = try Loopback()
+        let small = Array(Self.bigReply.prefix(1000))
+        let smallReply = try Self.answeredCall(loop, requestEncoding: "gzip", acceptEncoding: "gzip", reply: small)
+        #expect(smallReply.headers["grpc-encoding"] == "gzip")  // the call's encoding; this message's flag is 0
+        #expect(smallReply.messages == [small])
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<4000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        #expect(try Self.answeredCall(loop, requestEncoding: "gzip", acceptEncoding: "gzip", reply: noise).messages == [noise])
+        let notAccepted = try Self.answeredCall(loop, requestEncoding: "gzip", acceptEncoding: "identity", reply: Self.bigReply)
+        #expect(notAccepted.headers["grpc-encoding"] == nil)
+        #expect(notAccepted.messages == [Self.bigReply])
+        let plain = try Self.answeredCall(loop, requestEncoding: nil, acceptEncoding: "identity,deflate,gzip", reply: Self.bigReply)
+        #expect(plain.headers["grpc-encoding"] == nil)
+        #expect(plain.messages == [Self.bigReply])
+    }
 }

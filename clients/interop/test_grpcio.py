@@ -230,6 +230,33 @@ def test_a_channel_that_compresses_its_requests_is_served(stubs: Stubs, shared_s
         service.DeleteLocation(pb.DeleteLocationRequest(id=created.id), timeout=TIMEOUT)
 
 
+@pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])
+def test_replies_of_a_kib_or_more_come_back_compressed_and_grpcio_reads_them(
+        stubs: Stubs, shared_server: RunningServer, channel: grpc.Channel, compression: grpc.Compression) -> None:
+    pb = stubs.location_pb2
+    plain = stubs.location_pb2_grpc.LocationServiceStub(channel)
+    admin = stubs.admin_pb2_grpc.AdminStub(channel)
+    made = [plain.CreateLocation(pb.CreateLocationRequest(location=pb.Location(
+        name=unique("Shelf") + " of the long pantry wall" * 3, color_hex="#aabbcc")), timeout=TIMEOUT) for _ in range(12)]
+
+    def bytes_sent() -> int:
+        return int(admin.GetMetrics(stubs.admin_pb2.GetMetricsRequest(), timeout=TIMEOUT).bytes_sent)
+
+    with grpc.insecure_channel(shared_server.address, compression=compression) as compressing:
+        compressed = stubs.location_pb2_grpc.LocationServiceStub(compressing)
+        before = bytes_sent()
+        listed = compressed.ListLocations(pb.ListLocationsRequest(), timeout=TIMEOUT)
+        compressed_cost = bytes_sent() - before
+    before = bytes_sent()
+    assert plain.ListLocations(pb.ListLocationsRequest(), timeout=TIMEOUT) == listed
+    plain_cost = bytes_sent() - before
+    assert {m.id for m in made} <= {location.id for location in listed.locations}
+    # Each cost includes one GetMetrics reply, the same size give or take a few digits.
+    assert listed.ByteSize() > 1024 and compressed_cost < plain_cost - listed.ByteSize() // 2
+    for location in made:
+        plain.DeleteLocation(pb.DeleteLocationRequest(id=location.id), timeout=TIMEOUT)
+
+
 def test_metadata_including_binary_values_is_accepted(stubs: Stubs, channel: grpc.Channel) -> None:
     service = stubs.location_pb2_grpc.LocationServiceStub(channel)
     reply = service.ListLocations(stubs.location_pb2.ListLocationsRequest(), timeout=TIMEOUT,

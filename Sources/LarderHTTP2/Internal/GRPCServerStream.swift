@@ -33,6 +33,9 @@ final class GRPCServerStream {
     /// While `collecting`: the decoded size of its request head, which the session holds (and
     /// counts in `GRPCServerSession.bufferedInputBytes`) until the request is delivered.
     var heldHeadBytes = 0
+    /// The encoding replies are compressed with (the request's, when the client accepts it);
+    /// nil for uncompressed replies.
+    var replyEncoding: GRPCMessageEncoding?
     /// Response HEADERS submitted (with a body provider).
     var responseStarted = false
     /// Trailers to send once the queued messages are out.

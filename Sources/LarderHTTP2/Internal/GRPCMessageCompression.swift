@@ -11,6 +11,25 @@ enum GRPCMessageEncoding: String {
     /// `grpc-accept-encoding`: what a client may compress its messages with.
     static let acceptHeader = "identity,deflate,gzip"
 
+    /// Picks the encoding for a call's replies: the one its request was sent with (as grpc-go's
+    /// servers do), when the client also accepts it (`grpc-accept-encoding`, or none sent).
+    static func forReplies(requestEncoding: String?, acceptEncoding: String?) -> GRPCMessageEncoding? {
+        guard let requestEncoding, let encoding = GRPCMessageEncoding(rawValue: requestEncoding) else { return nil }
+        guard let acceptEncoding else { return encoding }
+        let accepted = acceptEncoding.split(separator: ",").contains {
+            String($0.filter { $0 != " " && $0 != "\t" }) == requestEncoding
+        }
+        return accepted ? encoding : nil
+    }
+
+    /// zlib's `windowBits` for compressing in this format, at the largest window (32 KiB).
+    fileprivate var compressionWindowBits: Int32 {
+        switch self {
+        case .gzip: 15 + 16
+        case .deflate: 15
+        }
+    }
+
     /// zlib's `windowBits` for data in this format that starts with `first` and `second`, at
     /// the largest window (32 KiB).
     fileprivate func windowBits(first: UInt8?, second: UInt8?) -> Int32 {
@@ -27,9 +46,10 @@ enum GRPCMessageEncoding: String {
     }
 }
 
-/// Inflates one compressed request message with zlib, never to more than a limit: the one
-/// place zlib's stream and pointers live. Each call owns its `z_stream` and ends it.
-enum GRPCMessageDecompressor {
+/// Inflates compressed request messages, never to more than a limit, and deflates reply
+/// messages, with zlib: the one place zlib's streams and pointers live. Each call owns its
+/// `z_stream` and ends it.
+enum GRPCMessageCompression {
     /// Why a compressed message was not decompressed.
     enum Failure: Error, Equatable {
         /// It inflates to more than `limit` bytes (inflating stopped there).
@@ -45,8 +65,8 @@ enum GRPCMessageDecompressor {
 
     /// The bytes `compressed` inflates to, at most `limit` of them. Data after the end of
     /// the compressed stream is refused, as is a stream that ends early.
-    static func decompress(_ compressed: [UInt8], encoding: GRPCMessageEncoding,
-                           limit: Int) throws(Failure) -> [UInt8] {
+    static func inflate(_ compressed: [UInt8], encoding: GRPCMessageEncoding,
+                        limit: Int) throws(Failure) -> [UInt8] {
         var stream = z_stream()
         let windowBits = encoding.windowBits(first: compressed.first, second: compressed.dropFirst().first)
         switch larder_inflate_init(&stream, windowBits) {
@@ -94,5 +114,38 @@ enum GRPCMessageDecompressor {
                 return .failure(.corrupt(reason))
             }
         }
+    }
+}
+
+extension GRPCMessageCompression {
+    /// Replies shorter than this go uncompressed (the Compressed-Flag is per message): below it
+    /// the gzip header and trailer and the CPU outweigh what is saved.
+    static let minimumReplySize = 1024
+
+    /// `message` deflated in `encoding` at zlib's fastest level and framed as one gRPC message
+    /// (the 5-byte prefix with the Compressed-Flag set); nil when that would not be smaller.
+    static func framedDeflate(_ message: UnsafeRawBufferPointer, encoding: GRPCMessageEncoding) -> [UInt8]? {
+        var stream = z_stream()
+        guard larder_deflate_init(&stream, Z_BEST_SPEED, encoding.compressionWindowBits) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        let prefixSize = GRPCMessageFraming.prefixSize
+        let capacity = prefixSize + Int(deflateBound(&stream, UInt(message.count)))
+        var complete = false
+        let framed = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            guard let base = buffer.baseAddress, let source = message.baseAddress else { return }
+            stream.next_in = UnsafeMutablePointer(mutating: source.assumingMemoryBound(to: UInt8.self))
+            stream.avail_in = UInt32(message.count)
+            stream.next_out = base + prefixSize
+            stream.avail_out = UInt32(capacity - prefixSize)
+            // deflateBound's room takes the whole message in one call.
+            guard deflate(&stream, Z_FINISH) == Z_STREAM_END else { return }
+            let length = Int(stream.total_out)
+            guard length < message.count else { return }
+            buffer[0] = 1
+            for index in 1...4 { buffer[index] = UInt8(truncatingIfNeeded: length >> (8 * (4 - index))) }
+            initialized = prefixSize + length
+            complete = true
+        }
+        return complete ? framed : nil
     }
 }
