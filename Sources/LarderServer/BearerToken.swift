@@ -81,12 +81,14 @@ struct BearerToken: Sendable {
         }
     }
 
-    /// True when `authorization` is exactly `Bearer <token>`, the scheme in any case (RFC 9110
-    /// §11.1: `bearer` and `BEARER` too), the token byte for byte. Every byte of the longer of
-    /// the two is compared, whatever matches, so the time taken depends only on the lengths; a
-    /// different length never matches.
+    /// True when `authorization` is `Bearer <token>` as RFC 9110 writes credentials: the scheme
+    /// in any case (§11.1: `bearer` and `BEARER` too), one or more spaces (§11.4), the token byte
+    /// for byte; spaces and tabs around the value are not part of it (§5.5, as over HTTP/2).
+    /// Every byte of the longer of the normalized value and the expected one is compared,
+    /// whatever matches, so the time taken depends only on the lengths; a different length
+    /// never matches.
     func accepts(_ authorization: String?) -> Bool {
-        let presented = Array((authorization ?? "").utf8)
+        let presented = Self.normalized(Array((authorization ?? "").utf8))
         var difference: UInt8 = presented.count == expected.count ? 0 : 1
         for index in 0..<max(presented.count, expected.count) {
             var byte = index < presented.count ? presented[index] : 0
@@ -104,4 +106,19 @@ struct BearerToken: Sendable {
 
     /// The letters of `Bearer`, first in `expected`.
     private static let schemeLetters = 6
+
+    /// `value` without the spaces and tabs around it, and with one space where the scheme is
+    /// followed by several.
+    private static func normalized(_ value: [UInt8]) -> [UInt8] {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        guard let first = value.firstIndex(where: { !isWhitespace($0) }),
+              let last = value.lastIndex(where: { !isWhitespace($0) }) else { return [] }
+        var trimmed = Array(value[first...last])
+        let afterScheme = schemeLetters + 1
+        if trimmed.count > afterScheme, trimmed[schemeLetters] == 0x20, trimmed[afterScheme] == 0x20 {
+            let tokenStart = trimmed[afterScheme...].firstIndex { $0 != 0x20 } ?? trimmed.count
+            trimmed.removeSubrange(afterScheme..<tokenStart)
+        }
+        return trimmed
+    }
 }

@@ -33,7 +33,9 @@ import Testing
         let loaded = try Self.load(Array(file.utf8)).result.get()
         #expect(loaded.accepts("Bearer \(token)"))
         #expect(loaded.accepts("bearer \(token)") && loaded.accepts("BEARER \(token)"), "the scheme in any case")
-        #expect(!loaded.accepts("Bearer \(token) "))
+        #expect(loaded.accepts(" Bearer \(token) \t") && loaded.accepts("Bearer   \(token)"),
+                "spaces and tabs around the value, and several spaces after the scheme (RFC 9110 §5.5, §11.4)")
+        #expect(!loaded.accepts("Bearer\t\(token)") && !loaded.accepts("Bearer\(token)") && !loaded.accepts("Bearer \(token) x"))
         #expect(!loaded.accepts("Bearer\u{02}\(token)") && !loaded.accepts("Bearxr \(token)") && !loaded.accepts("Basic  \(token)"))
         if token.first?.isLetter == true {
             #expect(!loaded.accepts("Bearer \(token.prefix(1).uppercased() == token.prefix(1) ? token.lowercased() : token.uppercased())"),
