@@ -34,6 +34,13 @@ public struct GRPCServerConfiguration: Sendable {
     /// the read's events are handled): a message that would go past it is answered
     /// RESOURCE_EXHAUSTED. Bounds what a few bytes of gzip can make the server hold.
     public var maxDecompressedBytesPerRead = 8 * 1024 * 1024
+    /// What compressed messages may inflate to on one connection, in all: this many bytes for
+    /// each byte the connection sent, plus `initialInflateBytes`. Bounds the CPU a peer can make
+    /// the server spend inflating to a multiple of what it sends (a gzip bomb inflates ~1,000×);
+    /// a message past it is answered RESOURCE_EXHAUSTED, before it is inflated any further.
+    public var inflateBytesPerReceivedByte = 32
+    /// The inflating a connection may do before it has sent much (see `inflateBytesPerReceivedByte`).
+    public var initialInflateBytes = 256 * 1024
     /// PINGs closer together than this without data from us between them are strikes.
     public var minPingIntervalNanoseconds: UInt64 = 300_000_000_000
     /// More strikes than this: GOAWAY ENHANCE_YOUR_CALM "too_many_pings".

@@ -49,6 +49,9 @@ public final class GRPCServerSession {
     /// Bytes compressed messages inflated to during the current `receive` (all held until its
     /// events are handled), against `maxDecompressedBytesPerRead`.
     private var decompressedThisRead = 0
+    /// Bytes compressed messages may still inflate to on this connection: grows with the bytes
+    /// received (`inflateBytesPerReceivedByte`), shrinks by what zlib produces.
+    private var inflateCredit: Int
 
     /// Says, for a request's path, whether the method takes exactly one request message (unary
     /// and server-streaming methods). For those the session delivers the request whole: one
@@ -79,6 +82,7 @@ public final class GRPCServerSession {
     /// Creates a session and queues our SETTINGS.
     public init(configuration: GRPCServerConfiguration = GRPCServerConfiguration()) throws(GRPCSessionError) {
         self.configuration = configuration
+        inflateCredit = configuration.initialInflateBytes
         var options = NGHTTP2Session.Options()
         options.settings = [
             (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), configuration.maxConcurrentStreams),
@@ -119,6 +123,9 @@ public final class GRPCServerSession {
         events.removeAll(keepingCapacity: true)
         if let failure { throw failure }
         decompressedThisRead = 0
+        let earned = bytes.count.multipliedReportingOverflow(by: configuration.inflateBytesPerReceivedByte)
+        let credit = inflateCredit.addingReportingOverflow(earned.partialValue)
+        inflateCredit = earned.overflow || credit.overflow ? Int.max : credit.partialValue
         framing.advance(over: bytes)
         let result = engine.receive(bytes)
         if result < 0, failure == nil {
@@ -458,14 +465,21 @@ public final class GRPCServerSession {
                 extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", GRPCMessageEncoding.acceptHeader)])
             return nil
         }
-        let allowance = configuration.maxDecompressedBytesPerRead - decompressedThisRead
-        let limit = min(configuration.maxMessageSize, allowance)
+        let readAllowance = configuration.maxDecompressedBytesPerRead - decompressedThisRead
+        let limit = min(configuration.maxMessageSize, readAllowance, inflateCredit)
+        // zlib's work is charged whatever comes of it, so refused messages cost the peer too.
+        var inflated = 0
+        defer {
+            decompressedThisRead += inflated
+            inflateCredit -= inflated
+        }
         do {
-            let bytes = try GRPCMessageCompression.inflate(compressed, encoding: encoding, limit: limit)
-            decompressedThisRead += bytes.count
-            return bytes
+            return try GRPCMessageCompression.inflate(compressed, encoding: encoding, limit: limit, inflated: &inflated)
         } catch {
             switch error {
+            case .tooLarge where limit == inflateCredit && limit < configuration.maxMessageSize:
+                answerAndCancel(stream, RPCError(.resourceExhausted,
+                    "the compressed requests of this connection inflate to more than \(configuration.inflateBytesPerReceivedByte) times the bytes it sent (and \(configuration.initialInflateBytes) bytes more): this one was refused; send it uncompressed"))
             case .tooLarge where limit < configuration.maxMessageSize:
                 answerAndCancel(stream, RPCError(.resourceExhausted,
                     "the compressed requests of one read inflate to more than \(configuration.maxDecompressedBytesPerRead) bytes in all: this one was refused; retry it"))

@@ -148,6 +148,42 @@ struct GRPCCompressionTests {
         #expect(loop.events.contains(.message(streamID: later, zeros)))
     }
 
+    @Test("a message refused for inflating too far is charged to the read: the next one in it meets what is left")
+    func refusalsAreCharged() throws {
+        var configuration = GRPCServerConfiguration()
+        configuration.maxMessageSize = 1000
+        configuration.maxDecompressedBytesPerRead = 1500
+        let loop = try Loopback(server: configuration)
+        try loop.pump()
+        let bomb = try Self.compressedCall(loop, encoding: "gzip", Self.zeros1001Gzip, pump: false)
+        let next = try Self.compressedCall(loop, encoding: "deflate", Self.zeros900Deflate, pump: false)
+        try loop.clientToServer()
+        try loop.pump()
+        #expect(Self.status(loop, bomb).message == "request message of 29 bytes (gzip) inflates to more than the limit of 1000 bytes")
+        #expect(Self.status(loop, next) == (String(StatusCode.resourceExhausted.rawValue),
+            "the compressed requests of one read inflate to more than 1500 bytes in all: this one was refused; retry it"))
+    }
+
+    @Test("a connection inflates at most inflateBytesPerReceivedByte times what it sent, plus initialInflateBytes")
+    func inflateCredit() throws {
+        var configuration = GRPCServerConfiguration()
+        configuration.initialInflateBytes = 1000
+        configuration.inflateBytesPerReceivedByte = 2
+        let loop = try Loopback(server: configuration)
+        let zeros = [UInt8](repeating: 0, count: 1000)
+        // The preface, SETTINGS and this call's ~100 bytes earn ~250 on top of the first 1,000.
+        let first = try Self.compressedCall(loop, encoding: "gzip", Self.zeros1000Gzip)
+        #expect(loop.events.contains(.message(streamID: first, zeros)))
+        let second = try Self.compressedCall(loop, encoding: "gzip", Self.zeros1000Gzip)
+        #expect(Self.status(loop, second) == (String(StatusCode.resourceExhausted.rawValue),
+            "the compressed requests of this connection inflate to more than 2 times the bytes it sent (and 1000 bytes more): this one was refused; send it uncompressed"))
+        // 1,000 bytes sent uncompressed earn 2,000 more.
+        let plain = try loop.call(message: [UInt8](repeating: 5, count: 1000))
+        #expect(loop.events.contains(.message(streamID: plain, [UInt8](repeating: 5, count: 1000))))
+        let third = try Self.compressedCall(loop, encoding: "gzip", Self.zeros1000Gzip)
+        #expect(loop.events.contains(.message(streamID: third, zeros)))
+    }
+
     // MARK: - Replies
 
     /// A reply that compresses well: 2,000 bytes of a short repeating text.
@@ -177,8 +213,10 @@ struct GRPCCompressionTests {
         let message = try #require(response.messages.first)
         #expect(Array(message.prefix(magic.count)) == magic)
         #expect(response.dataBytes < Self.bigReply.count / 4)
+        var count = 0
         let inflated = try GRPCMessageCompression.inflate(message, encoding: try #require(GRPCMessageEncoding(rawValue: encoding)),
-                                                          limit: 1 << 20)
+                                                          limit: 1 << 20, inflated: &count)
+        #expect(count == Self.bigReply.count)
         #expect(inflated == Self.bigReply)
     }
 

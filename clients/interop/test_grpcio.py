@@ -1,6 +1,7 @@
 """grpcio (gRPC's own Python stack) against larder-server over gRPC on HTTP/2."""
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -183,12 +184,13 @@ def test_a_message_the_server_cannot_decode_is_invalid_argument(channel: grpc.Ch
     assert code == grpc.StatusCode.INVALID_ARGUMENT and message
 
 
-def padded(request: bytes, total: int) -> bytes:
-    """`request` padded to `total` bytes with an unknown length-delimited field 15 of zeros, which the server skips."""
+def padded(request: bytes, total: int, filler: bytes = b"\x00") -> bytes:
+    """`request` padded to `total` bytes with an unknown length-delimited field 15 of `filler`
+    repeated, which the server skips."""
     body = total - len(request) - 1 - 4  # tag byte + 4-byte varint length
     length = bytes([0x80 | (body & 0x7F), 0x80 | ((body >> 7) & 0x7F), 0x80 | ((body >> 14) & 0x7F),
                     (body >> 21) & 0x7F])
-    return request + b"\x7a" + length + b"\x00" * body
+    return request + b"\x7a" + length + (filler * (body // len(filler) + 1))[:body]
 
 
 def test_a_message_near_the_size_limit_is_served_and_one_over_it_refused(stubs: Stubs, channel: grpc.Channel) -> None:
@@ -216,14 +218,27 @@ def test_a_channel_that_compresses_its_requests_is_served(stubs: Stubs, shared_s
         created = service.CreateLocation(pb.CreateLocationRequest(location=pb.Location(name=unique("Cellar"), color_hex="#aabbcc")),
                                          timeout=TIMEOUT)
         assert service.GetLocation(pb.GetLocationRequest(id=created.id), timeout=TIMEOUT) == created
-        # 4 MiB of zeros compress to a few KiB: the size limit applies to what they inflate to.
+        # Random hex digits compress about 2:1, so 4 MiB of them go as ~2.3 MB: the size
+        # limit applies to what they inflate to.
         call = channel.unary_unary("/larder.v1.LocationService/GetLocation", request_serializer=None,
                                    response_deserializer=None)
         request = pb.GetLocationRequest(id=created.id).SerializeToString()
-        assert call(padded(request, 4 * 1024 * 1024 - 1024), timeout=TIMEOUT) == created.SerializeToString()
-        code, message = code_and_message(lambda: call(padded(request, 4 * 1024 * 1024 + 1024), timeout=TIMEOUT))
+        hex_digits = os.urandom(64 * 1024).hex().encode()
+        assert call(padded(request, 4 * 1024 * 1024 - 1024, hex_digits), timeout=TIMEOUT) == created.SerializeToString()
+        code, message = code_and_message(
+            lambda: call(padded(request, 4 * 1024 * 1024 + 1024, hex_digits), timeout=TIMEOUT))
         assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "inflates to more than the limit of 4194304 bytes" in message
+        # 4 MiB of zeros compress to 4 KiB: a fresh connection may not inflate that much (a gzip
+        # bomb's ratio); the connection is still served.
+        with grpc.insecure_channel(shared_server.address, compression=compression,
+                                   options=[("grpc.use_local_subchannel_pool", 1)]) as fresh:  # a new connection
+            bomb = fresh.unary_unary("/larder.v1.LocationService/GetLocation", request_serializer=None,
+                                     response_deserializer=None)
+            code, message = code_and_message(lambda: bomb(padded(request, 4 * 1024 * 1024 - 1024), timeout=TIMEOUT))
+            assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "inflate to more than 32 times the bytes it sent" in message
+            assert bomb(request, timeout=TIMEOUT) == created.SerializeToString()
         code, message = code_and_message(lambda: service.CreateLocation(
             pb.CreateLocationRequest(location=pb.Location(name="")), timeout=TIMEOUT))
         assert code == grpc.StatusCode.INVALID_ARGUMENT and message  # decoded after inflating, checked as ever

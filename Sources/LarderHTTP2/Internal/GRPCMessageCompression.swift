@@ -64,9 +64,12 @@ enum GRPCMessageCompression {
     private static let chunkSize = 16 * 1024
 
     /// The bytes `compressed` inflates to, at most `limit` of them. Data after the end of
-    /// the compressed stream is refused, as is a stream that ends early.
-    static func inflate(_ compressed: [UInt8], encoding: GRPCMessageEncoding,
-                        limit: Int) throws(Failure) -> [UInt8] {
+    /// the compressed stream is refused, as is a stream that ends early. `inflated` is set to
+    /// the bytes zlib produced, whatever the outcome: the work done, to charge for it even when
+    /// the message is refused (a bomb stops a little past `limit`, corrupt data where it breaks).
+    static func inflate(_ compressed: [UInt8], encoding: GRPCMessageEncoding, limit: Int,
+                        inflated: inout Int) throws(Failure) -> [UInt8] {
+        inflated = 0
         var stream = z_stream()
         let windowBits = encoding.windowBits(first: compressed.first, second: compressed.dropFirst().first)
         switch larder_inflate_init(&stream, windowBits) {
@@ -80,6 +83,7 @@ enum GRPCMessageCompression {
                 inflate(&stream, input: input, chunk: chunk, limit: limit)
             }
         }
+        inflated = Int(stream.total_out)
         return try result.get()
     }
 
