@@ -14,6 +14,8 @@ public final class GRPCClientSession {
         public var initialWindowSize: UInt32 = 65_535
         /// The largest DATA payload we write at once (split messages over several frames).
         public var maxDataChunk = 16_384
+        /// Whether the server's PINGs are acknowledged (off: a peer that never answers them).
+        public var acknowledgesPings = true
 
         public init() {}
     }
@@ -55,7 +57,9 @@ public final class GRPCClientSession {
 
     public init(options: Options = Options()) throws(GRPCSessionError) {
         self.options = options
-        engine = try NGHTTP2Session.grpcClient(initialWindowSize: options.initialWindowSize)
+        engine = try NGHTTP2Session.grpcClient(initialWindowSize: options.initialWindowSize) { tuned in
+            tuned.acknowledgesPings = options.acknowledgesPings
+        }
         engine.handler = self
     }
 

@@ -258,6 +258,21 @@ public final class GRPCServerSession {
         engine.submitPing(0x6C61_7264_6572_2121)
     }
 
+    /// Ends the wait for the drain's PING answer: the final GOAWAY, with the last stream id
+    /// taken, goes out now (RFC 9113 §6.8), so a client that never answers still learns which
+    /// of its calls were not processed. Nothing when no drain waits.
+    public func finishDrain() {
+        guard drainPingData != nil, failure == nil else { return }
+        submitFinalGoaway()
+    }
+
+    private func submitFinalGoaway() {
+        guard !finalGoawaySubmitted else { return }
+        finalGoawaySubmitted = true
+        engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError,
+                            debug: "graceful stop: streams above the last stream id were not processed; retry them elsewhere")
+    }
+
     /// True from `beginDrain` until the client acknowledged its PING and the final GOAWAY was
     /// submitted: meanwhile the client may still be sending requests it opened before it saw the
     /// shutdown notice, which the final GOAWAY will count as processed (so serve them).
@@ -499,11 +514,7 @@ public final class GRPCServerSession {
 
     private func receivedPing(_ frame: NGHTTP2Frame) -> Bool {
         if frame.isAck {
-            if let drainPingData, frame.pingData == drainPingData, !finalGoawaySubmitted {
-                finalGoawaySubmitted = true
-                engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError,
-                                    debug: "graceful stop: streams above the last stream id were not processed; retry them elsewhere")
-            }
+            if let drainPingData, frame.pingData == drainPingData { submitFinalGoaway() }
             return true
         }
         let now = configuration.clock()

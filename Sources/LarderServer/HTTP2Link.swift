@@ -167,6 +167,9 @@ final class HTTP2Link {
     /// `GRPCServerSession.awaitsDrainAcknowledgement`).
     var awaitsDrainAcknowledgement: Bool { session.awaitsDrainAcknowledgement }
 
+    /// Sends the drain's final GOAWAY without waiting any longer for the client's PING answer.
+    func finishDrain() { session.finishDrain() }
+
     /// Response bytes the session holds for a closed flow-control window.
     var heldOutputBytes: Int { session.heldOutputBytes }
 

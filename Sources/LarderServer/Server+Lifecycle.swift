@@ -209,6 +209,12 @@ extension Server {
            connections.values.contains(where: { $0.http2?.awaitsDrainAcknowledgement == true }) {
             return
         }
+        // Clients that did not answer get the final GOAWAY all the same, written before the exit.
+        for connection in connections.values where connection.http2?.awaitsDrainAcknowledgement == true {
+            connection.http2?.finishDrain()
+            pumpHTTP2(connection)
+            connection.flush()
+        }
         // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too.
         let unwritten = connections.values.contains {
             $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0

@@ -180,14 +180,23 @@ public final class Server: @unchecked Sendable {
         defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }
         // close_notify tells a peer it missed nothing: not for one whose calls the drain timeout cut short.
-        for connection in Array(connections.values) {
-            close(connection, reason: "server stopped", notifyPeer: connection.callsInFlight == 0)
+        let remaining = Array(connections.values)
+        for connection in remaining where connection.callsInFlight == 0 { connection.sendCloseNotify() }
+        // What a peer sends now (a late PING answer, a call racing the GOAWAY) is read and dropped
+        // before the close, so no reset destroys the last frames it has not read yet.
+        LingeringClose.drain(remaining.map(\.fd), milliseconds: Self.lingerMilliseconds)
+        for connection in remaining {
+            close(connection, reason: "server stopped", notifyPeer: false)
         }
         store.close()
         logger.flushSuppressed(all: true)
         logger.info("stopped", ["calls_in_flight": callsInFlight])
         return true
     }
+
+    /// How long the server, stopping, waits in all for the peers of connections still open
+    /// to close their side after it shut down its own (`LingeringClose`).
+    static let lingerMilliseconds = 1000
 
     /// Starts a graceful shutdown: health turns NOT_SERVING, no new connections,
     /// new calls get UNAVAILABLE, calls in flight finish (up to the drain timeout).

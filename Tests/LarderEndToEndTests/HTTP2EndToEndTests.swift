@@ -247,6 +247,24 @@ struct HTTP2EndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("SIGTERM: a client that never answers the drain's PING still gets the final GOAWAY, naming the calls served, and the server exits")
+    func theFinalGoawayComesWithoutThePingAnswer() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed"])
+        defer { server.stop() }
+        var options = GRPCClientSession.Options()
+        options.acknowledgesPings = false
+        let client = try HTTP2TestClient(port: server.port, options: options)
+        let create = ProtoCodec.encode(CreateLocationRequest(location: Location(name: "Served", colorHex: "#010203")))
+        let served = try client.start(Self.createLocation, messages: [create])
+        #expect(await offThePool { client.read(served) { $0.ended } }?.trailers["grpc-status"] == "0")
+        _ = kill(server.processIdentifier, SIGTERM)
+        #expect(await offThePool { client.readUntilClosed(seconds: 60) })
+        // Before, only the shutdown notice (last stream id 2³¹−1) came: the client never learned what was served.
+        #expect(client.goawaysOnTheWire == [.init(lastStreamID: Int32.max, code: .noError),
+                                            .init(lastStreamID: served, code: .noError)], "\(client.goawaysOnTheWire)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])

@@ -77,7 +77,7 @@ struct HardeningEndToEndTests {
         // 256 and 512 extra bytes: a length difference that folds to zero in one byte.
         for presented in ["s3cret-token" + String(repeating: "x", count: 256),
                           "s3cret-token" + String(repeating: "x", count: 512),
-                          "s3cret-toke", "s3cret-token "] {
+                          "s3cret-toke", "s3cret-token x"] {  // (spaces around the value are trimmed, RFC 9110 §5.5)
             let client = try LarderClient.loopback(port: server.port, token: presented)
             defer { client.close() }
             await expectStatus(.unauthenticated) {

@@ -134,6 +134,24 @@ struct GRPCLimitsTests {
         #expect(loop.server.closeReason == nil)
     }
 
+    @Test("drain whose PING is not answered in time: finishDrain sends the final GOAWAY with the last stream id all the same")
+    func drainWithoutAnswer() throws {
+        let loop = try Loopback()
+        let inFlight = try loop.call()
+        loop.server.beginDrain()
+        loop.server.finishDrain()  // before any of the drain's frames reached the client
+        #expect(!loop.server.awaitsDrainAcknowledgement)
+        try loop.pump()
+        #expect(loop.client.goaways == [.init(lastStreamID: Int32.max, code: .noError),
+                                         .init(lastStreamID: inFlight, code: .noError)])
+        loop.server.finishDrain()  // once only
+        try loop.pump()
+        #expect(loop.client.goaways.count == 2)
+        loop.server.sendTrailers(streamID: inFlight, status: .ok)
+        try loop.pump()
+        #expect(loop.server.isFinished)
+    }
+
     @Test("PINGs are answered; too many without data from us is GOAWAY ENHANCE_YOUR_CALM too_many_pings")
     func pingFlood() throws {
         let clock = ManualClock()

@@ -12,6 +12,7 @@ import Synchronization
 public final class HTTP2TestClient: Sendable {
     private let connection: RawConnection
     private let session: Mutex<GRPCClientSession>
+    private let receivedBytes = Mutex<[UInt8]>([])
 
     public init(port: UInt16, options: GRPCClientSession.Options = GRPCClientSession.Options()) throws {
         connection = try RawConnection(port: port)
@@ -65,8 +66,29 @@ public final class HTTP2TestClient: Sendable {
         return response(streamID)
     }
 
-    /// The GOAWAY frames the server sent so far.
+    /// The GOAWAY frames the server sent so far, as the session took them (nghttp2 takes no
+    /// frame after a GOAWAY that leaves no stream open: see `goawaysOnTheWire`).
     public var goaways: [HTTP2Goaway] { session.withLock { $0.goaways } }
+
+    /// Every GOAWAY frame among the bytes read so far, read from the frame headers (RFC 9113
+    /// §4.1, §6.8) whatever the session made of them.
+    public var goawaysOnTheWire: [HTTP2Goaway] {
+        let bytes = receivedBytes.withLock { $0 }
+        var goaways: [HTTP2Goaway] = []
+        var offset = 0
+        while bytes.count - offset >= 9 {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            guard bytes.count - offset - 9 >= length else { break }
+            let payload = offset + 9
+            if bytes[offset + 3] == 7, length >= 8 {
+                let word = { (at: Int) in (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[at + $1]) } }
+                goaways.append(HTTP2Goaway(lastStreamID: Int32(word(payload) & 0x7FFF_FFFF),
+                                           code: HTTP2ErrorCode(rawValue: word(payload + 4))))
+            }
+            offset = payload + length
+        }
+        return goaways
+    }
 
     /// Reads (answering what the protocol asks) until the server closes the connection or
     /// `seconds` pass; true when it closed.
@@ -89,6 +111,7 @@ public final class HTTP2TestClient: Sendable {
             if count == 0 { return true }
             if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
             let bytes = Array(buffer[0..<count])
+            receivedBytes.withLock { $0 += bytes }
             session.withLock { try? $0.receive(bytes) }
             flush()
         }

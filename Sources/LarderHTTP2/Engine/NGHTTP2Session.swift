@@ -26,6 +26,8 @@ final class NGHTTP2Session {
         /// Streams the peer may have open before the first SETTINGS ACK arrives (client role: our
         /// limit on what we open).
         var peerMaxConcurrentStreams: UInt32 = 100
+        /// nghttp2 acknowledges the peer's PINGs by itself (off: tests of peers that never do).
+        var acknowledgesPings = true
     }
 
     /// A negative nghttp2 return code with its text.
@@ -78,6 +80,7 @@ final class NGHTTP2Session {
         nghttp2_option_set_max_outbound_ack(option, options.maxOutboundAcks)
         nghttp2_option_set_max_settings(option, options.maxSettingsEntries)
         nghttp2_option_set_peer_max_concurrent_streams(option, options.peerMaxConcurrentStreams)
+        if !options.acknowledgesPings { nghttp2_option_set_no_auto_ping_ack(option, 1) }
 
         var memory = nghttp2_mem(mem_user_data: nil, malloc: nil, free: nil, calloc: nil, realloc: nil)
         memory.mem_user_data = Unmanaged.passUnretained(self).toOpaque()

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Closing sockets without losing what was last written to them. Closing a socket whose peer
+/// sent bytes it never read makes the kernel answer with a reset, and a peer that gets the reset
+/// may discard what it had received but not yet read: a server's last reply, or HTTP/2's final
+/// GOAWAY. So the sending side is shut down first (the peer reads everything, then end of
+/// stream), and what the peer still sends is read and dropped until it closes its side too.
+public enum LingeringClose {
+    /// Shuts down the sending side of each socket, then reads and drops what its peer sends
+    /// until the peer closes, a read fails, `maxBytesPerSocket` were read, or `milliseconds`
+    /// pass for all of them together. The descriptors stay open: the caller closes them.
+    public static func drain(_ fds: [Int32], milliseconds: Int, maxBytesPerSocket: Int = 1 << 20) {
+        guard !fds.isEmpty else { return }
+        for fd in fds { _ = shutdown(fd, Int32(SHUT_WR)) }
+        var pending = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var read = [Int](repeating: 0, count: fds.count)
+        var owners = Array(fds.indices)
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        let deadline = monotonicMilliseconds() + milliseconds
+        while !pending.isEmpty {
+            let remaining = deadline - monotonicMilliseconds()
+            guard remaining > 0 else { return }
+            let ready = poll(&pending, nfds_t(pending.count), Int32(clamping: remaining))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return }
+            var index = pending.count - 1
+            while index >= 0 {
+                defer { index -= 1 }
+                guard pending[index].revents != 0 else { continue }
+                pending[index].revents = 0
+                let owner = owners[index]
+                if discardAvailable(pending[index].fd, scratch: &scratch, read: &read[owner], limit: maxBytesPerSocket) {
+                    pending.remove(at: index)
+                    owners.remove(at: index)
+                }
+            }
+        }
+    }
+
+    /// Reads and drops what `fd` has now; true when the socket is done (end of stream, an
+    /// error, or `limit` bytes read in all).
+    private static func discardAvailable(_ fd: Int32, scratch: inout [UInt8], read: inout Int, limit: Int) -> Bool {
+        while true {
+            let outcome: SocketIO.Outcome
+            do {
+                outcome = try scratch.withUnsafeMutableBytes { buffer throws(SystemError) in
+                    try SocketIO.read(fd, into: buffer)
+                }
+            } catch {
+                return true
+            }
+            switch outcome {
+            case .transferred(let count):
+                read += count
+                if read >= limit { return true }
+            case .wouldBlock:
+                return false
+            case .endOfStream:
+                return true
+            }
+        }
+    }
+
+    private static func monotonicMilliseconds() -> Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import LarderReactor
+import LarderTestSupport
+import Testing
+
+/// `LingeringClose`: the server's last bytes reach a peer that is still writing, and a peer
+/// that never closes holds the exit no longer than the time given.
+@Suite struct LingeringCloseTests {
+    /// An accepted, non-blocking socket (as the server's) and the client connected to it.
+    static func connectedPair() throws -> (listener: TCPListener, server: Int32, client: RawConnection) {
+        let listener = try TCPListener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        let client = try RawConnection(port: listener.address.port)
+        for _ in 0..<1000 {
+            if let (fd, _) = try listener.accept() { return (listener, fd, client) }
+            usleep(1000)
+        }
+        throw CancellationError()
+    }
+
+    /// Everything `client` reads until end of stream (true) or an error such as a reset (false).
+    static func readToEnd(_ client: RawConnection) -> (bytes: [UInt8], endOfStream: Bool) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { client.receiveSome(into: $0) }
+            if count == 0 { return (bytes, true) }
+            if count < 0 { return (bytes, false) }
+            bytes += buffer[0..<count]
+        }
+    }
+
+    @Test("bytes the peer sent that were never read are drained: the peer reads the last bytes and then end of stream, not a reset")
+    func unreadInputDoesNotResetTheClose() async throws {
+        let (listener, server, client) = try Self.connectedPair()
+        defer { listener.close() }
+        client.send([UInt8](repeating: 7, count: 1000))  // never read by the server's code
+        usleep(50_000)
+        _ = [UInt8]("final".utf8).withUnsafeBytes { write(server, $0.baseAddress, $0.count) }
+        // The peer does not close: the drain ends at its deadline, having read what came.
+        LingeringClose.drain([server], milliseconds: 300)
+        close(server)
+        let (bytes, endOfStream) = Self.readToEnd(client)
+        #expect(bytes == Array("final".utf8))
+        #expect(endOfStream, "a plain close with unread input answers with a reset")
+    }
+
+    @Test("a peer that closes after the end of stream ends the drain long before its deadline; one that never does is waited for until it")
+    func drainEndsWhenPeersClose() async throws {
+        let (listener, server, client) = try Self.connectedPair()
+        let (_, silentServer, silentClient) = try Self.connectedPair()
+        defer { listener.close() }
+        let reader = Task.detached { () -> Bool in
+            let ended = Self.readToEnd(client).endOfStream
+            client.shutdownSending()  // the peer closes its side once it read the end of stream
+            return ended
+        }
+        let start = ContinuousClock.now
+        LingeringClose.drain([server], milliseconds: 60_000)
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .seconds(30), "returned on the peer's close, not at the 60 s deadline")
+        #expect(await reader.value)
+        close(server)
+
+        let silentStart = ContinuousClock.now
+        LingeringClose.drain([silentServer], milliseconds: 200)
+        #expect(ContinuousClock.now - silentStart >= .milliseconds(200))
+        close(silentServer)
+        withExtendedLifetime(silentClient) {}
+    }
+}
