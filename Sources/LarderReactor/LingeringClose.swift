@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderSystem
 
 /// Closing sockets without losing what was last written to them. Closing a socket whose peer
 /// sent bytes it never read makes the kernel answer with a reset, and a peer that gets the reset
@@ -14,26 +15,22 @@ public enum LingeringClose {
     public static func drain(_ fds: [Int32], milliseconds: Int, maxBytesPerSocket: Int = 1 << 20) {
         guard !fds.isEmpty else { return }
         for fd in fds { _ = shutdown(fd, Int32(SHUT_WR)) }
+        // `pending[i]` and `readSoFar[i]` are one socket's: removed together once it is done.
         var pending = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        var read = [Int](repeating: 0, count: fds.count)
-        var owners = Array(fds.indices)
+        var readSoFar = [Int](repeating: 0, count: fds.count)
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
-        let deadline = monotonicMilliseconds() + milliseconds
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(milliseconds, 0)) * 1_000_000
         while !pending.isEmpty {
-            let remaining = deadline - monotonicMilliseconds()
-            guard remaining > 0 else { return }
-            let ready = poll(&pending, nfds_t(pending.count), Int32(clamping: remaining))
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { return }
+            let ready = poll(&pending, nfds_t(pending.count), Int32(clamping: (deadline - now + 999_999) / 1_000_000))
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { return }
-            var index = pending.count - 1
-            while index >= 0 {
-                defer { index -= 1 }
-                guard pending[index].revents != 0 else { continue }
+            for index in pending.indices.reversed() where pending[index].revents != 0 {
                 pending[index].revents = 0
-                let owner = owners[index]
-                if discardAvailable(pending[index].fd, scratch: &scratch, read: &read[owner], limit: maxBytesPerSocket) {
+                if discardAvailable(pending[index].fd, scratch: &scratch, read: &readSoFar[index], limit: maxBytesPerSocket) {
                     pending.remove(at: index)
-                    owners.remove(at: index)
+                    readSoFar.remove(at: index)
                 }
             }
         }
@@ -61,11 +58,5 @@ public enum LingeringClose {
                 return true
             }
         }
-    }
-
-    private static func monotonicMilliseconds() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
     }
 }

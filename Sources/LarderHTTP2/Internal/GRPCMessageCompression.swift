@@ -145,8 +145,9 @@ extension GRPCMessageCompression {
             guard deflate(&stream, Z_FINISH) == Z_STREAM_END else { return }
             let length = Int(stream.total_out)
             guard length < message.count else { return }
-            buffer[0] = 1
-            for index in 1...4 { buffer[index] = UInt8(truncatingIfNeeded: length >> (8 * (4 - index))) }
+            for (index, byte) in GRPCMessageDeframer.prefix(count: length, compressed: true).enumerated() {
+                buffer[index] = byte
+            }
             initialized = prefixSize + length
             complete = true
         }
