@@ -12,8 +12,10 @@ public enum LingeringClose {
     /// Shuts down the sending side of each socket, then reads and drops what its peer sends
     /// until the peer closes, a read fails, `maxBytesPerSocket` were read, or `milliseconds`
     /// pass for all of them together. The descriptors stay open: the caller closes them.
-    public static func drain(_ fds: [Int32], milliseconds: Int, maxBytesPerSocket: Int = 1 << 20) {
-        guard !fds.isEmpty else { return }
+    /// Returns how many sockets were still not done when the time ran out.
+    @discardableResult
+    public static func drain(_ fds: [Int32], milliseconds: Int, maxBytesPerSocket: Int = 1 << 20) -> Int {
+        guard !fds.isEmpty else { return 0 }
         for fd in fds { _ = shutdown(fd, Int32(SHUT_WR)) }
         // `pending[i]` and `readSoFar[i]` are one socket's: removed together once it is done.
         var pending = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -22,10 +24,10 @@ public enum LingeringClose {
         let deadline = MonotonicClock.nanoseconds() + UInt64(max(milliseconds, 0)) * 1_000_000
         while !pending.isEmpty {
             let now = MonotonicClock.nanoseconds()
-            guard now < deadline else { return }
+            guard now < deadline else { return pending.count }
             let ready = poll(&pending, nfds_t(pending.count), Int32(clamping: (deadline - now + 999_999) / 1_000_000))
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return }
+            guard ready > 0 else { return pending.count }
             for index in pending.indices.reversed() where pending[index].revents != 0 {
                 pending[index].revents = 0
                 if discardAvailable(pending[index].fd, scratch: &scratch, read: &readSoFar[index], limit: maxBytesPerSocket) {
@@ -34,6 +36,7 @@ public enum LingeringClose {
                 }
             }
         }
+        return 0
     }
 
     /// Reads and drops what `fd` has now; true when the socket is done (end of stream, an
