@@ -184,6 +184,26 @@ struct GRPCCompressionTests {
         #expect(loop.events.contains(.message(streamID: third, zeros)))
     }
 
+    /// 100,000 zero bytes, gzip (132 bytes): a small bomb.
+    static let zeros100000Gzip: [UInt8] =
+        [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xed, 0xc1, 0x31, 0x01, 0x00, 0x00,
+         0x00, 0xc2, 0xa0, 0xf5, 0x4f, 0x6d, 0x0d, 0x0f, 0xa0] + [UInt8](repeating: 0, count: 96)
+        + [0x80, 0x57, 0x03, 0x7d, 0x95, 0x11, 0xd4, 0xa0, 0x86, 0x01, 0x00]
+
+    @Test("a refused bomb is charged what its connection had left, not a whole zlib chunk more: the next compressed call is served")
+    func aRefusedBombDoesNotOverdrawTheConnection() throws {
+        var configuration = GRPCServerConfiguration()
+        configuration.initialInflateBytes = 1000
+        let loop = try Loopback(server: configuration)
+        let bomb = try Self.compressedCall(loop, encoding: "gzip", Self.zeros100000Gzip)
+        #expect(Self.status(loop, bomb).code == String(StatusCode.resourceExhausted.rawValue))
+        // This call's ~100 bytes earn 32 times as much, more than its 350 bytes inflated; had the
+        // bomb been charged a 16 KiB chunk of zeros, it would be refused too (grpc-go, which
+        // compresses even tiny requests, saw that after a bomb).
+        let next = try Self.compressedCall(loop, encoding: "gzip", Self.textGzip)
+        #expect(loop.events.contains(.message(streamID: next, Self.text)))
+    }
+
     // MARK: - Replies
 
     /// A reply that compresses well: 2,000 bytes of a short repeating text.

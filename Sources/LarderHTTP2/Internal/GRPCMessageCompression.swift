@@ -94,10 +94,14 @@ enum GRPCMessageCompression {
         stream.avail_in = UInt32(input.count)
         var output: [UInt8] = []
         while true {
+            // Room for what the limit leaves and one byte more (to see it crossed), so a refused
+            // message has made zlib produce at most `limit + 1` bytes, which is what is charged.
+            let left = limit - output.count
+            let room = left < chunk.count ? max(left, 0) + 1 : chunk.count
             stream.next_out = chunk.baseAddress
-            stream.avail_out = UInt32(chunk.count)
+            stream.avail_out = UInt32(room)
             let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-            let produced = chunk.count - Int(stream.avail_out)
+            let produced = room - Int(stream.avail_out)
             guard produced <= limit - output.count else { return .failure(.tooLarge(limit: limit)) }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: chunk[..<produced]))
             switch status {
