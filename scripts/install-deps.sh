@@ -13,12 +13,18 @@ cd "$(dirname "$0")/.."
 # chromium: headless, for the test that renders `larder bench --format html` reports.
 # protobuf-compiler-grpc, protobuf-compiler-grpc-java-plugin, protoc-gen-go, protoc-gen-go-grpc,
 # golang-go, golang-google-{protobuf,grpc}-dev: scripts/check-proto-languages.sh (proto/ generates
-# and the Go output builds, offline, for the languages of stock gRPC clients).
+# and the Go output builds, offline, for the languages of stock gRPC clients), and
+# clients/interop/test_grpc_go.py (grpc-go against the server).
+# golang-github-golang-protobuf-1-5-dev: github.com/golang/protobuf 1.5, through which grpc-go
+#   1.33's codec marshals. Debian's grpc-go accepts 1.3 too (and installs it by default), but 1.3
+#   predates the API protoc-gen-go 1.28 generates: it drops unknown fields and panics on oneofs.
+#   1.5 is a shim over golang-google-protobuf-dev (grpc-go 1.33's own go.mod requires >= 1.4);
+#   installing it removes 1.3, which nothing else here needs.
 # libgrpc++-dev, libprotobuf-dev, g++, make: Benchmarks/grpc-load and the gRPC C++ reference
 #   server; nghttp2-client: h2load and nghttp for scripts/bench-grpc.sh (--smoke in scripts/test.sh).
 APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev zlib1g-dev libssl-dev openssl protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
   protobuf-compiler-grpc protobuf-compiler-grpc-java-plugin protoc-gen-go protoc-gen-go-grpc
-  golang-go golang-google-protobuf-dev golang-google-grpc-dev
+  golang-go golang-google-protobuf-dev golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev
   libgrpc++-dev libprotobuf-dev nghttp2-client g++ make)
 source scripts/lib/apt-install-missing.sh
 apt_install_missing install-deps "${APT_PACKAGES[@]}"

@@ -45,7 +45,7 @@ LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/pyth
 # The gRPC-over-HTTP/2 benchmark tools (Benchmarks/grpc-load, h2-echo, h2load runner, and
 # `larder bench` over HTTP/2 and lean), built and run for a few seconds against the gRPC C++
 # reference and larder-server (~1 min plus the C++ builds).
-echo "== stock gRPC clients over HTTP/2 (grpcio, grpclib, grpcurl): clients/interop" >&2
+echo "== stock gRPC clients over HTTP/2 (grpcio, grpc-go, grpclib, grpcurl): clients/interop" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/interop
 echo "== benchmark tools: scripts/bench-grpc.sh --smoke" >&2
 LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh --smoke

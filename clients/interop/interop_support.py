@@ -56,3 +56,28 @@ def lean_call(address: str, path: str, payload: bytes, token: Optional[str] = No
     assert result.returncode == 0, result.stderr
     code, message = json.loads(result.stdout)
     return int(code), str(message)
+
+
+_LEAN_CALLS = r"""
+import json, sys
+from larder_client import LarderClient, LarderError
+address, token = sys.argv[1], sys.argv[2] or None
+results = []
+with LarderClient(address, token=token, timeout=30) as client:
+    for path, payload in json.load(sys.stdin):
+        try:
+            client.call(path, bytes.fromhex(payload))
+            results.append([0, ""])
+        except LarderError as error:
+            results.append([int(error.code), error.message])
+print(json.dumps(results))
+"""
+
+
+def lean_calls(address: str, calls: list[tuple[str, bytes]], token: Optional[str] = None) -> list[tuple[int, str]]:
+    """lean_call for each (path, payload), in order, on one connection of one process."""
+    result = subprocess.run([sys.executable, "-c", _LEAN_CALLS, address, token or ""],
+                            input=json.dumps([[path, payload.hex()] for path, payload in calls]),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return [(int(code), str(message)) for code, message in json.loads(result.stdout)]
