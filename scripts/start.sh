@@ -95,7 +95,8 @@ for _ in $(seq $((${LARDER_START_WAIT:-30} * 10))); do
   if ! kill -0 "$SERVER" 2>/dev/null; then
     set +e; wait "$SERVER"; code=$?; set -e
     SERVER=""
-    sleep 0.2 # let tee write the last lines
+    # tee may still be writing the server's last lines: give it up to 5 s to write its error.
+    for _ in $(seq 50); do grep -q "level=error\|Address already in use" "$LOG" && break; sleep 0.1; done
     if grep -q "Address already in use" "$LOG"; then
       log "larder-server could not listen on $LISTEN: the address is already taken by another process"
     else

@@ -9,6 +9,7 @@ struct CLIConventionsEndToEndTests {
         var environment = ProcessInfo.processInfo.environment
         environment["LARDER_SERVER"] = server.address
         environment["TZ"] = "UTC"
+        environment["LARDER_TIMEOUT"] = cliTestTimeout
         return try await runProcess(URL(fileURLWithPath: "/bin/bash"),
                                     ["--norc", "--noprofile", "-c", script, try ServerProcess.binary("larder").path],
                                     environment: environment, stdin: Data(stdin))

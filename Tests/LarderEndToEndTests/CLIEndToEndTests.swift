@@ -8,6 +8,7 @@ struct CLIEndToEndTests {
         var environment = ProcessInfo.processInfo.environment
         environment["LARDER_SERVER"] = server?.address ?? "127.0.0.1:1"
         environment["TZ"] = "UTC"
+        environment["LARDER_TIMEOUT"] = cliTestTimeout
         return try await runBinary("larder", arguments, environment: environment)
     }
 

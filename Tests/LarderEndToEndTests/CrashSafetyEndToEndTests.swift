@@ -48,8 +48,9 @@ struct CrashSafetyEndToEndTests {
     /// Runs `writers` concurrent create/delete loops, SIGKILLs the server at a
     /// random moment once writes are flowing, and returns what was acknowledged.
     static func writeUntilKilled(_ server: ServerProcess, round: Int) async throws -> Acknowledged {
+        // A deadline no busy machine reaches: a writer gives up on its first failure.
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port),
-                                      options: ClientOptions(defaultTimeout: .seconds(10)))
+                                      options: ClientOptions(defaultTimeout: .seconds(120)))
         defer { client.close() }
         let acknowledged = Locked(Acknowledged())
         let writes = Task {
@@ -81,7 +82,7 @@ struct CrashSafetyEndToEndTests {
         }
         // Wait (bounded) until writes are flowing, then kill at a random moment.
         var waited = 0
-        while acknowledged.withLock({ $0.created.count }) < 20 && waited < 500 {
+        while acknowledged.withLock({ $0.created.count }) < 20 && waited < 6000 {
             try await Task.sleep(for: .milliseconds(10))
             waited += 1
         }

@@ -95,8 +95,9 @@ struct HTTP2EndToEndTests {
 
     @Test("requests held open count in the memory budget, and a connection that does not complete them is ended")
     func incompleteRequestsAreBounded() async throws {
-        // A 1 MiB budget (the least) and a 1 s frame timeout.
-        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "1", "--no-seed"])
+        // A 1 MiB budget (the least) and a 10 s frame timeout: long enough that a server on a busy
+        // machine has seen the budget used up on a tick before the timeout gives it back.
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "10", "--no-seed"])
         defer { server.stop() }
         let lean = try LarderClient.loopback(port: server.port)
         defer { lean.close() }
@@ -137,7 +138,9 @@ struct HTTP2EndToEndTests {
 
     @Test("a client that never opens its flow-control window: calls are refused past --max-output-bytes, and the connection is ended at the write-stall timeout")
     func closedWindowIsBounded() async throws {
-        let server = try await ServerProcess(arguments: ["--max-output-bytes", "65536", "--write-stall-timeout", "2", "--no-seed"])
+        // The write-stall timeout leaves the 60 calls time to reach the server and be refused
+        // first, however slowly a busy machine runs them.
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "65536", "--write-stall-timeout", "15", "--no-seed"])
         defer { server.stop() }
         var options = GRPCClientSession.Options()
         options.initialWindowSize = 0

@@ -158,7 +158,9 @@ struct HardeningEndToEndTests {
     // MARK: - Item 3: partial frames count against the budget
 
     @Test func partialFramesCountAgainstTheMemoryBudget() async throws {
-        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "3"])
+        // A frame timeout well beyond the sends below (4 × up to 1 s, on a busy machine more), so
+        // the partial frames are all held when the budget is looked at.
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--frame-timeout", "20"])
         defer { server.stop() }
         // Four peers each start a 3 MiB frame: 12 MiB of partial frames against a 1 MiB budget.
         var peers: [RawConnection] = []
@@ -170,7 +172,7 @@ struct HardeningEndToEndTests {
             _ = peer.sendWithoutBlocking(bytes, seconds: 1)
             peers.append(peer)
         }
-        #expect(await server.waitForLog("event=memory_budget_exhausted", seconds: 20))
+        #expect(await server.waitForLog("event=memory_budget_exhausted", seconds: 60))
         // Others are still served: health is answered on the loop and holds nothing.
         let probe = try RawConnection(port: server.port)
         probe.send(Self.health(1))
@@ -361,9 +363,11 @@ struct HardeningEndToEndTests {
     // MARK: - Item 7: SIGTERM exits once the last reply is written
 
     @Test func sigtermExitsAsSoonAsBufferedRepliesAreWritten() async throws {
-        // A per-connection output limit above what is buffered: this test is about the drain alone.
-        let server = try await ServerProcess(arguments: ["--drain-timeout", "120", "--durability", "normal",
-                                                   "--max-output-bytes", "268435456", "--access-log"])
+        // A per-connection output limit above what is buffered, and no write-stall timeout (the
+        // peer reads nothing for as long as the server takes): this test is about the drain alone.
+        let server = try await ServerProcess(arguments: ["--drain-timeout", "600", "--durability", "normal",
+                                                   "--max-output-bytes", "268435456", "--write-stall-timeout", "0",
+                                                   "--access-log"])
         let client = try Self.client(server)
         try await Self.addLocations(200, to: client)
         client.close()
@@ -386,7 +390,7 @@ struct HardeningEndToEndTests {
         var ok = 1
         while ok < count, let reply = raw.receive(), reply.statusCode == .ok { ok += 1 }
         #expect(ok == count, "every call in flight is answered")
-        // stop() waits up to 30 s, then kills: well inside the 120 s drain timeout.
+        // stop() waits up to 120 s, then kills: well inside the 600 s drain timeout.
         #expect(server.stop() == 0)
         #expect(!server.stderr.contains("event=drain_timeout"))
         #expect(server.stderr.contains("event=stopped"))

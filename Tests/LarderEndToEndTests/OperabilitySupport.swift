@@ -9,12 +9,18 @@ struct CLIRun {
     let stderr: String
 }
 
+/// The `larder` CLI's connect timeout and per-call deadline in these tests (`LARDER_TIMEOUT`):
+/// a bound for a hung server, not the 10 s default, which a server under TSan on a busy machine
+/// (a connect, a TLS handshake, a create committed with fsync) can run past.
+let cliTestTimeout = "120s"
+
 /// Runs the `larder` binary against `server` with `arguments`, feeding `stdin` when given.
 func runLarder(_ arguments: [String], server: ServerProcess, stdin: String? = nil) async throws -> CLIRun {
     var environment = ProcessInfo.processInfo.environment
     environment["TZ"] = "UTC"
     environment.removeValue(forKey: "LARDER_SERVER")
     environment.removeValue(forKey: "LARDER_TOKEN")
+    environment["LARDER_TIMEOUT"] = cliTestTimeout
     return try await runBinary("larder", ["--server", server.address] + arguments, environment: environment, stdin: stdin)
 }
 

@@ -39,6 +39,7 @@ final class TLSClientCertificateCLITests {
         environment["LARDER_SERVER"] = server.address
         environment["LARDER_CERT"] = certificates.clientCertificate
         environment["LARDER_KEY"] = certificates.clientKey
+        environment["LARDER_TIMEOUT"] = cliTestTimeout
         let fromEnvironment = try await runBinary("larder", verified + ["health"], environment: environment)
         #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
 

@@ -45,7 +45,7 @@ import Testing
         let before = Self.size(db.path)
         try Self.writeMeals(200, to: store)
         // The checkpoint runs on its own thread after a commit; give it a moment (bounded).
-        let after = Self.size(db.path, onceOver: before + 16 * 1024, tries: 100)
+        let after = Self.size(db.path, onceOver: before + 16 * 1024, tries: 3000)
         #expect(after > before + 16 * 1024, "database file grew from \(before) to \(after) bytes while open")
     }
 

@@ -85,13 +85,19 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
         }
     }
 
-    /// True when the server closed the connection (reads hit end of stream) within the receive timeout.
-    public func isClosedByServer() -> Bool {
+    /// True when the server closed the connection (reads hit end of stream, or a reset) within
+    /// `seconds`: a bound for a close that never comes, long enough for a server under TSan on a
+    /// busy machine, whose timeouts (frame, write stall) fire on its own late ticks.
+    public func isClosedByServer(within seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
             if count == 0 { return true }
-            if count < 0 { return errno == ECONNRESET }
+            if count < 0 {
+                if (errno == EAGAIN || errno == EWOULDBLOCK) && Date() < deadline { continue }
+                return errno == ECONNRESET
+            }
         }
     }
 }

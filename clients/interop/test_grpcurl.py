@@ -478,10 +478,10 @@ def test_a_stream_still_open_at_its_deadline_ends_deadline_exceeded(grpcurl: Grp
                                                                     shared_server: RunningServer) -> None:
     # Health Watch sends the status and stays open, so the deadline is the only way it ends: with
     # DEADLINE_EXCEEDED, whichever side sees it first (the client's grpc-go, or the server's
-    # 250 ms check; this cannot tell which). The only speed assumed: the 5 s cover the whole run,
+    # 250 ms check; this cannot tell which). The only speed assumed: the 15 s cover the whole run,
     # dial and first message included (from proto/ on disk, so no reflection round trip first).
     outcome = grpcurl.run(shared_server.address, "grpc.health.v1.Health/Watch",
-                          flags=["-max-time", "5", "-import-path", str(PROTO_DIR),
+                          flags=["-max-time", "15", "-import-path", str(PROTO_DIR),
                                  "-proto", "grpc/health/v1/health.proto"],
                           data={})
     assert outcome.exit_code == STATUS_EXIT_OFFSET + grpc.StatusCode.DEADLINE_EXCEEDED.value[0], outcome

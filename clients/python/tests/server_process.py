@@ -23,7 +23,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 LISTENING = re.compile(r'\bevent="?listening"?\b.*\baddress="?([^"\s]+):(\d+)"?')
-START_TIMEOUT = 30.0
+START_TIMEOUT = 120.0
 
 
 def _swift(*args: str, timeout: float) -> subprocess.CompletedProcess:
@@ -110,7 +110,7 @@ class RunningServer:
             self.process.send_signal(signal.SIGCONT)  # in case a test left it stopped
             self.process.terminate()
             try:
-                self.process.wait(15)
+                self.process.wait(60)
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(15)

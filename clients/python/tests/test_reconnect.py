@@ -240,7 +240,7 @@ def test_reconnects_after_a_restart_on_the_same_port_and_database(start_server, 
     with first.client() as client:
         created = client.create_location(location={"name": "儲藏室", "color_hex": "#0F0F0F"})
         first.signal(signal.SIGTERM)
-        assert first.wait(30) == 0
+        assert first.wait(120) == 0
         eventually(lambda: not client.connected, "the client notices the server is gone")
         second = start_server(db=db, port=first.port)
         assert second.port == first.port
@@ -255,7 +255,7 @@ def test_reconnects_when_the_server_is_back_after_a_while(start_server, tmp_path
     with first.client(backoff=backoff) as client:
         assert client.check().status == HealthCheckResponse.SERVING
         first.signal(signal.SIGTERM)
-        assert first.wait(30) == 0
+        assert first.wait(120) == 0
         eventually(lambda: not client.connected, "the client notices the server is gone")
         refused = 0
         deadline = time.monotonic() + WAIT

@@ -29,12 +29,12 @@ def conn(fake):
 
 
 def test_round_trip_sends_the_envelope_fields(fake, conn):
-    assert conn.call("/test/Echo", b"hello", timeout=1.5, metadata={"X-Trace": "abc"}) == b"hello"
+    assert conn.call("/test/Echo", b"hello", timeout=150.5, metadata={"X-Trace": "abc"}) == b"hello"
     assert conn.call("/test/Echo", b"") == b""
     first, second = fake.requests
     assert first.method == "/test/Echo"
     assert first.payload == b"hello"
-    assert first.timeout_ms == 1500
+    assert first.timeout_ms == 150500
     assert dict(first.metadata) == {"x-trace": "abc"}  # keys go out lower case
     assert second.timeout_ms == 0
     assert first.call_id != 0 and second.call_id != 0 and first.call_id != second.call_id
@@ -213,11 +213,12 @@ def test_token_and_metadata(fake, monkeypatch):
 
 
 def test_default_and_per_call_timeouts(fake):
-    with LarderClient(fake.address, timeout=3) as client:
+    # Distinct deadlines long enough for a busy machine: each call must succeed.
+    with LarderClient(fake.address, timeout=300) as client:
         client.call("/test/Echo", b"")
-        client.call("/test/Echo", b"", timeout=0.25)
+        client.call("/test/Echo", b"", timeout=250.5)
         client.call("/test/Echo", b"", timeout=None)
-    assert [r.timeout_ms for r in fake.requests] == [3000, 250, 0]
+    assert [r.timeout_ms for r in fake.requests] == [300000, 250500, 0]
 
 
 def test_futures_from_typed_methods(fake):

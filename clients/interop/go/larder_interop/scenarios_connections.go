@@ -180,10 +180,9 @@ func scenarioTLS() {
 // clock; then reports both and calls on both.
 func scenarioIdle() {
 	bound := time.Duration(intArg(0, "bound seconds")) * time.Second
-	idle, watching := dial(), dial()
-	call("first_call idle", nil, &healthpb.HealthCheckRequest{}, func(ctx context.Context) (interface{}, error) {
-		return idle.health().Check(ctx, &healthpb.HealthCheckRequest{})
-	})
+	// The Watch opens first, on the first connection made: a connection is idle only until its
+	// first call, and a busy machine may take longer than the idle timeout to get there.
+	watching := dial()
 	deadline, cancelAll := context.WithTimeout(context.Background(), bound)
 	defer cancelAll()
 	watchCtx, stopWatch := context.WithCancel(deadline)
@@ -195,6 +194,10 @@ func scenarioIdle() {
 	if err != nil {
 		fatal("watch: %v", err)
 	}
+	idle := dial()
+	call("first_call idle", nil, &healthpb.HealthCheckRequest{}, func(ctx context.Context) (interface{}, error) {
+		return idle.health().Check(ctx, &healthpb.HealthCheckRequest{})
+	})
 	watchEnded := make(chan error, 1)
 	go func() {
 		_, err := stream.Recv()
