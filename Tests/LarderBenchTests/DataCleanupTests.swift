@@ -18,7 +18,7 @@ struct DataCleanupTests {
         let server = try PingServer(reply: store.reply)
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--workload", "get", "--seed-locations", "30", "--requests", "200", "--concurrency", "4", "--time-limit", "20s",
+            "--workload", "get", "--seed-locations", "30", "--requests", "200", "--concurrency", "4", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.callsByCode == [.ok: 200])
@@ -35,7 +35,7 @@ struct DataCleanupTests {
         let server = try PingServer(reply: store.reply)
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--workload", "create", "--requests", "300", "--concurrency", "8", "--time-limit", "20s",
+            "--workload", "create", "--requests", "300", "--concurrency", "8", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.callsByCode == [.ok: 300])
@@ -53,7 +53,7 @@ struct DataCleanupTests {
         let server = try PingServer(reply: store.reply)
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--workload", "list", "--seed-meals", "12", "--requests", "20", "--keep-data", "--time-limit", "20s",
+            "--workload", "list", "--seed-meals", "12", "--requests", "20", "--keep-data", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         let cleanup = try #require(result.cleanup)
@@ -126,7 +126,7 @@ struct DataCleanupTests {
         let options = try Self.options(port: server.port, [
             "--call", "/larder.v1.LocationService/CreateLocation",
             "-d", ##"{"location": {"name": "{{.Prefix}}-{{.RequestNumber}}", "colorHex": "#00AA{{randomInt 10 99}}"}}"##,
-            "-m", "x-tenant: bench", "--requests", "150", "--concurrency", "4", "--time-limit", "20s",
+            "-m", "x-tenant: bench", "--requests", "150", "--concurrency", "4", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         // Every name is new ({{.RequestNumber}} counts), so none is refused as a duplicate.
@@ -144,7 +144,7 @@ struct DataCleanupTests {
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
             "--call", "larder.v1.MealRecordService.GetMealRecord", "-d", #"{"id": "{{randomMealID}}"}"#,
-            "--seed-meals", "7", "--requests", "100", "--concurrency", "2", "--time-limit", "20s",
+            "--seed-meals", "7", "--requests", "100", "--concurrency", "2", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.callsByCode == [.ok: 100])
@@ -163,7 +163,7 @@ struct DataCleanupTests {
         let options = try Self.options(port: server.port, [
             "--call", "/larder.v1.MealRecordService/CreateMealRecord",
             "-d", #"{"mealRecord": {"name": "{{.Prefix}}", "calories": {{randomInt 0 9000000000}}}}"#,
-            "--requests", "1000", "--concurrency", "1", "--time-limit", "20s",
+            "--requests", "1000", "--concurrency", "1", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         let failure = try #require(result.stopReason)

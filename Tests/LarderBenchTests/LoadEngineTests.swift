@@ -20,7 +20,7 @@ struct LoadEngineTests {
         let server = try PingServer()
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--requests", "300", "--concurrency", "8", "--connections", "2", "--time-limit", "20s",
+            "--requests", "300", "--concurrency", "8", "--connections", "2", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.calls == 300)
@@ -40,7 +40,7 @@ struct LoadEngineTests {
         let server = try PingServer()
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--requests", "200", "--rate", "2000", "--concurrency", "4", "--time-limit", "20s",
+            "--requests", "200", "--rate", "2000", "--concurrency", "4", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.calls == 200)
@@ -60,7 +60,7 @@ struct LoadEngineTests {
         }
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--requests", "50", "--concurrency", "2", "--connections", "1", "--time-limit", "20s",
+            "--requests", "50", "--concurrency", "2", "--connections", "1", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.calls == 50)
@@ -75,7 +75,7 @@ struct LoadEngineTests {
         }
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--requests", "20", "--concurrency", "2", "--connections", "1", "--time-limit", "20s",
+            "--requests", "20", "--concurrency", "2", "--connections", "1", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         let expected = "RESOURCE_EXHAUSTED: connection error from server: conn err " + SafeText.escaped(evil)
@@ -96,7 +96,7 @@ struct LoadEngineTests {
         }
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
-            "--requests", "20", "--concurrency", "1", "--token", "s3cret", "--time-limit", "20s",
+            "--requests", "20", "--concurrency", "1", "--token", "s3cret", "--time-limit", "300s",
         ])
         let result = try await BenchRunner.run(options)
         #expect(result.callsByCode == [.ok: 20])
@@ -137,7 +137,7 @@ struct LoadEngineTests {
         defer { server.stop() }
         let options = try Self.options(port: server.port, [
             "--workload", "mix", "--mix", "get=50,create=30,list=20", "--requests", "400", "--concurrency", "4",
-            "--seed-locations", "20", "--seed-meals", "10", "--time-limit", "20s",
+            "--seed-locations", "20", "--seed-meals", "10", "--time-limit", "300s",
         ])
         let notices = Mutex<[String]>([])
         let result = try await BenchRunner.run(options) { notice in notices.withLock { $0.append(notice) } }

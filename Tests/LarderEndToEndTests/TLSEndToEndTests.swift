@@ -124,7 +124,7 @@ final class TLSEndToEndTests {
     /// is answered UNAVAILABLE with the text, and a peer that makes no call gets the server's
     /// SETTINGS, then (at the handshake timeout) a GOAWAY INADEQUATE_SECURITY carrying the text.
     @Test func tlsOnlyRefusesAnH2cClientOverHTTP2() async throws {
-        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only", "--tls-handshake-timeout", "1"])
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only", "--tls-handshake-timeout", "5"])
         defer { server.stop() }
         let port = server.port
         let frames = try await offThePool { () throws -> [(type: UInt8, payload: [UInt8])] in
@@ -189,7 +189,7 @@ final class TLSEndToEndTests {
     }
 
     @Test func garbageAndStalledHandshakesCloseOnlyThatConnection() async throws {
-        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-handshake-timeout", "1"])
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-handshake-timeout", "5"])
         defer { server.stop() }
         let secure = try tlsClient(server)
         defer { secure.close() }

@@ -184,7 +184,7 @@ final class TLSHostilePeerTests {
     @Test func aConnectionWaitingForAHandshakeSlotTimesOut() async throws {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "1"])
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "5"])
         defer { server.stop() }
         let holder = try RawConnection(port: server.port)
         holder.send([0x16, 0x03, 0x01, 0x02])  // a record header, never its body

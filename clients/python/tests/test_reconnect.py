@@ -210,7 +210,7 @@ def test_async_client_backs_off_between_failed_attempts():
 # One call after each reconnect: a second one more than the idle timeout later (a very busy
 # machine) could cross the server's close of the new connection and fail, rightly, UNAVAILABLE.
 def test_reconnects_after_the_server_idle_timeout(start_server):
-    server = start_server("--idle-timeout", "2")
+    server = start_server("--idle-timeout", "5")
     with server.client() as client:
         assert client.check().status == HealthCheckResponse.SERVING
         eventually(lambda: not client.connected, "the server closes the idle connection")
@@ -219,7 +219,7 @@ def test_reconnects_after_the_server_idle_timeout(start_server):
 
 
 def test_async_client_reconnects_after_the_server_idle_timeout(start_server):
-    server = start_server("--idle-timeout", "2")
+    server = start_server("--idle-timeout", "5")
 
     async def main() -> None:
         async with AsyncLarderClient(server.address, timeout=30) as client:
