@@ -30,6 +30,36 @@ struct DataCleanupTests {
         #expect(BenchReport.text(result).contains("data         deleted 30 locations and 0 meal records named \(cleanup.prefix)…"))
     }
 
+    @Test func locationsTooManyToListAreDeletedByTheIDsTheRunKnows() async throws {
+        // ListLocations is not paged: past its reply limit the server refuses it. A run that
+        // seeded that many still deletes its own locations, by id.
+        let store = FakeStore(maxListedLocations: 10)
+        store.addLocation(named: "Kitchen")
+        let server = try PingServer(reply: store.reply)
+        defer { server.stop() }
+        let options = try Self.options(port: server.port, [
+            "--workload", "get", "--seed-locations", "30", "--requests", "50", "--concurrency", "2", "--time-limit", "300s",
+        ])
+        let result = try await BenchRunner.run(options)
+        let cleanup = try #require(result.cleanup)
+        #expect(cleanup.failure == nil, "\(cleanup.failure ?? "")")
+        #expect(cleanup.deletedLocations == 30)
+        #expect(store.locations.map(\.name) == ["Kitchen"])
+        // Knowing no ids, `--clean-up` can only list, and says why it cannot.
+        store.addLocation(named: "\(cleanup.prefix)-left")
+        for index in 0..<10 { store.addLocation(named: "Shelf \(index)") }
+        let address = options.server
+        let refused = await offThePool { () -> RPCError? in
+            do throws(RPCError) {
+                _ = try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:], mealsSince: .some(nil))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refused?.code == .resourceExhausted)
+    }
+
     @Test func createRunDeletesTheMealsItsCallsMade() async throws {
         let store = FakeStore()
         let server = try PingServer(reply: store.reply)

@@ -72,14 +72,18 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
     /// Sends one framed request envelope.
     public func send(_ envelope: RequestEnvelope) { send(Frame.encode(envelope)) }
 
-    /// The next reply, or nil at end of stream / timeout.
-    public func receive() -> ResponseEnvelope? {
+    /// The next reply, or nil at end of stream, an error, or when none came within `seconds`
+    /// (a bound for a reply that never comes, long enough for a server under TSan on a busy
+    /// machine; each read waits 10 s at most, and silence is waited out until the bound).
+    public func receive(within seconds: Double = 60) -> ResponseEnvelope? {
+        let deadline = Date().addingTimeInterval(seconds)
         while true {
             if let body = try? decoder.next() {
                 return try? ProtoCodec.decode(ResponseEnvelope.self, from: body)
             }
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && Date() < deadline { continue }
             if count <= 0 { return nil }
             decoder.append(Array(buffer[0..<count]))
         }

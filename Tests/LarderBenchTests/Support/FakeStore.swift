@@ -13,6 +13,13 @@ final class FakeStore: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Past this many locations ListLocations is refused RESOURCE_EXHAUSTED, as the real server
+    /// refuses a reply over its frame limit (about 40,000 locations); nil: never.
+    let maxListedLocations: Int?
+
+    init(maxListedLocations: Int? = nil) {
+        self.maxListedLocations = maxListedLocations
+    }
 
     var locations: [Location] { state.withLock { Array($0.locations.values) } }
     var meals: [MealRecord] { state.withLock { Array($0.meals.values) } }
@@ -55,7 +62,11 @@ final class FakeStore: Sendable {
             guard let location = state.withLock({ $0.locations[id] }) else { throw .notFound("location \"\(id)\" not found") }
             return ProtoCodec.encode(location)
         case LocationMethods.listLocations.path:
-            return ProtoCodec.encode(ListLocationsResponse(locations: locations))
+            let all = locations
+            if let maxListedLocations, all.count > maxListedLocations {
+                throw RPCError(.resourceExhausted, "the reply is more than a reply frame may hold; this method's replies are not paged")
+            }
+            return ProtoCodec.encode(ListLocationsResponse(locations: all))
         case LocationMethods.deleteLocation.path:
             let id = try ProtoCodec.decode(DeleteLocationRequest.self, from: request.payload).id
             guard state.withLock({ $0.locations.removeValue(forKey: id) }) != nil else { throw .notFound("no \(id)") }
