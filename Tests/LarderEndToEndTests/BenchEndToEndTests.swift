@@ -38,8 +38,10 @@ struct BenchEndToEndTests {
         let server = try await ServerProcess()
         defer { server.stop() }
         let run = try Self.bench([
-            "--workload", "mix", "--mix", "get=50,create=50", "--seed-locations", "200", "--duration", "120s",
-            "--time-limit", "150s", "--concurrency", "4",
+            // A duration no stall of a busy test run outlasts (the Ctrl-C below must land inside
+            // the run: once a 500 ms sleep here took more than 120 s): the run never gets near it.
+            "--workload", "mix", "--mix", "get=50,create=50", "--seed-locations", "200", "--duration", "1800s",
+            "--time-limit", "1900s", "--concurrency", "4",
         ], server: server)
         #expect(await run.waitFor { run.stderr.contains("created 200 locations") }, "\(run.stderr)")
         try await Task.sleep(for: .milliseconds(500))
@@ -56,7 +58,8 @@ struct BenchEndToEndTests {
         defer { server.stop() }
         // As many locations as one ListLocations reply holds comfortably (about 2 MB), so the
         // clean-up command below can find whatever is left however far the seeding got.
-        let run = try Self.bench(["--workload", "get", "--seed-locations", "20000", "--duration", "60s"], server: server)
+        let run = try Self.bench(["--workload", "get", "--seed-locations", "20000", "--duration", "1800s",
+                                  "--time-limit", "1900s"], server: server)
         #expect(await run.waitFor { run.stderr.contains("creating 20000 locations") }, "\(run.stderr)")
         try await Task.sleep(for: .milliseconds(300))
         run.signal(SIGINT)
