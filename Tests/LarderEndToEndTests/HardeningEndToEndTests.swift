@@ -390,10 +390,10 @@ struct HardeningEndToEndTests {
         var ok = 1
         while ok < count, let reply = raw.receive(), reply.statusCode == .ok { ok += 1 }
         #expect(ok == count, "every call in flight is answered")
-        // stop() waits up to 120 s, then kills: well inside the 600 s drain timeout.
+        // stop() waits up to 30 s, then kills: well inside the 600 s drain timeout.
         #expect(server.stop() == 0)
         #expect(!server.stderr.contains("event=drain_timeout"))
-        #expect(server.stderr.contains("event=stopped"))
+        #expect(await server.waitForLog("event=stopped"))
     }
 
     // MARK: - Item 8: half-close

@@ -308,7 +308,8 @@ struct OperabilityEndToEndTests {
             (try? await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsInFlight) == 2
         }, "the write waits for the lock")
         #expect(server.stop() == 0)
-        #expect(server.stderr.contains("event=drain_timeout") && server.stderr.contains("event=stopped"), "\(server.stderr)")
+        #expect(await server.waitForLog("event=stopped"), "\(server.stderr)")
+        #expect(server.stderr.contains("event=drain_timeout"), "\(server.stderr)")
         lock.release()
         let count = try await runProcess(URL(fileURLWithPath: "/usr/bin/sqlite3"),
                                          [server.databasePath, "SELECT count(*) FROM locations WHERE name = 'Abandoned'"],

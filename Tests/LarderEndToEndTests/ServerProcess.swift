@@ -24,9 +24,6 @@ final class ServerProcess: @unchecked Sendable {
     /// The exit status of `process` once it has been reaped; nil while it runs.
     private var exitStatus: Int32?
     private let log = Locked<String>("")
-    /// Signalled when the running process's stderr reaches end of file: its last lines are in
-    /// `log` (the pipe's reader runs on a thread of its own and may lag behind the exit).
-    private var stderrEnded = DispatchSemaphore(value: 0)
     private let extraArguments: [String]
     /// The descriptor limit (`ulimit -n`) the server runs under; nil = inherited.
     private let descriptorLimit: Int?
@@ -138,15 +135,12 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         log.withLock { $0 = "" }
         let started = DispatchSemaphore(value: 0)
-        let ended = DispatchSemaphore(value: 0)
-        stderrEnded = ended
         let portFound = Locked<UInt16?>(nil)
         pipe.fileHandleForReading.readabilityHandler = { [log, portFound] handle in
             let data = handle.availableData
             if data.isEmpty {
                 handle.readabilityHandler = nil
                 started.signal()
-                ended.signal()
                 return
             }
             let text = log.withLock { text -> String in
@@ -197,19 +191,16 @@ final class ServerProcess: @unchecked Sendable {
 
     var processIdentifier: Int32 { process?.processIdentifier ?? 0 }
 
-    /// Reaps the process (SIGKILL after 120 s: a bound for a hung server, long enough for a
-    /// drain under TSan on a busy machine) and waits for the end of its stderr, so `stderr`
-    /// holds its last lines (`event=stopped`); its status is kept, so the pid, which the
+    /// Reaps the process (SIGKILL after 30 s); its status is kept, so the pid, which the
     /// system may then reuse, is never signalled again.
     private func waitForExit(_ process: Process) -> Int32 {
         let status: Int32
-        if let exited = process.exitStatus(waitingUpTo: 120) {
+        if let exited = process.exitStatus(waitingUpTo: 30) {
             status = exited
         } else {
             process.killAndReap()
             status = SIGKILL
         }
-        _ = stderrEnded.wait(timeout: .now() + 60)
         exitStatus = status
         recordSanitizerReports()
         return status
