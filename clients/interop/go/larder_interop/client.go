@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"flag"
 	"strconv"
+	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
@@ -173,3 +175,23 @@ func (rawCodec) Unmarshal(data []byte, v interface{}) error {
 	return nil
 }
 func (rawCodec) Name() string { return "proto" }
+
+// tallyConcurrently runs call n times at once (each with its index) and counts the status
+// codes the calls ended with, by name.
+func tallyConcurrently(n int, call func(i int) error) map[string]int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			err := call(i)
+			mu.Lock()
+			codes[status.Code(err).String()]++
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	return codes
+}

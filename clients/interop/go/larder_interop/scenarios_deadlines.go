@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/status"
 
 	// Generated from proto/ at test time (never checked in).
 	adminv1 "larder/gen/go/larder/admin/v1"
@@ -139,27 +137,16 @@ func scenarioCancelLocked() {
 func scenarioCancel() {
 	c := dial()
 	meals := c.meals()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[string]int{}
-	for i := 0; i < 50; i++ {
-		wg.Add(1)
+	codes := tallyConcurrently(50, func(int) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		result := make(chan error, 1)
 		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithCancel(context.Background())
-			result := make(chan error, 1)
-			go func() {
-				_, err := meals.ListMealRecords(ctx, &larderv1.ListMealRecordsRequest{PageSize: 100})
-				result <- err
-			}()
-			cancel()
-			err := <-result
-			mu.Lock()
-			codes[status.Code(err).String()]++
-			mu.Unlock()
+			_, err := meals.ListMealRecords(ctx, &larderv1.ListMealRecordsRequest{PageSize: 100})
+			result <- err
 		}()
-	}
-	wg.Wait()
+		cancel()
+		return <-result
+	})
 	emit(step{"step": "cancelled_at_once", "codes": codes})
 
 	ctx, cancel := bounded()
@@ -177,20 +164,12 @@ func scenarioCancel() {
 	}
 	emit(statusFields(step{"step": "watch_cancelled", "first": first}, err))
 
-	after := map[string]int{}
-	for i := 0; i < 100; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := bounded()
-			defer cancel()
-			_, err := meals.ListMealRecords(ctx, &larderv1.ListMealRecordsRequest{PageSize: 1})
-			mu.Lock()
-			after[status.Code(err).String()]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	after := tallyConcurrently(100, func(int) error {
+		ctx, cancel := bounded()
+		defer cancel()
+		_, err := meals.ListMealRecords(ctx, &larderv1.ListMealRecordsRequest{PageSize: 1})
+		return err
+	})
 	emit(step{"step": "after", "codes": after})
 	emit(step{"step": "connections", "count": c.rec.count()})
 }

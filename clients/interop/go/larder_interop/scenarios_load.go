@@ -246,22 +246,12 @@ func scenarioWatchers() {
 	}
 	emit(step{"step": "watches_cancelled", "codes": ends})
 	<-done
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[string]int{}
-	for i := 0; i < 100; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := bounded()
-			defer cancel()
-			_, err := c.locations().ListLocations(ctx, &larderv1.ListLocationsRequest{})
-			mu.Lock()
-			codes[status.Code(err).String()]++
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	codes := tallyConcurrently(100, func(int) error {
+		ctx, cancel := bounded()
+		defer cancel()
+		_, err := c.locations().ListLocations(ctx, &larderv1.ListLocationsRequest{})
+		return err
+	})
 	emit(step{"step": "after", "codes": codes})
 	emit(step{"step": "connections", "count": c.rec.count()})
 }
