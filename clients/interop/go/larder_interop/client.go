@@ -195,3 +195,17 @@ func tallyConcurrently(n int, call func(i int) error) map[string]int {
 	wg.Wait()
 	return codes
 }
+
+// watchFirst opens a health Watch on ctx and reads its first message: the stream (as Watch
+// returned it), that message's status by name ("" when none came) and the error that stopped it.
+func watchFirst(ctx context.Context, health healthpb.HealthClient) (healthpb.Health_WatchClient, string, error) {
+	stream, err := health.Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		return stream, "", err
+	}
+	reply, err := stream.Recv()
+	if err != nil {
+		return stream, "", err
+	}
+	return stream, reply.GetStatus().String(), nil
+}

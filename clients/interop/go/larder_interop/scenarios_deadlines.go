@@ -150,14 +150,7 @@ func scenarioCancel() {
 	emit(step{"step": "cancelled_at_once", "codes": codes})
 
 	ctx, cancel := bounded()
-	stream, err := c.health().Watch(ctx, &healthpb.HealthCheckRequest{})
-	first := ""
-	if err == nil {
-		var reply *healthpb.HealthCheckResponse
-		if reply, err = stream.Recv(); err == nil {
-			first = reply.GetStatus().String()
-		}
-	}
+	stream, first, err := watchFirst(ctx, c.health())
 	cancel()
 	if err == nil {
 		_, err = stream.Recv()

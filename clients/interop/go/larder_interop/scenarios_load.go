@@ -208,14 +208,7 @@ func scenarioWatchers() {
 	var firsts []string
 	for i := 0; i < 4; i++ {
 		ctx, cancel := bounded()
-		stream, err := c.health().Watch(ctx, &healthpb.HealthCheckRequest{})
-		first := ""
-		if err == nil {
-			var reply *healthpb.HealthCheckResponse
-			if reply, err = stream.Recv(); err == nil {
-				first = reply.GetStatus().String()
-			}
-		}
+		stream, first, err := watchFirst(ctx, c.health())
 		if err != nil {
 			first = "error: " + err.Error()
 		}

@@ -101,14 +101,7 @@ func scenarioHealthReflection() {
 	checkService("check_unknown", "no.such.Service")
 
 	ctx, cancel := bounded()
-	stream, err := health.Watch(ctx, &healthpb.HealthCheckRequest{})
-	first := ""
-	if err == nil {
-		var reply *healthpb.HealthCheckResponse
-		if reply, err = stream.Recv(); err == nil {
-			first = reply.GetStatus().String()
-		}
-	}
+	_, first, err := watchFirst(ctx, health)
 	cancel()
 	emit(statusFields(step{"step": "watch_first", "first": first}, err))
 
