@@ -35,27 +35,10 @@ class Stubs:
         raise AttributeError(name)
 
 
-_LEAN_CALL = r"""
-import json, sys
-from larder_client import LarderClient, LarderError
-address, path, payload, token = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), sys.argv[4] or None
-with LarderClient(address, token=token, timeout=30) as client:
-    try:
-        client.call(path, payload)
-        print(json.dumps([0, ""]))
-    except LarderError as error:
-        print(json.dumps([int(error.code), error.message]))
-"""
-
-
 def lean_call(address: str, path: str, payload: bytes, token: Optional[str] = None) -> tuple[int, str]:
     """The status code and message the lean protocol gives for this call (larder_client, in a
     process of its own so its descriptors never meet the stubs')."""
-    result = subprocess.run([sys.executable, "-c", _LEAN_CALL, address, path, payload.hex(), token or ""],
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    code, message = json.loads(result.stdout)
-    return int(code), str(message)
+    return lean_calls(address, [(path, payload)], token)[0]
 
 
 _LEAN_CALLS = r"""
