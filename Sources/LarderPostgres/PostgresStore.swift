@@ -96,19 +96,9 @@ public final class PostgresStore: Store {
         executor.setCompletionsDelivered(body)
     }
 
-    public func read<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        executor.read(operation, completion: completion)
-    }
+    public func submit(_ read: StoreRead, cost: ReadCost) { executor.submit(read, cost: cost) }
 
-    public func write<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        executor.write(operation, completion: completion)
-    }
+    public func submit(_ write: StoreWrite) { executor.submit(write) }
 
     /// Finishes queued work, then closes every connection. Idempotent.
     public func close() {

@@ -122,27 +122,9 @@ public final class SQLiteStore: Store {
         executor.setCompletionsDelivered(body)
     }
 
-    public func read<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        executor.read(operation, completion: completion)
-    }
+    public func submit(_ read: StoreRead, cost: ReadCost) { executor.submit(read, cost: cost) }
 
-    public func read<R: Sendable>(
-        _ cost: ReadCost,
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        executor.read(cost, operation, completion: completion)
-    }
-
-    public func write<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        executor.write(operation, completion: completion)
-    }
+    public func submit(_ write: StoreWrite) { executor.submit(write) }
 
     /// Finishes queued work, checkpoints the WAL into the database file, and closes. Work that
     /// waits for a lock another process holds gives up at once (UNAVAILABLE) instead of waiting

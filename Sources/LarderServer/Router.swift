@@ -93,14 +93,16 @@ struct Router: Sendable {
     ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
-            store.read(cost(request), { reader throws(RPCError) in
+            // `submit` with the read made here, not `store.read`: that generic extension method
+            // of an existential store runs unspecialized, and so would the read.
+            store.submit(StoreRead({ reader throws(RPCError) in
                 try context.checkDeadline()
                 try context.checkMemoryShare()
                 reader.boundWaits(byDeadline: context.deadline)
                 let encoded = ProtoCodec.encode(try operation(request, reader))
                 try context.checkDeadline()
                 return encoded
-            }, completion: respond)
+            }, completion: respond), cost: cost(request))
         }
     }
 
@@ -127,7 +129,7 @@ struct Router: Sendable {
     ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
-            store.write({ writer throws(RPCError) in
+            store.submit(StoreWrite({ writer throws(RPCError) in
                 // A queued call whose deadline already passed is not executed.
                 try context.checkDeadline()
                 try context.checkMemoryShare()
@@ -141,7 +143,7 @@ struct Router: Sendable {
                 } catch {
                     respond(.failure(error))
                 }
-            })
+            }))
         }
     }
 

@@ -7,26 +7,17 @@ public import LarderWire
 /// coalesces concurrent writes into one transaction (group commit). Both call
 /// `completion` on a store thread, never on the caller's.
 public protocol Store: Sendable {
-    /// Runs `operation` in a read transaction and passes its result to `completion`.
-    func read<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
+    /// Queues `read`, to run in a read transaction; its completion runs on a store thread.
+    /// A store may run a `.point` read submitted inside `submitBatch` on the submitting
+    /// thread, when the batch ends, instead of handing it to a reader thread (whose wake-up
+    /// costs more than the read); its completion then runs on that thread, after
+    /// `submitBatch`'s body. Every other read goes to a reader thread.
+    func submit(_ read: StoreRead, cost: ReadCost)
 
-    /// `read(_:completion:)` for a read that costs `cost`: a store may run a `.point`
-    /// read submitted inside `submitBatch` on the submitting thread, when the batch ends,
-    /// instead of handing it to a reader thread (whose wake-up costs more than the read).
-    /// `completion` may then run on the submitting thread, after `submitBatch`'s body.
-    func read<R: Sendable>(
-        _ cost: ReadCost,
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
-
-    /// Runs `operation` in a write transaction, in a savepoint of its own so a
-    /// failure undoes only its changes, and calls `completion` only after the
-    /// transaction that holds it has committed (or failed).
-    func write<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void)
+    /// Queues `write`, to run in a write transaction, in a savepoint of its own so a failure
+    /// undoes only its changes; it completes only after the transaction that holds it has
+    /// committed (or failed).
+    func submit(_ write: StoreWrite)
 
     /// Finishes the queued work, then closes every connection. Idempotent.
     func close()
@@ -55,13 +46,33 @@ public protocol Store: Sendable {
 }
 
 extension Store {
-    /// Every read goes to the reader threads.
+    /// Runs `operation` in a read transaction and passes its result to `completion`.
+    @inlinable
+    public func read<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        submit(StoreRead(operation, completion: completion), cost: .query)
+    }
+
+    /// `read(_:completion:)` for a read that costs `cost` (see `submit(_:cost:)`).
+    @inlinable
     public func read<R: Sendable>(
         _ cost: ReadCost,
         _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void
     ) {
-        read(operation, completion: completion)
+        submit(StoreRead(operation, completion: completion), cost: cost)
+    }
+
+    /// Runs `operation` in a write transaction (see `submit(_:)`) and passes its result to
+    /// `completion` once the transaction ended.
+    @inlinable
+    public func write<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        submit(StoreWrite(operation, completion: completion))
     }
 
     public func submitBatch(_ body: () -> Void) { body() }

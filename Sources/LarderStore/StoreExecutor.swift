@@ -1,5 +1,5 @@
 import LarderSystem
-public import LarderWire
+import LarderWire
 import Synchronization
 
 /// Runs store operations on threads it owns: a pool of readers, each with its
@@ -53,8 +53,8 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    private let readQueue = JobQueue<any PendingRead>()
-    private let writeQueue = JobQueue<any PendingWrite>()
+    private let readQueue = JobQueue<StoreRead>()
+    private let writeQueue = JobQueue<StoreWrite>()
     private let writer: any StoreConnection
     private let readers: [any StoreConnection]
     private let options: Options
@@ -77,7 +77,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// The thread inside the outermost `submitBatch` that collects point reads, if any.
     private let batchOwner = ThreadOwner()
     /// The point reads collected by the owner, run when its outermost `submitBatch` returns.
-    private var batchReads: [any PendingRead] = []
+    private var batchReads: [StoreRead] = []
     /// Commits attempted by the writer, counted from 1; a read transaction begun after the
     /// count was `n` sees everything committed up to the `n`th.
     private let writerCommits = Atomic<UInt64>(1)
@@ -104,38 +104,25 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    /// Queues a read; UNAVAILABLE once closed.
-    public func read<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        if !readQueue.push(ReadJob(operation, completion)) {
-            completion(.failure(Self.closedError))
+    /// Queues a read (see `Store.submit(_:cost:)`): a point read submitted inside
+    /// `submitBatch` (with a `batchReader`) is kept for the submitting thread to run when the
+    /// batch ends; any other goes to the readers. UNAVAILABLE once closed.
+    public func submit(_ read: StoreRead, cost: ReadCost) {
+        if cost == .point && ownsBatch && batchReads.count < options.maxBatchPointReads {
+            batchReads.append(read)
+            return
+        }
+        if !readQueue.push(read) {
+            read.fail(Self.closedError)
             notifyDelivered()
         }
     }
 
-    /// Queues a read, or, for a point read submitted inside `submitBatch` (with a
-    /// `batchReader`), keeps it for the submitting thread to run when the batch ends.
-    public func read<R: Sendable>(
-        _ cost: ReadCost,
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        if cost == .point && ownsBatch && batchReads.count < options.maxBatchPointReads {
-            batchReads.append(ReadJob(operation, completion))
-            return
-        }
-        read(operation, completion: completion)
-    }
-
     /// Queues a write; UNAVAILABLE once closed.
-    public func write<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        if !writeQueue.push(WriteJob(operation, completion)) {
-            completion(.failure(Self.closedError))
+    public func submit(_ write: StoreWrite) {
+        if !writeQueue.push(write) {
+            write.fail(Self.closedError)
+            write.complete()
             notifyDelivered()
         }
     }
@@ -154,7 +141,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// at the end instead of at the first submission: on a busy core, a woken
     /// store thread would otherwise preempt the submitter and take one job at a time.
     ///
-    /// The point reads submitted by `body` (see `read(_:_:completion:)`) run when the
+    /// The point reads submitted by `body` (see `submit(_:cost:)`) run when the
     /// outermost `submitBatch` of this thread returns, after the store threads were woken.
     public func submitBatch(_ body: () -> Void) {
         let collects = beginCollecting()
@@ -182,7 +169,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// Ends the outermost batch: runs the collected point reads, or, with none, ends a
     /// held read transaction that a commit made stale (it would hold back checkpoints).
     private func endCollecting() {
-        var reads: [any PendingRead] = []
+        var reads: [StoreRead] = []
         swap(&reads, &batchReads)
         // Reads their completions submit go to the readers.
         batchOwner.release()
@@ -198,7 +185,7 @@ public final class StoreExecutor: @unchecked Sendable {
         return since != 0 && since != writerCommits.load(ordering: .relaxed)
     }
 
-    private func runBatchReads(_ reads: [any PendingRead]) {
+    private func runBatchReads(_ reads: [StoreRead]) {
         batchReaderLock.withLock {
             guard let batchReader, !batchReaderClosed else {
                 for job in reads { job.fail(Self.closedError) }
@@ -220,7 +207,7 @@ public final class StoreExecutor: @unchecked Sendable {
                 heldReadSince.store(commits, ordering: .relaxed)
                 heldReadBatches = 0
             }
-            for job in reads { job.run(batchReader) }
+            for job in reads { job.run(on: batchReader) }
             heldReadBatches += 1
         }
         notifyDelivered()
@@ -279,7 +266,7 @@ public final class StoreExecutor: @unchecked Sendable {
     private static let closedError = RPCError.unavailable("the store is closed")
 
     private func readLoop(_ connection: any StoreConnection) {
-        var batch: [any PendingRead] = []
+        var batch: [StoreRead] = []
         batch.reserveCapacity(options.maxReadBatch)
         while readQueue.take(max: options.maxReadBatch, into: &batch) {
             runReads(batch, on: connection)
@@ -289,7 +276,7 @@ public final class StoreExecutor: @unchecked Sendable {
 
     /// Runs `batch` in one read transaction on `connection`, announcing each completion
     /// as it is made (a caller need not wait for the rest).
-    private func runReads(_ batch: [any PendingRead], on connection: any StoreConnection) {
+    private func runReads(_ batch: [StoreRead], on connection: any StoreConnection) {
         do throws(RPCError) {
             try connection.beginRead()
         } catch {
@@ -298,14 +285,14 @@ public final class StoreExecutor: @unchecked Sendable {
             return
         }
         for job in batch {
-            job.run(connection)
+            job.run(on: connection)
             notifyDelivered()
         }
         Self.endRead(on: connection)
     }
 
     private func writeLoop() {
-        var batch: [any PendingWrite] = []
+        var batch: [StoreWrite] = []
         batch.reserveCapacity(options.maxWriteBatch)
         while writeQueue.take(max: options.maxWriteBatch, into: &batch) {
             let error = runWriteBatch(batch)
@@ -331,7 +318,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// touches: ~18% of a create); only if a write fails after changing rows is
     /// the transaction rolled back and the batch run again, every write in its
     /// own savepoint. Nothing was acknowledged yet, so running again is safe.
-    private func runWriteBatch(_ batch: [any PendingWrite]) -> RPCError? {
+    private func runWriteBatch(_ batch: [StoreWrite]) -> RPCError? {
         if writer.undoesFailedStatements {
             switch runWriteBatchUnguarded(batch) {
             case .committed: return nil
@@ -349,13 +336,13 @@ public final class StoreExecutor: @unchecked Sendable {
         case needsSavepoints
     }
 
-    private func runWriteBatchUnguarded(_ batch: [any PendingWrite]) -> UnguardedOutcome {
+    private func runWriteBatchUnguarded(_ batch: [StoreWrite]) -> UnguardedOutcome {
         let connection = writer
         do throws(RPCError) {
             try connection.beginWrite()
             for job in batch {
                 let changesBefore = connection.changeCount
-                if job.run(connection) { continue }
+                if job.run(on: connection) { continue }
                 guard connection.isInTransaction else {
                     throw RPCError.internalError("the database ended the transaction after an error")
                 }
@@ -372,13 +359,13 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    private func runWriteBatchWithSavepoints(_ batch: [any PendingWrite]) -> RPCError? {
+    private func runWriteBatchWithSavepoints(_ batch: [StoreWrite]) -> RPCError? {
         let connection = writer
         do throws(RPCError) {
             try connection.beginWrite()
             for job in batch {
                 try connection.savepoint()
-                if job.run(connection) {
+                if job.run(on: connection) {
                     try connection.releaseSavepoint()
                 } else {
                     try connection.rollbackToSavepoint()

@@ -129,14 +129,17 @@ final class HeldStore: Store, @unchecked Sendable {
         }
     }
 
-    func read<R: Sendable>(_ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-                           completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
-        held.withLock { $0.append { completion(Result { () throws(RPCError) in try operation(NoReader()) }) } }
+    func submit(_ read: StoreRead, cost: ReadCost) {
+        held.withLock { $0.append { read.run(on: NoReader()) } }
     }
 
-    func write<R: Sendable>(_ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-                            completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
-        held.withLock { $0.append { completion(.failure(RPCError.internalError("no writes here"))) } }
+    func submit(_ write: StoreWrite) {
+        held.withLock {
+            $0.append {
+                write.fail(RPCError.internalError("no writes here"))
+                write.complete()
+            }
+        }
     }
 
     func close() {}

@@ -160,14 +160,11 @@ final class TestLoop: @unchecked Sendable {
 
 /// A store for cores whose methods never reach a database.
 struct UnusedStore: Store {
-    func read<R: Sendable>(_ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-                           completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
-        completion(.failure(RPCError.internalError("no store")))
-    }
+    func submit(_ read: StoreRead, cost: ReadCost) { read.fail(RPCError.internalError("no store")) }
 
-    func write<R: Sendable>(_ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-                            completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
-        completion(.failure(RPCError.internalError("no store")))
+    func submit(_ write: StoreWrite) {
+        write.fail(RPCError.internalError("no store"))
+        write.complete()
     }
 
     func close() {}
@@ -182,20 +179,19 @@ final class FailingStore: Store, @unchecked Sendable {
 
     init(error: RPCError) { self.error = error }
 
-    func read<R: Sendable>(_ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-                           completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
+    func submit(_ read: StoreRead, cost: ReadCost) {
         let error = self.error
         thread.async { [self] in
-            completion(.failure(error))
+            read.fail(error)
             delivered.withLock { $0 }?()
         }
     }
 
-    func write<R: Sendable>(_ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-                            completion: @escaping @Sendable (Result<R, RPCError>) -> Void) {
+    func submit(_ write: StoreWrite) {
         let error = self.error
         thread.async { [self] in
-            completion(.failure(error))
+            write.fail(error)
+            write.complete()
             delivered.withLock { $0 }?()
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 public import LarderMemoryStore
 public import LarderStore
-public import LarderWire
+import LarderWire
 
 /// A `Store` over a `MemoryStore`, for running the real server in a test process
 /// with no database: every read and write runs on one store thread of its own,
@@ -43,22 +43,18 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         condition.broadcast()
     }
 
-    public func read<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreReader) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        submit(completion) { memory in Result { () throws(RPCError) -> R in try operation(memory) } }
+    public func submit(_ read: StoreRead, cost: ReadCost) {
+        enqueue(fail: read.fail) { memory in read.run(on: memory) }
     }
 
-    public func write<R: Sendable>(
-        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
-        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
-    ) {
-        submit(completion) { memory in
+    public func submit(_ write: StoreWrite) {
+        enqueue(fail: { error in
+            write.fail(error)
+            write.complete()
+        }) { memory in
             let snapshot = memory.copy()
-            let result = Result { () throws(RPCError) -> R in try operation(memory) }
-            if case .failure = result { memory.restore(from: snapshot) }
-            return result
+            if !write.run(on: memory) { memory.restore(from: snapshot) }
+            write.complete()
         }
     }
 
@@ -78,18 +74,19 @@ public final class InMemoryStore: Store, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func submit<R: Sendable>(_ completion: @escaping @Sendable (Result<R, RPCError>) -> Void,
-                                     _ run: @escaping @Sendable (MemoryStore) -> Result<R, RPCError>) {
+    /// Queues `job` for the store thread, or calls `fail` once the store is closed.
+    private func enqueue(fail: @escaping @Sendable (RPCError) -> Void,
+                         _ job: @escaping @Sendable (MemoryStore) -> Void) {
         let accepted = locked { () -> Bool in
             guard !closed else { return false }
             submitted += 1
-            jobs.append { memory in completion(run(memory)) }
+            jobs.append(job)
             return true
         }
         if accepted {
             condition.broadcast()
         } else {
-            completion(.failure(.unavailable("the store is closed")))
+            fail(.unavailable("the store is closed"))
             locked { delivered }()
         }
     }

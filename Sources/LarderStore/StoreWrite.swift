@@ -1,0 +1,66 @@
+public import LarderWire
+
+/// A write handed to a `Store`: an operation, the completion that takes its result, and the
+/// result held in between (a write completes only once its transaction has ended).
+///
+/// As with `StoreRead`, the result's type is erased in the `@inlinable` initializer, so a
+/// store queues writes of every type as one concrete type, with no runtime metadata lookups.
+public struct StoreWrite: Sendable {
+    @usableFromInline enum Step {
+        case run(any StoreWriter)
+        case fail(RPCError)
+        case complete
+    }
+
+    @usableFromInline let body: @Sendable (Step) -> Bool
+
+    /// A write that runs `operation` and, once its transaction ended, passes what it returned
+    /// or threw (or the error that failed the transaction) to `completion`.
+    @inlinable
+    public init<R: Sendable>(
+        _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
+        completion: @escaping @Sendable (Result<R, RPCError>) -> Void
+    ) {
+        let outcome = StoreWriteOutcome<R>()
+        body = { step in
+            switch step {
+            case .run(let writer):
+                do throws(RPCError) {
+                    outcome.result = .success(try operation(writer))
+                    return true
+                } catch {
+                    outcome.result = .failure(error)
+                    return false
+                }
+            case .fail(let error):
+                if case .failure = outcome.result { return false }
+                outcome.result = .failure(error)
+                return false
+            case .complete:
+                completion(outcome.result ?? .failure(.internalError("write was never run")))
+                return true
+            }
+        }
+    }
+
+    /// Runs the operation with `writer`, inside the write transaction; false when it threw
+    /// (its changes must be undone).
+    public func run(on writer: any StoreWriter) -> Bool { body(.run(writer)) }
+
+    /// Marks the write failed with `error`: one not run yet, or one that ran and whose
+    /// transaction then failed. A write that failed by itself keeps its own error.
+    public func fail(_ error: RPCError) { _ = body(.fail(error)) }
+
+    /// Passes the result to the completion. Call once, after the transaction ended.
+    public func complete() { _ = body(.complete) }
+}
+
+/// The result of a `StoreWrite` between running and completing.
+@usableFromInline
+final class StoreWriteOutcome<R: Sendable>: @unchecked Sendable {
+    // Sendable because a write's steps run one after another, each handing the write to the
+    // next thread through a queue's lock (the submitter, the writer), never at once.
+    @usableFromInline var result: Result<R, RPCError>?
+
+    @usableFromInline init() {}
+}
