@@ -99,7 +99,8 @@ public enum BenchCommand {
     private static func cleanUp(_ options: BenchOptions, prefix: String) -> Int32 {
         do throws(RPCError) {
             let counts = try DataCleaner.sweep(prefix: prefix, server: options.server, tls: options.tls,
-                                               metadata: BenchRunner.seedMetadata(options), mealsSince: .some(nil))
+                                               metadata: BenchRunner.seedMetadata(options),
+                                               connectTimeoutSeconds: options.connectTimeoutSeconds, mealsSince: .some(nil))
             print("deleted \(Format.grouped(counts.locations)) locations and \(Format.grouped(counts.meals)) "
                 + "meal records named \(prefix)…")
             return 0

@@ -5,7 +5,7 @@ enum BenchHelp {
                         [--mix get=80,create=15,list=5]
                         [--call METHOD [-d JSON|@FILE]] [-m METADATA]...
                         [--connections C] [--concurrency N] [--threads T]
-                        [--duration 10s | --requests R] [--warmup 1s] [--time-limit D]
+                        [--duration 10s | --requests R] [--warmup 1s] [--time-limit D] [--connect-timeout D]
                         [--rate R | --load-schedule step|line --load-start R --load-step R
                                     [--load-step-duration 1s] [--load-end R]]
                         [--format text|json|csv|html] [-o FILE] [--json] [--hist-out FILE]
@@ -74,6 +74,9 @@ enum BenchHelp {
                            report has one row per step (a line ramp: per --load-step-duration window)
       --time-limit D       hard cap on warm-up + measurement (default warm-up + duration + 5s, or 60s with --requests).
                            Every duration flag takes at most 24h
+      --connect-timeout D  how long opening each connection (and its TLS handshake) may take (default 10s, or
+                           $LARDER_TIMEOUT; 'larder --timeout D bench' sets it too). Calls have no deadline: a slow
+                           one counts in the latency, and --time-limit ends the run
       -m, --metadata M     call metadata, repeatable: 'key: value', key=value or a JSON object '{"key": "value"}'
       --format F           text (default), json, csv or html; --json is --format json
       -o, --output FILE    write the report to FILE instead of stdout

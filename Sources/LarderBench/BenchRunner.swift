@@ -63,7 +63,7 @@ public enum BenchRunner {
             cleanup.kept = true
         } else {
             cleanup = DataCleaner.clean(data, server: options.server, tls: options.tls, metadata: seedMetadata(options),
-                                        notify: notify)
+                                        connectTimeoutSeconds: options.connectTimeoutSeconds, notify: notify)
         }
         switch outcome {
         case .success(var result):

@@ -35,6 +35,22 @@ struct BenchArgumentsTests {
         }
     }
 
+    @Test func connectTimeoutFromTheFlagOrLarderTimeoutAndMoreThanZero() throws {
+        #expect(try Self.options([]).connectTimeoutSeconds == 10)
+        #expect(try Self.options([], environment: ["LARDER_TIMEOUT": "30s"]).connectTimeoutSeconds == 30)
+        #expect(try Self.options(["--connect-timeout", "500ms"],
+                                 environment: ["LARDER_TIMEOUT": "30s"]).connectTimeoutSeconds == 0.5)
+        for (arguments, environment, named) in [(["--connect-timeout", "0s"], [:], "--connect-timeout"),
+                                                (["--connect-timeout=soon"], [:], "--connect-timeout"),
+                                                ([], ["LARDER_TIMEOUT": "-1s"], "LARDER_TIMEOUT")] {
+            #expect {
+                try Self.options(arguments, environment: environment)
+            } throws: { error in
+                (error as? RPCError)?.code == .invalidArgument && (error as? RPCError)?.message.contains(named) == true
+            }
+        }
+    }
+
     @Test func protocolIsLeanByDefaultOrGRPC() throws {
         #expect(try Self.options([]).transport == .lean)
         #expect(try Self.options(["--protocol", "grpc"]).transport == .grpc)

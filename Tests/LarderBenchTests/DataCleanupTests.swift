@@ -51,7 +51,8 @@ struct DataCleanupTests {
         let address = options.server
         let refused = await offThePool { () -> RPCError? in
             do throws(RPCError) {
-                _ = try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:], mealsSince: .some(nil))
+                _ = try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:],
+                                          connectTimeoutSeconds: 10, mealsSince: .some(nil))
                 return nil
             } catch {
                 return error
@@ -98,7 +99,8 @@ struct DataCleanupTests {
         // A blocking client: on a thread of its own, not one of the two the whole test run shares.
         let address = options.server
         let counts = try await offThePool {
-            try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:], mealsSince: .some(nil))
+            try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:],
+                                  connectTimeoutSeconds: 10, mealsSince: .some(nil))
         }
         #expect(counts.meals == 12 && counts.locations == 0)
         #expect(store.meals.isEmpty)

@@ -211,6 +211,23 @@ struct ArgumentParserTests {
         }
         #expect(later == ["--ca", "ca.pem", "--tls"])
     }
+
+    @Test("--timeout and -H before bench reach it as --connect-timeout and -m")
+    func benchTimeoutAndHeaders() throws {
+        let outcome = try parser.parse(["--timeout", "30s", "-H", "X-Tenant: a", "--header", "x-b:c", "bench", "-m", "k: v"],
+                                       environment: ["LARDER_TIMEOUT": "2s"])
+        guard case .bench(let arguments, _, _, _) = outcome else {
+            Issue.record("expected bench, got \(outcome)")
+            return
+        }
+        #expect(arguments == ["--connect-timeout", "30s", "-m", "x-tenant: a", "-m", "x-b: c", "-m", "k: v"])
+        // From the environment alone, bench reads LARDER_TIMEOUT itself.
+        guard case .bench(let plain, _, _, _) = try parser.parse(["bench"], environment: ["LARDER_TIMEOUT": "2s"]) else {
+            Issue.record("expected bench")
+            return
+        }
+        #expect(plain.isEmpty)
+    }
 }
 
 enum ParseTestFailure: Error {

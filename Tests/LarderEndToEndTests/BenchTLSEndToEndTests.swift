@@ -161,4 +161,18 @@ final class BenchTLSEndToEndTests {
         let said = stderr + "\(json["connection_failures"] ?? "")"
         #expect(said.contains("the server requires a client certificate"), "\(said)")
     }
+
+    @Test("larder --timeout before bench bounds its TLS handshakes; the error names the timeout")
+    func connectTimeoutBoundsTheHandshake() async throws {
+        // Listening, so the kernel completes the TCP handshake, but nobody answers the TLS one.
+        let silent = try boundLoopbackSocket(listening: 16)
+        defer { close(silent.fd) }
+        let run = try ChildProcess(try ServerProcess.binary("larder"), [
+            "--timeout", "1500ms", "bench", "--server", "127.0.0.1:\(silent.port)", "--tls", "--insecure-skip-verify",
+            "--requests", "1",
+        ])
+        #expect(await run.waitForExit() == 3, "\(run.stderr)")
+        #expect(run.stderr.contains("did not complete within the connect timeout (1.50s, --connect-timeout;"),
+                "\(run.stderr)")
+    }
 }

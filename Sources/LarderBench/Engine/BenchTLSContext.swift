@@ -46,8 +46,7 @@ final class BenchTLSContext: Sendable {
     func connect(timeoutSeconds: Double, nonBlocking: Bool) throws(RPCError) -> (fd: Int32, link: TLSLink, plaintext: [UInt8]) {
         let fd = try TCPSocket.connect(to: server, timeoutSeconds: timeoutSeconds, nonBlocking: true)
         do throws(RPCError) {
-            let (link, plaintext) = try handshake(fd, deadline: MonotonicClock.nanoseconds()
-                + MonotonicClock.nanoseconds(seconds: timeoutSeconds))
+            let (link, plaintext) = try handshake(fd, timeoutSeconds: timeoutSeconds)
             if !nonBlocking { TCPSocket.setBlocking(fd) }
             return (fd, link, plaintext)
         } catch {
@@ -62,7 +61,8 @@ final class BenchTLSContext: Sendable {
         ticket.withLock { $0 = resumable }
     }
 
-    private func handshake(_ fd: Int32, deadline: UInt64) throws(RPCError) -> (TLSLink, [UInt8]) {
+    private func handshake(_ fd: Int32, timeoutSeconds: Double) throws(RPCError) -> (TLSLink, [UInt8]) {
+        let deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
         func failed(_ error: TLSError) -> RPCError {
             RPCError(error.code, "TLS handshake with \(server) failed: \(error.message)")
         }
@@ -82,7 +82,7 @@ final class BenchTLSContext: Sendable {
                 open = try link.readOnce(fd, deadline: deadline, address: server, describe: failed)
             } catch where error.code == .deadlineExceeded {
                 throw .unavailable("TLS handshake with \(server) did not complete within the connect timeout "
-                    + "(does it serve TLS on this port?)")
+                    + "(\(Format.seconds(timeoutSeconds)), --connect-timeout; does it serve TLS on this port?)")
             }
             guard open else {
                 throw .unavailable("TLS handshake with \(server) failed: the server closed the connection "

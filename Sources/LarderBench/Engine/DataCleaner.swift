@@ -31,7 +31,7 @@ enum DataCleaner {
 
     /// Deletes `data` on `server` (over TLS with `tls`), telling `notify` what it does.
     static func clean(_ data: CreatedData, server: BenchAddress, tls: ClientTLS?, metadata: [String: String],
-                      notify: (String) -> Void) -> CleanupReport
+                      connectTimeoutSeconds: Double, notify: (String) -> Void) -> CleanupReport
     {
         var report = CleanupReport(prefix: data.prefix, created: data.summary)
         report.tls = tls
@@ -41,7 +41,7 @@ enum DataCleaner {
         do throws(RPCError) {
             notify("deleting \(data.summary)")
             let counts = try sweep(prefix: data.prefix, server: server, tls: tls, metadata: metadata,
-                                   locationIDs: state.locationIDs, mealIDs: state.mealIDs, mealsSince: mealsSince)
+                                   connectTimeoutSeconds: connectTimeoutSeconds, locationIDs: state.locationIDs, mealIDs: state.mealIDs, mealsSince: mealsSince)
             report.deletedLocations = counts.locations
             report.deletedMeals = counts.meals
         } catch {
@@ -54,11 +54,12 @@ enum DataCleaner {
     /// `mealIDs`, plus, when `mealsSince` is set, those named `prefix…` eaten since then (nil: any time).
     /// - Returns: how many of each were deleted.
     static func sweep(prefix: String, server: BenchAddress, tls: ClientTLS? = nil, metadata: [String: String],
-                      locationIDs: [String] = [], mealIDs: [String] = [], mealsSince: Int64??)
+                      connectTimeoutSeconds: Double, locationIDs: [String] = [], mealIDs: [String] = [], mealsSince: Int64??)
         throws(RPCError) -> (locations: Int, meals: Int)
     {
         let client = try SeedClient(address: server, tls: try BenchTLSContext.forData(tls, server: server),
-                                    metadata: metadata, timeoutSeconds: 600)
+                                    metadata: metadata, connectTimeoutSeconds: connectTimeoutSeconds,
+                                    timeoutSeconds: 600)
         var locations = Set(locationIDs)
         do throws(RPCError) {
             for location in try client.call(LocationMethods.listLocations, ListLocationsRequest()).locations

@@ -24,7 +24,7 @@ enum LoadEngine {
             var link: TLSLink?
             var early: [UInt8] = []
             if let tls {
-                (fd, link, early) = try tls.connect(timeoutSeconds: 5, nonBlocking: true)
+                (fd, link, early) = try tls.connect(timeoutSeconds: options.connectTimeoutSeconds, nonBlocking: true)
                 if awaitTickets && index + 1 < connectionCount, let link {
                     // TLS 1.3 sends the session ticket after the handshake: waiting for it (a
                     // round trip) lets the next connection resume; a server that sends none
@@ -34,7 +34,8 @@ enum LoadEngine {
                     tls.keepTicket(from: link)
                 }
             } else {
-                fd = try TCPSocket.connect(to: options.server, timeoutSeconds: 5, nonBlocking: true)
+                fd = try TCPSocket.connect(to: options.server, timeoutSeconds: options.connectTimeoutSeconds,
+                                           nonBlocking: true)
             }
             var session: GRPCLoadClientSession?
             if options.transport == .grpc {

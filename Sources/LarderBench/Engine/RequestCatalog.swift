@@ -52,7 +52,8 @@ enum RequestCatalog {
         func client() throws(RPCError) -> SeedClient {
             if let seedClient { return seedClient }
             let created = try SeedClient(address: options.server, tls: try BenchTLSContext.forData(options.tls, server: options.server),
-                                         metadata: metadata, timeoutSeconds: 120)
+                                         metadata: metadata, connectTimeoutSeconds: options.connectTimeoutSeconds,
+                                         timeoutSeconds: 120)
             seedClient = created
             return created
         }

@@ -20,13 +20,14 @@ final class SeedClient {
     private var nextCallID: UInt64 = 1
     private let deadline: UInt64
 
-    /// Connects (over TLS with `tls`); every call must finish within `timeoutSeconds` of now.
-    init(address: BenchAddress, tls: BenchTLSContext?, metadata: [String: String], timeoutSeconds: Double)
-        throws(RPCError) {
+    /// Connects (over TLS with `tls`) within `connectTimeoutSeconds`; every call must finish
+    /// within `timeoutSeconds` of now.
+    init(address: BenchAddress, tls: BenchTLSContext?, metadata: [String: String], connectTimeoutSeconds: Double,
+         timeoutSeconds: Double) throws(RPCError) {
         if let tls {
-            (fd, link, _) = try tls.connect(timeoutSeconds: 5, nonBlocking: false)
+            (fd, link, _) = try tls.connect(timeoutSeconds: connectTimeoutSeconds, nonBlocking: false)
         } else {
-            fd = try TCPSocket.connect(to: address, timeoutSeconds: 5, nonBlocking: false)
+            fd = try TCPSocket.connect(to: address, timeoutSeconds: connectTimeoutSeconds, nonBlocking: false)
             link = nil
         }
         self.address = address

@@ -23,6 +23,9 @@ public enum BenchArguments {
             options.server = try BenchAddress(parsing: server)
         }
         if let token = environment["LARDER_TOKEN"], !token.isEmpty { options.token = token }
+        if let timeout = environment["LARDER_TIMEOUT"], !timeout.isEmpty {
+            options.connectTimeoutSeconds = try connectTimeout(timeout, flag: "LARDER_TIMEOUT")
+        }
         var tlsWanted = try switchValue(environment["LARDER_TLS"], name: "LARDER_TLS") ?? false
         var tls = ClientTLS()
         var tlsFlagsGiven: [String] = []
@@ -136,6 +139,8 @@ public enum BenchArguments {
                 options.timeLimitSeconds = try DurationText.seconds(value, flag: "--time-limit")
                 guard options.timeLimitSeconds > 0 else { throw .invalidArgument("--time-limit must be more than 0") }
                 timeLimitGiven = true
+            case "connect-timeout":
+                options.connectTimeoutSeconds = try connectTimeout(value, flag: "--connect-timeout")
             case "hist-out":
                 guard !value.isEmpty else { throw .invalidArgument("--hist-out needs a file path") }
                 options.histogramOutputPath = value
@@ -237,10 +242,17 @@ public enum BenchArguments {
     /// The flags that take a value.
     private static let valueFlags: Set<String> = [
         "server", "workload", "protocol", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
-        "rate", "time-limit", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
+        "rate", "time-limit", "connect-timeout", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
         "call", "data", "metadata", "format", "output", "load-schedule", "load-start", "load-step",
         "load-step-duration", "load-end", "clean-up", "ca", "server-name", "cert", "key",
     ]
+
+    /// A connect timeout: a duration more than 0.
+    private static func connectTimeout(_ text: String, flag: String) throws(RPCError) -> Double {
+        let seconds = try DurationText.seconds(text, flag: flag)
+        guard seconds > 0 else { throw .invalidArgument("\(flag) must be more than 0, got \"\(text)\"") }
+        return seconds
+    }
 
     /// `LARDER_TLS=1` and the like: 1/true/yes/on or 0/false/no/off; nil when unset or empty.
     private static func switchValue(_ value: String?, name: String) throws(RPCError) -> Bool? {

@@ -26,6 +26,9 @@ public struct BenchOptions: Sendable, Equatable {
     public var rate: Double?
     /// Hard cap on warm-up + measurement, whatever else is asked.
     public var timeLimitSeconds = 60.0
+    /// How long opening one connection (and its TLS handshake) may take: `--connect-timeout`,
+    /// else `LARDER_TIMEOUT` (as for every `larder` command).
+    public var connectTimeoutSeconds = 10.0
     /// Open loop under a ramp (`--load-schedule step|line`); `rate` is nil then.
     public var schedule: LoadSchedule?
     /// How the report is written (`--format`; `--json` is `.json`).

@@ -76,6 +76,10 @@ public struct ArgumentParser: Sendable {
         var tls = false
         var tlsOptions = ClientTLS()
         var tlsFlagsGiven: [String] = []
+        /// `--timeout` and `-H` as given on the command line, which `bench` takes as its
+        /// `--connect-timeout` and `-m`.
+        var timeoutGiven: String?
+        var headersGiven: [String] = []
         var resource: ResourceSpec?
         var command: CommandSpec?
         var positionals: [String] = []
@@ -196,8 +200,9 @@ public struct ArgumentParser: Sendable {
         case "--server":
             state.serverText = (try takeValue("HOST:PORT"), "--server")
         case "--timeout":
-            state.globals.timeout = try DurationText.parseTimeout(try takeValue("DURATION"), flag: "--timeout",
-                                                                  usagePath: state.usagePath)
+            let text = try takeValue("DURATION")
+            state.globals.timeout = try DurationText.parseTimeout(text, flag: "--timeout", usagePath: state.usagePath)
+            state.timeoutGiven = text
         case "--token":
             let token = try takeValue("TOKEN")
             guard !token.isEmpty else { throw usage("--token must not be empty") }
@@ -233,8 +238,10 @@ public struct ArgumentParser: Sendable {
             state.tlsOptions.insecureSkipVerify = true
             state.tlsFlagsGiven.append("--insecure-skip-verify")
         case "--header", "-H":
-            let (key, value) = try Self.header(try takeValue("'KEY: VALUE'"), flag: name, usagePath: state.usagePath)
+            let text = try takeValue("'KEY: VALUE'")
+            let (key, value) = try Self.header(text, flag: name, usagePath: state.usagePath)
             state.globals.metadata[key] = value
+            state.headersGiven.append("\(key): \(value)")
         default:
             return false
         }
@@ -289,8 +296,10 @@ public struct ArgumentParser: Sendable {
         switch word {
         case "bench":
             try applyServerAndToken(&state, checkingTLS: false)
-            // The TLS flags given before `bench` reach it as its own (it reads the environment itself).
-            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + Self.benchTLSArguments(state) + rest,
+            // The TLS flags, --timeout and -H given before `bench` reach it as its own (it reads
+            // the environment itself).
+            return .bench(arguments: (state.helpSeen ? ["--help"] : []) + Self.benchTLSArguments(state)
+                              + Self.benchGlobalArguments(state) + rest,
                           globals: state.globals, serverText: state.serverText?.text, token: state.globals.token)
         case "help":
             return .help(try helpTopic(rest))
@@ -380,6 +389,12 @@ public struct ArgumentParser: Sendable {
             arguments += [flag] + (value.map { [$0] } ?? [])
         }
         return arguments
+    }
+
+    /// `--timeout` as bench's `--connect-timeout` (bench sets no per-call deadline: it measures
+    /// latency), each `-H` as a `-m`.
+    private static func benchGlobalArguments(_ state: State) -> [String] {
+        (state.timeoutGiven.map { ["--connect-timeout", $0] } ?? []) + state.headersGiven.flatMap { ["-m", $0] }
     }
 
     private func applyServerAndToken(_ state: inout State, checkingTLS: Bool = true) throws(CLIError) {
