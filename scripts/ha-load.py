@@ -172,7 +172,7 @@ def report(args):
     ok_times = [t for t, c in writes if c == "OK"]
     rounds = 0
     max_gap = 0.0
-    print(f"{'event':<28} {'no-write s':>10} {'back to rate s':>14}  failed calls by status")
+    print(f"{'event':<28} lost/stale reads {'no-write s':>10} {'back to rate s':>14}  failed calls by status")
     for index, (start, name) in enumerate(events):
         end = events[index + 1][0] if index + 1 < len(events) else (timeline[-1][0] if timeline else start)
         before = [t for t in ok_times if start - 5 <= t < start]
@@ -193,7 +193,9 @@ def report(args):
             rounds += 1
         max_gap = max(max_gap, gap)
         lost_here = sum(1 for i in lost if start <= float(acked_at[i]) < end)
-        print(f"{name:<28} lost={lost_here} {gap:>10.1f} {('%.1f' % back) if back is not None else 'never':>14}  "
+        stale_here = sum(1 for tt, k, c in timeline if k == "read" and c == "NOT_FOUND" and start <= tt < end)
+        print(f"{name:<28} lost={lost_here} stale={stale_here} {gap:>10.1f} "
+              f"{('%.1f' % back) if back is not None else 'never':>14}  "
               f"{dict(failed) or '-'} (rate before {rate:.0f} writes/s)")
     statuses = collections.Counter(c for _, k, c in timeline if c != "OK")
     reads_ok = sum(1 for _, k, c in timeline if k == "read" and c == "OK")
