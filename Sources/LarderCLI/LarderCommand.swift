@@ -59,6 +59,7 @@ public enum LarderCommand {
             let context = CommandContext(globals: globals, localTime: localTime ?? LocalTime(environment: environment),
                                          stdout: stdout, stderr: stderr, command: command.spec,
                                          terminalWidth: TerminalWidth.columns(of: stdout, environment: environment))
+            if globals.output == .ids && !command.spec.printsIDs { return report(context.noIDs, stderr: stderr) }
             do {
                 try await command.spec.run(command, context)
             } catch {

@@ -76,6 +76,21 @@ struct ConventionsTests {
         #expect(ids.stdout == meal.id + "\n")
     }
 
+    @Test("-o ids on a command whose result has no ids is a usage error, before any call", arguments: [
+        ["version"], ["version", "--client"], ["health"], ["stats"], ["describe", "larder.v1.LocationService"],
+        ["call", "/larder.v1.LocationService/ListLocations", "-d", "{}"],
+        ["meals", "summary", "--since", "2026-11-01", "--until", "2026-12-01"],
+    ])
+    func idsOnlyWhereThereAreIDs(command: [String]) async throws {
+        // No server: a command that got as far as calling would fail to connect instead.
+        let result = try await CLIRunner.run(["-o", "ids", "--server", "127.0.0.1:1"] + command, server: nil)
+        let path = "larder " + command.prefix { !$0.hasPrefix("-") && !$0.contains(".") }.joined(separator: " ")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("larder: -o ids: '\(path)' prints no ids; use -o table or -o json\n"),
+                "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
     @Test("output to a pipe or a file is never cut, whatever COLUMNS says; a sink without a descriptor uses COLUMNS")
     func pipesAreNotCut() throws {
         var ends: [Int32] = [-1, -1]

@@ -16,11 +16,14 @@ public struct CommandSpec: Sendable {
     /// Proto field paths the server may name in INVALID_ARGUMENT, and the flag or argument
     /// the user gave them with: `["location.color_hex": "--color"]`.
     public let fieldFlags: [String: String]
+    /// False for a command whose result has no ids (`health`, `stats`): `-o ids` is then a
+    /// usage error, given before any call.
+    public let printsIDs: Bool
     public let run: Run
 
     public init(resource: String?, name: String, summary: String, positionals: [String] = [],
                 optionalPositionals: [String] = [], options: [OptionSpec] = [], examples: [String] = [],
-                fieldFlags: [String: String] = [:], run: @escaping Run) {
+                fieldFlags: [String: String] = [:], printsIDs: Bool = true, run: @escaping Run) {
         self.resource = resource
         self.name = name
         self.summary = summary
@@ -29,6 +32,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.examples = examples
         self.fieldFlags = fieldFlags
+        self.printsIDs = printsIDs
         self.run = run
     }
 

@@ -26,7 +26,9 @@ enum CallCommand {
             "larder call /larder.v1.MealRecordService/CreateMealRecord -d @meal.json",
             "echo '{\"mealRecord\": {\"name\": \"Oatmeal\", \"calories\": 350, \"category\": \"MEAL_CATEGORY_BREAKFAST\"}}' \\\n"
                 + "    | larder call /larder.v1.MealRecordService/CreateMealRecord -d @-",
-        ]
+        ],
+        // The reply is printed as JSON whatever -o says: there are no ids to print alone.
+        printsIDs: false
     ) { command, context throws(CLIError) in
         let path = command.positionals[0]
         let method = try resolve(path, spec: command.spec)

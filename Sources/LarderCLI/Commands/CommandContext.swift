@@ -93,6 +93,12 @@ public final class CommandContext {
         stdout.write(ids.map { TerminalText.value($0) + "\n" }.joined())
     }
 
+    /// The usage error for `-o ids` on a command whose result has no ids.
+    var noIDs: CLIError {
+        .usage("-o ids: '\(command?.usagePath ?? "larder")' prints no ids; use -o table or -o json",
+               command: command?.usagePath ?? "larder")
+    }
+
     /// How `--json` prints messages: the proto3 JSON mapping with every scalar and
     /// repeated field, even at its default (`"calories": 0`, `"categories": []`);
     /// unset message fields (timestamps) are left out, and so are fields a command did not
@@ -110,10 +116,7 @@ public final class CommandContext {
         case .table:
             write(human())
         case .ids:
-            guard let ids else {
-                throw .usage("-o ids: '\(command?.usagePath ?? "larder")' prints no ids; use -o table or -o json",
-                             command: command?.usagePath ?? "larder")
-            }
+            guard let ids else { throw noIDs }
             writeIDs(ids())
         case .json:
             do throws(RPCError) {

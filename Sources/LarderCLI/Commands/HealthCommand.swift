@@ -7,7 +7,8 @@ enum HealthCommand {
         summary: "Check that the server is serving (exit status 1 when it answers NOT_SERVING; "
             + "24 UNAVAILABLE when it cannot be reached, as when it drains: it accepts no new connections)",
         options: [OptionSpec("service", value: "NAME", "Check one service, e.g. larder.v1.LocationService")],
-        examples: ["larder health", "larder health --service larder.v1.MealRecordService --json"]
+        examples: ["larder health", "larder health --service larder.v1.MealRecordService --json"],
+        printsIDs: false
     ) { command, context throws(CLIError) in
         let response = try await context.call(HealthMethods.check,
                                               HealthCheckRequest(service: command.value("service") ?? ""))

@@ -187,7 +187,8 @@ enum MealCommands {
         examples: ["larder meals summary --since 2026-11-01 --until 2026-12-01 --tz Asia/Taipei",
                    "larder meals summary --since 2026-11-01 --until 2026-12-01 --utc-offset +08:00"],
         fieldFlags: ["start_time": "--since", "end_time": "--until", "utc_offset_minutes": "--utc-offset",
-                     "time_zone": "--tz"]
+                     "time_zone": "--tz"],
+        printsIDs: false
     ) { command, context throws(CLIError) in
         var offset = context.localTime.currentOffset()
         var zone = ""

@@ -28,7 +28,8 @@ enum ReflectionCommands {
             + "('stream' as larder's own proto/ declares it)",
         positionals: ["NAME"],
         examples: ["larder describe larder.v1.Location", "larder describe larder.v1.MealCategory",
-                   "larder describe larder.v1.LocationService", "larder describe /larder.v1.LocationService/GetLocation"]
+                   "larder describe larder.v1.LocationService", "larder describe /larder.v1.LocationService/GetLocation"],
+        printsIDs: false
     ) { command, context throws(CLIError) in
         var name = Substring(command.positionals[0])
         while name.hasPrefix(".") || name.hasPrefix("/") { name = name.dropFirst() }

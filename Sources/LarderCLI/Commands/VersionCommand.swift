@@ -9,7 +9,8 @@ enum VersionCommand {
         resource: nil, name: "version",
         summary: "Show the version, commit and protocol of larder and of the server",
         options: [.flag("client", "Show larder's own version only; contact no server")],
-        examples: ["larder version", "larder version --client", "larder --json version"]
+        examples: ["larder version", "larder version --client", "larder --json version"],
+        printsIDs: false
     ) { command, context throws(CLIError) in
         let client = ServerInfo.thisBuild()
         var server: ServerInfo?
