@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LarderReactor
 import LarderTestSupport
 import Testing
@@ -49,16 +50,24 @@ import Testing
         let (listener, server, client) = try Self.connectedPair()
         let (_, silentServer, silentClient) = try Self.connectedPair()
         defer { listener.close() }
-        // Both sides on threads of their own: on a busy run the cooperative pool can be
-        // held by other tests for tens of seconds, and the peer must answer all the same.
-        async let peerSawEndOfStream = offThePool { () -> Bool in
-            let ended = Self.readToEnd(client).endOfStream
-            client.shutdownSending()  // the peer closes its side once it read the end of stream
-            return ended
+        // Both sides on threads of their own, the peer's started by the drain's thread itself: on a
+        // busy run the cooperative pool can be held by other tests for minutes (a peer started as a
+        // child task once did not run within the drain's 120 s), and the peer must answer all the same.
+        let (stillOpen, peerSawEndOfStream) = await offThePool { () -> (Int, Bool) in
+            let ended = Mutex(false)
+            let peerDone = DispatchSemaphore(value: 0)
+            Thread {
+                let sawEnd = Self.readToEnd(client).endOfStream
+                client.shutdownSending()  // the peer closes its side once it read the end of stream
+                ended.withLock { $0 = sawEnd }
+                peerDone.signal()
+            }.start()
+            let stillOpen = LingeringClose.drain([server], milliseconds: 120_000)
+            peerDone.wait()
+            return (stillOpen, ended.withLock { $0 })
         }
-        let stillOpen = await offThePool { LingeringClose.drain([server], milliseconds: 120_000) }
         #expect(stillOpen == 0, "the drain returned on the peer's close, not at its deadline")
-        #expect(await peerSawEndOfStream)
+        #expect(peerSawEndOfStream)
         close(server)
 
         let silentStart = ContinuousClock.now
