@@ -40,13 +40,21 @@ public enum ProtoCodec {
     package static func pack(_ message: UnsafePointer<ProtobufCMessage>) -> [UInt8] {
         let size = protobuf_c_message_get_packed_size(message)
         if size == 0 { return [] }
-        // Grown by `append(contentsOf:)`, not made by `init(unsafeUninitializedCapacity:)` or
-        // `init(repeating:count:)`: on Linux those allocate through a non-inlinable generic
-        // function of the standard library that looks `_ContiguousArrayStorage<UInt8>` up in the
-        // runtime's metadata cache on every call (~450 instructions, more than the zeroing).
-        var bytes: [UInt8] = []
-        pack(message, size: size, appendingTo: &bytes)
-        return bytes
+        // A small message is packed into scratch space and copied: `Array(_:)` of a buffer is
+        // specialized where it is used. `init(unsafeUninitializedCapacity:)` allocates through a
+        // non-inlinable generic function of the standard library that, on Linux, looks
+        // `_ContiguousArrayStorage<UInt8>` up in the runtime's metadata cache on every call
+        // (~450 instructions, more than the copy). For a large one the lookup is nothing next to
+        // the packing, and a copy would not be: it is packed in place.
+        if size <= 16 * 1024 {
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { scratch in
+                let count = protobuf_c_message_pack(message, scratch.baseAddress!)
+                return Array(UnsafeBufferPointer(rebasing: scratch[0..<count]))
+            }
+        }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = protobuf_c_message_pack(message, buffer.baseAddress!)
+        }
     }
 
     /// The protobuf encoding of a message built in an arena.
