@@ -121,8 +121,7 @@ public final class StoreExecutor: @unchecked Sendable {
     /// Queues a write; UNAVAILABLE once closed.
     public func submit(_ write: StoreWrite) {
         if !writeQueue.push(write) {
-            write.fail(Self.closedError)
-            write.complete()
+            write.refuse(Self.closedError)
             notifyDelivered()
         }
     }

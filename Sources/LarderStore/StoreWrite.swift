@@ -53,6 +53,12 @@ public struct StoreWrite: Sendable {
 
     /// Passes the result to the completion. Call once, after the transaction ended.
     public func complete() { _ = body(.complete) }
+
+    /// Completes a write that will not run (the store is closed, or has no database) with `error`.
+    public func refuse(_ error: RPCError) {
+        fail(error)
+        complete()
+    }
 }
 
 /// The result of a `StoreWrite` between running and completing.

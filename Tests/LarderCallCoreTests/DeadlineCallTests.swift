@@ -134,12 +134,7 @@ final class HeldStore: Store, @unchecked Sendable {
     }
 
     func submit(_ write: StoreWrite) {
-        held.withLock {
-            $0.append {
-                write.fail(RPCError.internalError("no writes here"))
-                write.complete()
-            }
-        }
+        held.withLock { $0.append { write.refuse(RPCError.internalError("no writes here")) } }
     }
 
     func close() {}

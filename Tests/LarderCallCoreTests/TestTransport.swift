@@ -162,10 +162,7 @@ final class TestLoop: @unchecked Sendable {
 struct UnusedStore: Store {
     func submit(_ read: StoreRead, cost: ReadCost) { read.fail(RPCError.internalError("no store")) }
 
-    func submit(_ write: StoreWrite) {
-        write.fail(RPCError.internalError("no store"))
-        write.complete()
-    }
+    func submit(_ write: StoreWrite) { write.refuse(RPCError.internalError("no store")) }
 
     func close() {}
     func setCompletionsDelivered(_ body: @escaping @Sendable () -> Void) {}
@@ -190,8 +187,7 @@ final class FailingStore: Store, @unchecked Sendable {
     func submit(_ write: StoreWrite) {
         let error = self.error
         thread.async { [self] in
-            write.fail(error)
-            write.complete()
+            write.refuse(error)
             delivered.withLock { $0 }?()
         }
     }

@@ -48,10 +48,7 @@ public final class InMemoryStore: Store, @unchecked Sendable {
     }
 
     public func submit(_ write: StoreWrite) {
-        enqueue(fail: { error in
-            write.fail(error)
-            write.complete()
-        }) { memory in
+        enqueue(fail: write.refuse) { memory in
             let snapshot = memory.copy()
             if !write.run(on: memory) { memory.restore(from: snapshot) }
             write.complete()

@@ -41,7 +41,8 @@ enum DataCleaner {
         do throws(RPCError) {
             notify("deleting \(data.summary)")
             let counts = try sweep(prefix: data.prefix, server: server, tls: tls, metadata: metadata,
-                                   connectTimeoutSeconds: connectTimeoutSeconds, locationIDs: state.locationIDs, mealIDs: state.mealIDs, mealsSince: mealsSince)
+                                   connectTimeoutSeconds: connectTimeoutSeconds, locationIDs: state.locationIDs,
+                                   mealIDs: state.mealIDs, mealsSince: mealsSince)
             report.deletedLocations = counts.locations
             report.deletedMeals = counts.meals
         } catch {
@@ -54,7 +55,8 @@ enum DataCleaner {
     /// `mealIDs`, plus, when `mealsSince` is set, those named `prefix…` eaten since then (nil: any time).
     /// - Returns: how many of each were deleted.
     static func sweep(prefix: String, server: BenchAddress, tls: ClientTLS? = nil, metadata: [String: String],
-                      connectTimeoutSeconds: Double, locationIDs: [String] = [], mealIDs: [String] = [], mealsSince: Int64??)
+                      connectTimeoutSeconds: Double, locationIDs: [String] = [], mealIDs: [String] = [],
+                      mealsSince: Int64??)
         throws(RPCError) -> (locations: Int, meals: Int)
     {
         let client = try SeedClient(address: server, tls: try BenchTLSContext.forData(tls, server: server),
