@@ -673,7 +673,8 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
             }
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
             if closeReason == nil {
-                let why = lastLibraryError ?? (frame.debugText.isEmpty ? nil : SafeText.escaped(frame.debugText))
+                let debugText = frame.debugData.isEmpty ? nil : String(decoding: frame.debugData, as: UTF8.self)
+                let why = lastLibraryError ?? debugText.map { SafeText.escaped($0) }
                 closeReason = GRPCSessionError(HTTP2ErrorCode(rawValue: frame.errorCode),
                                                why ?? "the peer broke the HTTP/2 protocol")
             }

@@ -308,8 +308,7 @@ final class NGHTTP2Session {
             frame.errorCode = pointer.pointee.goaway.error_code
             frame.lastStreamID = pointer.pointee.goaway.last_stream_id
             if let data = pointer.pointee.goaway.opaque_data, pointer.pointee.goaway.opaque_data_len > 0 {
-                frame.debugText = String(decoding: UnsafeBufferPointer(start: data, count: min(pointer.pointee.goaway.opaque_data_len, 256)),
-                                         as: UTF8.self)
+                frame.debugData = UnsafeRawBufferPointer(start: data, count: min(pointer.pointee.goaway.opaque_data_len, 256))
             }
         case .ping:
             frame.pingData = withUnsafeBytes(of: pointer.pointee.ping.opaque_data) { bytes in

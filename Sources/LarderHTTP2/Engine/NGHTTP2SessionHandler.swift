@@ -19,8 +19,11 @@ struct NGHTTP2Frame {
     var errorCode: UInt32 = 0
     /// GOAWAY: the last stream id.
     var lastStreamID: Int32 = 0
-    /// GOAWAY: its debug data as text (nghttp2 writes why it ends the connection there).
-    var debugText = ""
+    /// GOAWAY: its debug data, at most 256 bytes (nghttp2 writes why it ends the connection
+    /// there). It points into nghttp2's frame: valid only during the handler call it comes with.
+    /// (A pointer, not a String, keeps the frame a trivial value: copying it costs no reference
+    /// counting on the path of every call.)
+    var debugData = UnsafeRawBufferPointer(start: nil, count: 0)
     /// PING: the opaque data, big-endian.
     var pingData: UInt64 = 0
     /// DATA: the bytes of data it carried, its padding (and the Pad Length byte) left out.
