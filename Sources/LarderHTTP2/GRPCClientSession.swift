@@ -6,7 +6,7 @@ import CNghttp2
 /// `GRPCLoadClientSession`, the same engine without the per-call dictionaries of strings.
 ///
 /// Not thread-safe: one loop owns a session.
-public final class GRPCClientSession {
+public final class GRPCClientSession: NGHTTP2SessionHandler {
     /// Client-side knobs.
     public struct Options: Sendable {
         /// SETTINGS_INITIAL_WINDOW_SIZE we announce: how much response data the server may send
@@ -60,7 +60,8 @@ public final class GRPCClientSession {
         engine = try NGHTTP2Session.grpcClient(initialWindowSize: options.initialWindowSize) { tuned in
             tuned.acknowledgesPings = options.acknowledgesPings
         }
-        engine.handler = self
+        super.init()
+        engine.attach(self)
     }
 
     /// The header fields of a gRPC request: pseudo-headers, content-type, te, then `extra` in order.
@@ -125,17 +126,15 @@ public final class GRPCClientSession {
             throw GRPCSessionError(.internalError, "HTTP/2 output failed: \(error)")
         }
     }
-}
 
-extension GRPCClientSession: NGHTTP2SessionHandler {
-    func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool { true }
+    // MARK: - nghttp2 callbacks
 
-    func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
+    override func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
         responses[frame.streamID]?.headerBlocks += 1
         return true
     }
 
-    func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
+    override func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         guard let blocks = responses[streamID]?.headerBlocks else { return .accept }
         let key = String(decoding: name, as: UTF8.self)
         let text = String(decoding: value, as: UTF8.self)
@@ -143,7 +142,7 @@ extension GRPCClientSession: NGHTTP2SessionHandler {
         return .accept
     }
 
-    func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
+    override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
         switch frame.kind {
         case .headers, .data:
             guard frame.endStream, var response = responses[frame.streamID] else { return true }
@@ -161,7 +160,7 @@ extension GRPCClientSession: NGHTTP2SessionHandler {
         return true
     }
 
-    func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    override func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard var response = responses[streamID] else { return true }
         responses[streamID] = nil  // keep the value uniquely referenced while it grows
         var messages: [GRPCMessageDeframer.Message] = []
@@ -172,14 +171,12 @@ extension GRPCClientSession: NGHTTP2SessionHandler {
         return true
     }
 
-    func frameSent(_ frame: NGHTTP2Frame) {}
-
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
         responses[streamID]?.closeCode = HTTP2ErrorCode(rawValue: errorCode)
         outbound[streamID] = nil
     }
 
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
+    override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
         guard let pending = outbound[streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
         let count = min(buffer.count, options.maxDataChunk, pending.bytes.count - pending.offset)
         pending.bytes.withUnsafeBytes { source in
@@ -193,5 +190,4 @@ extension GRPCClientSession: NGHTTP2SessionHandler {
         return count == 0 ? .deferred : .bytes(count: count, endOfData: false, endStream: false)
     }
 
-    func libraryError(_ message: String) {}
 }

@@ -9,7 +9,7 @@ public import LarderWire
 /// `receive`, bytes out through `writeOutput`.
 ///
 /// Not thread-safe: one loop owns a session.
-public final class GRPCLoadClientSession {
+public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
     /// Client-side knobs.
     public struct Options: Sendable {
         /// SETTINGS_INITIAL_WINDOW_SIZE we announce (per-stream receive window).
@@ -67,7 +67,8 @@ public final class GRPCLoadClientSession {
             tuned.connectionWindow = options.connectionWindow
             tuned.peerMaxConcurrentStreams = options.maxConcurrentStreams
         }
-        engine.handler = self
+        super.init()
+        engine.attach(self)
         completions.reserveCapacity(256)
     }
 
@@ -177,14 +178,10 @@ public final class GRPCLoadClientSession {
         }
         return value
     }
-}
 
-extension GRPCLoadClientSession: NGHTTP2SessionHandler {
-    func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool { true }
+    // MARK: - nghttp2 callbacks
 
-    func beginHeaders(_ frame: NGHTTP2Frame) -> Bool { true }
-
-    func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
+    override func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         switch name.count {
         case 7 where Self.equal(name, Self.statusName):
             streams[streamID]?.httpStatus = Int(Self.decimal(value))
@@ -199,14 +196,14 @@ extension GRPCLoadClientSession: NGHTTP2SessionHandler {
         return .accept
     }
 
-    func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
+    override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
         if frame.kind == .goaway {
             goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode)))
         }
         return true
     }
 
-    func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    override func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let index = streams.index(forKey: streamID), streams.values[index].capture else { return true }
         let already = streams.values[index].dataBytes
         let wanted = Self.messagePrefixSize + options.capturedReplyBytes
@@ -219,14 +216,12 @@ extension GRPCLoadClientSession: NGHTTP2SessionHandler {
         return true
     }
 
-    func frameSent(_ frame: NGHTTP2Frame) {}
-
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
         completions.append(Self.completion(stream, errorCode: errorCode))
     }
 
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
+    override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
         guard let index = streams.index(forKey: streamID) else {
             return .bytes(count: 0, endOfData: true, endStream: true)
         }
@@ -244,5 +239,5 @@ extension GRPCLoadClientSession: NGHTTP2SessionHandler {
         return .bytes(count: count, endOfData: done, endStream: done)
     }
 
-    func libraryError(_ message: String) { lastLibraryError = message }
+    override func libraryError(_ message: String) { lastLibraryError = message }
 }

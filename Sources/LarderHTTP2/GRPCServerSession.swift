@@ -16,7 +16,7 @@ public import LarderWire
 /// `isFinished` is true (after a drain, or a GOAWAY sent), close too.
 ///
 /// Not thread-safe: one loop owns a session.
-public final class GRPCServerSession {
+public final class GRPCServerSession: NGHTTP2SessionHandler {
     public let configuration: GRPCServerConfiguration
     private let engine: NGHTTP2Session
     private var streams = CallIDMap<GRPCServerStream>()
@@ -104,7 +104,8 @@ public final class GRPCServerSession {
         resets = TokenBucket(burst: configuration.resetBurst, ratePerSecond: configuration.resetsPerSecond, now: now)
         settingsFrames = TokenBucket(burst: configuration.settingsBurst, ratePerSecond: configuration.settingsPerSecond, now: now)
         idleFrames = TokenBucket(burst: configuration.idleFrameBurst, ratePerSecond: configuration.idleFramesPerSecond, now: now)
-        engine.handler = self
+        super.init()
+        engine.attach(self)
     }
 
     // MARK: - Bytes
@@ -529,10 +530,10 @@ public final class GRPCServerSession {
         sentDataSinceLastPing = false
         return true
     }
-}
 
-extension GRPCServerSession: NGHTTP2SessionHandler {
-    func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool {
+    // MARK: - nghttp2 callbacks
+
+    override func beginFrame(type: UInt8, flags: UInt8, streamID: Int32, length: Int) -> Bool {
         guard failure == nil else { return false }
         switch NGHTTP2Frame.Kind(rawValue: type) {
         case .headers:
@@ -567,7 +568,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         return true
     }
 
-    func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
+    override func beginHeaders(_ frame: NGHTTP2Frame) -> Bool {
         headerParser.begin(streamID: frame.streamID)
         headerStream = nil
         headerBlockBytes = 0
@@ -579,7 +580,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         return failure == nil
     }
 
-    func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
+    override func header(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> NGHTTP2HeaderVerdict {
         guard failure == nil else { return .failConnection }
         // Every block counts, trailers too: a few bytes of HPACK can decode to megabytes.
         headerBlockBytes += name.count + value.count + 32
@@ -610,7 +611,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         return start == 0 && end == value.count ? value : UnsafeRawBufferPointer(rebasing: value[start..<end])
     }
 
-    func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
+    override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
         guard failure == nil else { return false }
         switch frame.kind {
         case .headers:
@@ -654,14 +655,14 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         return true
     }
 
-    func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    override func dataChunk(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard failure == nil else { return false }
         guard let stream = streams[stream: streamID], stream.phase == .active || stream.phase == .collecting else { return true }
         receiveMessages(stream, bytes)
         return true
     }
 
-    func frameSent(_ frame: NGHTTP2Frame) {
+    override func frameSent(_ frame: NGHTTP2Frame) {
         switch frame.kind {
         case .headers, .data:
             pingStrikes = 0
@@ -683,7 +684,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         }
     }
 
-    func streamClosed(streamID: Int32, errorCode: UInt32) {
+    override func streamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forStream: streamID) else { return }
         if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes
@@ -695,7 +696,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         events.append(.cancelled(streamID: streamID, reason: RPCError(.cancelled, message)))
     }
 
-    func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
+    override func readData(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> NGHTTP2DataRead {
         guard let stream = streams[stream: streamID] else { return .bytes(count: 0, endOfData: true, endStream: true) }
         let count = stream.dequeue(into: buffer)
         heldOutputBytes -= count
@@ -711,7 +712,7 @@ extension GRPCServerSession: NGHTTP2SessionHandler {
         return count == 0 ? .deferred : .bytes(count: count, endOfData: false, endStream: false)
     }
 
-    func libraryError(_ message: String) {
+    override func libraryError(_ message: String) {
         lastLibraryError = message
     }
 }

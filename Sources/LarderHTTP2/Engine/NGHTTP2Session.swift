@@ -38,12 +38,17 @@ final class NGHTTP2Session {
 
     private var session: OpaquePointer?
     /// Who hears about frames: the owner of this engine (every owner keeps it in a private
-    /// `let` and sets itself here), so it outlives the engine, and nghttp2 calls back only
-    /// from the owner's calls into it (`nghttp2_session_del` calls none). Hence not weak: a
-    /// weak load on every callback cost a few per cent of a call's CPU.
-    unowned(unsafe) var handler: (any NGHTTP2SessionHandler)?
+    /// `let` and attaches itself), so it outlives the engine, and nghttp2 calls back only from
+    /// the owner's calls into it (`nghttp2_session_del` calls none). Hence unretained, and
+    /// called without a retain and release around each callback (see `NGHTTP2SessionHandler`).
+    private var handler: Unmanaged<NGHTTP2SessionHandler>?
     /// Bytes nghttp2 currently holds through this session's allocator.
     private(set) var allocatedBytes = 0
+
+    /// Makes `handler` hear this session's callbacks; it must outlive the session.
+    func attach(_ handler: NGHTTP2SessionHandler) {
+        self.handler = .passUnretained(handler)
+    }
 
     /// A client engine for a gRPC client session: push disabled, `initialWindowSize` as our
     /// per-stream receive window, and `tune` for anything else.
@@ -266,15 +271,18 @@ final class NGHTTP2Session {
 
     // MARK: - Callbacks
 
-    static func from(_ context: UnsafeMutableRawPointer?) -> NGHTTP2Session {
-        // nghttp2 hands back the context it was given at creation: always this object.
-        Unmanaged<NGHTTP2Session>.fromOpaque(context!).takeUnretainedValue()
-    }
-
-    /// `body` with the session of `context`, without retaining it (it is alive: it called
-    /// nghttp2, which calls back); for the callbacks that run most (allocator, body reads).
+    /// `body` with the session of `context` (nghttp2 hands back the context it was given at
+    /// creation: always this object), without retaining it: it is alive, since it called
+    /// nghttp2, which calls back.
     static func with<R>(_ context: UnsafeMutableRawPointer?, _ body: (NGHTTP2Session) -> R) -> R {
         Unmanaged<NGHTTP2Session>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// `body` with the handler of the session of `context`, retaining neither; `otherwise` when
+    /// no handler is attached.
+    static func withHandler<R>(_ context: UnsafeMutableRawPointer?, otherwise: R,
+                               _ body: (NGHTTP2SessionHandler) -> R) -> R {
+        with(context) { session in session.handler?._withUnsafeGuaranteedRef(body) ?? otherwise }
     }
 
 
@@ -287,7 +295,10 @@ final class NGHTTP2Session {
     private func readData(streamID: Int32, buffer: UnsafeMutablePointer<UInt8>?, length: Int,
                           flags: UnsafeMutablePointer<UInt32>?) -> Int {
         guard let handler, let buffer, let flags else { return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue) }
-        switch handler.readData(streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length)) {
+        let read = handler._withUnsafeGuaranteedRef {
+            $0.readData(streamID: streamID, into: UnsafeMutableRawBufferPointer(start: buffer, count: length))
+        }
+        switch read {
         case .deferred:
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         case .bytes(let count, let endOfData, let endStream):
@@ -323,20 +334,23 @@ final class NGHTTP2Session {
 
     private static func install(_ callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { _, header, context in
-            guard let header, let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            let ok = handler.beginFrame(type: header.pointee.type, flags: header.pointee.flags,
-                                        streamID: header.pointee.stream_id, length: header.pointee.length)
-            return ok ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            guard let header else { return 0 }
+            return NGHTTP2Session.withHandler(context, otherwise: true) {
+                $0.beginFrame(type: header.pointee.type, flags: header.pointee.flags,
+                              streamID: header.pointee.stream_id, length: header.pointee.length)
+            } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, context in
-            guard let frame, let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            return handler.beginHeaders(NGHTTP2Session.frame(frame)) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            guard let frame else { return 0 }
+            return NGHTTP2Session.withHandler(context, otherwise: true) { $0.beginHeaders(NGHTTP2Session.frame(frame)) } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
-            guard let frame, let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            let verdict = handler.header(streamID: frame.pointee.hd.stream_id,
-                                         name: UnsafeRawBufferPointer(start: name, count: nameLength),
-                                         value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            guard let frame else { return 0 }
+            let verdict = NGHTTP2Session.withHandler(context, otherwise: .accept) {
+                $0.header(streamID: frame.pointee.hd.stream_id,
+                          name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                          value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            }
             switch verdict {
             case .accept: return 0
             case .resetStream: return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
@@ -344,26 +358,27 @@ final class NGHTTP2Session {
             }
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
-            guard let frame, let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            return handler.frameReceived(NGHTTP2Session.frame(frame)) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            guard let frame else { return 0 }
+            return NGHTTP2Session.withHandler(context, otherwise: true) { $0.frameReceived(NGHTTP2Session.frame(frame)) } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
-            guard let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            return handler.dataChunk(streamID: streamID, UnsafeRawBufferPointer(start: data, count: length)) ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            NGHTTP2Session.withHandler(context, otherwise: true) {
+                $0.dataChunk(streamID: streamID, UnsafeRawBufferPointer(start: data, count: length))
+            } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, context in
-            guard let frame, let handler = NGHTTP2Session.from(context).handler else { return 0 }
-            handler.frameSent(NGHTTP2Session.frame(frame))
+            guard let frame else { return 0 }
+            NGHTTP2Session.withHandler(context, otherwise: ()) { $0.frameSent(NGHTTP2Session.frame(frame)) }
             return 0
         }
         nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, context in
             guard let message else { return 0 }
             let text = UnsafeRawBufferPointer(start: message, count: length)
-            NGHTTP2Session.from(context).handler?.libraryError(String(decoding: text, as: UTF8.self))
+            NGHTTP2Session.withHandler(context, otherwise: ()) { $0.libraryError(String(decoding: text, as: UTF8.self)) }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, context in
-            NGHTTP2Session.from(context).handler?.streamClosed(streamID: streamID, errorCode: errorCode)
+            NGHTTP2Session.withHandler(context, otherwise: ()) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
             return 0
         }
     }
