@@ -12,7 +12,36 @@ public enum ResponseFrame {
     /// connection.
     public static func append(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
                               maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) {
-        let tooLarge: Int? = message.withCString { messagePointer in
+        let tooLarge: Int? = withEnvelope(callID: callID, code: code, message: message, payload: payload) { message in
+            let size = protobuf_c_message_get_packed_size(message)
+            guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
+            Frame.appendHeader(length: length, to: &buffer)
+            ProtoCodec.pack(message, size: size, appendingTo: &buffer)
+            return nil
+        }
+        if let tooLarge {
+            append(callID: callID, code: .resourceExhausted, message: tooLargeMessage(replyBytes: tooLarge, limit: maxSize),
+                   payload: [], maxSize: max(maxSize, 4096), to: &buffer)
+        }
+    }
+
+    /// The refusal `append` sends instead of an OK reply carrying `payload` to `callID` (its
+    /// envelope would exceed `maxSize`), or nil when that reply fits: what the server counts
+    /// and logs for the call must be what the client gets.
+    public static func refusal(callID: UInt64, payload: [UInt8], maxSize: Int = Frame.defaultMaxSize) -> RPCError? {
+        // An OK envelope adds at most 17 bytes: the tags, a 10-byte call id, a 5-byte length.
+        guard payload.count > maxSize - 17 else { return nil }
+        let size = withEnvelope(callID: callID, code: .ok, message: "", payload: payload) {
+            protobuf_c_message_get_packed_size($0)
+        }
+        guard FrameLength(exactly: size, limit: maxSize) == nil else { return nil }
+        return RPCError(.resourceExhausted, tooLargeMessage(replyBytes: size, limit: maxSize))
+    }
+
+    /// `body` with a ResponseEnvelope that points at `message` and `payload` (valid only during the call).
+    private static func withEnvelope<R>(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
+                                        _ body: (UnsafePointer<ProtobufCMessage>) -> R) -> R {
+        message.withCString { messagePointer in
             payload.withUnsafeBufferPointer { payloadPointer in
                 var envelope = Larder__Rpc__V1__ResponseEnvelope()
                 larder__rpc__v1__response_envelope__init(&envelope)
@@ -21,19 +50,10 @@ public enum ResponseFrame {
                 envelope.status_message = message.isEmpty ? nil : UnsafeMutablePointer(mutating: messagePointer)
                 envelope.payload = ProtobufCBinaryData(
                     len: payloadPointer.count, data: payloadPointer.count == 0 ? nil : UnsafeMutablePointer(mutating: payloadPointer.baseAddress))
-                return withUnsafePointer(to: &envelope) { pointer -> Int? in
-                    let message = UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self)
-                    let size = protobuf_c_message_get_packed_size(message)
-                    guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
-                    Frame.appendHeader(length: length, to: &buffer)
-                    ProtoCodec.pack(message, size: size, appendingTo: &buffer)
-                    return nil
+                return withUnsafePointer(to: &envelope) { pointer in
+                    body(UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self))
                 }
             }
-        }
-        if let tooLarge {
-            append(callID: callID, code: .resourceExhausted, message: tooLargeMessage(replyBytes: tooLarge, limit: maxSize),
-                   payload: [], maxSize: max(maxSize, 4096), to: &buffer)
         }
     }
 

@@ -36,6 +36,10 @@ struct ReplyLimitTests {
             // The connection serves on.
             #expect(try await client.call(LocationMethods.getLocation, GetLocationRequest(id: StoreIDText.uuid(7))).name
                         .hasSuffix("7"))
+            // The metrics count what the client got, not the store's OK.
+            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            let list = metrics.methods.first { $0.method == LocationMethods.listLocations.path }
+            #expect(list?.callsByCode == ["RESOURCE_EXHAUSTED": 1])
         }
     }
 }

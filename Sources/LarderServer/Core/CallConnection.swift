@@ -51,12 +51,20 @@ extension CallConnection {
 /// Turns a call's results into a transport's bytes. Sendable: used on whichever
 /// thread produced the result, so the loop only moves finished bytes.
 protocol ReplyEncoder: Sendable {
+    /// `result` as this transport sends it: `result`, or the refusal the transport sends
+    /// instead (a lean reply too large for its frame), so that the metrics and the access
+    /// log count what the client gets.
+    func sendable(_ result: Result<[UInt8], RPCError>, callID: UInt64) -> Result<[UInt8], RPCError>
     /// The bytes that end unary call `callID` with `result`: the response, or the error's status.
     func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8]
     /// The bytes of one message of streaming call `callID`'s responses.
     func streamMessage(callID: UInt64, payload: [UInt8]) -> [UInt8]
     /// The bytes that end streaming call `callID`: OK, or the error's status.
     func streamEnd(callID: UInt64, error: RPCError?) -> [UInt8]
+}
+
+extension ReplyEncoder {
+    func sendable(_ result: Result<[UInt8], RPCError>, callID: UInt64) -> Result<[UInt8], RPCError> { result }
 }
 
 /// A call of a connection in flight, as its `CallBook` keeps it.

@@ -140,7 +140,7 @@ final class CallCore: @unchecked Sendable {
         case .deferred(let start):
             let encoder = connection.replyEncoder
             let refused = start(call.payload, scratch, context) { [self] result in
-                let result = result.mapError { publicError($0, context) }
+                let result = encoder.sendable(result.mapError { publicError($0, context) }, callID: context.callID)
                 let bytes = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
                       finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
@@ -340,6 +340,7 @@ final class CallCore: @unchecked Sendable {
     /// Puts a call's reply straight into its connection's output and counts it finished.
     private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
                            on connection: some CallConnection, method: String? = nil) {
+        let result = connection.replyEncoder.sendable(result, callID: context.callID)
         let replyBytes = connection.appendReply(callID: context.callID, result: result)
         finished(FinishedCall(context, methodIndex: methodIndex, code: result.statusCode, message: result.statusMessage,
                               replyBytes: replyBytes),
