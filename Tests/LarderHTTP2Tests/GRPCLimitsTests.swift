@@ -229,6 +229,23 @@ struct GRPCLimitsTests {
         #expect(loop.events.contains { if case .request(let head, _) = $0 { head.streamID == after } else { false } })
     }
 
+    @Test("1,500 running calls cancelled in a burst leave the connection serving (nghttp2's own reset limit is off)")
+    func manyResetsOfStartedCalls() throws {
+        let loop = try Loopback()
+        loop.server.deliversWholeRequest = { _ in true }
+        for _ in 0..<15 {  // 100 at a time: the session's default SETTINGS_MAX_CONCURRENT_STREAMS
+            var started: [Int32] = []
+            for _ in 0..<100 { started.append(try loop.call(message: [1])) }
+            for id in started { loop.client.reset(streamID: id, code: .cancel) }
+            try loop.pump()
+        }
+        #expect(loop.client.goaways.isEmpty, "\(loop.client.goaways)")
+        #expect(loop.server.closeReason == nil)
+        #expect(loop.events.filter { if case .cancelled = $0 { true } else { false } }.count == 1_500)
+        let after = try loop.call(message: [2])
+        #expect(loop.events.contains { if case .request(let head, _) = $0 { head.streamID == after } else { false } })
+    }
+
     @Test("a header list over 8 KiB is refused with RESOURCE_EXHAUSTED; the connection keeps serving")
     func headerListSize() throws {
         let loop = try Loopback()

@@ -84,6 +84,14 @@ final class NGHTTP2Session {
         nghttp2_option_set_max_deflate_dynamic_table_size(option, options.maxDeflateTableSize)
         nghttp2_option_set_max_outbound_ack(option, options.maxOutboundAcks)
         nghttp2_option_set_max_settings(option, options.maxSettingsEntries)
+        if role == .server {
+            // nghttp2's own rapid-reset limiter (Debian's CVE-2023-44487 fix: 1,000 resets, then
+            // 33 a second) counts every RST_STREAM, those of calls already running too, and ends
+            // the connection with INTERNAL_ERROR. The session's own limiter replaces it: it
+            // counts only resets of requests not yet whole, as a reset running call keeps its
+            // slot until its handler ends (`GRPCServerSession.frameReceived`).
+            nghttp2_option_set_stream_reset_rate_limit(option, UInt64.max, UInt64.max)
+        }
         nghttp2_option_set_peer_max_concurrent_streams(option, options.peerMaxConcurrentStreams)
         if !options.acknowledgesPings { nghttp2_option_set_no_auto_ping_ack(option, 1) }
 
