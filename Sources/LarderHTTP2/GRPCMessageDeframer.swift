@@ -27,8 +27,14 @@ struct GRPCMessageDeframer {
     /// Whether no partial message is buffered.
     var isAtMessageBoundary: Bool { !inBody && prefix.isEmpty }
 
-    /// Bytes of a partial message held.
-    var bufferedBytes: Int { prefix.count + body.count }
+    /// Memory a partial message holds: its prefix and its buffer's capacity. The buffer grows
+    /// as the message's bytes arrive (doubling, capped at the announced length), so this is
+    /// at most about twice `receivedBytes`; a prefix alone reserves nothing, whatever it
+    /// announces.
+    var bufferedBytes: Int { prefix.count + body.capacity }
+
+    /// Bytes of a partial message received so far.
+    var receivedBytes: Int { prefix.count + body.count }
 
     /// Consumes `bytes`, appending each message it completes to `messages`.
     mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(Failure) {
@@ -58,9 +64,11 @@ struct GRPCMessageDeframer {
                 guard prefix[0] <= 1 else { throw .badFlag(prefix[0]) }
                 expected = Int(length)
                 inBody = true
-                body.reserveCapacity(expected)
             }
             let take = min(expected - body.count, bytes.count - offset)
+            if body.capacity < body.count + take {
+                body.reserveCapacity(min(expected, max(body.count + take, body.capacity * 2)))
+            }
             body += bytes[offset..<(offset + take)]
             offset += take
             if body.count == expected {

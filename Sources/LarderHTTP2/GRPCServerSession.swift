@@ -418,7 +418,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
             }
         } else {
             answerAndCancel(stream, RPCError(.internal,
-                "the request ended inside a message (\(stream.deframer.bufferedBytes) bytes of it received)"))
+                "the request ended inside a message (\(stream.deframer.receivedBytes) bytes of it received)"))
         }
     }
 
