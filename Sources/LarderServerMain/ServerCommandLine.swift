@@ -51,7 +51,8 @@ public enum ServerCommandLine {
 
     static let options: [Option] = [
         Option(name: "listen", value: "HOST:PORT",
-               help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port)") { config, value throws(UsageError) in
+               help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port, "
+                   + "logged on stderr as event=listening address=HOST:PORT)") { config, value throws(UsageError) in
             guard let address = SocketAddress(parsing: value) else { throw UsageError("--listen: expected HOST:PORT, got \"\(value)\"") }
             config.server.listen = address
         },
@@ -122,8 +123,8 @@ public enum ServerCommandLine {
             config.server.drainTimeoutSeconds = try parseInt(value, flag: "drain-timeout", range: 0...3_600)
         },
         Option(name: "busy-timeout", value: "SECONDS",
-               help: "SQLite: how long a call waits for a lock another process holds on the database "
-                   + "before failing UNAVAILABLE (default 5)") { config, value throws(UsageError) in
+               help: "SQLite: how long a transaction waits for a lock another process holds on the database "
+                   + "before failing UNAVAILABLE (default 5); writes queued behind it wait for it first") { config, value throws(UsageError) in
             config.database.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
         },
         Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
