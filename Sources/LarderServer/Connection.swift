@@ -178,22 +178,17 @@ final class Connection: EventHandler, CallConnection {
 
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
     /// Returns the frame's size.
-    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: Int, refusal: RPCError?) {
         if let http2 {
             // Framed by the pump that follows the events being handled (`Server.receiveHTTP2`):
             // one nghttp2 send for all the calls a read brought.
-            return http2.answer(callID: callID, result: result)
+            return (http2.answer(callID: callID, result: result), nil)
         }
         let before = output.count
-        switch result {
-        case .success(let payload):
-            ResponseFrame.append(callID: callID, code: .ok, message: "", payload: payload, to: &output)
-        case .failure(let error):
-            ResponseFrame.append(callID: callID, code: error.code, message: error.message, payload: [], to: &output)
-        }
+        let refusal = ResponseFrame.append(callID: callID, result: result, to: &output)
         let added = output.count - before
         usage.add(added)
-        return added
+        return (added, refusal)
     }
 
     /// A frame `LeanReplyEncoder` made on a store thread.

@@ -15,10 +15,10 @@ struct HTTP2ReplyEncoder: ReplyEncoder {
         case reply = 0, error = 1, streamMessage = 2, end = 3
     }
 
-    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8] {
+    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: [UInt8], refusal: RPCError?) {
         switch result {
-        case .success(let payload): Self.framed(.reply, payload)
-        case .failure(let error): Self.error(error)
+        case .success(let payload): (Self.framed(.reply, payload), nil)
+        case .failure(let error): (Self.error(error), nil)
         }
     }
 

@@ -3,13 +3,7 @@ import LarderWire
 /// The lean protocol's replies: one length-prefixed ResponseEnvelope per call,
 /// framed on the thread that produced the result.
 struct LeanReplyEncoder: ReplyEncoder {
-    func sendable(_ result: Result<[UInt8], RPCError>, callID: UInt64) -> Result<[UInt8], RPCError> {
-        guard case .success(let payload) = result,
-              let refusal = ResponseFrame.refusal(callID: callID, payload: payload) else { return result }
-        return .failure(refusal)
-    }
-
-    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8] {
+    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: [UInt8], refusal: RPCError?) {
         ResponseFrame.encode(callID: callID, result: result)
     }
 

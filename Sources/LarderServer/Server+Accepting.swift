@@ -87,7 +87,7 @@ extension Server {
     func refuse(fd: Int32, peer: SocketAddress) {
         logger.warn("connection_refused", ["peer": peer, "reason": "max connections (\(configuration.maxConnections)) reached"])
         let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(
-            .resourceExhausted, "server has reached its maximum of \(configuration.maxConnections) connections")))
+            .resourceExhausted, "server has reached its maximum of \(configuration.maxConnections) connections"))).bytes
         _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
         SocketIO.close(fd)
     }

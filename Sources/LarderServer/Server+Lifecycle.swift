@@ -18,7 +18,7 @@ extension Server {
             failHTTP2(connection, link: link, error)
             return
         }
-        connection.enqueue(ResponseFrame.encode(callID: 0, result: .failure(error)))
+        connection.enqueue(ResponseFrame.encode(callID: 0, result: .failure(error)).bytes)
         connection.state = .closing(since: MonotonicClock.nanoseconds())
         connection.flush()
     }

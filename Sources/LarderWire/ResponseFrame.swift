@@ -9,9 +9,11 @@ public enum ResponseFrame {
     /// A reply whose envelope would exceed `maxSize` (the 4 MiB every client accepts by
     /// default; never more than the prefix holds) is replaced by a RESOURCE_EXHAUSTED
     /// reply for the same call (`tooLargeMessage`): a client would otherwise drop the whole
-    /// connection.
+    /// connection. Returns that refusal, or nil when the reply went as given: what the server
+    /// counts and logs for the call must be what the client gets.
+    @discardableResult
     public static func append(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
-                              maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) {
+                              maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) -> RPCError? {
         let tooLarge: Int? = withEnvelope(callID: callID, code: code, message: message, payload: payload) { message in
             let size = protobuf_c_message_get_packed_size(message)
             guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
@@ -19,23 +21,22 @@ public enum ResponseFrame {
             ProtoCodec.pack(message, size: size, appendingTo: &buffer)
             return nil
         }
-        if let tooLarge {
-            append(callID: callID, code: .resourceExhausted, message: tooLargeMessage(replyBytes: tooLarge, limit: maxSize),
-                   payload: [], maxSize: max(maxSize, 4096), to: &buffer)
-        }
+        guard let tooLarge else { return nil }
+        let refusal = RPCError(.resourceExhausted, tooLargeMessage(replyBytes: tooLarge, limit: maxSize))
+        append(callID: callID, code: refusal.code, message: refusal.message, payload: [], maxSize: max(maxSize, 4096),
+               to: &buffer)
+        return refusal
     }
 
-    /// The refusal `append` sends instead of an OK reply carrying `payload` to `callID` (its
-    /// envelope would exceed `maxSize`), or nil when that reply fits: what the server counts
-    /// and logs for the call must be what the client gets.
-    public static func refusal(callID: UInt64, payload: [UInt8], maxSize: Int = Frame.defaultMaxSize) -> RPCError? {
-        // An OK envelope adds at most 17 bytes: the tags, a 10-byte call id, a 5-byte length.
-        guard payload.count > maxSize - 17 else { return nil }
-        let size = withEnvelope(callID: callID, code: .ok, message: "", payload: payload) {
-            protobuf_c_message_get_packed_size($0)
+    /// `append` of a call's result: its payload with OK, or its error's status.
+    @discardableResult
+    public static func append(callID: UInt64, result: Result<[UInt8], RPCError>, to buffer: inout [UInt8]) -> RPCError? {
+        switch result {
+        case .success(let payload):
+            append(callID: callID, code: .ok, message: "", payload: payload, to: &buffer)
+        case .failure(let error):
+            append(callID: callID, code: error.code, message: error.message, payload: [], to: &buffer)
         }
-        guard FrameLength(exactly: size, limit: maxSize) == nil else { return nil }
-        return RPCError(.resourceExhausted, tooLargeMessage(replyBytes: size, limit: maxSize))
     }
 
     /// `body` with a ResponseEnvelope that points at `message` and `payload` (valid only during the call).
@@ -69,16 +70,12 @@ public enum ResponseFrame {
             + "clients can accept larger messages"
     }
 
-    /// One framed reply for `result` (payload on success, status on failure).
-    public static func encode(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8] {
+    /// One framed reply for `result` (payload on success, status on failure), and the refusal
+    /// it carries instead when the payload did not fit (see `append`).
+    public static func encode(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: [UInt8], refusal: RPCError?) {
         var buffer: [UInt8] = []
-        switch result {
-        case .success(let payload):
-            buffer.reserveCapacity(payload.count + 24)
-            append(callID: callID, code: .ok, message: "", payload: payload, to: &buffer)
-        case .failure(let error):
-            append(callID: callID, code: error.code, message: error.message, payload: [], to: &buffer)
-        }
-        return buffer
+        if case .success(let payload) = result { buffer.reserveCapacity(payload.count + 24) }
+        let refusal = append(callID: callID, result: result, to: &buffer)
+        return (buffer, refusal)
     }
 }

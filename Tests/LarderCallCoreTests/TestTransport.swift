@@ -20,10 +20,10 @@ enum Received: Equatable {
 
 /// A test transport's encoding: a tag, the call id, the code, then the payload or message.
 struct TestEncoder: ReplyEncoder {
-    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8] {
+    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: [UInt8], refusal: RPCError?) {
         switch result {
-        case .success(let payload): Self.bytes(0, callID, .ok, payload)
-        case .failure(let error): Self.bytes(0, callID, error.code, Array(error.message.utf8))
+        case .success(let payload): (Self.bytes(0, callID, .ok, payload), nil)
+        case .failure(let error): (Self.bytes(0, callID, error.code, Array(error.message.utf8)), nil)
         }
     }
 
@@ -69,10 +69,10 @@ final class TestConnection: CallConnection, @unchecked Sendable {
         self.supportsStreaming = supportsStreaming
     }
 
-    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int {
-        let bytes = TestEncoder().reply(callID: callID, result: result)
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: Int, refusal: RPCError?) {
+        let bytes = TestEncoder().reply(callID: callID, result: result).bytes
         received.append(TestEncoder.decode(bytes))
-        return bytes.count
+        return (bytes.count, nil)
     }
 
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool) { received.append(TestEncoder.decode(bytes)) }

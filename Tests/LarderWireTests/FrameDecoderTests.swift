@@ -92,26 +92,22 @@ struct FrameDecoderTests {
         #expect(ok.statusCode == .ok && ok.payload == [1, 2, 3])
     }
 
-    @Test("refusal(callID:payload:) foretells append's refusal, at the limit's exact byte")
-    func refusalMatchesAppend() throws {
+    @Test("append returns the refusal it sent instead of a reply, at the limit's exact byte")
+    func appendReturnsItsRefusal() throws {
         // Envelope: call id 7 (2 bytes), payload tag + 2-byte length + the payload.
         let fits = [UInt8](repeating: 1, count: 1024 - 5)
-        #expect(ResponseFrame.refusal(callID: 7, payload: fits, maxSize: 1024) == nil)
         var buffer: [UInt8] = []
-        ResponseFrame.append(callID: 7, code: .ok, message: "", payload: fits, maxSize: 1024, to: &buffer)
+        #expect(ResponseFrame.append(callID: 7, code: .ok, message: "", payload: fits, maxSize: 1024, to: &buffer) == nil)
         #expect(buffer.count == 4 + 1024, "sent as it is")
 
-        let over = fits + [1]
-        let refusal = try #require(ResponseFrame.refusal(callID: 7, payload: over, maxSize: 1024))
         buffer.removeAll()
-        ResponseFrame.append(callID: 7, code: .ok, message: "", payload: over, maxSize: 1024, to: &buffer)
+        let refusal = try #require(ResponseFrame.append(callID: 7, code: .ok, message: "", payload: fits + [1],
+                                                        maxSize: 1024, to: &buffer))
         var decoder = FrameDecoder(maxFrameSize: 1024)
         decoder.append(buffer)
         let sent = try ProtoCodec.decode(ResponseEnvelope.self, from: try #require(try decoder.next()))
         #expect(refusal.code == sent.statusCode && refusal.message == sent.statusMessage)
         #expect(refusal.message.hasPrefix("the reply is 1025 bytes"))
-        // A larger call id takes more bytes of the same envelope.
-        #expect(ResponseFrame.refusal(callID: 1 << 40, payload: fits, maxSize: 1024) != nil)
     }
 
     @Test("an oversize length is rejected from its header alone")

@@ -31,8 +31,9 @@ protocol CallConnection: AnyObject {
     /// the client sent them before it could know of the drain (HTTP/2, see `Connection`).
     var takesCallsWhileDraining: Bool { get }
 
-    /// Encodes the end of call `callID` into the output now; returns the bytes it added.
-    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> Int
+    /// Encodes the end of call `callID` into the output now; returns the bytes it added, and
+    /// the refusal they carry instead of `result` if any (as `ReplyEncoder.reply`).
+    func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: Int, refusal: RPCError?)
     /// Takes bytes `replyEncoder` made for call `callID` (`isFinal`: the call is over).
     func deliver(_ bytes: [UInt8], callID: UInt64, isFinal: Bool)
     /// After a batch of `deliver`s: write the output, resume reading.
@@ -51,20 +52,14 @@ extension CallConnection {
 /// Turns a call's results into a transport's bytes. Sendable: used on whichever
 /// thread produced the result, so the loop only moves finished bytes.
 protocol ReplyEncoder: Sendable {
-    /// `result` as this transport sends it: `result`, or the refusal the transport sends
-    /// instead (a lean reply too large for its frame), so that the metrics and the access
-    /// log count what the client gets.
-    func sendable(_ result: Result<[UInt8], RPCError>, callID: UInt64) -> Result<[UInt8], RPCError>
-    /// The bytes that end unary call `callID` with `result`: the response, or the error's status.
-    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> [UInt8]
+    /// The bytes that end unary call `callID` with `result`: the response, or the error's
+    /// status; and the refusal they carry instead of an OK the transport cannot (a lean reply
+    /// too large for its frame), so that the metrics and the access log count what the client gets.
+    func reply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: [UInt8], refusal: RPCError?)
     /// The bytes of one message of streaming call `callID`'s responses.
     func streamMessage(callID: UInt64, payload: [UInt8]) -> [UInt8]
     /// The bytes that end streaming call `callID`: OK, or the error's status.
     func streamEnd(callID: UInt64, error: RPCError?) -> [UInt8]
-}
-
-extension ReplyEncoder {
-    func sendable(_ result: Result<[UInt8], RPCError>, callID: UInt64) -> Result<[UInt8], RPCError> { result }
 }
 
 /// A call of a connection in flight, as its `CallBook` keeps it.

@@ -140,11 +140,11 @@ final class CallCore: @unchecked Sendable {
         case .deferred(let start):
             let encoder = connection.replyEncoder
             let refused = start(call.payload, scratch, context) { [self] result in
-                let result = encoder.sendable(result.mapError { publicError($0, context) }, callID: context.callID)
-                let bytes = encoder.reply(callID: context.callID, result: result)
+                let result = result.mapError { publicError($0, context) }
+                let (bytes, refusal) = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
-                      finished: FinishedCall(context, methodIndex: methodIndex, code: result.statusCode,
-                                             message: result.statusMessage, replyBytes: bytes.count))
+                      finished: FinishedCall(context, methodIndex: methodIndex, code: refusal?.code ?? result.statusCode,
+                                             message: refusal?.message ?? result.statusMessage, replyBytes: bytes.count))
             }
             if let refused {
                 // A request the handler could not decode: answered here, like an inline call.
@@ -245,7 +245,7 @@ final class CallCore: @unchecked Sendable {
                 calls.ids.removeValue(forKey: callID)
                 expiredSerials.insert(call.serial)
                 let error = RPCError(.deadlineExceeded, "deadline of \(metrics.methodPaths[call.methodIndex]) exceeded")
-                let replyBytes = connection.appendReply(callID: callID, result: .failure(error))
+                let replyBytes = connection.appendReply(callID: callID, result: .failure(error)).bytes
                 finished(FinishedCall(call, callID: callID, on: connection, code: error.code, message: error.message,
                                       replyBytes: replyBytes),
                          connectionID: connection.id, now: now)
@@ -340,10 +340,9 @@ final class CallCore: @unchecked Sendable {
     /// Puts a call's reply straight into its connection's output and counts it finished.
     private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
                            on connection: some CallConnection, method: String? = nil) {
-        let result = connection.replyEncoder.sendable(result, callID: context.callID)
-        let replyBytes = connection.appendReply(callID: context.callID, result: result)
-        finished(FinishedCall(context, methodIndex: methodIndex, code: result.statusCode, message: result.statusMessage,
-                              replyBytes: replyBytes),
+        let (replyBytes, refusal) = connection.appendReply(callID: context.callID, result: result)
+        finished(FinishedCall(context, methodIndex: methodIndex, code: refusal?.code ?? result.statusCode,
+                              message: refusal?.message ?? result.statusMessage, replyBytes: replyBytes),
                  connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: method)
     }
 
