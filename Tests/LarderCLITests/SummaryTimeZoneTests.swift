@@ -1,3 +1,4 @@
+import Foundation
 import LarderAPI
 import LarderCLI
 import LarderWire
@@ -13,11 +14,13 @@ struct SummaryTimeZoneTests {
         categories: [CategoryTotal(category: .lunch, totalCalories: 700, mealCount: 1)])
 
     /// Runs the summary with `extra` arguments; returns what the server got and the output.
-    func summarize(_ extra: [String]) async throws -> (request: SummarizeMealRecordsRequest?, run: CLIRun) {
+    func summarize(_ extra: [String], localTime: LocalTime = CLIRunner.taipei) async throws
+        -> (request: SummarizeMealRecordsRequest?, run: CLIRun)
+    {
         let server = try FakeServer()
         var sent: SummarizeMealRecordsRequest?
         let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02"] + extra,
-                                          server: server) { requests in
+                                          server: server, localTime: localTime) { requests in
             guard let request = await requests.next() else { return }
             sent = try ProtoCodec.decode(SummarizeMealRecordsRequest.self, from: request.payload)
             server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(Self.reply)))
@@ -40,6 +43,25 @@ struct SummaryTimeZoneTests {
         #expect(run.status == 0)
         #expect(request?.timeZone == "Asia/Taipei")  // CLIRunner's local zone
         #expect(request?.utcOffsetMinutes == 0)
+    }
+
+    @Test("a machine zone named without a slash (CET, EST5EDT) is sent by name; a bare GMT offset as an offset",
+          arguments: ["CET", "EST5EDT"])
+    func machineZoneWithoutSlash(name: String) async throws {
+        let zone = try #require(TimeZone(identifier: name))
+        let (request, run) = try await summarize([], localTime: LocalTime(timeZone: zone))
+        #expect(run.status == 0)
+        #expect(request?.timeZone == name, "today's offset would put summer days on the wrong date")
+        #expect(request?.utcOffsetMinutes == 0)
+    }
+
+    @Test("a machine zone Foundation knows only as an offset is sent as that offset")
+    func machineZoneAsOffset() async throws {
+        let zone = try #require(TimeZone(secondsFromGMT: 8 * 3600))
+        let (request, run) = try await summarize([], localTime: LocalTime(timeZone: zone))
+        #expect(run.status == 0)
+        #expect(request?.timeZone == "")
+        #expect(request?.utcOffsetMinutes == 480)
     }
 
     @Test("--utc-offset keeps working and sends no zone")

@@ -207,8 +207,7 @@ enum MealCommands {
         } else {
             // This machine's zone by name, so that the server follows its DST changes; a zone
             // Foundation knows only as a fixed offset ("GMT+0800") is sent as that offset.
-            let identifier = context.localTime.timeZone.identifier
-            if identifier.contains("/") || identifier == "UTC" { zone = identifier }
+            if let name = context.localTime.tzdataName { zone = name }
         }
         let days = try dayZone(zone: zone, offset: offset, command, context)
         let request = SummarizeMealRecordsRequest(

@@ -31,6 +31,19 @@ public struct LocalTime: Sendable {
             + "name such as Asia/Taipei); times are shown in \(TimeZone.current.identifier)\n"
     }
 
+    /// The zone's name in the tz database, for a server to follow its offset changes: its
+    /// identifier when that is a zone file of this machine's tzdata (`Europe/Paris`, `UTC`, and
+    /// the names without a `/` such as `CET` or `EST5EDT`); nil for a zone Foundation knows only
+    /// as a fixed offset (`GMT+0800`).
+    public var tzdataName: String? {
+        let name = timeZone.identifier
+        if name.contains("/") || name == "UTC" { return name }
+        guard !name.isEmpty, !name.hasPrefix("."), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "+" })
+        else { return nil }
+        let directory = ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo"
+        return FileManager.default.fileExists(atPath: directory + "/" + name) ? name : nil
+    }
+
     /// The zone's offset from UTC at `timestamp`.
     public func offset(at timestamp: Timestamp) -> UTCOffset {
         UTCOffset(seconds: timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(timestamp.seconds))))

@@ -18,6 +18,7 @@ enum CLIRunner {
 
     /// Starts `larder arguments…` against `server`, lets `serve` answer, and returns what it printed.
     static func run(_ arguments: [String], server: FakeServer?, environment: [String: String] = [:],
+                    localTime: LocalTime = taipei,
                     serve: (inout AsyncStream<RequestEnvelope>.Iterator) async throws -> Void = { _ in })
         async throws -> CLIRun
     {
@@ -30,7 +31,7 @@ enum CLIRunner {
         let serverArguments = server.map { ["--server", $0.address.description] } ?? []
         let task = Task {
             let status = await LarderCommand.run(arguments: deadline + arguments + serverArguments, environment: environment,
-                                                 stdout: stdout.sink, stderr: stderr.sink, localTime: taipei)
+                                                 stdout: stdout.sink, stderr: stderr.sink, localTime: localTime)
             // larder is done: a test still waiting for a request (larder exited before calling,
             // e.g. on a usage error) gets nil and fails at once instead of waiting out the server.
             server?.endRequests()
