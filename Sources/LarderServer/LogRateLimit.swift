@@ -16,13 +16,15 @@ public struct LogRateLimit: Sendable {
     }
 
     /// What `larder-server` does (docs/OPERATIONS.md, "Logs"): 10 lines per 5 s of each event a
-    /// peer triggers by what it sends or fails to send. Not `call_failed` (a server fault,
+    /// peer triggers by what it sends or fails to send, and of `database_failed`, which every
+    /// call that reaches a failing database logs. Not `call_failed` (a server fault,
     /// whose line holds the `ref` a client was given), nor `accept_failed` and
     /// `memory_budget_exhausted` (bounded by their own interval), nor debug lines.
     public static let peerTriggered = LogRateLimit(events: [
         "unauthenticated", "envelope_rejected", "frame_rejected", "frame_timeout", "write_stall",
         "connection_refused", "http2_connection_failed", "stream_reset", "cleartext_refused",
         "tls_handshake_failed", "tls_failed", "tls_handshake_timeout", "tls_handshakes_full",
+        "database_failed",
     ], lines: 10, intervalSeconds: 5)
 
     /// Nothing limited.

@@ -30,6 +30,17 @@ public enum DatabaseFailure: Hashable, Sendable {
     /// Anything else: a bug or an unexpected failure, INTERNAL.
     case other
 
+    /// True for the failures that retrying does not mend and that the server's operator must
+    /// see to (an I/O error, a full disk, a read-only or damaged database, a refused login or
+    /// access): the server logs them; not for a lock, a conflict or a deadline, which are
+    /// the clients' to retry.
+    public var needsTheOperator: Bool {
+        switch self {
+        case .unreachable, .full, .readOnly, .damaged, .loginRefused, .permissionDenied: true
+        case .constraint, .busy, .conflict, .deadlineExceeded, .statementCancelled, .other: false
+        }
+    }
+
     /// The kinds of integrity constraint a database reports.
     public enum ConstraintKind: Hashable, Sendable {
         case primaryKey, unique, foreignKey, check, notNull, other

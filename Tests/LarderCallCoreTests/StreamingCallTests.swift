@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 #endif
 import LarderAPI
+import LarderStore
 @testable import LarderServer
 import LarderWire
 import LarderSystem
@@ -207,6 +208,39 @@ import Testing
         #expect(line.contains("disk I/O error on page 42"))
         #expect(line.contains("conn=\(connection.id)") && line.contains("call=4"))
     }
+
+    @Test func aDatabaseFailureTheOperatorMustSeeIsLoggedAndTheClientGetsItsStatus() throws {
+        let ioError = TestDatabaseError(failure: .unreachable, message: "disk I/O error")
+        let busy = TestDatabaseError(failure: .busy, message: "database is locked")
+        for (cause, logged) in [(ioError, true), (busy, false)] {
+            let loop = try TestLoop(store: FailingStore(error: cause.rpcError)) {
+                router in router.read(LocationMethods.getLocation) { _, _ throws(RPCError) in Location() }
+            }
+            let connection = loop.connect(streaming: false)
+            loop.start(LocationMethods.getLocation.path, callID: 5, on: connection)
+            let received = loop.received(by: connection) { !$0.isEmpty }
+            guard case .reply(5, .unavailable, let message, _) = received.first else {
+                Issue.record("not an UNAVAILABLE reply: \(received)")
+                continue
+            }
+            #expect(message.contains(cause.message))
+            let line = loop.logLines().first { $0.contains("event=database_failed") }
+            #expect((line != nil) == logged, "\(cause): \(String(describing: line))")
+            if let line {
+                #expect(line.hasPrefix("ts=") && line.contains("level=error") && line.contains("status=UNAVAILABLE"))
+                #expect(line.contains("disk I/O error") && line.contains("call=5"))
+            }
+        }
+    }
+}
+
+/// A database error of a given kind, as a backend would raise it.
+struct TestDatabaseError: DatabaseError {
+    static let subject = "the database"
+    static let dataSubject = "the database file"
+    let failure: DatabaseFailure
+    let message: String
+    var description: String { message }
 }
 
 /// Sends nothing and ends its call only when cancelled.

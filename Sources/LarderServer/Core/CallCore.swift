@@ -350,9 +350,18 @@ final class CallCore: @unchecked Sendable {
 
     /// The error the client sees for `error`: INTERNAL (a bug, or a database failure) is logged
     /// here, with its message and cause, under a fresh reference, and the client gets only
-    /// the reference. Any thread.
+    /// the reference. A database failure the operator must see to (an I/O error, a full disk,
+    /// a read-only or damaged file) is logged as `database_failed`, and the client gets its
+    /// status as it is. Any thread.
     func publicError(_ error: RPCError, _ context: CallContext) -> RPCError {
-        guard error.code == .internal else { return error }
+        guard error.code == .internal else {
+            if let failure = (error.cause as? any DatabaseError)?.failure, failure.needsTheOperator {
+                logger.error("database_failed", ["conn": context.connectionID, "call": context.callID,
+                                                 "method": context.method, "status": error.code.name,
+                                                 "error": error.logDescription])
+            }
+            return error
+        }
         let reference = InternalErrorReference.make()
         logger.error("call_failed", ["conn": context.connectionID, "call": context.callID, "method": context.method,
                                      "status": error.code.name, "ref": reference, "error": error.logDescription])
