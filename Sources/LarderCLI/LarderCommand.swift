@@ -65,7 +65,7 @@ public enum LarderCommand {
             } catch {
                 let status = report(error, stderr: stderr)
                 if case .rpc(let rpc) = error, rpc.code == .unauthenticated {
-                    stderr.write(unauthenticatedHint(tokenGiven: globals.token != nil
+                    stderr.write(unauthenticatedHint(rpc.message, tokenGiven: globals.token != nil
                                                      || globals.metadata["authorization"] != nil))
                 }
                 return status
@@ -76,9 +76,12 @@ public enum LarderCommand {
 
     /// The line after an UNAUTHENTICATED error: how to give larder a token (the server's message
     /// names the metadata, which larder users do not write themselves).
-    static func unauthenticatedHint(tokenGiven: Bool) -> String {
-        tokenGiven
-            ? "hint: the server refused the token larder sent (--token-file FILE, --token, or LARDER_TOKEN)\n"
+    static func unauthenticatedHint(_ message: String, tokenGiven: Bool) -> String {
+        if message.contains("client certificate") {
+            return "hint: pass --cert FILE --key FILE (or LARDER_CERT, LARDER_KEY): a certificate the server's client CA signed\n"
+        }
+        return tokenGiven
+            ? "hint: the server refused the token larder sent (--token-file FILE, --token, LARDER_TOKEN, or -H 'authorization: Bearer …')\n"
             : "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"
     }
 

@@ -61,7 +61,7 @@ public enum Usage {
 
     static func globalOptions() -> String {
         let rows = GlobalOptions.specs.map { ["  " + $0.synopsis, $0.help] }
-        return "Global options (anywhere on the command line):\n"
+        return "Global options (anywhere on the command line; after bench, -o is bench's own --output FILE):\n"
             + TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
     }
 

@@ -20,6 +20,10 @@ public struct HostPort: Hashable, Sendable, CustomStringConvertible {
         var trimmed = text[...]
         while let first = trimmed.first, first.isWhitespace { trimmed.removeFirst() }
         while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
+        if let scheme = trimmed.firstRange(of: "://") {
+            throw HostPortError("is a URL: give HOST:PORT without \"\(trimmed[..<scheme.upperBound])\" "
+                                + "(TLS is --tls, not https://)")
+        }
         let host: Substring
         let portText: Substring
         if trimmed.hasPrefix("[") {

@@ -1,3 +1,4 @@
+import Foundation
 import LarderCLI
 import LarderClient
 import Testing
@@ -5,6 +6,18 @@ import Testing
 @Suite("ArgumentParser")
 struct ArgumentParserTests {
     let parser = ArgumentParser(catalog: .larder)
+
+    /// Readable files for the TLS flags (larder refuses a --ca, --cert or --key it cannot read).
+    static let tlsFiles: String = {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-parser-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        for name in ["ca.pem", "env.pem", "flag.pem", "me.pem", "me.key", "env.key", "flag.key"] {
+            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("test".utf8))
+        }
+        return directory
+    }()
+
+    static func file(_ name: String) -> String { tlsFiles + "/" + name }
 
     func command(_ arguments: [String], environment: [String: String] = [:]) throws -> (ParsedCommand, GlobalOptions) {
         guard case .run(let command, let globals) = try parser.parse(arguments, environment: environment) else {
@@ -48,6 +61,8 @@ struct ArgumentParserTests {
         (["locations", "add", "--color", "#000000", "--name", "--json"], "--name needs a value (got the flag --json; write --name=--json to mean that text)"),
         (["locations", "add", "--name", "--color=#000000"], "--name needs a value (got the flag --color=#000000; write --name=--color=#000000 to mean that text)"),
         (["locations", "list", "--server", "--wide"], "--server needs a value (got the flag --wide; write --server=--wide to mean that text)"),
+        (["locations", "add", "--name", "-o"], "--name needs a value (got the flag -o; write --name=-o to mean that text)"),
+        (["locations", "add", "--name", "-H", "--color", "#000000"], "--name needs a value (got the flag -H; write --name=-H to mean that text)"),
         (["call", "/a.B/C", "-d", "--help-me", "--json"], nil),
         (["call", "/a.B/C", "-d", "--emit-defaults"], "-d needs a value (got the flag --emit-defaults; write --data=--emit-defaults to mean that text)"),
     ])
@@ -100,27 +115,27 @@ struct ArgumentParserTests {
     func tls() throws {
         #expect(try command(["health"]).1.tls == nil)
         #expect(try command(["health", "--tls"]).1.tls == ClientTLS())
-        let (_, flags) = try command(["--tls", "health", "--ca", "ca.pem", "--server-name", "larder.example.com"])
-        #expect(flags.tls == ClientTLS(caFile: "ca.pem", serverName: "larder.example.com"))
-        let environment = ["LARDER_TLS": "1", "LARDER_CA": "env.pem", "LARDER_SERVER_NAME": "env.example",
+        let (_, flags) = try command(["--tls", "health", "--ca", Self.file("ca.pem"), "--server-name", "larder.example.com"])
+        #expect(flags.tls == ClientTLS(caFile: Self.file("ca.pem"), serverName: "larder.example.com"))
+        let environment = ["LARDER_TLS": "1", "LARDER_CA": Self.file("env.pem"), "LARDER_SERVER_NAME": "env.example",
                            "LARDER_INSECURE_SKIP_VERIFY": "true"]
         let (_, fromEnvironment) = try command(["health"], environment: environment)
-        #expect(fromEnvironment.tls == ClientTLS(caFile: "env.pem", serverName: "env.example", insecureSkipVerify: true))
-        let (_, overridden) = try command(["health", "--ca", "flag.pem"], environment: environment)
-        #expect(overridden.tls?.caFile == "flag.pem")
+        #expect(fromEnvironment.tls == ClientTLS(caFile: Self.file("env.pem"), serverName: "env.example", insecureSkipVerify: true))
+        let (_, overridden) = try command(["health", "--ca", Self.file("flag.pem")], environment: environment)
+        #expect(overridden.tls?.caFile == Self.file("flag.pem"))
         // LARDER_CA alone (a shell profile) does not turn TLS on, and is no error.
-        #expect(try command(["health"], environment: ["LARDER_CA": "env.pem"]).1.tls == nil)
+        #expect(try command(["health"], environment: ["LARDER_CA": Self.file("env.pem")]).1.tls == nil)
         #expect(try command(["health"], environment: ["LARDER_TLS": "0"]).1.tls == nil)
     }
 
     @Test("TLS: a client certificate from --cert and --key, or LARDER_CERT and LARDER_KEY")
     func clientCertificate() throws {
-        let (_, flags) = try command(["--tls", "--cert", "me.pem", "--key", "me.key", "health"])
-        #expect(flags.tls == ClientTLS(certificateFile: "me.pem", keyFile: "me.key"))
-        let environment = ["LARDER_TLS": "1", "LARDER_CERT": "env.pem", "LARDER_KEY": "env.key"]
-        #expect(try command(["health"], environment: environment).1.tls == ClientTLS(certificateFile: "env.pem", keyFile: "env.key"))
-        #expect(try command(["health", "--key", "flag.key"], environment: environment).1.tls?.keyFile == "flag.key")
-        #expect(try command(["health"], environment: ["LARDER_CERT": "env.pem"]).1.tls == nil)
+        let (_, flags) = try command(["--tls", "--cert", Self.file("me.pem"), "--key", Self.file("me.key"), "health"])
+        #expect(flags.tls == ClientTLS(certificateFile: Self.file("me.pem"), keyFile: Self.file("me.key")))
+        let environment = ["LARDER_TLS": "1", "LARDER_CERT": Self.file("env.pem"), "LARDER_KEY": Self.file("env.key")]
+        #expect(try command(["health"], environment: environment).1.tls == ClientTLS(certificateFile: Self.file("env.pem"), keyFile: Self.file("env.key")))
+        #expect(try command(["health", "--key", Self.file("flag.key")], environment: environment).1.tls?.keyFile == Self.file("flag.key"))
+        #expect(try command(["health"], environment: ["LARDER_CERT": Self.file("env.pem")]).1.tls == nil)
     }
 
     @Test("mistakes are usage errors naming the problem", arguments: [
@@ -227,6 +242,54 @@ struct ArgumentParserTests {
             return
         }
         #expect(plain.isEmpty)
+    }
+
+    @Test("after bench, -o with a format's name is a usage error, not a file named json; -o ids before it too")
+    func benchOutputFormats() throws {
+        for words in [["bench", "-o", "ids"], ["bench", "--output", "json"], ["bench", "--output=table"], ["-o", "ids", "bench"]] {
+            #expect(throws: CLIError.self, "\(words)") { try parser.parse(words) }
+        }
+        guard case .bench(let arguments, _, _, _) = try parser.parse(["bench", "-o", "./json", "--format", "json"]) else {
+            Issue.record("expected bench")
+            return
+        }
+        #expect(arguments == ["-o", "./json", "--format", "json"])
+    }
+
+    @Test("a --ca, --cert or --key file larder cannot read is a usage error naming it, from a flag or the environment")
+    func unreadableTLSFiles() throws {
+        let missing = "/nonexistent/larder-test.pem"
+        for (words, environment, source) in [
+            (["--tls", "--ca", missing, "health"], [String: String](), "--ca"),
+            (["--tls", "--cert", missing, "--key", missing, "health"], [:], "--cert"),
+            (["health"], ["LARDER_TLS": "1", "LARDER_CA": missing], "LARDER_CA"),
+        ] {
+            do {
+                _ = try parser.parse(words, environment: environment)
+                Issue.record("\(words) parsed")
+            } catch {
+                guard case .usage(let message, _) = error else {
+                    Issue.record("not a usage error: \(error)")
+                    continue
+                }
+                #expect(message == "\(source) \(missing): cannot read the file (No such file or directory)")
+            }
+        }
+    }
+
+    @Test("--token-file after bench is read into bench's --token")
+    func benchTokenFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UInt64.random(in: 0 ... .max))").path
+        try "s3cret\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for words in [["bench", "--token-file", path, "--workload", "get"], ["bench", "--token-file=\(path)", "--workload", "get"]] {
+            guard case .bench(let arguments, _, _, _) = try parser.parse(words) else {
+                Issue.record("expected bench")
+                return
+            }
+            #expect(arguments == ["--token", "s3cret", "--workload", "get"])
+        }
+        #expect(throws: CLIError.self) { try parser.parse(["bench", "--token-file", path + ".missing"]) }
     }
 }
 

@@ -72,13 +72,18 @@ struct LarderCommandTests {
         #expect(result.stdout.contains("Eaten at  2026-11-30T08:00:00+08:00\n"))
     }
 
-    @Test("UNAUTHENTICATED gets a hint on stderr about giving a token", arguments: [
-        ([String](), "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"),
-        (["--token", "t"], "hint: the server refused the token larder sent (--token-file FILE, --token, or LARDER_TOKEN)\n"),
+    @Test("UNAUTHENTICATED gets a hint on stderr about giving a token, or a client certificate", arguments: [
+        ([String](), "this server requires a bearer token: send metadata authorization: Bearer <token>",
+         "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"),
+        (["--token", "t"], "invalid bearer token",
+         "hint: the server refused the token larder sent (--token-file FILE, --token, LARDER_TOKEN, or -H 'authorization: Bearer …')\n"),
+        (["-H", "authorization: Bearer t"], "invalid bearer token",
+         "hint: the server refused the token larder sent (--token-file FILE, --token, LARDER_TOKEN, or -H 'authorization: Bearer …')\n"),
+        ([String](), "the server requires a client certificate: present one signed by the server's client CA",
+         "hint: pass --cert FILE --key FILE (or LARDER_CERT, LARDER_KEY): a certificate the server's client CA signed\n"),
     ])
-    func unauthenticatedHint(extra: [String], hint: String) async throws {
+    func unauthenticatedHint(extra: [String], message: String, hint: String) async throws {
         let server = try FakeServer()
-        let message = "this server requires a bearer token: send metadata authorization: Bearer <token>"
         let result = try await run(["locations", "list"] + extra, server: server) { requests in
             let request = try #require(await requests.next())
             server.reply(ResponseEnvelope(callID: request.callID, statusCode: .unauthenticated, statusMessage: message))

@@ -43,6 +43,8 @@ struct HostPortTests {
         ("host:+80", "has an invalid port \"+80\" (1-65535)"),
         ("host:12a", "has an invalid port \"12a\" (1-65535)"),
         ("[::1]:70000", "has an invalid port \"70000\" (1-65535)"),
+        ("http://127.0.0.1:7411", "is a URL: give HOST:PORT without \"http://\" (TLS is --tls, not https://)"),
+        ("https://db.example:7411/", "is a URL: give HOST:PORT without \"https://\" (TLS is --tls, not https://)"),
     ])
     func invalid(text: String, reason: String) {
         #expect(throws: HostPortError(reason)) { try HostPort(parsing: text) }

@@ -264,6 +264,9 @@ public struct ArgumentParser: Sendable {
 
     /// Whether `word` is `--NAME` or `--NAME=…` for a global option or an option of `command`.
     static func isKnownOption(_ word: String, of command: CommandSpec?) -> Bool {
+        if word.count == 2, word.first == "-", let letter = word.last, letter.isLetter {
+            return GlobalOptions.specs.contains { $0.short == letter } || command.flatMap { option(word, of: $0) } != nil
+        }
         guard word.hasPrefix("--") else { return false }
         let name = String(word.dropFirst(2).prefix { $0 != "=" })
         return GlobalOptions.specs.contains { $0.name == name } || command?.option(named: name) != nil
@@ -296,10 +299,14 @@ public struct ArgumentParser: Sendable {
         switch word {
         case "bench":
             try applyServerAndToken(&state, checkingTLS: false)
+            if state.globals.output == .ids {
+                throw .usage("larder bench prints a report, not ids: drop -o ids (--format json|csv|html picks the report's form)",
+                             command: "larder bench")
+            }
             // The TLS flags, --timeout and -H given before `bench` reach it as its own (it reads
             // the environment itself).
             return .bench(arguments: (state.helpSeen ? ["--help"] : []) + Self.benchTLSArguments(state)
-                              + Self.benchGlobalArguments(state) + rest,
+                              + Self.benchGlobalArguments(state) + (try Self.benchOwnArguments(rest)),
                           globals: state.globals, serverText: state.serverText?.text, token: state.globals.token)
         case "help":
             return .help(try helpTopic(rest))
@@ -321,7 +328,7 @@ public struct ArgumentParser: Sendable {
     /// - Throws: a usage error for a word that names no command.
     private func helpTopic(_ words: [String]) throws(CLIError) -> HelpTopic {
         let words = words.filter { !$0.hasPrefix("-") }
-        guard let first = words.first else { return .top }
+        guard let first = words.first, first != "help" || words.count > 1 else { return .top }
         if first == "bench" { return .command("bench") }
         if let command = catalog.command(named: first) {
             guard words.count == 1 else { throw .usage("'\(first)' has no subcommand '\(words[1])'", command: "larder") }
@@ -391,6 +398,44 @@ public struct ArgumentParser: Sendable {
         return arguments
     }
 
+    /// The words after `bench` as it takes them: `--token-file FILE` (a global option it has no
+    /// flag for) read into `--token`; `-o` or `--output` with an output format's name refused,
+    /// since after `bench` they name the report's file and `-o json` would write a file `json`.
+    private static func benchOwnArguments(_ rest: [String]) throws(CLIError) -> [String] {
+        var arguments: [String] = []
+        var index = 0
+        while index < rest.count {
+            let word = rest[index]
+            index += 1
+            if word == "--" {
+                arguments += rest[(index - 1)...]
+                break
+            }
+            let parts = word.hasPrefix("--") ? word.split(separator: "=", maxSplits: 1).map(String.init) : [word]
+            let name = parts[0]
+            let inline = parts.count == 2 ? parts[1] : nil
+            switch name {
+            case "--token-file":
+                guard let path = inline ?? (index < rest.count ? rest[index] : nil) else {
+                    throw .usage("--token-file needs a FILE", command: "larder bench")
+                }
+                if inline == nil { index += 1 }
+                arguments += ["--token", try TokenFile.read(path, source: "--token-file", usagePath: "larder bench")]
+            case "-o", "--output":
+                let value = inline ?? (index < rest.count ? rest[index] : nil)
+                if let value, GlobalOptions.OutputFormat(rawValue: value) != nil {
+                    throw .usage("after bench, \(name) names the report's file, not a format: for a JSON report use "
+                                 + "--format json (or -o json before bench); for a file of that name, -o ./\(value)",
+                                 command: "larder bench")
+                }
+                arguments.append(word)
+            default:
+                arguments.append(word)
+            }
+        }
+        return arguments
+    }
+
     /// `--timeout` as bench's `--connect-timeout` (bench sets no per-call deadline: it measures
     /// latency), each `-H` as a `-m`.
     private static func benchGlobalArguments(_ state: State) -> [String] {
@@ -413,6 +458,15 @@ public struct ArgumentParser: Sendable {
         if state.tls {
             guard (state.tlsOptions.certificateFile == nil) == (state.tlsOptions.keyFile == nil) else {
                 throw .usage("a client certificate needs both --cert FILE and --key FILE (or LARDER_CERT and LARDER_KEY)",
+                             command: state.usagePath)
+            }
+            // A file larder cannot read is a usage error (exit 2) like any value it checks itself;
+            // what is in a readable one (a key that does not match) the TLS setup reports.
+            let files = [("--ca", "LARDER_CA", state.tlsOptions.caFile), ("--cert", "LARDER_CERT", state.tlsOptions.certificateFile),
+                         ("--key", "LARDER_KEY", state.tlsOptions.keyFile)]
+            for case let (flag, variable, path?) in files where checkingTLS && access(path, R_OK) != 0 {
+                let source = state.tlsFlagsGiven.contains(flag) ? flag : variable
+                throw .usage("\(source) \(path): cannot read the file (\(String(cString: strerror(errno))))",
                              command: state.usagePath)
             }
             state.globals.tls = state.tlsOptions
