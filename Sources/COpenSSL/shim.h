@@ -18,6 +18,10 @@ static inline void larder_tls_ctx_set_modes(SSL_CTX *_Nonnull ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 }
 
+static inline void larder_tls_ctx_set_max_cert_list(SSL_CTX *_Nonnull ctx, long bytes) {
+    SSL_CTX_set_max_cert_list(ctx, bytes);
+}
+
 static inline void larder_tls_ctx_enable_server_cache(SSL_CTX *_Nonnull ctx) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 }

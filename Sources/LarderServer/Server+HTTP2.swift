@@ -156,7 +156,10 @@ extension Server {
         link.noteHeldOutput()
         connection.usage.add(link.takeSessionBytesDelta())
         if !link.session.holdsIncompleteInput { connection.partialFrameSince = nil }
-        if link.session.isFinished && !connection.isClosing {
+        // A GOAWAY with an error ends the connection even when nghttp2 would go on (its own
+        // rapid-reset limiter, now off, sent one and kept serving the open streams: a Watch on
+        // the connection then hung, the client having given it up).
+        if (link.session.isFinished || link.session.closeReason != nil) && !connection.isClosing {
             // A GOAWAY with an error that nghttp2 sent by itself (a frame breaking RFC 9113 that
             // it caught): ours are logged where they are raised, since they also end `receive`.
             if let reason = link.session.closeReason {

@@ -24,7 +24,14 @@ final class SSLContextHandle: @unchecked Sendable {
             throw TLSError(.configuration, .internal, "cannot require TLS 1.2 or later", detail: OpenSSLErrorQueue.takeText())
         }
         larder_tls_ctx_set_modes(pointer)
+        // A client's Certificate message, which OpenSSL buffers whole as soon as its header
+        // announces its length: 32 KiB holds any real chain (a leaf and two intermediates are
+        // 4–8 KB), where OpenSSL's 100 KiB default let each stalled mTLS handshake hold ~165 KB.
+        if server { larder_tls_ctx_set_max_cert_list(pointer, Self.maxClientCertificateListBytes) }
     }
+
+    /// The largest client certificate chain a server accepts, in bytes of its Certificate message.
+    static let maxClientCertificateListBytes = 32 * 1024
 
     deinit {
         SSL_CTX_free(pointer)

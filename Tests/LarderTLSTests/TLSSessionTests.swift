@@ -1,3 +1,4 @@
+import Foundation
 import LarderTLS
 import LarderTestSupport
 import LarderWire
@@ -206,6 +207,31 @@ final class TLSSessionTests {
         }
         #expect(strangerError.reason == .untrustedCertificate)
         #expect(strangerError.message.contains("the client's certificate") && strangerError.message.contains("--tls-client-ca"))
+    }
+
+    @Test func aClientCertificateChainOver32KiBIsRefused() throws {
+        let server = try serverContext(clientCA: true, auth: .require)
+        let leaf = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
+        let ca = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
+        /// The client's certificate followed by `bytes` of PEM: copies of the CA's certificate.
+        func chain(pemBytes bytes: Int) throws -> String {
+            let path = certificates.path("chain-\(bytes).pem")
+            try (leaf + String(repeating: ca, count: bytes / ca.utf8.count)).write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        var small = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 8 * 1024), certificates.clientKey))
+                             .makeSession(serverName: "localhost"), server: try server.makeSession())
+        try small.pump()
+        #expect(small.server.peerCertificateSubject == TestCertificates.clientSubject)
+
+        // ~44 KiB of DER: under OpenSSL's 100 KiB default, which let each stalled handshake hold it.
+        var big = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 60 * 1024), certificates.clientKey))
+                           .makeSession(serverName: "localhost"), server: try server.makeSession())
+        guard case .server(let error)? = big.pumpReportingSide() else {
+            Issue.record("a 44 KiB client certificate chain got through")
+            return
+        }
+        #expect(error.detail.contains("excessive message size"), "\(error)")
     }
 
     /// TLS 1.3: the client's handshake ends before the server checks its certificate, so the
