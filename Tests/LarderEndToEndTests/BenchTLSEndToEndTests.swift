@@ -175,4 +175,16 @@ final class BenchTLSEndToEndTests {
         #expect(run.stderr.contains("did not complete within the connect timeout (1.50s, --connect-timeout;"),
                 "\(run.stderr)")
     }
+
+    @Test("a timed run against a listener that never answers says no call was answered, and fails")
+    func silentServerIsNamed() async throws {
+        let silent = try boundLoopbackSocket(listening: 16)
+        defer { close(silent.fd) }
+        let run = try ChildProcess(try ServerProcess.binary("larder"), [
+            "bench", "--server", "127.0.0.1:\(silent.port)", "--workload", "ping", "--duration", "300ms", "--warmup", "0s",
+        ])
+        #expect(await run.waitForExit() == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("no call was answered during the run") && run.stderr.contains("not a Larder server"),
+                "\(run.stderr)")
+    }
 }

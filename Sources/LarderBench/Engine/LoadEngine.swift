@@ -107,6 +107,14 @@ enum LoadEngine {
             + "(a slow or stuck server? raise --time-limit to wait longer)"
     }
 
+    /// Why a run by duration has no calls: every call it sent is still unanswered at its end.
+    private static func silence(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
+        guard options.requests == nil, !control.isCancelled, merged.callsByCode.isEmpty, merged.unansweredCalls > 0
+        else { return nil }
+        return "no call was answered during the run: \(Format.grouped(merged.unansweredCalls)) had no reply "
+            + "(a stuck server, or not a Larder server on that port?)"
+    }
+
     private static func makeResult(_ merged: LoopResult, options: BenchOptions, control: RunControl, seeded: [String],
                                    tls: TLSSummary?) -> BenchResult
     {
@@ -135,7 +143,8 @@ enum LoadEngine {
             serverCPUSeconds: serverSeconds,
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
-            interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control),
+            interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
+                ?? silence(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
     }
 }
