@@ -57,7 +57,7 @@ public enum BenchCommand {
             }
         } catch {
             StandardError.write("larder bench: \(SafeText.escaped(error.description))\n")
-            return cancellation.isCancelled ? 130 : 3
+            return cancellation.isCancelled ? interrupts.exitStatus : 3
         }
         var reportWritten = true
         if let path = options.histogramOutputPath {
@@ -89,7 +89,7 @@ public enum BenchCommand {
         if let failure = result.stopReason {
             StandardError.write("larder bench: stopped: \(SafeText.escaped(failure))\n")
         }
-        if result.interrupted { return 130 }
+        if result.interrupted { return interrupts.exitStatus }
         let cleanedUp = result.cleanup?.failure == nil
         return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.stopReason == nil
             && cleanedUp && reportWritten ? 0 : 1
@@ -111,35 +111,45 @@ public enum BenchCommand {
     }
 }
 
-/// SIGINT while a bench runs: the first cancels the run, the second calls `onSecond` and exits 130.
+/// SIGINT or SIGTERM while a bench runs: the first cancels the run (its data is still deleted),
+/// a second calls `onSecond` and exits at once, 128 + its number (130, 143).
 final class InterruptHandler: @unchecked Sendable {
-    // Sendable because the source is set once in init and cancelled in stop(), and `count`
-    // is touched only by the event handler, which runs on the serial `queue`.
-    private let source: any DispatchSourceSignal
+    // Sendable because the sources are set once in init and cancelled in stop(), and `count`
+    // and `signalNumber` are touched only by the event handlers, which run on the serial `queue`.
+    private static let signals = [SIGINT, SIGTERM]
+    private var sources: [any DispatchSourceSignal] = []
     private let queue = DispatchQueue(label: "larder.bench.interrupt")
     private var count = 0
+    private var signalNumber: Int32 = 0
 
     init(cancellation: BenchCancellation, onSecond: @escaping @Sendable () -> Void) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: queue)
-        source.setEventHandler { [unowned self, source] in
-            let first = count == 0
-            count += max(1, Int(source.data))
-            if first && count == 1 {
-                cancellation.cancel()
-                StandardError.write("\nlarder bench: interrupted; stopping and deleting what the run created "
-                    + "(Ctrl-C again to quit at once)\n")
-            } else {
-                onSecond()
-                exit(130)
+        for number in Self.signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [unowned self, source] in
+                let first = count == 0
+                count += max(1, Int(source.data))
+                if first && count == 1 {
+                    signalNumber = number
+                    cancellation.cancel()
+                    StandardError.write("\nlarder bench: \(number == SIGTERM ? "terminated" : "interrupted"); stopping "
+                        + "and deleting what the run created (Ctrl-C or SIGTERM again to quit at once)\n")
+                } else {
+                    onSecond()
+                    exit(128 + number)
+                }
             }
+            source.resume()
+            sources.append(source)
         }
-        source.resume()
     }
 
-    /// Restores the default SIGINT behaviour.
+    /// The exit status of a run the first signal stopped: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+    var exitStatus: Int32 { queue.sync { 128 + (signalNumber == 0 ? SIGINT : signalNumber) } }
+
+    /// Restores the default SIGINT and SIGTERM behaviour.
     func stop() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for source in sources { source.cancel() }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }

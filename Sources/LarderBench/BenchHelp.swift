@@ -21,7 +21,7 @@ enum BenchHelp {
     after the run, also after Ctrl-C; the report says what was deleted. Before a get run it creates
     --seed-locations locations (default 1000), before a list run --seed-meals meal records (default 500);
     a create run's meals are found and deleted by name. --keep-data keeps all of it; the report then names
-    the prefix. The first Ctrl-C stops the load and still deletes; a second one quits at once and prints
+    the prefix. The first Ctrl-C or SIGTERM stops the load and still deletes; a second one quits at once and prints
     what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
     (which must start with larder-bench-; larder-bench- alone removes what any run left).
 
@@ -127,6 +127,6 @@ enum BenchHelp {
     Exit status: 0 when the run made calls, none failed, it was not stopped short (stopped_by) and its data was
     deleted (or kept), 1 when some calls failed, the run stopped short, deleting failed or a report file could not
     be written, 2 for usage errors (an --output or --hist-out path that cannot be written included: checked before
-    the run), 3 when the run could not start (connect, creating data), 130 when interrupted by Ctrl-C.
+    the run), 3 when the run could not start (connect, creating data), 130 when interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.
     """
 }

@@ -34,7 +34,8 @@ struct BenchEndToEndTests {
         #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
     }
 
-    @Test func ctrlCStopsTheRunAndStillDeletes() async throws {
+    @Test("Ctrl-C (SIGINT) or SIGTERM stops the run and still deletes its data", arguments: [SIGINT, SIGTERM])
+    func ctrlCStopsTheRunAndStillDeletes(signalNumber: Int32) async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
         let run = try Self.bench([
@@ -45,10 +46,10 @@ struct BenchEndToEndTests {
         ], server: server)
         #expect(await run.waitFor { run.stderr.contains("created 200 locations") }, "\(run.stderr)")
         try await Task.sleep(for: .milliseconds(500))
-        run.signal(SIGINT)
-        #expect(await run.waitForExit() == 130, "\(run.stderr)")
-        #expect(run.stderr.contains("interrupted; stopping and deleting"))
-        #expect(run.stdout.contains("interrupted  by Ctrl-C"), "\(run.stdout)")
+        run.signal(signalNumber)
+        #expect(await run.waitForExit() == 128 + signalNumber, "\(run.stderr)")
+        #expect(run.stderr.contains("; stopping and deleting"))
+        #expect(run.stdout.contains("interrupted  by Ctrl-C or SIGTERM"), "\(run.stdout)")
         #expect(run.stdout.contains("data         deleted 200 locations and "), "\(run.stdout)")
         #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
     }

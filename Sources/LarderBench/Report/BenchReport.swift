@@ -23,7 +23,7 @@ public enum BenchReport {
             + "\(options.threads == 1 ? "" : "s")")
         lines.append("  window       \(Format.fixed(result.seconds, digits: 2))s after \(Format.seconds(options.warmupSeconds)) warm-up"
             + (result.seeded.isEmpty ? "" : " (created \(result.seeded.joined(separator: ", ")))"))
-        if result.interrupted { lines.append("  interrupted  by Ctrl-C: the numbers cover the calls made until then") }
+        if result.interrupted { lines.append("  interrupted  by Ctrl-C or SIGTERM: the numbers cover the calls made until then") }
         if let tls = result.tls { lines.append("  tls          " + tlsText(tls)) }
         lines.append("  calls        \(Format.grouped(result.calls)), \(Format.grouped(result.errors)) errors")
         lines.append("  calls/s      \(Format.fixed(result.callsPerSecond, digits: 1))")

@@ -28,7 +28,7 @@ enum HTMLReport {
             rows.append((percentile.label, Format.latency(Double(latency.value(atPercentile: percentile.value)))))
         }
         rows.append(("max", Format.latency(Double(latency.max))))
-        if result.interrupted { rows.append(("interrupted", "by Ctrl-C")) }
+        if result.interrupted { rows.append(("interrupted", "by Ctrl-C or SIGTERM")) }
         if let cleanup = result.cleanup {
             rows.append(("data", BenchReport.cleanupText(cleanup, server: result.options.server)))
         }
