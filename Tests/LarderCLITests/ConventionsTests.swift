@@ -53,6 +53,19 @@ struct ConventionsTests {
         #expect(DisplayWidth.of(cut) <= width)
     }
 
+    @Test("a method path cut in the middle keeps its method whole, so the rows of one service stay apart", arguments: [
+        ("/larder.v1.CategoryGroupService/CreateCategoryGroup", 25, "/lar…/CreateCategoryGroup"),
+        ("/larder.v1.CategoryGroupService/DeleteCategoryGroup", 25, "/lar…/DeleteCategoryGroup"),
+        ("/larder.v1.MealRecordService/GetMealRecord", 30, "/larder.v1.Meal…/GetMealRecord"),
+        ("/larder.v1.MealRecordService/SummarizeMealRecords", 16, "/larder.…Records"),
+        ("no slash here at all", 9, "no s… all"),
+    ])
+    func middleTruncationOfPaths(text: String, width: Int, expected: String) {
+        let cut = TableRenderer.truncate(text, to: width, .middle)
+        #expect(cut == expected)
+        #expect(DisplayWidth.of(cut) <= width)
+    }
+
     @Test("meals list at COLUMNS=80 fits; the next-page hint goes to stderr; -o ids prints only ids")
     func columnsAndHints() async throws {
         let meal = MealRecord(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: Self.longName, calories: 350,

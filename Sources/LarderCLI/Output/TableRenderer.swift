@@ -12,7 +12,9 @@ public struct TableRenderer: Sendable {
     public enum Truncation: Sendable {
         /// Keep the start: `Oatmeal with ba…`.
         case end
-        /// Keep both ends: `/larder.v1.Meal…/GetMealRecord`.
+        /// Keep both ends: `/larder.v1.Meal…/GetMealRecord`. A path's last component stays
+        /// whole when it leaves a few columns for the start (`/lar…/CreateCategoryGroup`): it is
+        /// what tells `/pkg.Service/CreateX` from `/pkg.Service/DeleteX` in a narrow column.
         case middle
     }
 
@@ -102,6 +104,13 @@ public struct TableRenderer: Sendable {
         case .end:
             return prefix(of: text, width: budget) + "…"
         case .middle:
+            if let slash = text.lastIndex(of: "/"), slash != text.startIndex {
+                let last = String(text[slash...])
+                let lastWidth = DisplayWidth.of(last)
+                if lastWidth + 3 <= budget, lastWidth > (budget - 1) / 2 {
+                    return prefix(of: text, width: budget - lastWidth) + "…" + last
+                }
+            }
             let head = prefix(of: text, width: (budget + 1) / 2)
             let tail = suffix(of: text, width: budget - DisplayWidth.of(head))
             return head + "…" + tail
