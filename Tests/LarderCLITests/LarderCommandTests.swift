@@ -93,6 +93,19 @@ struct LarderCommandTests {
         #expect(result.stderr == "UNAUTHENTICATED: \(message)\n" + hint)
     }
 
+    @Test("deleting a non-empty group without --cascade names the flag the server's message calls cascade")
+    func cascadeHint() async throws {
+        let server = try FakeServer()
+        let message = "category group \"e1b2c3d4-0000-4000-8000-000000000001\" still has 2 item categories; delete them first or set cascade"
+        let result = try await run(["groups", "delete", "e1b2c3d4-0000-4000-8000-000000000001"], server: server) { requests in
+            let request = try #require(await requests.next())
+            #expect(request.method == CategoryGroupMethods.deleteCategoryGroup.path)
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: .failedPrecondition, statusMessage: message))
+        }
+        #expect(result.status == 19)
+        #expect(result.stderr == "FAILED_PRECONDITION: \(message) (--cascade)\n", "\(result.stderr)")
+    }
+
     @Test("update sends only the flags given, as the update mask")
     func updateMask() async throws {
         let server = try FakeServer()

@@ -1,5 +1,6 @@
 import LarderAPI
 import LarderJSON
+import LarderWire
 
 /// `larder groups list|get|add|update|delete`.
 enum GroupCommands {
@@ -84,8 +85,17 @@ enum GroupCommands {
     ) { command, context throws(CLIError) in
         let cascade = command.isSet("cascade")
         let id = try await context.groupID(command.id)
-        let reply = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
+        let reply: Empty
+        do throws(CLIError) {
+            reply = try await context.call(CategoryGroupMethods.deleteCategoryGroup,
                                            DeleteCategoryGroupRequest(id: id, cascade: cascade))
+        } catch {
+            // The server says "set cascade", the request's field: name the flag.
+            if case .rpc(let rpc) = error, rpc.code == .failedPrecondition, rpc.message.hasSuffix("set cascade") {
+                throw .rpc(RPCError(rpc.code, rpc.message + " (--cascade)"))
+            }
+            throw error
+        }
         try context.emit(reply, ids: { [id] }) {
             "Deleted category group \(TerminalText.value(id))\(cascade ? " and its item categories" : "").\n"
         }
