@@ -293,7 +293,6 @@ final class NGHTTP2Session {
         with(context) { session in session.handler?._withUnsafeGuaranteedRef(body) ?? otherwise }
     }
 
-
     private static func dataProvider() -> nghttp2_data_provider {
         nghttp2_data_provider(source: nghttp2_data_source(ptr: nil)) { _, streamID, buffer, length, flags, _, context in
             NGHTTP2Session.with(context) { $0.readData(streamID: streamID, buffer: buffer, length: length, flags: flags) }
@@ -350,7 +349,9 @@ final class NGHTTP2Session {
         }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, context in
             guard let frame else { return 0 }
-            return NGHTTP2Session.withHandler(context, otherwise: true) { $0.beginHeaders(NGHTTP2Session.frame(frame)) } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            return NGHTTP2Session.withHandler(context, otherwise: true) {
+                $0.beginHeaders(NGHTTP2Session.frame(frame))
+            } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
             guard let frame else { return 0 }
@@ -367,7 +368,9 @@ final class NGHTTP2Session {
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
             guard let frame else { return 0 }
-            return NGHTTP2Session.withHandler(context, otherwise: true) { $0.frameReceived(NGHTTP2Session.frame(frame)) } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            return NGHTTP2Session.withHandler(context, otherwise: true) {
+                $0.frameReceived(NGHTTP2Session.frame(frame))
+            } ? 0 : NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
             NGHTTP2Session.withHandler(context, otherwise: true) {
