@@ -14,12 +14,24 @@ public enum ResponseFrame {
     @discardableResult
     public static func append(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
                               maxSize: Int = Frame.defaultMaxSize, to buffer: inout [UInt8]) -> RPCError? {
-        let tooLarge: Int? = withEnvelope(callID: callID, code: code, message: message, payload: payload) { message in
-            let size = protobuf_c_message_get_packed_size(message)
-            guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
-            Frame.appendHeader(length: length, to: &buffer)
-            ProtoCodec.pack(message, size: size, appendingTo: &buffer)
-            return nil
+        let tooLarge: Int? = message.withCString { messagePointer in
+            payload.withUnsafeBufferPointer { payloadPointer in
+                var envelope = Larder__Rpc__V1__ResponseEnvelope()
+                larder__rpc__v1__response_envelope__init(&envelope)
+                envelope.call_id = callID
+                envelope.status_code = code.rawValue
+                envelope.status_message = message.isEmpty ? nil : UnsafeMutablePointer(mutating: messagePointer)
+                envelope.payload = ProtobufCBinaryData(
+                    len: payloadPointer.count, data: payloadPointer.count == 0 ? nil : UnsafeMutablePointer(mutating: payloadPointer.baseAddress))
+                return withUnsafePointer(to: &envelope) { pointer -> Int? in
+                    let message = UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self)
+                    let size = protobuf_c_message_get_packed_size(message)
+                    guard let length = FrameLength(exactly: size, limit: maxSize) else { return size }
+                    Frame.appendHeader(length: length, to: &buffer)
+                    ProtoCodec.pack(message, size: size, appendingTo: &buffer)
+                    return nil
+                }
+            }
         }
         guard let tooLarge else { return nil }
         let refusal = RPCError(.resourceExhausted, tooLargeMessage(replyBytes: tooLarge, limit: maxSize))
@@ -36,25 +48,6 @@ public enum ResponseFrame {
             append(callID: callID, code: .ok, message: "", payload: payload, to: &buffer)
         case .failure(let error):
             append(callID: callID, code: error.code, message: error.message, payload: [], to: &buffer)
-        }
-    }
-
-    /// `body` with a ResponseEnvelope that points at `message` and `payload` (valid only during the call).
-    private static func withEnvelope<R>(callID: UInt64, code: StatusCode, message: String, payload: [UInt8],
-                                        _ body: (UnsafePointer<ProtobufCMessage>) -> R) -> R {
-        message.withCString { messagePointer in
-            payload.withUnsafeBufferPointer { payloadPointer in
-                var envelope = Larder__Rpc__V1__ResponseEnvelope()
-                larder__rpc__v1__response_envelope__init(&envelope)
-                envelope.call_id = callID
-                envelope.status_code = code.rawValue
-                envelope.status_message = message.isEmpty ? nil : UnsafeMutablePointer(mutating: messagePointer)
-                envelope.payload = ProtobufCBinaryData(
-                    len: payloadPointer.count, data: payloadPointer.count == 0 ? nil : UnsafeMutablePointer(mutating: payloadPointer.baseAddress))
-                return withUnsafePointer(to: &envelope) { pointer in
-                    body(UnsafeRawPointer(pointer).assumingMemoryBound(to: ProtobufCMessage.self))
-                }
-            }
         }
     }
 
