@@ -143,8 +143,8 @@ final class CallCore: @unchecked Sendable {
                 let result = result.mapError { publicError($0, context) }
                 let (bytes, refusal) = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
-                      finished: FinishedCall(context, methodIndex: methodIndex, code: refusal?.code ?? result.statusCode,
-                                             message: refusal?.message ?? result.statusMessage, replyBytes: bytes.count))
+                      finished: FinishedCall(context, methodIndex: methodIndex, result: result, refusal: refusal,
+                                             replyBytes: bytes.count))
             }
             if let refused {
                 // A request the handler could not decode: answered here, like an inline call.
@@ -341,8 +341,7 @@ final class CallCore: @unchecked Sendable {
     private func answerNow(_ result: Result<[UInt8], RPCError>, _ context: CallContext, methodIndex: Int,
                            on connection: some CallConnection, method: String? = nil) {
         let (replyBytes, refusal) = connection.appendReply(callID: context.callID, result: result)
-        finished(FinishedCall(context, methodIndex: methodIndex, code: refusal?.code ?? result.statusCode,
-                              message: refusal?.message ?? result.statusMessage, replyBytes: replyBytes),
+        finished(FinishedCall(context, methodIndex: methodIndex, result: result, refusal: refusal, replyBytes: replyBytes),
                  connectionID: context.connectionID, now: MonotonicClock.nanoseconds(), method: method)
     }
 

@@ -22,6 +22,14 @@ struct FinishedCall: Sendable {
                   replyBytes: replyBytes, clientCertificate: context.clientCertificate)
     }
 
+    /// A unary call of `context` that ended with `result`, or with `refusal` where its transport
+    /// sent that instead (`ReplyEncoder.reply`, `CallConnection.appendReply`).
+    init(_ context: CallContext, methodIndex: Int, result: Result<[UInt8], RPCError>, refusal: RPCError?,
+         replyBytes: Int) {
+        self.init(context, methodIndex: methodIndex, code: refusal?.code ?? result.statusCode,
+                  message: refusal?.message ?? result.statusMessage, replyBytes: replyBytes)
+    }
+
     /// A call in flight on `connection` that ends now with `code` and `message`.
     init(_ call: InFlightCall, callID: UInt64, on connection: some CallConnection, code: StatusCode, message: String,
          replyBytes: Int) {
