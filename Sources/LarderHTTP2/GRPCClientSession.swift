@@ -189,5 +189,4 @@ public final class GRPCClientSession: NGHTTP2SessionHandler {
         if done && pending.endInput { return .bytes(count: count, endOfData: true, endStream: true) }
         return count == 0 ? .deferred : .bytes(count: count, endOfData: false, endStream: false)
     }
-
 }
