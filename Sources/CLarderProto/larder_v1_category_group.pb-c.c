@@ -514,9 +514,42 @@ const ProtobufCMessageDescriptor larder__v1__get_category_group_request__descrip
   (ProtobufCMessageInit) larder__v1__get_category_group_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define larder__v1__list_category_groups_request__field_descriptors NULL
-#define larder__v1__list_category_groups_request__field_indices_by_name NULL
-#define larder__v1__list_category_groups_request__number_ranges NULL
+static const ProtobufCFieldDescriptor larder__v1__list_category_groups_request__field_descriptors[2] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListCategoryGroupsRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListCategoryGroupsRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned larder__v1__list_category_groups_request__field_indices_by_name[] = {
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange larder__v1__list_category_groups_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
 const ProtobufCMessageDescriptor larder__v1__list_category_groups_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -525,14 +558,14 @@ const ProtobufCMessageDescriptor larder__v1__list_category_groups_request__descr
   "Larder__V1__ListCategoryGroupsRequest",
   "larder.v1",
   sizeof(Larder__V1__ListCategoryGroupsRequest),
-  0,
+  2,
   larder__v1__list_category_groups_request__field_descriptors,
   larder__v1__list_category_groups_request__field_indices_by_name,
-  0,  larder__v1__list_category_groups_request__number_ranges,
+  1,  larder__v1__list_category_groups_request__number_ranges,
   (ProtobufCMessageInit) larder__v1__list_category_groups_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__v1__list_category_groups_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor larder__v1__list_category_groups_response__field_descriptors[2] =
 {
   {
     "category_groups",
@@ -546,14 +579,27 @@ static const ProtobufCFieldDescriptor larder__v1__list_category_groups_response_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListCategoryGroupsResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__v1__list_category_groups_response__field_indices_by_name[] = {
   0,   /* field[0] = category_groups */
+  1,   /* field[1] = next_page_token */
 };
 static const ProtobufCIntRange larder__v1__list_category_groups_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor larder__v1__list_category_groups_response__descriptor =
 {
@@ -563,7 +609,7 @@ const ProtobufCMessageDescriptor larder__v1__list_category_groups_response__desc
   "Larder__V1__ListCategoryGroupsResponse",
   "larder.v1",
   sizeof(Larder__V1__ListCategoryGroupsResponse),
-  1,
+  2,
   larder__v1__list_category_groups_response__field_descriptors,
   larder__v1__list_category_groups_response__field_indices_by_name,
   1,  larder__v1__list_category_groups_response__number_ranges,

@@ -501,7 +501,7 @@ const ProtobufCMessageDescriptor larder__v1__get_item_category_request__descript
   (ProtobufCMessageInit) larder__v1__get_item_category_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__v1__list_item_categories_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor larder__v1__list_item_categories_request__field_descriptors[3] =
 {
   {
     "category_group_id",
@@ -515,14 +515,40 @@ static const ProtobufCFieldDescriptor larder__v1__list_item_categories_request__
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "page_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListItemCategoriesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListItemCategoriesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__v1__list_item_categories_request__field_indices_by_name[] = {
   0,   /* field[0] = category_group_id */
+  1,   /* field[1] = page_size */
+  2,   /* field[2] = page_token */
 };
 static const ProtobufCIntRange larder__v1__list_item_categories_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor larder__v1__list_item_categories_request__descriptor =
 {
@@ -532,14 +558,14 @@ const ProtobufCMessageDescriptor larder__v1__list_item_categories_request__descr
   "Larder__V1__ListItemCategoriesRequest",
   "larder.v1",
   sizeof(Larder__V1__ListItemCategoriesRequest),
-  1,
+  3,
   larder__v1__list_item_categories_request__field_descriptors,
   larder__v1__list_item_categories_request__field_indices_by_name,
   1,  larder__v1__list_item_categories_request__number_ranges,
   (ProtobufCMessageInit) larder__v1__list_item_categories_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__v1__list_item_categories_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor larder__v1__list_item_categories_response__field_descriptors[2] =
 {
   {
     "item_categories",
@@ -553,14 +579,27 @@ static const ProtobufCFieldDescriptor larder__v1__list_item_categories_response_
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListItemCategoriesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__v1__list_item_categories_response__field_indices_by_name[] = {
   0,   /* field[0] = item_categories */
+  1,   /* field[1] = next_page_token */
 };
 static const ProtobufCIntRange larder__v1__list_item_categories_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor larder__v1__list_item_categories_response__descriptor =
 {
@@ -570,7 +609,7 @@ const ProtobufCMessageDescriptor larder__v1__list_item_categories_response__desc
   "Larder__V1__ListItemCategoriesResponse",
   "larder.v1",
   sizeof(Larder__V1__ListItemCategoriesResponse),
-  1,
+  2,
   larder__v1__list_item_categories_response__field_descriptors,
   larder__v1__list_item_categories_response__field_indices_by_name,
   1,  larder__v1__list_item_categories_response__number_ranges,

@@ -488,9 +488,42 @@ const ProtobufCMessageDescriptor larder__v1__get_location_request__descriptor =
   (ProtobufCMessageInit) larder__v1__get_location_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define larder__v1__list_locations_request__field_descriptors NULL
-#define larder__v1__list_locations_request__field_indices_by_name NULL
-#define larder__v1__list_locations_request__number_ranges NULL
+static const ProtobufCFieldDescriptor larder__v1__list_locations_request__field_descriptors[2] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListLocationsRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListLocationsRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned larder__v1__list_locations_request__field_indices_by_name[] = {
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange larder__v1__list_locations_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
 const ProtobufCMessageDescriptor larder__v1__list_locations_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -499,14 +532,14 @@ const ProtobufCMessageDescriptor larder__v1__list_locations_request__descriptor 
   "Larder__V1__ListLocationsRequest",
   "larder.v1",
   sizeof(Larder__V1__ListLocationsRequest),
-  0,
+  2,
   larder__v1__list_locations_request__field_descriptors,
   larder__v1__list_locations_request__field_indices_by_name,
-  0,  larder__v1__list_locations_request__number_ranges,
+  1,  larder__v1__list_locations_request__number_ranges,
   (ProtobufCMessageInit) larder__v1__list_locations_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__v1__list_locations_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor larder__v1__list_locations_response__field_descriptors[2] =
 {
   {
     "locations",
@@ -520,14 +553,27 @@ static const ProtobufCFieldDescriptor larder__v1__list_locations_response__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Larder__V1__ListLocationsResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__v1__list_locations_response__field_indices_by_name[] = {
   0,   /* field[0] = locations */
+  1,   /* field[1] = next_page_token */
 };
 static const ProtobufCIntRange larder__v1__list_locations_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor larder__v1__list_locations_response__descriptor =
 {
@@ -537,7 +583,7 @@ const ProtobufCMessageDescriptor larder__v1__list_locations_response__descriptor
   "Larder__V1__ListLocationsResponse",
   "larder.v1",
   sizeof(Larder__V1__ListLocationsResponse),
-  1,
+  2,
   larder__v1__list_locations_response__field_descriptors,
   larder__v1__list_locations_response__field_indices_by_name,
   1,  larder__v1__list_locations_response__number_ranges,

@@ -331,18 +331,27 @@ final class PostgresSession: StoreConnection {
 
 extension PostgresSession {
     func location(id: String) throws(RPCError) -> Location? { try one(.locationByID, id: id, Self.location) }
-    func locations() throws(RPCError) -> [Location] { try all(.locations, [], Self.location) }
+    func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] {
+        try all(.locations, Self.parameters(page), Self.location)
+    }
 
     func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { try one(.groupByID, id: id, Self.group) }
-    func categoryGroups() throws(RPCError) -> [CategoryGroup] { try all(.groups, [], Self.group) }
+    func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] {
+        try all(.groups, Self.parameters(page), Self.group)
+    }
 
     func itemCategory(id: String) throws(RPCError) -> ItemCategory? {
         try one(.itemCategoryByID, id: id, Self.itemCategory)
     }
 
-    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
-        guard let groupID else { return try all(.itemCategories, [], Self.itemCategory) }
-        return try all(.itemCategoriesOfGroup, [.text(groupID)], Self.itemCategory)
+    func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] {
+        guard let groupID else { return try all(.itemCategories, Self.parameters(page), Self.itemCategory) }
+        return try all(.itemCategoriesOfGroup, Self.parameters(page) + [.text(groupID)], Self.itemCategory)
+    }
+
+    /// A keyset page's cursor and limit as $1, $2 and $3 of the name-ordered lists.
+    private static func parameters(_ page: NamePageQuery) -> [PostgresValue] {
+        [.text(page.after.name), .text(page.after.id), .int64(Int64(page.limit))]
     }
 
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int {

@@ -201,19 +201,35 @@ final class SQLiteSession: StoreConnection {
 
 extension SQLiteSession {
     func location(id: String) throws(RPCError) -> Location? { try one(.locationByID, id: id, Self.location) }
-    func locations() throws(RPCError) -> [Location] { try all(.locations, Self.location) }
+    func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] {
+        try all(.locations, bind: { s throws(SQLiteError) in try Self.bind(page, s) }, Self.location)
+    }
 
     func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { try one(.groupByID, id: id, Self.group) }
-    func categoryGroups() throws(RPCError) -> [CategoryGroup] { try all(.groups, Self.group) }
+    func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] {
+        try all(.groups, bind: { s throws(SQLiteError) in try Self.bind(page, s) }, Self.group)
+    }
 
     func itemCategory(id: String) throws(RPCError) -> ItemCategory? {
         try one(.itemCategoryByID, id: id, Self.itemCategory)
     }
 
-    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
-        guard let groupID else { return try all(.itemCategories, Self.itemCategory) }
-        return try all(.itemCategoriesOfGroup, bind: { s throws(SQLiteError) in try s.bind(groupID, at: 1) },
-                       Self.itemCategory)
+    func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] {
+        guard let groupID else {
+            return try all(.itemCategories, bind: { s throws(SQLiteError) in try Self.bind(page, s) },
+                           Self.itemCategory)
+        }
+        return try all(.itemCategoriesOfGroup, bind: { s throws(SQLiteError) in
+            try Self.bind(page, s)
+            try s.bind(groupID, at: 4)
+        }, Self.itemCategory)
+    }
+
+    /// Binds a keyset page's cursor and limit as ?1, ?2 and ?3 of the name-ordered lists.
+    private static func bind(_ page: NamePageQuery, _ statement: SQLiteStatement) throws(SQLiteError) {
+        try statement.bind(page.after.name, at: 1)
+        try statement.bind(page.after.id, at: 2)
+        try statement.bind(Int64(page.limit), at: 3)
     }
 
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int {

@@ -13,18 +13,20 @@ public protocol StoreReader {
 
     /// The location with `id`, or nil.
     func location(id: String) throws(RPCError) -> Location?
-    /// Every location, sorted by name (then id).
-    func locations() throws(RPCError) -> [Location]
+    /// The locations of one keyset page, sorted by name (then id).
+    func locations(_ page: NamePageQuery) throws(RPCError) -> [Location]
 
     /// The category group with `id` (its `itemCategories` left empty), or nil.
     func categoryGroup(id: String) throws(RPCError) -> CategoryGroup?
-    /// Every category group (their `itemCategories` left empty), sorted by name (then id).
-    func categoryGroups() throws(RPCError) -> [CategoryGroup]
+    /// The category groups of one keyset page (their `itemCategories` left empty), sorted by
+    /// name (then id).
+    func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup]
 
     /// The item category with `id`, or nil.
     func itemCategory(id: String) throws(RPCError) -> ItemCategory?
-    /// The item categories of group `groupID` (all groups when nil), sorted by name (then id).
-    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory]
+    /// The item categories of one keyset page of group `groupID` (all groups when nil),
+    /// sorted by name (then id).
+    func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory]
     /// How many item categories belong to group `groupID`.
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int
 

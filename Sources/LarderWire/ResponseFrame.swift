@@ -51,16 +51,15 @@ public enum ResponseFrame {
         }
     }
 
-    /// Why a reply of `replyBytes` was not sent, and what the client can do. Only methods
-    /// whose replies are not paged get here (a ListMealRecords page ends early instead, below
-    /// 4 MiB), and the limit is what clients accept, not `--max-frame-bytes` (which bounds
-    /// requests), so the operator cannot raise it.
+    /// Why a reply of `replyBytes` was not sent, and what the client can do. Only a whole
+    /// list (`page_size` 0) or a group with its categories gets here (a page of a list ends
+    /// early instead, below 4 MiB), and the limit is what clients accept, not
+    /// `--max-frame-bytes` (which bounds requests), so the operator cannot raise it.
     public static func tooLargeMessage(replyBytes: Int, limit: Int) -> String {
         "the reply is \(replyBytes) bytes, more than the \(limit) bytes a reply frame may hold (what every client accepts; "
-            + "--max-frame-bytes bounds requests, not this); this method's replies are not paged: ask for less where "
-            + "the request allows it (ListItemCategories of one group, GetCategoryGroup without "
-            + "include_item_categories), delete what you no longer need, or call it with gRPC over HTTP/2, whose "
-            + "clients can accept larger messages"
+            + "--max-frame-bytes bounds requests, not this): ask for less, with a page_size on a List call "
+            + "(then follow next_page_token) or GetCategoryGroup without include_item_categories, delete what you "
+            + "no longer need, or call it with gRPC over HTTP/2, whose clients can accept larger messages"
     }
 
     /// One framed reply for `result` (payload on success, status on failure), and the refusal

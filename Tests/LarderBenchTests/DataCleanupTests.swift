@@ -30,9 +30,9 @@ struct DataCleanupTests {
         #expect(BenchReport.text(result).contains("data         deleted 30 locations and 0 meal records named \(cleanup.prefix)…"))
     }
 
-    @Test func locationsTooManyToListAreDeletedByTheIDsTheRunKnows() async throws {
-        // ListLocations is not paged: past its reply limit the server refuses it. A run that
-        // seeded that many still deletes its own locations, by id.
+    @Test func locationsOnManyPagesAreAllFound() async throws {
+        // Pages of at most 10 locations (the real server's hold up to 1,000): a run deletes its own
+        // by id, and `--clean-up`, which knows no ids, follows the pages to find them.
         let store = FakeStore(maxListedLocations: 10)
         store.addLocation(named: "Kitchen")
         let server = try PingServer(reply: store.reply)
@@ -45,20 +45,16 @@ struct DataCleanupTests {
         #expect(cleanup.failure == nil, "\(cleanup.failure ?? "")")
         #expect(cleanup.deletedLocations == 30)
         #expect(store.locations.map(\.name) == ["Kitchen"])
-        // Knowing no ids, `--clean-up` can only list, and says why it cannot.
-        store.addLocation(named: "\(cleanup.prefix)-left")
-        for index in 0..<10 { store.addLocation(named: "Shelf \(index)") }
+        // Knowing no ids, `--clean-up` lists: its locations are on the third page and after.
+        for index in 0..<25 { store.addLocation(named: "\(cleanup.prefix)-left \(index)") }
+        for index in 0..<12 { store.addLocation(named: "Shelf \(index)") }
         let address = options.server
-        let refused = await offThePool { () -> RPCError? in
-            do throws(RPCError) {
-                _ = try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:],
-                                          connectTimeoutSeconds: 10, mealsSince: .some(nil))
-                return nil
-            } catch {
-                return error
-            }
+        let swept = try await offThePool {
+            try DataCleaner.sweep(prefix: cleanup.prefix, server: address, metadata: [:],
+                                  connectTimeoutSeconds: 10, mealsSince: .some(nil))
         }
-        #expect(refused?.code == .resourceExhausted)
+        #expect(swept.locations == 25)
+        #expect(store.locations.map(\.name).sorted() == ["Kitchen"] + (0..<12).map { "Shelf \($0)" }.sorted())
     }
 
     @Test func createRunDeletesTheMealsItsCallsMade() async throws {

@@ -144,11 +144,11 @@ final class HeldStore: Store, @unchecked Sendable {
 /// A reader with nothing in it, for handlers that do not read.
 struct NoReader: StoreReader {
     func location(id: String) throws(RPCError) -> Location? { nil }
-    func locations() throws(RPCError) -> [Location] { [] }
+    func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] { [] }
     func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { nil }
-    func categoryGroups() throws(RPCError) -> [CategoryGroup] { [] }
+    func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] { [] }
     func itemCategory(id: String) throws(RPCError) -> ItemCategory? { nil }
-    func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] { [] }
+    func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] { [] }
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int { 0 }
     func mealRecord(id: String) throws(RPCError) -> MealRecord? { nil }
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages { EncodedMessages() }

@@ -1,4 +1,6 @@
 import Foundation
+import LarderAPI
+import LarderClient
 import Testing
 
 /// The `larder` binary against a real server.
@@ -42,6 +44,30 @@ struct CLIEndToEndTests {
                                        "--until", "2026-12-01T00:00:00+08:00", "--utc-offset", "+08:00"], server: server)
         #expect(summary.status == 0, "\(summary.stderr)")
         #expect(summary.stdout.contains("\"totalCalories\": \"350\""))
+    }
+
+    /// The CLI asks for 1,000 locations a page and follows the tokens, for lists and for names.
+    @Test func listsAndNamesReachPastTheFirstPage() async throws {
+        try await withServer { server, client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for batch in 0..<10 {
+                    group.addTask {
+                        for index in batch * 110..<(batch + 1) * 110 {
+                            _ = try await client.call(LocationMethods.createLocation, CreateLocationRequest(
+                                location: Location(name: "shelf \(index)", colorHex: "#102030")))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let ids = try await Self.larder(["-o", "ids", "locations", "list"], server: server)
+            #expect(ids.status == 0, "\(ids.stderr)")
+            let listed = ids.stdout.split(separator: "\n")
+            #expect(listed.count == 1_104 && Set(listed).count == 1_104, "1,100 and the 4 seeded, each once")
+            // "shelf 999" sorts last of the shelves, on the second page.
+            let last = try await Self.larder(["--json", "locations", "get", "shelf 999"], server: server)
+            #expect(last.status == 0 && last.stdout.contains("\"name\": \"shelf 999\""), "\(last.stderr)")
+        }
     }
 
     @Test func unreachableServerIsUnavailableWithTheAddress() async throws {

@@ -68,15 +68,24 @@ public final class MemoryStore: StoreWriter {
     // MARK: - Reads
 
     public func location(id: String) throws(RPCError) -> Location? { locationRows[id] }
-    public func locations() throws(RPCError) -> [Location] { locationRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) } }
+    public func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] {
+        Self.page(locationRows.values, page) { NameCursor(name: $0.name, id: $0.id) }
+    }
     public func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { groupRows[id] }
-    public func categoryGroups() throws(RPCError) -> [CategoryGroup] {
-        groupRows.values.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    public func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] {
+        Self.page(groupRows.values, page) { NameCursor(name: $0.name, id: $0.id) }
     }
     public func itemCategory(id: String) throws(RPCError) -> ItemCategory? { categoryRows[id] }
-    public func itemCategories(groupID: String?) throws(RPCError) -> [ItemCategory] {
-        categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }
-            .sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    public func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] {
+        Self.page(categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }, page) {
+            NameCursor(name: $0.name, id: $0.id)
+        }
+    }
+
+    /// The rows of a keyset page in (name, id) byte order, as the real backends return them.
+    private static func page<Row>(_ rows: some Sequence<Row>, _ page: NamePageQuery,
+                                  _ key: (Row) -> NameCursor) -> [Row] {
+        Array(rows.filter { page.after.isBefore(key($0)) }.sorted { key($0).isBefore(key($1)) }.prefix(page.limit))
     }
     public func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
         categoryRows.values.count { $0.categoryGroupID == groupID }

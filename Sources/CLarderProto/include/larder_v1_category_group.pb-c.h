@@ -95,10 +95,20 @@ struct  Larder__V1__GetCategoryGroupRequest
 struct  Larder__V1__ListCategoryGroupsRequest
 {
   ProtobufCMessage base;
+  /*
+   * Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+   * reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+   * INVALID_ARGUMENT.
+   */
+  int32_t page_size;
+  /*
+   * next_page_token of the previous page; empty = first page.
+   */
+  char *page_token;
 };
 #define LARDER__V1__LIST_CATEGORY_GROUPS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__v1__list_category_groups_request__descriptor) \
-     }
+    , 0, (char *)protobuf_c_empty_string }
 
 
 struct  Larder__V1__ListCategoryGroupsResponse
@@ -109,10 +119,14 @@ struct  Larder__V1__ListCategoryGroupsResponse
    */
   size_t n_category_groups;
   Larder__V1__CategoryGroup **category_groups;
+  /*
+   * Set when more rows follow: pass it as page_token for the next page.
+   */
+  char *next_page_token;
 };
 #define LARDER__V1__LIST_CATEGORY_GROUPS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__v1__list_category_groups_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Larder__V1__UpdateCategoryGroupRequest

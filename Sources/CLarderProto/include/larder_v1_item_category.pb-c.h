@@ -93,10 +93,21 @@ struct  Larder__V1__ListItemCategoriesRequest
    * Only this group's categories; empty = all groups.
    */
   char *category_group_id;
+  /*
+   * Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+   * reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+   * INVALID_ARGUMENT.
+   */
+  int32_t page_size;
+  /*
+   * next_page_token of the previous page of the same
+   * category_group_id; empty = first page.
+   */
+  char *page_token;
 };
 #define LARDER__V1__LIST_ITEM_CATEGORIES_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__v1__list_item_categories_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Larder__V1__ListItemCategoriesResponse
@@ -107,10 +118,14 @@ struct  Larder__V1__ListItemCategoriesResponse
    */
   size_t n_item_categories;
   Larder__V1__ItemCategory **item_categories;
+  /*
+   * Set when more rows follow: pass it as page_token for the next page.
+   */
+  char *next_page_token;
 };
 #define LARDER__V1__LIST_ITEM_CATEGORIES_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__v1__list_item_categories_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Larder__V1__UpdateItemCategoryRequest

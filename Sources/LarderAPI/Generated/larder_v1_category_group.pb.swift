@@ -142,7 +142,18 @@ extension GetCategoryGroupRequest: ProtoMessage {
 
 /// `larder.v1.ListCategoryGroupsRequest`.
 public struct ListCategoryGroupsRequest: Hashable, Sendable {
-    public init() {}
+    /// Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    /// reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    /// INVALID_ARGUMENT.
+    public var pageSize: Int32
+    /// next_page_token of the previous page; empty = first page.
+    public var pageToken: String
+
+    public init(pageSize: Int32 = 0,
+                pageToken: String = "") {
+        self.pageSize = pageSize
+        self.pageToken = pageToken
+    }
 }
 
 extension ListCategoryGroupsRequest: ProtoMessage {
@@ -155,13 +166,17 @@ extension ListCategoryGroupsRequest: ProtoMessage {
     }
 
     init(c pointer: UnsafePointer<Larder__V1__ListCategoryGroupsRequest>) throws(RPCError) {
-        _ = pointer
+        let c = pointer.pointee
+        self.pageSize = c.page_size
+        self.pageToken = try CFields.string(c.page_token, field: "page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
 
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Larder__V1__ListCategoryGroupsRequest> {
         let c = arena.message(Larder__V1__ListCategoryGroupsRequest.self) { larder__v1__list_category_groups_request__init($0) }
+        c.pointee.page_size = pageSize
+        c.pointee.page_token = arena.string(pageToken)
         return c
     }
 }
@@ -170,9 +185,13 @@ extension ListCategoryGroupsRequest: ProtoMessage {
 public struct ListCategoryGroupsResponse: Hashable, Sendable {
     /// Sorted by name.
     public var categoryGroups: [CategoryGroup]
+    /// Set when more rows follow: pass it as page_token for the next page.
+    public var nextPageToken: String
 
-    public init(categoryGroups: [CategoryGroup] = []) {
+    public init(categoryGroups: [CategoryGroup] = [],
+                nextPageToken: String = "") {
         self.categoryGroups = categoryGroups
+        self.nextPageToken = nextPageToken
     }
 }
 
@@ -188,6 +207,7 @@ extension ListCategoryGroupsResponse: ProtoMessage {
     init(c pointer: UnsafePointer<Larder__V1__ListCategoryGroupsResponse>) throws(RPCError) {
         let c = pointer.pointee
         self.categoryGroups = try CFields.messages(c.category_groups, count: c.n_category_groups) { p throws(RPCError) in try CategoryGroup(c: p) }
+        self.nextPageToken = try CFields.string(c.next_page_token, field: "next_page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -196,6 +216,7 @@ extension ListCategoryGroupsResponse: ProtoMessage {
         let c = arena.message(Larder__V1__ListCategoryGroupsResponse.self) { larder__v1__list_category_groups_response__init($0) }
         c.pointee.n_category_groups = categoryGroups.count
         c.pointee.category_groups = arena.pointers(categoryGroups) { $0.buildC(in: arena) }
+        c.pointee.next_page_token = arena.string(nextPageToken)
         return c
     }
 }

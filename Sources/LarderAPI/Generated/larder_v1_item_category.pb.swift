@@ -137,9 +137,20 @@ extension GetItemCategoryRequest: ProtoMessage {
 public struct ListItemCategoriesRequest: Hashable, Sendable {
     /// Only this group's categories; empty = all groups.
     public var categoryGroupID: String
+    /// Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    /// reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    /// INVALID_ARGUMENT.
+    public var pageSize: Int32
+    /// next_page_token of the previous page of the same
+    /// category_group_id; empty = first page.
+    public var pageToken: String
 
-    public init(categoryGroupID: String = "") {
+    public init(categoryGroupID: String = "",
+                pageSize: Int32 = 0,
+                pageToken: String = "") {
         self.categoryGroupID = categoryGroupID
+        self.pageSize = pageSize
+        self.pageToken = pageToken
     }
 }
 
@@ -155,6 +166,8 @@ extension ListItemCategoriesRequest: ProtoMessage {
     init(c pointer: UnsafePointer<Larder__V1__ListItemCategoriesRequest>) throws(RPCError) {
         let c = pointer.pointee
         self.categoryGroupID = try CFields.string(c.category_group_id, field: "category_group_id")
+        self.pageSize = c.page_size
+        self.pageToken = try CFields.string(c.page_token, field: "page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -162,6 +175,8 @@ extension ListItemCategoriesRequest: ProtoMessage {
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Larder__V1__ListItemCategoriesRequest> {
         let c = arena.message(Larder__V1__ListItemCategoriesRequest.self) { larder__v1__list_item_categories_request__init($0) }
         c.pointee.category_group_id = arena.string(categoryGroupID)
+        c.pointee.page_size = pageSize
+        c.pointee.page_token = arena.string(pageToken)
         return c
     }
 }
@@ -170,9 +185,13 @@ extension ListItemCategoriesRequest: ProtoMessage {
 public struct ListItemCategoriesResponse: Hashable, Sendable {
     /// Sorted by name (then id).
     public var itemCategories: [ItemCategory]
+    /// Set when more rows follow: pass it as page_token for the next page.
+    public var nextPageToken: String
 
-    public init(itemCategories: [ItemCategory] = []) {
+    public init(itemCategories: [ItemCategory] = [],
+                nextPageToken: String = "") {
         self.itemCategories = itemCategories
+        self.nextPageToken = nextPageToken
     }
 }
 
@@ -188,6 +207,7 @@ extension ListItemCategoriesResponse: ProtoMessage {
     init(c pointer: UnsafePointer<Larder__V1__ListItemCategoriesResponse>) throws(RPCError) {
         let c = pointer.pointee
         self.itemCategories = try CFields.messages(c.item_categories, count: c.n_item_categories) { p throws(RPCError) in try ItemCategory(c: p) }
+        self.nextPageToken = try CFields.string(c.next_page_token, field: "next_page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -196,6 +216,7 @@ extension ListItemCategoriesResponse: ProtoMessage {
         let c = arena.message(Larder__V1__ListItemCategoriesResponse.self) { larder__v1__list_item_categories_response__init($0) }
         c.pointee.n_item_categories = itemCategories.count
         c.pointee.item_categories = arena.pointers(itemCategories) { $0.buildC(in: arena) }
+        c.pointee.next_page_token = arena.string(nextPageToken)
         return c
     }
 }

@@ -128,7 +128,18 @@ extension GetLocationRequest: ProtoMessage {
 
 /// `larder.v1.ListLocationsRequest`.
 public struct ListLocationsRequest: Hashable, Sendable {
-    public init() {}
+    /// Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    /// reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    /// INVALID_ARGUMENT.
+    public var pageSize: Int32
+    /// next_page_token of the previous page; empty = first page.
+    public var pageToken: String
+
+    public init(pageSize: Int32 = 0,
+                pageToken: String = "") {
+        self.pageSize = pageSize
+        self.pageToken = pageToken
+    }
 }
 
 extension ListLocationsRequest: ProtoMessage {
@@ -141,13 +152,17 @@ extension ListLocationsRequest: ProtoMessage {
     }
 
     init(c pointer: UnsafePointer<Larder__V1__ListLocationsRequest>) throws(RPCError) {
-        _ = pointer
+        let c = pointer.pointee
+        self.pageSize = c.page_size
+        self.pageToken = try CFields.string(c.page_token, field: "page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
 
     func buildC(in arena: CArena) -> UnsafeMutablePointer<Larder__V1__ListLocationsRequest> {
         let c = arena.message(Larder__V1__ListLocationsRequest.self) { larder__v1__list_locations_request__init($0) }
+        c.pointee.page_size = pageSize
+        c.pointee.page_token = arena.string(pageToken)
         return c
     }
 }
@@ -156,9 +171,13 @@ extension ListLocationsRequest: ProtoMessage {
 public struct ListLocationsResponse: Hashable, Sendable {
     /// Sorted by name.
     public var locations: [Location]
+    /// Set when more rows follow: pass it as page_token for the next page.
+    public var nextPageToken: String
 
-    public init(locations: [Location] = []) {
+    public init(locations: [Location] = [],
+                nextPageToken: String = "") {
         self.locations = locations
+        self.nextPageToken = nextPageToken
     }
 }
 
@@ -174,6 +193,7 @@ extension ListLocationsResponse: ProtoMessage {
     init(c pointer: UnsafePointer<Larder__V1__ListLocationsResponse>) throws(RPCError) {
         let c = pointer.pointee
         self.locations = try CFields.messages(c.locations, count: c.n_locations) { p throws(RPCError) in try Location(c: p) }
+        self.nextPageToken = try CFields.string(c.next_page_token, field: "next_page_token")
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -182,6 +202,7 @@ extension ListLocationsResponse: ProtoMessage {
         let c = arena.message(Larder__V1__ListLocationsResponse.self) { larder__v1__list_locations_response__init($0) }
         c.pointee.n_locations = locations.count
         c.pointee.locations = arena.pointers(locations) { $0.buildC(in: arena) }
+        c.pointee.next_page_token = arena.string(nextPageToken)
         return c
     }
 }

@@ -63,16 +63,12 @@ enum DataCleaner {
                                     metadata: metadata, connectTimeoutSeconds: connectTimeoutSeconds,
                                     timeoutSeconds: 600)
         var locations = Set(locationIDs)
-        do throws(RPCError) {
-            for location in try client.call(LocationMethods.listLocations, ListLocationsRequest()).locations
-            where location.name.hasPrefix(prefix) {
-                locations.insert(location.id)
-            }
-        } catch where error.code == .resourceExhausted && !locationIDs.isEmpty {
-            // ListLocations is not paged, and past about 40,000 locations its reply is more than
-            // a reply frame holds: the run's own locations, which it knows by id, are deleted all
-            // the same (a run seeding 50,000 could not clean up after itself).
-        }
+        var listing = ListLocationsRequest(pageSize: 1000)
+        repeat {
+            let page = try client.call(LocationMethods.listLocations, listing)
+            for location in page.locations where location.name.hasPrefix(prefix) { locations.insert(location.id) }
+            listing.pageToken = page.nextPageToken
+        } while !listing.pageToken.isEmpty
         var meals = Set(mealIDs)
         if let since = mealsSince {
             var request = ListMealRecordsRequest(pageSize: 1000, startTime: since.map { Timestamp(unixMilliseconds: $0) })

@@ -15,12 +15,11 @@ enum CategoryCommands {
         let group = try await command.value("group").asyncMap { text throws(CLIError) in
             try await context.groupID(text, argument: "--group")
         }
-        let response = try await context.call(
-            ItemCategoryMethods.listItemCategories, ListItemCategoriesRequest(categoryGroupID: group ?? ""))
+        let response = try await context.allItemCategories(groupID: group ?? "")
         // The table shows group names rather than ids; it falls back to the ids if the groups cannot be listed.
         var names: [String: String] = [:]
         if context.globals.output == .table,
-           let groups = try? await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest()) {
+           let groups = try? await context.allCategoryGroups() {
             names = Dictionary(groups.categoryGroups.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         }
         try context.emit(response, ids: { response.itemCategories.map(\.id) }) {

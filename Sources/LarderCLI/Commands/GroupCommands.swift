@@ -12,7 +12,7 @@ enum GroupCommands {
         resource: "groups", name: "list", summary: "List all category groups, sorted by name",
         examples: ["larder groups list"]
     ) { _, context throws(CLIError) in
-        let response = try await context.call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest())
+        let response = try await context.allCategoryGroups()
         try context.emit(response, ids: { response.categoryGroups.map(\.id) }, json: withoutCategories) {
             HumanOutput.categoryGroups(response.categoryGroups, width: context.tableWidth)
         }

@@ -106,7 +106,7 @@ extension CommandContext {
     /// The location `text` names (full id, id prefix or exact name).
     func locationID(_ text: String, argument: String = "ID") async throws(CLIError) -> String {
         if let id = IDResolver.fullID(text) { return id }
-        let locations = try await call(LocationMethods.listLocations, ListLocationsRequest()).locations
+        let locations = try await allLocations().locations
         let entries = locations.map { IDResolver.Entry(id: $0.id, label: $0.name, name: $0.name) }
         return try resolved(text, entries, .location, argument)
     }
@@ -114,7 +114,7 @@ extension CommandContext {
     /// The category group `text` names (full id, id prefix or exact name).
     func groupID(_ text: String, argument: String = "ID") async throws(CLIError) -> String {
         if let id = IDResolver.fullID(text) { return id }
-        let groups = try await call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest()).categoryGroups
+        let groups = try await allCategoryGroups().categoryGroups
         let entries = groups.map { IDResolver.Entry(id: $0.id, label: $0.name, name: $0.name) }
         return try resolved(text, entries, .group, argument)
     }
@@ -122,10 +122,10 @@ extension CommandContext {
     /// The item category `text` names (full id, id prefix or exact name, which may be in several groups).
     func categoryID(_ text: String, argument: String = "ID") async throws(CLIError) -> String {
         if let id = IDResolver.fullID(text) { return id }
-        let categories = try await call(ItemCategoryMethods.listItemCategories, ListItemCategoriesRequest()).itemCategories
+        let categories = try await allItemCategories().itemCategories
         var groupNames: [String: String] = [:]
         if Set(categories.map(\.name)).count != categories.count,
-           let groups = try? await call(CategoryGroupMethods.listCategoryGroups, ListCategoryGroupsRequest()) {
+           let groups = try? await allCategoryGroups() {
             groupNames = Dictionary(groups.categoryGroups.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         }
         let entries = categories.map { category in

@@ -10,7 +10,7 @@ enum LocationCommands {
         resource: "locations", name: "list", summary: "List all locations, sorted by name",
         examples: ["larder locations list", "larder locations list --json"]
     ) { _, context throws(CLIError) in
-        let response = try await context.call(LocationMethods.listLocations, ListLocationsRequest())
+        let response = try await context.allLocations()
         try context.emit(response, ids: { response.locations.map(\.id) }) {
             HumanOutput.locations(response.locations, width: context.tableWidth)
         }

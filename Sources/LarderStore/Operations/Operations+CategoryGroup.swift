@@ -21,14 +21,20 @@ extension Operations {
                                         _ db: any StoreReader) throws(RPCError) -> CategoryGroup {
         let id = try Validation.id(request.id, field: "id")
         guard var group = try db.categoryGroup(id: id) else { throw StoreError.notFound("category group", id: id) }
-        if request.includeItemCategories { group.itemCategories = try db.itemCategories(groupID: id) }
+        if request.includeItemCategories { group.itemCategories = try db.itemCategories(groupID: id, .all) }
         return group
     }
 
-    /// Every category group, sorted by name (without their item categories).
+    /// Category groups sorted by name (without their item categories): a page of `page_size`
+    /// (at most `maxPageSize`), or with `page_size` 0 all of them. INVALID_ARGUMENT for a
+    /// negative page size or a bad page token.
     public static func listCategoryGroups(_ request: ListCategoryGroupsRequest,
                                           _ db: any StoreReader) throws(RPCError) -> ListCategoryGroupsResponse {
-        ListCategoryGroupsResponse(categoryGroups: try db.categoryGroups())
+        let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken, list: .categoryGroups)
+        let page = paging.page(try db.categoryGroups(paging.query), size: { NameListPage.size(name: $0.name) }) {
+            NameCursor(name: $0.name, id: $0.id)
+        }
+        return ListCategoryGroupsResponse(categoryGroups: page.rows, nextPageToken: page.nextPageToken)
     }
 
     /// Changes the fields the mask names (all mutable ones when empty).

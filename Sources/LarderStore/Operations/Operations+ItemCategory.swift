@@ -27,12 +27,20 @@ extension Operations {
     }
 
     /// Item categories sorted by name (then id): one group's when `category_group_id`
-    /// is set (an empty list for a group without any or one that does not exist), else all.
+    /// is set (an empty list for a group without any or one that does not exist), else all;
+    /// a page of `page_size` (at most `maxPageSize`), or with `page_size` 0 all of them.
+    /// INVALID_ARGUMENT for a bad group id, a negative page size or a bad page token.
     public static func listItemCategories(_ request: ListItemCategoriesRequest,
                                           _ db: any StoreReader) throws(RPCError) -> ListItemCategoriesResponse {
         let groupID = request.categoryGroupID.isEmpty
             ? nil : try Validation.id(request.categoryGroupID, field: "category_group_id")
-        return ListItemCategoriesResponse(itemCategories: try db.itemCategories(groupID: groupID))
+        let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken,
+                                      list: .itemCategories, filter: groupID ?? "", filterName: "category_group_id")
+        let rows = try db.itemCategories(groupID: groupID, paging.query)
+        let page = paging.page(rows, size: { NameListPage.size(name: $0.name, iconName: $0.iconName) }) {
+            NameCursor(name: $0.name, id: $0.id)
+        }
+        return ListItemCategoriesResponse(itemCategories: page.rows, nextPageToken: page.nextPageToken)
     }
 
     /// Changes the fields the mask names (all mutable ones when empty); moving to

@@ -22,10 +22,15 @@ extension Operations {
         return location
     }
 
-    /// Every location, sorted by name.
+    /// Locations sorted by name: a page of `page_size` (at most `maxPageSize`), or with
+    /// `page_size` 0 all of them. INVALID_ARGUMENT for a negative page size or a bad page token.
     public static func listLocations(_ request: ListLocationsRequest,
                                      _ db: any StoreReader) throws(RPCError) -> ListLocationsResponse {
-        ListLocationsResponse(locations: try db.locations())
+        let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken, list: .locations)
+        let page = paging.page(try db.locations(paging.query), size: { NameListPage.size(name: $0.name) }) {
+            NameCursor(name: $0.name, id: $0.id)
+        }
+        return ListLocationsResponse(locations: page.rows, nextPageToken: page.nextPageToken)
     }
 
     /// Changes the fields the mask names (all mutable ones when empty).

@@ -13,8 +13,9 @@ final class FakeStore: Sendable {
     }
 
     private let state = Mutex(State())
-    /// Past this many locations ListLocations is refused RESOURCE_EXHAUSTED, as the real server
-    /// refuses a reply over its frame limit (about 40,000 locations); nil: never.
+    /// Past this many locations a whole ListLocations (page_size 0) is refused RESOURCE_EXHAUSTED,
+    /// as the real server refuses a reply over its frame limit (about 40,000 locations), and a
+    /// page holds at most this many; nil: never.
     let maxListedLocations: Int?
 
     init(maxListedLocations: Int? = nil) {
@@ -62,11 +63,19 @@ final class FakeStore: Sendable {
             guard let location = state.withLock({ $0.locations[id] }) else { throw .notFound("location \"\(id)\" not found") }
             return ProtoCodec.encode(location)
         case LocationMethods.listLocations.path:
-            let all = locations
-            if let maxListedLocations, all.count > maxListedLocations {
-                throw RPCError(.resourceExhausted, "the reply is more than a reply frame may hold; this method's replies are not paged")
+            // Sorted by name; the page token is the last name of the page before.
+            let request = try ProtoCodec.decode(ListLocationsRequest.self, from: request.payload)
+            let all = locations.sorted { $0.name < $1.name }.filter { request.pageToken.isEmpty || $0.name > request.pageToken }
+            let size = min(Int(request.pageSize), maxListedLocations ?? .max)
+            if request.pageSize == 0 {
+                if let maxListedLocations, all.count > maxListedLocations {
+                    throw RPCError(.resourceExhausted, "the reply is more than a reply frame may hold")
+                }
+                return ProtoCodec.encode(ListLocationsResponse(locations: all))
             }
-            return ProtoCodec.encode(ListLocationsResponse(locations: all))
+            let page = Array(all.prefix(size))
+            return ProtoCodec.encode(ListLocationsResponse(
+                locations: page, nextPageToken: all.count > size ? page.last?.name ?? "" : ""))
         case LocationMethods.deleteLocation.path:
             let id = try ProtoCodec.decode(DeleteLocationRequest.self, from: request.payload).id
             guard state.withLock({ $0.locations.removeValue(forKey: id) }) != nil else { throw .notFound("no \(id)") }

@@ -314,8 +314,9 @@ class Writer:
             self.emit(line)
         self.emit(f"    ) -> _abc.{'Iterator' if sync else 'AsyncIterator'}[{item}]:")
         renamed = ", ".join(f"{name}= for {proto}" for name, proto, _ in fields if name != proto)
+        sizing = " (page_size None: 1000 a page)" if "page_size" in request.fields_by_name else ""
         self.docstring(f"Every {items.message_type.full_name} of {method.name}, page after page"
-                       + (f" ({renamed})" if renamed else "") + ".",
+                       + (f" ({renamed})" if renamed else "") + sizing + ".",
                        [(name, f"{request.full_name}.{proto}") for name, proto, _ in fields])
         given = "{" + ", ".join(f'"{proto}": {name}' for name, proto, _ in fields) + "}"
         helper = "_rpc.iter_pages" if sync else "_rpc.aiter_pages"

@@ -491,6 +491,41 @@ def test_iter_meal_records_follows_every_page(client):
     assert list(client.iter_meal_records(since=day - dt.timedelta(hours=1), until=day, page_size=3)) == []
 
 
+def test_name_sorted_lists_page_by_name_and_iterators_follow_them(client):
+    prefix = unique("pg")
+    names = sorted(f"{prefix} {i:02}" for i in range(7))
+    for name in reversed(names):
+        client.create_location(location={"name": name, "color_hex": "#102030"})
+    mine = lambda rows: [r.name for r in rows if r.name.startswith(prefix)]  # noqa: E731
+    assert mine(client.iter_locations(page_size=2)) == names  # every page, in name order
+    assert mine(client.iter_locations()) == names  # 1000 a page
+    first = client.list_locations(page_size=3)
+    assert len(first.locations) == 3 and first.next_page_token
+    rest = client.list_locations(page_token=first.next_page_token)  # page_size 0: all the rest at once
+    assert not rest.next_page_token
+    whole = client.list_locations()
+    assert not whole.next_page_token and [*first.locations, *rest.locations] == list(whole.locations)
+
+    group = client.create_category_group(category_group={"name": prefix, "color_hex": "#102030"})
+    other = client.create_category_group(category_group={"name": prefix + " other", "color_hex": "#102030"})
+    for name in names:
+        client.create_item_category(item_category={"name": name, "icon_name": "box", "category_group_id": group.id})
+    client.create_item_category(item_category={"name": names[0], "icon_name": "box", "category_group_id": other.id})
+    assert mine(client.iter_item_categories(category_group_id=group.id, page_size=3)) == names
+    assert mine(client.iter_category_groups(page_size=1)) == [prefix, prefix + " other"]
+    page = client.list_item_categories(category_group_id=group.id, page_size=3)
+    with pytest.raises(LarderError) as other_group:
+        client.list_item_categories(category_group_id=other.id, page_size=3, page_token=page.next_page_token)
+    assert other_group.value.code is StatusCode.INVALID_ARGUMENT
+    assert "issued for another category_group_id" in other_group.value.message
+    with pytest.raises(LarderError) as other_method:
+        client.list_locations(page_size=3, page_token=page.next_page_token)
+    assert "issued by another method" in other_method.value.message
+    with pytest.raises(LarderError) as negative:
+        client.list_category_groups(page_size=-1)
+    assert negative.value.code is StatusCode.INVALID_ARGUMENT and "page_size must not be negative" in negative.value.message
+
+
 def test_naive_datetimes_are_refused_and_aware_ones_kept(client):
     with pytest.raises(TypeError, match="naive datetime"):
         client.create_meal_record(meal_record={"name": "x", "calories": 1, "category": MEAL_CATEGORY_LUNCH,

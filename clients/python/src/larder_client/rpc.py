@@ -243,6 +243,20 @@ class _PageTokens:
         return True
 
 
+#: Rows a page iterator asks for per page when its page_size is None: the most a
+#: server sends in one page (a page_size of 0 would ask ListLocations and the other
+#: name-sorted lists for every row in one reply).
+ITER_PAGE_SIZE = 1000
+
+
+def _page_fields(fields: Mapping[str, object]) -> dict[str, object]:
+    """The request fields of a page iterator, with page_size None made ITER_PAGE_SIZE."""
+    given = dict(fields)
+    if given.get("page_size", 0) is None:
+        given["page_size"] = ITER_PAGE_SIZE
+    return given
+
+
 def iter_pages(fetch: Callable[..., Message], item_type: type[T], items: str,
                fields: Mapping[str, object], timeout: Timeout, metadata: Metadata | None) -> Iterator[T]:
     """Every item of a paged list method, following next_page_token until it is empty.
@@ -250,6 +264,7 @@ def iter_pages(fetch: Callable[..., Message], item_type: type[T], items: str,
     Raises LarderError(INTERNAL) when the server sends a next_page_token this listing already had."""
     token = ""
     tokens = _PageTokens(getattr(fetch, "__name__", "list").lstrip("_"))
+    fields = _page_fields(fields)
     while True:
         page = fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
         for item in getattr(page, items):
@@ -265,6 +280,7 @@ async def aiter_pages(fetch: Callable[..., Coroutine[Any, Any, Message]], item_t
     """iter_pages for the asyncio client."""
     token = ""
     tokens = _PageTokens(getattr(fetch, "__name__", "list").lstrip("_"))
+    fields = _page_fields(fields)
     while True:
         page = await fetch(page_token=token, timeout=timeout, metadata=metadata, **fields)
         for item in getattr(page, items):

@@ -51,13 +51,15 @@ class GetCategoryGroupRequestDict(TypedDict, total=False):
 class ListCategoryGroupsRequestDict(TypedDict, total=False):
     """The fields of larder.v1.ListCategoryGroupsRequest as a dict (every key optional)."""
 
-    pass
+    page_size: int
+    page_token: str
 
 
 class ListCategoryGroupsResponseDict(TypedDict, total=False):
     """The fields of larder.v1.ListCategoryGroupsResponse as a dict (every key optional)."""
 
     category_groups: _abc.Iterable[_larder_v1_category_group.CategoryGroup | CategoryGroupDict]
+    next_page_token: str
 
 
 class UpdateCategoryGroupRequestDict(TypedDict, total=False):
@@ -101,12 +103,15 @@ class ListItemCategoriesRequestDict(TypedDict, total=False):
     """The fields of larder.v1.ListItemCategoriesRequest as a dict (every key optional)."""
 
     category_group_id: str
+    page_size: int
+    page_token: str
 
 
 class ListItemCategoriesResponseDict(TypedDict, total=False):
     """The fields of larder.v1.ListItemCategoriesResponse as a dict (every key optional)."""
 
     item_categories: _abc.Iterable[_larder_v1_item_category.ItemCategory | ItemCategoryDict]
+    next_page_token: str
 
 
 class UpdateItemCategoryRequestDict(TypedDict, total=False):
@@ -147,13 +152,15 @@ class GetLocationRequestDict(TypedDict, total=False):
 class ListLocationsRequestDict(TypedDict, total=False):
     """The fields of larder.v1.ListLocationsRequest as a dict (every key optional)."""
 
-    pass
+    page_size: int
+    page_token: str
 
 
 class ListLocationsResponseDict(TypedDict, total=False):
     """The fields of larder.v1.ListLocationsResponse as a dict (every key optional)."""
 
     locations: _abc.Iterable[_larder_v1_location.Location | LocationDict]
+    next_page_token: str
 
 
 class UpdateLocationRequestDict(TypedDict, total=False):
@@ -485,10 +492,16 @@ class _CategoryGroupService_list_category_groups(Protocol):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _larder_v1_category_group.ListCategoryGroupsResponse:
-        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
         ...
 
     def future(
@@ -496,6 +509,8 @@ class _CategoryGroupService_list_category_groups(Protocol):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _futures.Future[_larder_v1_category_group.ListCategoryGroupsResponse]:
@@ -507,6 +522,8 @@ class _CategoryGroupService_list_category_groups(Protocol):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
@@ -696,12 +713,16 @@ class _ItemCategoryService_list_item_categories(Protocol):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _larder_v1_item_category.ListItemCategoriesResponse:
         """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
 
         category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page of the same category_group_id; empty = first page.
         """
         ...
 
@@ -711,6 +732,8 @@ class _ItemCategoryService_list_item_categories(Protocol):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _futures.Future[_larder_v1_item_category.ListItemCategoriesResponse]:
@@ -723,6 +746,8 @@ class _ItemCategoryService_list_item_categories(Protocol):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
@@ -905,10 +930,16 @@ class _LocationService_list_locations(Protocol):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _larder_v1_location.ListLocationsResponse:
-        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
         ...
 
     def future(
@@ -916,6 +947,8 @@ class _LocationService_list_locations(Protocol):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _futures.Future[_larder_v1_location.ListLocationsResponse]:
@@ -927,6 +960,8 @@ class _LocationService_list_locations(Protocol):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
@@ -1568,10 +1603,16 @@ class _AsyncCategoryGroupService_list_category_groups(Protocol):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Coroutine[Any, Any, _larder_v1_category_group.ListCategoryGroupsResponse]:
-        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
         ...
 
     def call(
@@ -1579,6 +1620,8 @@ class _AsyncCategoryGroupService_list_category_groups(Protocol):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
@@ -1718,12 +1761,16 @@ class _AsyncItemCategoryService_list_item_categories(Protocol):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Coroutine[Any, Any, _larder_v1_item_category.ListItemCategoriesResponse]:
         """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
 
         category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page of the same category_group_id; empty = first page.
         """
         ...
 
@@ -1733,6 +1780,8 @@ class _AsyncItemCategoryService_list_item_categories(Protocol):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
@@ -1866,10 +1915,16 @@ class _AsyncLocationService_list_locations(Protocol):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Coroutine[Any, Any, _larder_v1_location.ListLocationsResponse]:
-        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
         ...
 
     def call(
@@ -1877,6 +1932,8 @@ class _AsyncLocationService_list_locations(Protocol):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
@@ -2335,17 +2392,37 @@ class CategoryGroupService(_rpc.ServiceBase):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
-        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
-        return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {}),
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
+        return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {"page_size": page_size, "page_token": page_token}),
                          _larder_v1_category_group.ListCategoryGroupsResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_category_groups: _CategoryGroupService_list_category_groups
     else:
         list_category_groups = _rpc.unary(_list_category_groups)
+
+    def iter_category_groups(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_category_group.CategoryGroup]:
+        """Every larder.v1.CategoryGroup of ListCategoryGroups, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.list_category_groups, _larder_v1_category_group.CategoryGroup, 'category_groups', {"page_size": page_size},
+                            timeout, metadata)
 
     def _update_category_group(
         self,
@@ -2438,20 +2515,40 @@ class ItemCategoryService(_rpc.ServiceBase):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
         """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
 
         category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page of the same category_group_id; empty = first page.
         """
-        return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
+        return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id, "page_size": page_size, "page_token": page_token}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_item_categories: _ItemCategoryService_list_item_categories
     else:
         list_item_categories = _rpc.unary(_list_item_categories)
+
+    def iter_item_categories(
+        self,
+        *,
+        category_group_id: str | None = None,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_item_category.ItemCategory]:
+        """Every larder.v1.ItemCategory of ListItemCategories, page after page (page_size None: 1000 a page).
+
+        category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.list_item_categories, _larder_v1_item_category.ItemCategory, 'item_categories', {"category_group_id": category_group_id, "page_size": page_size},
+                            timeout, metadata)
 
     def _update_item_category(
         self,
@@ -2539,17 +2636,37 @@ class LocationService(_rpc.ServiceBase):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
-        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
-        return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {}),
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
+        return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {"page_size": page_size, "page_token": page_token}),
                          _larder_v1_location.ListLocationsResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_locations: _LocationService_list_locations
     else:
         list_locations = _rpc.unary(_list_locations)
+
+    def iter_locations(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_location.Location]:
+        """Every larder.v1.Location of ListLocations, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.list_locations, _larder_v1_location.Location, 'locations', {"page_size": page_size},
+                            timeout, metadata)
 
     def _update_location(
         self,
@@ -2671,7 +2788,7 @@ class MealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time) (page_size None: 1000 a page).
 
         page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
@@ -2930,6 +3047,50 @@ class Methods:
         get_metrics = Admin.get_metrics
         get_server_info = Admin.get_server_info
 
+    def iter_category_groups(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_category_group.CategoryGroup]:
+        """Every larder.v1.CategoryGroup of ListCategoryGroups, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.category_group_service.list_category_groups, _larder_v1_category_group.CategoryGroup, 'category_groups', {"page_size": page_size},
+                            timeout, metadata)
+
+    def iter_item_categories(
+        self,
+        *,
+        category_group_id: str | None = None,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_item_category.ItemCategory]:
+        """Every larder.v1.ItemCategory of ListItemCategories, page after page (page_size None: 1000 a page).
+
+        category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.item_category_service.list_item_categories, _larder_v1_item_category.ItemCategory, 'item_categories', {"category_group_id": category_group_id, "page_size": page_size},
+                            timeout, metadata)
+
+    def iter_locations(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.Iterator[_larder_v1_location.Location]:
+        """Every larder.v1.Location of ListLocations, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.iter_pages(self.location_service.list_locations, _larder_v1_location.Location, 'locations', {"page_size": page_size},
+                            timeout, metadata)
+
     def iter_meal_records(
         self,
         *,
@@ -2940,7 +3101,7 @@ class Methods:
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.Iterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time) (page_size None: 1000 a page).
 
         page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
@@ -2999,17 +3160,37 @@ class AsyncCategoryGroupService(_rpc.ServiceBase):
         request: _larder_v1_category_group.ListCategoryGroupsRequest | ListCategoryGroupsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_category_group.ListCategoryGroupsResponse]:
-        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse."""
-        return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {}),
+        """/larder.v1.CategoryGroupService/ListCategoryGroups: larder.v1.ListCategoryGroupsRequest -> larder.v1.ListCategoryGroupsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
+        return _rpc.Call('/larder.v1.CategoryGroupService/ListCategoryGroups', _rpc.build(_larder_v1_category_group.ListCategoryGroupsRequest, request, {"page_size": page_size, "page_token": page_token}),
                          _larder_v1_category_group.ListCategoryGroupsResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_category_groups: _AsyncCategoryGroupService_list_category_groups
     else:
         list_category_groups = _rpc.async_unary(_list_category_groups)
+
+    def iter_category_groups(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_category_group.CategoryGroup]:
+        """Every larder.v1.CategoryGroup of ListCategoryGroups, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.list_category_groups, _larder_v1_category_group.CategoryGroup, 'category_groups', {"page_size": page_size},
+                            timeout, metadata)
 
     def _update_category_group(
         self,
@@ -3102,20 +3283,40 @@ class AsyncItemCategoryService(_rpc.ServiceBase):
         /,
         *,
         category_group_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_item_category.ListItemCategoriesResponse]:
         """/larder.v1.ItemCategoryService/ListItemCategories: larder.v1.ListItemCategoriesRequest -> larder.v1.ListItemCategoriesResponse.
 
         category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page of the same category_group_id; empty = first page.
         """
-        return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id}),
+        return _rpc.Call('/larder.v1.ItemCategoryService/ListItemCategories', _rpc.build(_larder_v1_item_category.ListItemCategoriesRequest, request, {"category_group_id": category_group_id, "page_size": page_size, "page_token": page_token}),
                          _larder_v1_item_category.ListItemCategoriesResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_item_categories: _AsyncItemCategoryService_list_item_categories
     else:
         list_item_categories = _rpc.async_unary(_list_item_categories)
+
+    def iter_item_categories(
+        self,
+        *,
+        category_group_id: str | None = None,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_item_category.ItemCategory]:
+        """Every larder.v1.ItemCategory of ListItemCategories, page after page (page_size None: 1000 a page).
+
+        category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.list_item_categories, _larder_v1_item_category.ItemCategory, 'item_categories', {"category_group_id": category_group_id, "page_size": page_size},
+                            timeout, metadata)
 
     def _update_item_category(
         self,
@@ -3203,17 +3404,37 @@ class AsyncLocationService(_rpc.ServiceBase):
         request: _larder_v1_location.ListLocationsRequest | ListLocationsRequestDict | None = None,
         /,
         *,
+        page_size: int | None = None,
+        page_token: str | None = None,
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _rpc.Call[_larder_v1_location.ListLocationsResponse]:
-        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse."""
-        return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {}),
+        """/larder.v1.LocationService/ListLocations: larder.v1.ListLocationsRequest -> larder.v1.ListLocationsResponse.
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        page_token: next_page_token of the previous page; empty = first page.
+        """
+        return _rpc.Call('/larder.v1.LocationService/ListLocations', _rpc.build(_larder_v1_location.ListLocationsRequest, request, {"page_size": page_size, "page_token": page_token}),
                          _larder_v1_location.ListLocationsResponse, timeout, metadata)
 
     if TYPE_CHECKING:
         list_locations: _AsyncLocationService_list_locations
     else:
         list_locations = _rpc.async_unary(_list_locations)
+
+    def iter_locations(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_location.Location]:
+        """Every larder.v1.Location of ListLocations, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.list_locations, _larder_v1_location.Location, 'locations', {"page_size": page_size},
+                            timeout, metadata)
 
     def _update_location(
         self,
@@ -3335,7 +3556,7 @@ class AsyncMealRecordService(_rpc.ServiceBase):
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time) (page_size None: 1000 a page).
 
         page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.
@@ -3594,6 +3815,50 @@ class AsyncMethods:
         get_metrics = AsyncAdmin.get_metrics
         get_server_info = AsyncAdmin.get_server_info
 
+    def iter_category_groups(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_category_group.CategoryGroup]:
+        """Every larder.v1.CategoryGroup of ListCategoryGroups, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.category_group_service.list_category_groups, _larder_v1_category_group.CategoryGroup, 'category_groups', {"page_size": page_size},
+                            timeout, metadata)
+
+    def iter_item_categories(
+        self,
+        *,
+        category_group_id: str | None = None,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_item_category.ItemCategory]:
+        """Every larder.v1.ItemCategory of ListItemCategories, page after page (page_size None: 1000 a page).
+
+        category_group_id: Only this group's categories; empty = all groups.
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.item_category_service.list_item_categories, _larder_v1_item_category.ItemCategory, 'item_categories', {"category_group_id": category_group_id, "page_size": page_size},
+                            timeout, metadata)
+
+    def iter_locations(
+        self,
+        *,
+        page_size: int | None = None,
+        timeout: _rpc.Timeout = _rpc.DEFAULT,
+        metadata: _rpc.Metadata | None = None,
+    ) -> _abc.AsyncIterator[_larder_v1_location.Location]:
+        """Every larder.v1.Location of ListLocations, page after page (page_size None: 1000 a page).
+
+        page_size: Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that reply would exceed 4 MiB); above 1000 the server uses 1000; negative is INVALID_ARGUMENT.
+        """
+        return _rpc.aiter_pages(self.location_service.list_locations, _larder_v1_location.Location, 'locations', {"page_size": page_size},
+                            timeout, metadata)
+
     def iter_meal_records(
         self,
         *,
@@ -3604,7 +3869,7 @@ class AsyncMethods:
         timeout: _rpc.Timeout = _rpc.DEFAULT,
         metadata: _rpc.Metadata | None = None,
     ) -> _abc.AsyncIterator[_larder_v1_meal_record.MealRecord]:
-        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time).
+        """Every larder.v1.MealRecord of ListMealRecords, page after page (since= for start_time, until= for end_time) (page_size None: 1000 a page).
 
         page_size: Records per page: 0 = 50; above 1000 the server uses 1000; negative is INVALID_ARGUMENT. A page may hold fewer, with a next_page_token, when it would exceed 4 MiB.
         since: Only meals eaten at or after this time (inclusive), when set.

@@ -28,7 +28,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from larder_client._gen.larder.v1 import item_category_pb2 as larder_dot_v1_dot_item__category__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1elarder/v1/category_group.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dlarder/v1/item_category.proto\"\xd0\x01\n\rCategoryGroup\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tcolor_hex\x18\x03 \x01(\t\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0fitem_categories\x18\x06 \x03(\x0b\x32\x17.larder.v1.ItemCategory\"N\n\x1a\x43reateCategoryGroupRequest\x12\x30\n\x0e\x63\x61tegory_group\x18\x01 \x01(\x0b\x32\x18.larder.v1.CategoryGroup\"F\n\x17GetCategoryGroupRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x1f\n\x17include_item_categories\x18\x02 \x01(\x08\"\x1b\n\x19ListCategoryGroupsRequest\"O\n\x1aListCategoryGroupsResponse\x12\x31\n\x0f\x63\x61tegory_groups\x18\x01 \x03(\x0b\x32\x18.larder.v1.CategoryGroup\"\x7f\n\x1aUpdateCategoryGroupRequest\x12\x30\n\x0e\x63\x61tegory_group\x18\x01 \x01(\x0b\x32\x18.larder.v1.CategoryGroup\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"9\n\x1a\x44\x65leteCategoryGroupRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61scade\x18\x02 \x01(\x08\x32\xd1\x03\n\x14\x43\x61tegoryGroupService\x12V\n\x13\x43reateCategoryGroup\x12%.larder.v1.CreateCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12P\n\x10GetCategoryGroup\x12\".larder.v1.GetCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12\x61\n\x12ListCategoryGroups\x12$.larder.v1.ListCategoryGroupsRequest\x1a%.larder.v1.ListCategoryGroupsResponse\x12V\n\x13UpdateCategoryGroup\x12%.larder.v1.UpdateCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12T\n\x13\x44\x65leteCategoryGroup\x12%.larder.v1.DeleteCategoryGroupRequest\x1a\x16.google.protobuf.EmptyBs\n\tlarder.v1B\x12\x43\x61tegoryGroupProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1elarder/v1/category_group.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dlarder/v1/item_category.proto\"\xd0\x01\n\rCategoryGroup\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tcolor_hex\x18\x03 \x01(\t\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0fitem_categories\x18\x06 \x03(\x0b\x32\x17.larder.v1.ItemCategory\"N\n\x1a\x43reateCategoryGroupRequest\x12\x30\n\x0e\x63\x61tegory_group\x18\x01 \x01(\x0b\x32\x18.larder.v1.CategoryGroup\"F\n\x17GetCategoryGroupRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x1f\n\x17include_item_categories\x18\x02 \x01(\x08\"B\n\x19ListCategoryGroupsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"h\n\x1aListCategoryGroupsResponse\x12\x31\n\x0f\x63\x61tegory_groups\x18\x01 \x03(\x0b\x32\x18.larder.v1.CategoryGroup\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x7f\n\x1aUpdateCategoryGroupRequest\x12\x30\n\x0e\x63\x61tegory_group\x18\x01 \x01(\x0b\x32\x18.larder.v1.CategoryGroup\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"9\n\x1a\x44\x65leteCategoryGroupRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61scade\x18\x02 \x01(\x08\x32\xd1\x03\n\x14\x43\x61tegoryGroupService\x12V\n\x13\x43reateCategoryGroup\x12%.larder.v1.CreateCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12P\n\x10GetCategoryGroup\x12\".larder.v1.GetCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12\x61\n\x12ListCategoryGroups\x12$.larder.v1.ListCategoryGroupsRequest\x1a%.larder.v1.ListCategoryGroupsResponse\x12V\n\x13UpdateCategoryGroup\x12%.larder.v1.UpdateCategoryGroupRequest\x1a\x18.larder.v1.CategoryGroup\x12T\n\x13\x44\x65leteCategoryGroup\x12%.larder.v1.DeleteCategoryGroupRequest\x1a\x16.google.protobuf.EmptyBs\n\tlarder.v1B\x12\x43\x61tegoryGroupProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,13 +43,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETCATEGORYGROUPREQUEST']._serialized_start=463
   _globals['_GETCATEGORYGROUPREQUEST']._serialized_end=533
   _globals['_LISTCATEGORYGROUPSREQUEST']._serialized_start=535
-  _globals['_LISTCATEGORYGROUPSREQUEST']._serialized_end=562
-  _globals['_LISTCATEGORYGROUPSRESPONSE']._serialized_start=564
-  _globals['_LISTCATEGORYGROUPSRESPONSE']._serialized_end=643
-  _globals['_UPDATECATEGORYGROUPREQUEST']._serialized_start=645
-  _globals['_UPDATECATEGORYGROUPREQUEST']._serialized_end=772
-  _globals['_DELETECATEGORYGROUPREQUEST']._serialized_start=774
-  _globals['_DELETECATEGORYGROUPREQUEST']._serialized_end=831
-  _globals['_CATEGORYGROUPSERVICE']._serialized_start=834
-  _globals['_CATEGORYGROUPSERVICE']._serialized_end=1299
+  _globals['_LISTCATEGORYGROUPSREQUEST']._serialized_end=601
+  _globals['_LISTCATEGORYGROUPSRESPONSE']._serialized_start=603
+  _globals['_LISTCATEGORYGROUPSRESPONSE']._serialized_end=707
+  _globals['_UPDATECATEGORYGROUPREQUEST']._serialized_start=709
+  _globals['_UPDATECATEGORYGROUPREQUEST']._serialized_end=836
+  _globals['_DELETECATEGORYGROUPREQUEST']._serialized_start=838
+  _globals['_DELETECATEGORYGROUPREQUEST']._serialized_end=895
+  _globals['_CATEGORYGROUPSERVICE']._serialized_start=898
+  _globals['_CATEGORYGROUPSERVICE']._serialized_end=1363
 # @@protoc_insertion_point(module_scope)

@@ -116,12 +116,24 @@ Global___GetCategoryGroupRequest: _TypeAlias = GetCategoryGroupRequest  # noqa: 
 class ListCategoryGroupsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    INVALID_ARGUMENT.
+    """
+    page_token: _builtins.str
+    """next_page_token of the previous page; empty = first page."""
     def __init__(
         self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -132,6 +144,9 @@ class ListCategoryGroupsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CATEGORY_GROUPS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Set when more rows follow: pass it as page_token for the next page."""
     @_builtins.property
     def category_groups(self) -> _containers.RepeatedCompositeFieldContainer[Global___CategoryGroup]:
         """Sorted by name."""
@@ -140,10 +155,11 @@ class ListCategoryGroupsResponse(_message.Message):
         self,
         *,
         category_groups: _abc.Iterable[Global___CategoryGroup] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["category_groups", b"category_groups"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category_groups", b"category_groups", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -27,7 +27,7 @@ from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mas
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dlarder/v1/item_category.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb8\x01\n\x0cItemCategory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\ticon_name\x18\x03 \x01(\t\x12\x19\n\x11\x63\x61tegory_group_id\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x19\x43reateItemCategoryRequest\x12.\n\ritem_category\x18\x01 \x01(\x0b\x32\x17.larder.v1.ItemCategory\"$\n\x16GetItemCategoryRequest\x12\n\n\x02id\x18\x01 \x01(\t\"6\n\x19ListItemCategoriesRequest\x12\x19\n\x11\x63\x61tegory_group_id\x18\x01 \x01(\t\"N\n\x1aListItemCategoriesResponse\x12\x30\n\x0fitem_categories\x18\x01 \x03(\x0b\x32\x17.larder.v1.ItemCategory\"|\n\x19UpdateItemCategoryRequest\x12.\n\ritem_category\x18\x01 \x01(\x0b\x32\x17.larder.v1.ItemCategory\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"\'\n\x19\x44\x65leteItemCategoryRequest\x12\n\n\x02id\x18\x01 \x01(\t2\xc5\x03\n\x13ItemCategoryService\x12S\n\x12\x43reateItemCategory\x12$.larder.v1.CreateItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12M\n\x0fGetItemCategory\x12!.larder.v1.GetItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12\x61\n\x12ListItemCategories\x12$.larder.v1.ListItemCategoriesRequest\x1a%.larder.v1.ListItemCategoriesResponse\x12S\n\x12UpdateItemCategory\x12$.larder.v1.UpdateItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12R\n\x12\x44\x65leteItemCategory\x12$.larder.v1.DeleteItemCategoryRequest\x1a\x16.google.protobuf.EmptyBr\n\tlarder.v1B\x11ItemCategoryProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dlarder/v1/item_category.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb8\x01\n\x0cItemCategory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\ticon_name\x18\x03 \x01(\t\x12\x19\n\x11\x63\x61tegory_group_id\x18\x04 \x01(\t\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"K\n\x19\x43reateItemCategoryRequest\x12.\n\ritem_category\x18\x01 \x01(\x0b\x32\x17.larder.v1.ItemCategory\"$\n\x16GetItemCategoryRequest\x12\n\n\x02id\x18\x01 \x01(\t\"]\n\x19ListItemCategoriesRequest\x12\x19\n\x11\x63\x61tegory_group_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"g\n\x1aListItemCategoriesResponse\x12\x30\n\x0fitem_categories\x18\x01 \x03(\x0b\x32\x17.larder.v1.ItemCategory\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"|\n\x19UpdateItemCategoryRequest\x12.\n\ritem_category\x18\x01 \x01(\x0b\x32\x17.larder.v1.ItemCategory\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"\'\n\x19\x44\x65leteItemCategoryRequest\x12\n\n\x02id\x18\x01 \x01(\t2\xc5\x03\n\x13ItemCategoryService\x12S\n\x12\x43reateItemCategory\x12$.larder.v1.CreateItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12M\n\x0fGetItemCategory\x12!.larder.v1.GetItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12\x61\n\x12ListItemCategories\x12$.larder.v1.ListItemCategoriesRequest\x1a%.larder.v1.ListItemCategoriesResponse\x12S\n\x12UpdateItemCategory\x12$.larder.v1.UpdateItemCategoryRequest\x1a\x17.larder.v1.ItemCategory\x12R\n\x12\x44\x65leteItemCategory\x12$.larder.v1.DeleteItemCategoryRequest\x1a\x16.google.protobuf.EmptyBr\n\tlarder.v1B\x11ItemCategoryProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,13 +42,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETITEMCATEGORYREQUEST']._serialized_start=404
   _globals['_GETITEMCATEGORYREQUEST']._serialized_end=440
   _globals['_LISTITEMCATEGORIESREQUEST']._serialized_start=442
-  _globals['_LISTITEMCATEGORIESREQUEST']._serialized_end=496
-  _globals['_LISTITEMCATEGORIESRESPONSE']._serialized_start=498
-  _globals['_LISTITEMCATEGORIESRESPONSE']._serialized_end=576
-  _globals['_UPDATEITEMCATEGORYREQUEST']._serialized_start=578
-  _globals['_UPDATEITEMCATEGORYREQUEST']._serialized_end=702
-  _globals['_DELETEITEMCATEGORYREQUEST']._serialized_start=704
-  _globals['_DELETEITEMCATEGORYREQUEST']._serialized_end=743
-  _globals['_ITEMCATEGORYSERVICE']._serialized_start=746
-  _globals['_ITEMCATEGORYSERVICE']._serialized_end=1199
+  _globals['_LISTITEMCATEGORIESREQUEST']._serialized_end=535
+  _globals['_LISTITEMCATEGORIESRESPONSE']._serialized_start=537
+  _globals['_LISTITEMCATEGORIESRESPONSE']._serialized_end=640
+  _globals['_UPDATEITEMCATEGORYREQUEST']._serialized_start=642
+  _globals['_UPDATEITEMCATEGORYREQUEST']._serialized_end=766
+  _globals['_DELETEITEMCATEGORYREQUEST']._serialized_start=768
+  _globals['_DELETEITEMCATEGORYREQUEST']._serialized_end=807
+  _globals['_ITEMCATEGORYSERVICE']._serialized_start=810
+  _globals['_ITEMCATEGORYSERVICE']._serialized_end=1263
 # @@protoc_insertion_point(module_scope)

@@ -110,16 +110,29 @@ class ListItemCategoriesRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CATEGORY_GROUP_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     category_group_id: _builtins.str
     """Only this group's categories; empty = all groups."""
+    page_size: _builtins.int
+    """Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    INVALID_ARGUMENT.
+    """
+    page_token: _builtins.str
+    """next_page_token of the previous page of the same
+    category_group_id; empty = first page.
+    """
     def __init__(
         self,
         *,
         category_group_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["category_group_id", b"category_group_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category_group_id", b"category_group_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -130,6 +143,9 @@ class ListItemCategoriesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     ITEM_CATEGORIES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Set when more rows follow: pass it as page_token for the next page."""
     @_builtins.property
     def item_categories(self) -> _containers.RepeatedCompositeFieldContainer[Global___ItemCategory]:
         """Sorted by name (then id)."""
@@ -138,10 +154,11 @@ class ListItemCategoriesResponse(_message.Message):
         self,
         *,
         item_categories: _abc.Iterable[Global___ItemCategory] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["item_categories", b"item_categories"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["item_categories", b"item_categories", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

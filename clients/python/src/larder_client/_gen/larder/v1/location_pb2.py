@@ -27,7 +27,7 @@ from google.protobuf import field_mask_pb2 as google_dot_protobuf_dot_field__mas
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18larder/v1/location.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x01\n\x08Location\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tcolor_hex\x18\x03 \x01(\t\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\">\n\x15\x43reateLocationRequest\x12%\n\x08location\x18\x01 \x01(\x0b\x32\x13.larder.v1.Location\" \n\x12GetLocationRequest\x12\n\n\x02id\x18\x01 \x01(\t\"\x16\n\x14ListLocationsRequest\"?\n\x15ListLocationsResponse\x12&\n\tlocations\x18\x01 \x03(\x0b\x32\x13.larder.v1.Location\"o\n\x15UpdateLocationRequest\x12%\n\x08location\x18\x01 \x01(\x0b\x32\x13.larder.v1.Location\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"#\n\x15\x44\x65leteLocationRequest\x12\n\n\x02id\x18\x01 \x01(\t2\x86\x03\n\x0fLocationService\x12G\n\x0e\x43reateLocation\x12 .larder.v1.CreateLocationRequest\x1a\x13.larder.v1.Location\x12\x41\n\x0bGetLocation\x12\x1d.larder.v1.GetLocationRequest\x1a\x13.larder.v1.Location\x12R\n\rListLocations\x12\x1f.larder.v1.ListLocationsRequest\x1a .larder.v1.ListLocationsResponse\x12G\n\x0eUpdateLocation\x12 .larder.v1.UpdateLocationRequest\x1a\x13.larder.v1.Location\x12J\n\x0e\x44\x65leteLocation\x12 .larder.v1.DeleteLocationRequest\x1a\x16.google.protobuf.EmptyBn\n\tlarder.v1B\rLocationProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18larder/v1/location.proto\x12\tlarder.v1\x1a\x1bgoogle/protobuf/empty.proto\x1a google/protobuf/field_mask.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x99\x01\n\x08Location\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\tcolor_hex\x18\x03 \x01(\t\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\">\n\x15\x43reateLocationRequest\x12%\n\x08location\x18\x01 \x01(\x0b\x32\x13.larder.v1.Location\" \n\x12GetLocationRequest\x12\n\n\x02id\x18\x01 \x01(\t\"=\n\x14ListLocationsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"X\n\x15ListLocationsResponse\x12&\n\tlocations\x18\x01 \x03(\x0b\x32\x13.larder.v1.Location\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"o\n\x15UpdateLocationRequest\x12%\n\x08location\x18\x01 \x01(\x0b\x32\x13.larder.v1.Location\x12/\n\x0bupdate_mask\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.FieldMask\"#\n\x15\x44\x65leteLocationRequest\x12\n\n\x02id\x18\x01 \x01(\t2\x86\x03\n\x0fLocationService\x12G\n\x0e\x43reateLocation\x12 .larder.v1.CreateLocationRequest\x1a\x13.larder.v1.Location\x12\x41\n\x0bGetLocation\x12\x1d.larder.v1.GetLocationRequest\x1a\x13.larder.v1.Location\x12R\n\rListLocations\x12\x1f.larder.v1.ListLocationsRequest\x1a .larder.v1.ListLocationsResponse\x12G\n\x0eUpdateLocation\x12 .larder.v1.UpdateLocationRequest\x1a\x13.larder.v1.Location\x12J\n\x0e\x44\x65leteLocation\x12 .larder.v1.DeleteLocationRequest\x1a\x16.google.protobuf.EmptyBn\n\tlarder.v1B\rLocationProtoP\x01Z larder/gen/go/larder/v1;larderv1\xa2\x02\x08LarderV1\xaa\x02\tLarder.V1\xca\x02\tLarder\\V1\xea\x02\nLarder::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,13 +42,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETLOCATIONREQUEST']._serialized_start=355
   _globals['_GETLOCATIONREQUEST']._serialized_end=387
   _globals['_LISTLOCATIONSREQUEST']._serialized_start=389
-  _globals['_LISTLOCATIONSREQUEST']._serialized_end=411
-  _globals['_LISTLOCATIONSRESPONSE']._serialized_start=413
-  _globals['_LISTLOCATIONSRESPONSE']._serialized_end=476
-  _globals['_UPDATELOCATIONREQUEST']._serialized_start=478
-  _globals['_UPDATELOCATIONREQUEST']._serialized_end=589
-  _globals['_DELETELOCATIONREQUEST']._serialized_start=591
-  _globals['_DELETELOCATIONREQUEST']._serialized_end=626
-  _globals['_LOCATIONSERVICE']._serialized_start=629
-  _globals['_LOCATIONSERVICE']._serialized_end=1019
+  _globals['_LISTLOCATIONSREQUEST']._serialized_end=450
+  _globals['_LISTLOCATIONSRESPONSE']._serialized_start=452
+  _globals['_LISTLOCATIONSRESPONSE']._serialized_end=540
+  _globals['_UPDATELOCATIONREQUEST']._serialized_start=542
+  _globals['_UPDATELOCATIONREQUEST']._serialized_end=653
+  _globals['_DELETELOCATIONREQUEST']._serialized_start=655
+  _globals['_DELETELOCATIONREQUEST']._serialized_end=690
+  _globals['_LOCATIONSERVICE']._serialized_start=693
+  _globals['_LOCATIONSERVICE']._serialized_end=1083
 # @@protoc_insertion_point(module_scope)

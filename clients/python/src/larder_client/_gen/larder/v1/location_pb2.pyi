@@ -103,12 +103,24 @@ Global___GetLocationRequest: _TypeAlias = GetLocationRequest  # noqa: Y015
 class ListLocationsRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Rows per page: 0 = all of them in one reply (RESOURCE_EXHAUSTED when that
+    reply would exceed 4 MiB); above 1000 the server uses 1000; negative is
+    INVALID_ARGUMENT.
+    """
+    page_token: _builtins.str
+    """next_page_token of the previous page; empty = first page."""
     def __init__(
         self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -119,6 +131,9 @@ class ListLocationsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LOCATIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Set when more rows follow: pass it as page_token for the next page."""
     @_builtins.property
     def locations(self) -> _containers.RepeatedCompositeFieldContainer[Global___Location]:
         """Sorted by name."""
@@ -127,10 +142,11 @@ class ListLocationsResponse(_message.Message):
         self,
         *,
         locations: _abc.Iterable[Global___Location] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["locations", b"locations"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["locations", b"locations", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

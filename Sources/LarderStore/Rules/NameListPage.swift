@@ -1,0 +1,58 @@
+import LarderWire
+
+/// Paging of the lists sorted by (name, id): what one request asks for, and how the rows
+/// read for it become a page and its `next_page_token`.
+///
+/// `page_size` 0 keeps the behaviour these methods had before they were paged: every row
+/// (after the token, if one is given) in one reply, with no next token.
+struct NameListPage {
+    private let list: NamePageToken.List
+    private let filterHash: UInt64
+    /// Rows a page holds; nil = all.
+    private let pageSize: Int?
+    /// What to read: one row more than the page holds, to learn whether more follow.
+    let query: NamePageQuery
+
+    /// INVALID_ARGUMENT for a negative page size, or a page token that is not one or was
+    /// issued by another method or for another `filter`.
+    init(pageSize: Int32, pageToken: String, list: NamePageToken.List,
+         filter: String = "", filterName: String = "filter") throws(RPCError) {
+        guard pageSize >= 0 else {
+            throw RPCError.invalidArgument("page_size must not be negative, got \(pageSize)")
+        }
+        self.list = list
+        filterHash = NamePageToken.filterHash(filter)
+        self.pageSize = pageSize == 0 ? nil : min(Int(pageSize), Operations.maxPageSize)
+        let after = pageToken.isEmpty ? NameCursor.start
+            : try NamePageToken.decode(pageToken, list: list, filterHash: filterHash, filterName: filterName).cursor
+        query = NamePageQuery(after: after, limit: self.pageSize.map { $0 + 1 } ?? .max)
+    }
+
+    /// `rows` (read with `query`) cut to the page, and the token of the next page (empty on
+    /// the last one). A page also ends early, after at least one row, where the rows' `size`
+    /// (an upper bound of each one's encoding) and the token naming its last row would take
+    /// it past `Operations.maxPageBytes`: only rows stored before names were capped in bytes
+    /// are large enough for that.
+    func page<Row>(_ rows: [Row], size: (Row) -> Int,
+                   cursor: (Row) -> NameCursor) -> (rows: [Row], nextPageToken: String) {
+        guard let pageSize else { return (rows, "") }
+        var count = 0
+        var bytes = 0
+        while count < min(pageSize, rows.count) {
+            bytes += size(rows[count])
+            let token = NamePageToken.maxEncodedLength(nameBytes: cursor(rows[count]).name.utf8.count)
+            if count > 0 && bytes + token > Operations.maxPageBytes { break }
+            count += 1
+        }
+        guard count < rows.count else { return (rows, "") }
+        let token = NamePageToken(list: list, filterHash: filterHash, cursor: cursor(rows[count - 1]))
+        return (Array(rows.prefix(count)), token.encoded())
+    }
+
+    /// An upper bound of the encoding of a location or category group in a list: the name,
+    /// plus the id, color and timestamps with their tags and lengths (under 100 bytes).
+    static func size(name: String) -> Int { name.utf8.count + 128 }
+
+    /// An upper bound of the encoding of an item category in a list.
+    static func size(name: String, iconName: String) -> Int { name.utf8.count + iconName.utf8.count + 192 }
+}
