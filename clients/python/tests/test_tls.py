@@ -61,6 +61,8 @@ def test_asyncio_client_over_tls(tls_server, certs):
             results = await asyncio.gather(*(client.list_locations() for _ in range(100)))
             assert len({len(r.locations) for r in results}) == 1
             assert (await client.check()).status == 1
+            assert client.connection is not None and client.connection.tls is not None
+            assert (client.connection.tls.alpn, client.connection.tls.version) == ("larder", "TLSv1.3")
 
     asyncio.run(run())
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import signal
 import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -363,3 +365,224 @@ def test_reader_thread_is_gone_after_close(fake):
     conn.close()
     assert not conn._reader.is_alive()
     assert {t.ident for t in threading.enumerate() if t.name == "larder-reader"} <= before
+
+
+# --- sending: sizes, deadlines, interruptions, callbacks, fork ------------------------------------
+
+class SilentPeer:
+    """Accepts one connection and never reads from it (nor writes), so a client's sends stall."""
+
+    def __init__(self) -> None:
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.port = self._listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self.peer: socket.socket | None = None
+        self._accepted = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        self.peer, _ = self._listener.accept()
+        self._accepted.set()
+
+    def wait_for_bytes(self) -> None:
+        """Returns once the client's first bytes arrived (peeked, not read)."""
+        assert self._accepted.wait(60)
+        assert self.peer is not None
+        self.peer.settimeout(60)
+        assert self.peer.recv(1, socket.MSG_PEEK) != b""
+
+    def close(self) -> None:
+        if self.peer is not None:
+            self.peer.close()
+        self._listener.close()
+
+
+@pytest.fixture
+def silent():
+    peer = SilentPeer()
+    yield peer
+    peer.close()
+
+
+#: A request far larger than the kernel's socket buffers hold on loopback.
+BIG = b"x" * (32 * 1024 * 1024)
+
+
+def test_an_oversized_request_fails_alone_and_is_not_sent(fake):
+    conn = Connection("127.0.0.1", fake.port, max_frame_bytes=1000)
+    try:
+        waiting = conn.call_future("/test/Wait", b"k", timeout=300)
+        with pytest.raises(LarderError) as refused:
+            conn.call("/test/Echo", b"y" * 2000, timeout=300)
+        assert refused.value.code == StatusCode.RESOURCE_EXHAUSTED
+        assert "it was not sent" in refused.value.message and "max_frame_bytes (1000" in refused.value.message
+        assert conn.call("/test/Release", b"k", timeout=300) == b"k"
+        assert waiting.result(60) == b"k"  # the call in flight was not disturbed
+        assert conn.closed is None and not conn._pending
+        assert [r.method for r in fake.requests].count("/test/Echo") == 0
+    finally:
+        conn.close()
+
+
+def test_a_request_the_server_does_not_read_ends_at_its_deadline_and_closes_the_connection(silent):
+    conn = Connection("127.0.0.1", silent.port, max_frame_bytes=64 * 1024 * 1024)
+    try:
+        with pytest.raises(LarderError) as stalled:
+            conn.call("/test/Echo", BIG, timeout=1.0)
+        assert stalled.value.code == StatusCode.DEADLINE_EXCEEDED
+        assert "request not written" in stalled.value.message
+        # Half a frame is on the wire: nothing more can follow it on this connection.
+        assert conn.closed is not None and "cut off after" in conn.closed.message
+    finally:
+        conn.close()
+
+
+def test_calls_waiting_behind_a_stalled_write_end_at_their_own_deadline(silent):
+    conn = Connection("127.0.0.1", silent.port, max_frame_bytes=64 * 1024 * 1024)
+    stuck = ThreadPoolExecutor(1).submit(conn.call, "/test/Echo", BIG, timeout=None)
+    try:
+        silent.wait_for_bytes()
+        for _ in range(6000):  # the stuck writer holds the write lock
+            if conn._write_lock.locked():
+                break
+            threading.Event().wait(0.01)
+        with pytest.raises(LarderError) as waited:
+            conn.call("/test/Echo", b"small", timeout=0.5)
+        assert waited.value.code == StatusCode.DEADLINE_EXCEEDED
+        assert "not sent" in waited.value.message
+        assert conn.closed is None  # nothing of it was written
+    finally:
+        conn.close()  # ends the stuck write too
+    with pytest.raises(LarderError) as ended:
+        stuck.result(60)
+    assert ended.value.code == StatusCode.UNAVAILABLE
+
+
+def test_an_interrupted_send_closes_the_connection(silent):
+    conn = Connection("127.0.0.1", silent.port, max_frame_bytes=64 * 1024 * 1024)
+    main = threading.get_ident()
+
+    def interrupt() -> None:
+        silent.wait_for_bytes()
+        signal.pthread_kill(main, signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            conn.call("/test/Echo", BIG, timeout=None)
+        assert conn.closed is not None and "KeyboardInterrupt" in conn.closed.message
+        with pytest.raises(LarderError) as after:
+            conn.call("/test/Echo", b"", timeout=10)
+        assert after.value.code == StatusCode.UNAVAILABLE
+    finally:
+        conn.close()
+
+
+def test_the_async_client_bounds_a_write_the_server_does_not_take(silent):
+    async def run() -> None:
+        client = AsyncLarderClient(silent.address, timeout=1.0, max_frame_bytes=64 * 1024 * 1024)
+        try:
+            with pytest.raises(LarderError) as stalled:
+                await client.call("/test/Echo", BIG)
+            assert stalled.value.code == StatusCode.DEADLINE_EXCEEDED
+            assert "request not taken" in stalled.value.message
+            with pytest.raises(LarderError) as oversized:
+                await client.call("/test/Echo", b"x" * (65 * 1024 * 1024))
+            assert oversized.value.code == StatusCode.RESOURCE_EXHAUSTED
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+@pytest.mark.parametrize("timeout, kind", [("5", TypeError), (True, TypeError), (float("nan"), ValueError),
+                                           (float("inf"), ValueError), (1e10, ValueError)])
+def test_bad_timeouts_are_refused_before_anything_is_sent(fake, timeout, kind):
+    with LarderClient(fake.address) as client:
+        with pytest.raises(kind, match="timeout"):
+            client.call("/test/Echo", b"", timeout=timeout)
+        for passed in (0, -1):
+            with pytest.raises(LarderError) as late:
+                client.call("/test/Echo", b"", timeout=passed)
+            assert late.value.code == StatusCode.DEADLINE_EXCEEDED and "before the call was sent" in late.value.message
+        with pytest.raises(TypeError, match="metadata"):
+            client.call("/test/Echo", b"", metadata={"x-n": 5})  # type: ignore[dict-item]
+        with pytest.raises(TypeError, match="protobuf message or bytes"):
+            client.call("/test/Echo", None)  # type: ignore[arg-type]
+        assert client.connection is not None and not client.connection._pending
+        assert client.call("/test/Echo", b"ok", timeout=60) == b"ok"
+    assert [r.payload for r in fake.requests] == [b"ok"]
+
+
+def test_a_blocking_call_inside_a_future_callback_is_refused_not_stalled(fake):
+    with LarderClient(fake.address, timeout=300) as client:
+        outcome: list[BaseException] = []
+        done = threading.Event()
+
+        def callback(_):
+            try:
+                client.call("/test/Echo", b"inner")
+            except BaseException as e:  # noqa: BLE001 - recorded for the assertion
+                outcome.append(e)
+            done.set()
+
+        future = client.call_future("/test/Wait", b"cb")
+        future.add_done_callback(callback)
+        client.call("/test/Release", b"cb")
+        assert done.wait(60)
+        assert isinstance(outcome[0], RuntimeError) and ".future()" in str(outcome[0])
+        assert client.call("/test/Echo", b"after") == b"after"
+
+
+def test_a_cancelled_future_is_not_completed_later(fake, caplog):
+    with LarderClient(fake.address, timeout=300) as client:
+        future = client.call_future("/test/Wait", b"c")
+        assert future.cancel()
+        client.call("/test/Release", b"c")
+        for _ in range(6000):
+            if not client.connection._pending:
+                break
+            threading.Event().wait(0.01)
+        assert client.call("/test/Echo", b"x") == b"x"
+    assert not [r for r in caplog.records if "InvalidStateError" in r.getMessage()]
+
+
+def test_a_call_waits_for_another_calls_connection_attempt_no_longer_than_its_timeout(silent):
+    from larder_client import tls_context
+    client = LarderClient(silent.address, tls=tls_context(insecure_skip_verify=True), connect=False,
+                          connect_timeout=300)
+    first = ThreadPoolExecutor(1).submit(client.check, timeout=None)  # its TLS handshake never ends
+    try:
+        for _ in range(6000):
+            if client._lock.locked():
+                break
+            threading.Event().wait(0.01)
+        with pytest.raises(LarderError) as waited:
+            client.check(timeout=0.5)
+        assert waited.value.code == StatusCode.DEADLINE_EXCEEDED
+        assert "another call's connection attempt" in waited.value.message
+    finally:
+        silent.close()  # the handshake fails: the first call ends
+    with pytest.raises(LarderError):
+        first.result(60)
+    client.close()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork() with the reader thread running
+def test_a_forked_child_opens_its_own_connection(fake):
+    with LarderClient(fake.address, timeout=60) as client:
+        assert client.call("/test/Echo", b"parent") == b"parent"
+        pid = os.fork()
+        if pid == 0:  # the child: its calls must not use the parent's socket or call ids
+            status = 1
+            try:
+                ok = client.call("/test/Echo", b"child") == b"child" and client.connects == 2
+                status = 0 if ok else 1
+            finally:
+                os._exit(status)
+        _, code = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(code) == 0
+        assert client.call("/test/Echo", b"parent again") == b"parent again"
+        assert client.connects == 1  # the parent kept its connection
+    assert sorted(r.payload for r in fake.requests) == [b"child", b"parent", b"parent again"]

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from typing import Mapping, Optional
 
 from google.protobuf.message import DecodeError
 
 from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
-from .tls import handshake_error
-from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, encode_request
+from .tls import TLSInfo, handshake_error
+from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, check_request_size, encode_request
 
 
 class AsyncConnection:
@@ -25,6 +26,10 @@ class AsyncConnection:
         self._next_id = 1
         self._closed: Optional[LarderError] = None
         self._write_lock = asyncio.Lock()
+        ssl_object = writer.get_extra_info("ssl_object")
+        #: The TLS session's version and ALPN protocol, or None in cleartext.
+        self.tls: Optional[TLSInfo] = (TLSInfo(version=ssl_object.version(), alpn=ssl_object.selected_alpn_protocol())
+                                       if ssl_object is not None else None)
         self._read_task = asyncio.ensure_future(self._read_loop())
 
     @classmethod
@@ -45,26 +50,42 @@ class AsyncConnection:
 
     async def call(self, method: str, payload: bytes = b"", *, timeout: Optional[float] = None,
                    metadata: Optional[Mapping[str, str]] = None) -> bytes:
-        """Sends one call and awaits its reply payload; raises LarderError."""
+        """Sends one call and awaits its reply payload; raises LarderError.
+
+        The timeout bounds the whole call: waiting for other calls' writes, for the
+        socket to take the request, and for the reply (DEADLINE_EXCEEDED)."""
         if self._closed is not None:
             raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+        deadline = None if timeout is None else time.monotonic() + timeout
         call_id, self._next_id = self._next_id, self._next_id + 1
+        frame = encode_request(call_id, method, payload, timeout, metadata)
+        check_request_size(method, frame, self._max_frame_bytes)
         future = asyncio.get_running_loop().create_future()
         self._pending[call_id] = future
         try:
             try:
-                async with self._write_lock:
-                    self._writer.write(encode_request(call_id, method, payload, timeout, metadata))
-                    await self._writer.drain()
+                # The frame is handed to the transport whole, so a timeout here never cuts one off.
+                await asyncio.wait_for(self._write(frame), timeout)
+            except asyncio.TimeoutError:
+                raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                                  f"{method}: request not taken by {self.address} within {timeout} s "
+                                  "(is the server reading?)") from None
             except OSError as e:
                 await asyncio.wait({self._read_task}, timeout=1.0)  # let the reader tell why
                 self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"sending to {self.address} failed: {e}"))
-            return await asyncio.wait_for(future, timeout)
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            return await asyncio.wait_for(future, remaining)
         except asyncio.TimeoutError:
             raise LarderError(StatusCode.DEADLINE_EXCEEDED,
                               f"{method}: no reply from {self.address} within {timeout} s") from None
         finally:
             self._pending.pop(call_id, None)
+
+    async def _write(self, frame: bytes) -> None:
+        """Writes one frame after the ones before it, and waits until the socket took it."""
+        async with self._write_lock:
+            self._writer.write(frame)
+            await self._writer.drain()
 
     @property
     def closed(self) -> Optional[LarderError]:

@@ -10,11 +10,14 @@ and is never sent again (it may or may not have run on the server).
 from __future__ import annotations
 
 import asyncio
+import math
+import numbers
 import os
 import ssl
 import threading
 import time
-from concurrent.futures import Future
+import weakref
+from concurrent.futures import Future, InvalidStateError
 from types import TracebackType
 from typing import Any, Mapping, Optional, Tuple, TypeVar, Union, cast
 
@@ -29,6 +32,8 @@ from .status import LarderError, StatusCode
 from .transport import DEFAULT_MAX_FRAME_BYTES, Connection, NotSent
 
 DEFAULT_ADDRESS = "127.0.0.1:7411"
+#: The longest timeout a request can carry (timeout_ms is a uint32): about 49.7 days.
+MAX_TIMEOUT = 0xFFFFFFFF / 1000
 Address = Union[str, Tuple[str, int]]
 R = TypeVar("R", bound=Message)
 
@@ -69,6 +74,10 @@ class _ClientBase:
         self._retry_at = 0.0                      # monotonic time of the next allowed attempt
         self._last_failure: Optional[LarderError] = None
         self._client_closed = False
+        _LIVE_CLIENTS.add(self)
+
+    def _forget_after_fork(self) -> None:
+        """Drops the parent's connection in a child process (see _after_fork_in_child)."""
 
     @property
     def _larder_client(self) -> _ClientBase:
@@ -97,11 +106,34 @@ class _ClientBase:
 
     def _prepare(self, method: str, request: Union[Message, bytes], timeout: Timeout,
                  metadata: Optional[Mapping[str, str]]) -> tuple[str, bytes, Optional[float], dict[str, str]]:
+        """The call's path, payload, timeout and metadata, checked before anything is sent.
+
+        TypeError/ValueError for a request, timeout or metadata of the wrong kind; a timeout
+        of 0 or less is DEADLINE_EXCEEDED at once (the call is not sent)."""
         path = "/" + method.lstrip("/")
-        payload = request if isinstance(request, (bytes, bytearray)) else request.SerializeToString()
-        merged = {**self.metadata, **{k.lower(): v for k, v in (metadata or {}).items()}}
-        resolved = self.timeout if isinstance(timeout, type(DEFAULT)) else timeout
-        return path, bytes(payload), cast(Optional[float], resolved), merged
+        if isinstance(request, (bytes, bytearray)):
+            payload = bytes(request)
+        elif isinstance(request, Message):
+            payload = request.SerializeToString()
+        else:
+            raise TypeError(f"{path}: the request must be a protobuf message or bytes, got {type(request).__name__}")
+        merged = {**self.metadata, **{k.lower() if isinstance(k, str) else k: v for k, v in (metadata or {}).items()}}
+        for key, value in merged.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                raise TypeError(f"{path}: metadata keys and values must be str, got {key!r}: {value!r}")
+        given: object = self.timeout if isinstance(timeout, type(DEFAULT)) else timeout
+        resolved: Optional[float] = None
+        if given is not None:
+            if isinstance(given, bool) or not isinstance(given, numbers.Real):
+                raise TypeError(f"{path}: timeout must be a number of seconds or None, got {given!r}")
+            resolved = float(given)
+            if not math.isfinite(resolved) or resolved > MAX_TIMEOUT:
+                raise ValueError(f"{path}: timeout must be finite and at most {MAX_TIMEOUT} s (None: no timeout), "
+                                 f"got {resolved!r}")
+            if resolved <= 0:
+                raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                                  f"{path}: the timeout ({resolved} s) had passed before the call was sent")
+        return path, payload, resolved, merged
 
     @staticmethod
     def _decode(path: str, payload: bytes, response_type: Optional[type[Message]]) -> Any:
@@ -113,6 +145,27 @@ class _ClientBase:
             return cls.FromString(payload)
         except DecodeError as e:
             raise LarderError(StatusCode.INTERNAL, f"{path}: undecodable {cls.DESCRIPTOR.full_name} reply: {e}")
+
+
+#: Every client not yet garbage collected, for _after_fork_in_child.
+_LIVE_CLIENTS: "weakref.WeakSet[_ClientBase]" = weakref.WeakSet()
+#: Connections a forked child gave up but must not close (asyncio transports of the
+#: parent's loop): kept referenced so that collecting them never closes a descriptor
+#: number the child has since reused.
+_ABANDONED: list[object] = []
+
+
+def _after_fork_in_child() -> None:
+    """A child process after fork() shares each client's socket and call ids with its parent:
+    two processes writing one connection interleave frames and read each other's replies
+    (a get could return another call's row). The child gives every connection up instead;
+    its next call opens its own."""
+    for client in list(_LIVE_CLIENTS):
+        client._forget_after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class LarderClient(Methods, _ClientBase):
@@ -155,9 +208,17 @@ class LarderClient(Methods, _ClientBase):
     def _connected(self, timeout: Optional[float] = None) -> Connection:
         """The open connection, or a new one when it has dropped; raises UNAVAILABLE.
 
-        A new connection waits at most connect_timeout, and at most the call's timeout.
+        A new connection waits at most connect_timeout, and at most the call's timeout,
+        also while another call's connection attempt runs (DEADLINE_EXCEEDED).
         """
-        with self._lock:
+        connection = self._connection
+        if connection is not None and connection.closed is None:
+            return connection
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"no connection to {self.address} within {timeout} s: another call's connection "
+                              "attempt was still running")
+        try:
             connection = self._connection
             if connection is not None and connection.closed is None:
                 return connection
@@ -173,6 +234,15 @@ class LarderClient(Methods, _ClientBase):
             self._connection = connection
             self._after_attempt(None)
             return connection
+        finally:
+            self._lock.release()
+
+    def _forget_after_fork(self) -> None:
+        """In a child after fork(): the parent's connection is given up; the next call opens one."""
+        self._lock = threading.Lock()
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.abandon_after_fork()
 
     def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
              metadata: Optional[Mapping[str, str]] = None,
@@ -201,9 +271,13 @@ class LarderClient(Methods, _ClientBase):
         result: Future[Any] = Future()
 
         def done(f: Future[bytes]) -> None:
+            if not result.set_running_or_notify_cancel():
+                return  # the caller cancelled it
             try:
                 result.set_result(self._decode(path, f.result(), response_type))
-            except Exception as e:  # LarderError, or CancelledError if the caller cancelled
+            except InvalidStateError:
+                pass
+            except Exception as e:  # LarderError
                 result.set_exception(e)
 
         raw.add_done_callback(done)
@@ -279,10 +353,28 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
         """True while the client holds an open connection."""
         return self._connection is not None and self._connection.closed is None
 
+    def _forget_after_fork(self) -> None:
+        """In a child after fork(): the parent's connection and lock are given up, untouched."""
+        connection, self._connection = self._connection, None
+        self._connecting = None
+        if connection is not None:
+            _ABANDONED.append(connection)
+
     async def _connected(self, timeout: Optional[float] = None) -> AsyncConnection:
+        """The open connection, or a new one; waits for another call's attempt at most `timeout`."""
+        connection = self._connection
+        if connection is not None and connection.closed is None:
+            return connection
         if self._connecting is None:
             self._connecting = asyncio.Lock()
-        async with self._connecting:
+        connecting = self._connecting
+        try:
+            await asyncio.wait_for(connecting.acquire(), timeout)
+        except asyncio.TimeoutError:
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"no connection to {self.address} within {timeout} s: another call's connection "
+                              "attempt was still running") from None
+        try:
             connection = self._connection
             if connection is not None and connection.closed is None:
                 return connection
@@ -299,6 +391,8 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
             self._connection = connection
             self._after_attempt(None)
             return connection
+        finally:
+            connecting.release()
 
     async def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
                    metadata: Optional[Mapping[str, str]] = None,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+from dataclasses import dataclass
 from typing import Optional
 
 from .status import LarderError, StatusCode
@@ -46,6 +47,14 @@ def handshake_error(address: str, error: BaseException) -> LarderError:
                            f"TLS handshake with {address} failed: {error.verify_message} "
                            "(pass the CA that issued the server's certificate, or the name it lists)")
     return LarderError(StatusCode.UNAVAILABLE, f"TLS handshake with {address} failed: {error}")
+
+
+@dataclass(frozen=True)
+class TLSInfo:
+    """What the asyncio client's TLS session negotiated (the sync client's TLSChannel has the same)."""
+
+    version: Optional[str]
+    alpn: Optional[str]
 
 
 class TLSChannel:
@@ -93,12 +102,12 @@ class TLSChannel:
         except OSError:
             pass
 
-    def sendall(self, plaintext: bytes) -> None:
-        """Encrypts and writes; the caller holds the connection's write lock."""
+    def encrypt(self, plaintext: bytes) -> bytes:
+        """The TLS records of `plaintext`, to be written whole and in order: the caller holds
+        the connection's write lock until they are sent."""
         with self._lock:
             self._object.write(plaintext)
-            records = self._outgoing.read()
-        self._sock.sendall(records)
+            return self._outgoing.read()
 
     def recv(self) -> bytes:
         """The next plaintext (b"" at the end of the connection); from the reader thread only."""

@@ -7,15 +7,20 @@ with call_id 0 is a connection-level error: the server closes right after it,
 so every pending call fails with its status.
 
 Threads: callers write whole frames under a write lock; one reader thread
-resolves each reply's future from the dict of pending calls.
+resolves each reply's future from the dict of pending calls. A write waits at
+most until the call's deadline; a frame cut off part way (the deadline passed,
+or the caller was interrupted) ends the connection, since the server cannot
+read the next frame after it.
 """
 from __future__ import annotations
 
 import math
+import select
 import socket
 import ssl
 import struct
 import threading
+import time
 from concurrent.futures import Future, InvalidStateError, TimeoutError as FutureTimeout
 from typing import Mapping, Optional
 
@@ -27,6 +32,20 @@ from .tls import TLSChannel, TLSStream
 
 HEADER = struct.Struct(">I")
 DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024
+
+
+def check_request_size(method: str, frame: bytes, max_frame_bytes: int) -> None:
+    """RESOURCE_EXHAUSTED for a request frame larger than max_frame_bytes, before it is sent.
+
+    The server closes the whole connection on a frame over its --max-frame-bytes (default
+    4 MiB, the client's default max_frame_bytes), failing every other call on it: refusing
+    the one call here keeps them."""
+    size = len(frame) - HEADER.size
+    if size > max_frame_bytes:
+        raise LarderError(StatusCode.RESOURCE_EXHAUSTED,
+                          f"{method}: the request is {size} bytes, more than max_frame_bytes ({max_frame_bytes}, "
+                          "the server's default --max-frame-bytes); it was not sent. Raise max_frame_bytes only "
+                          "for a server started with a larger --max-frame-bytes")
 
 
 def encode_request(call_id: int, method: str, payload: bytes, timeout: Optional[float],
@@ -84,11 +103,18 @@ class Connection:
         """Sends one call and waits for its reply payload; raises LarderError.
 
         timeout (seconds) is sent as timeout_ms and also enforced here, so the
-        call fails with DEADLINE_EXCEEDED even if the server never answers.
+        call fails with DEADLINE_EXCEEDED even if the server never answers
+        (or never reads the request). Raises RuntimeError when called from a
+        Future callback, which runs on the thread that delivers replies.
         """
-        call_id, future = self._start(method, payload, timeout, metadata)
+        if threading.current_thread() is self._reader:
+            raise RuntimeError(f"{method}: a blocking call from a Future's callback would wait for the thread "
+                               "that runs the callback, which delivers every reply; start it with .future() "
+                               "there, or call from another thread")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        call_id, future = self._start(method, payload, timeout, metadata, deadline)
         try:
-            return future.result(timeout)
+            return future.result(None if deadline is None else max(0.0, deadline - time.monotonic()))
         except FutureTimeout:
             with self._lock:
                 self._pending.pop(call_id, None)
@@ -99,10 +125,12 @@ class Connection:
                     metadata: Optional[Mapping[str, str]] = None) -> "Future[bytes]":
         """Sends one call; returns a Future of its reply payload (or LarderError).
 
-        The timeout is only sent to the server: bound the wait with
+        The timeout bounds the sending (DEADLINE_EXCEEDED, raised here) and is sent to
+        the server; the reply is not waited for here: bound that wait with
         future.result(timeout) if the server may not answer at all.
         """
-        return self._start(method, payload, timeout, metadata)[1]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return self._start(method, payload, timeout, metadata, deadline)[1]
 
     @property
     def closed(self) -> Optional[LarderError]:
@@ -116,25 +144,83 @@ class Connection:
         if self._reader is not threading.current_thread():
             self._reader.join(5.0)
 
+    def abandon_after_fork(self) -> None:
+        """In a child process after fork(): gives the parent's connection up without touching it.
+
+        The child shares the socket and the call ids with the parent, and has no reader
+        thread: it must not send or read on it. Closing the child's descriptor (no
+        shutdown, no TLS close_notify) leaves the parent's connection as it was."""
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._pending = {}
+        self._closed = LarderError(StatusCode.UNAVAILABLE,
+                                   f"connection to {self.address} belongs to the parent process (fork)")
+        self._sock.close()
+
     def _start(self, method: str, payload: bytes, timeout: Optional[float],
-               metadata: Optional[Mapping[str, str]]) -> tuple[int, Future[bytes]]:
+               metadata: Optional[Mapping[str, str]], deadline: Optional[float]) -> tuple[int, Future[bytes]]:
         future: Future[bytes] = Future()
         with self._lock:
             if self._closed is not None:
                 raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
             call_id, self._next_id = self._next_id, self._next_id + 1
-            self._pending[call_id] = future  # before sending: the reply may beat us back
         frame = encode_request(call_id, method, payload, timeout, metadata)
+        check_request_size(method, frame, self._max_frame_bytes)
+        with self._lock:
+            if self._closed is not None:
+                raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
+            self._pending[call_id] = future  # before sending: the reply may beat us back
         try:
-            with self._write_lock:
-                if self.tls is not None:
-                    self.tls.sendall(frame)
-                else:
-                    self._sock.sendall(frame)
-        except (OSError, ssl.SSLError) as e:
+            self._send(method, frame, timeout, deadline)
+        except (OSError, ValueError, ssl.SSLError) as e:  # ValueError: select on a socket closed meanwhile
             self._reader.join(1.0)  # the reader usually learns why (call_id 0, EOF): let it speak first
             self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"sending to {self.address} failed: {e}"))
+        except BaseException:
+            with self._lock:
+                self._pending.pop(call_id, None)
+            raise
         return call_id, future
+
+    def _send(self, method: str, frame: bytes, timeout: Optional[float], deadline: Optional[float]) -> None:
+        """Writes one whole frame by `deadline`; raises DEADLINE_EXCEEDED when it cannot.
+
+        Waiting for the write lock and for room in the socket both count against the
+        deadline. A frame not started leaves the connection as it was; one cut off part way
+        (deadline, KeyboardInterrupt) closes it, failing the other pending calls UNAVAILABLE."""
+        wait = -1.0 if deadline is None else deadline - time.monotonic()
+        if (deadline is not None and wait <= 0) or not self._write_lock.acquire(timeout=wait):
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"{method}: not sent to {self.address} within {timeout} s: other calls' requests "
+                              "were still being written (is the server reading?)")
+        sent = 0
+        # Whether the connection may hold part of the frame (or, with TLS, its session be past
+        # records not sent). Set before each send: an interrupt can arrive after the kernel
+        # took bytes and before their count is known.
+        started = False
+        try:
+            data = memoryview(self.tls.encrypt(frame) if self.tls is not None else frame)
+            started = self.tls is not None
+            while sent < len(data):
+                try:
+                    started = True
+                    sent += self._sock.send(data[sent:], socket.MSG_DONTWAIT)
+                    continue
+                except BlockingIOError:
+                    started = sent > 0 or self.tls is not None
+                wait = -1.0 if deadline is None else deadline - time.monotonic()
+                if deadline is not None and wait <= 0:
+                    raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                                      f"{method}: request not written to {self.address} within {timeout} s "
+                                      f"({sent} of {len(data)} bytes; is the server reading?)")
+                select.select([], [self._sock], [], None if deadline is None else wait)
+        except BaseException as e:
+            if started:
+                self._fail_all(LarderError(StatusCode.UNAVAILABLE,
+                                           f"connection to {self.address} closed: a request was cut off after "
+                                           f"{sent} bytes ({type(e).__name__}: {e})"))
+            raise
+        finally:
+            self._write_lock.release()
 
     def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
