@@ -10,6 +10,11 @@ enum PostgresQuery: Int, CaseIterable {
     case mealByID, insertMeal, updateMeal, deleteMeal
     case mealPage, mealPageAfter, mealPageCategory, mealPageCategoryAfter
     case mealSummary
+    /// The by-id reads of a write transaction: they lock the row until it commits, so a
+    /// read-modify-write (an update with a field mask, a delete that checks first) on
+    /// another replica waits and then reads what this one wrote, instead of writing back
+    /// the values it read before.
+    case locationByIDForUpdate, groupByIDForUpdate, itemCategoryByIDForUpdate, mealByIDForUpdate
 
     private static let locationColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let groupColumns = "id, name, color_hex, create_time_ms, update_time_ms"
@@ -56,6 +61,10 @@ enum PostgresQuery: Int, CaseIterable {
         case .deleteItemCategoriesOfGroup: "DELETE FROM item_categories WHERE category_group_id = $1"
 
         case .mealByID: "SELECT \(Self.mealColumns) FROM meal_records WHERE id = $1"
+        case .locationByIDForUpdate: Self.locationByID.sql + " FOR UPDATE"
+        case .groupByIDForUpdate: Self.groupByID.sql + " FOR UPDATE"
+        case .itemCategoryByIDForUpdate: Self.itemCategoryByID.sql + " FOR UPDATE"
+        case .mealByIDForUpdate: Self.mealByID.sql + " FOR UPDATE"
         case .insertMeal:
             "INSERT INTO meal_records (\(Self.mealColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
         case .updateMeal:

@@ -33,6 +33,8 @@ final class PostgresSession: StoreConnection {
     /// Set when a call's deadline cut a wait of the current transaction short: the connection
     /// was closed with it, so the transaction is gone and nothing of it was applied.
     private var cutByDeadline = false
+    /// True inside a write transaction: reads by id lock their row (`…ForUpdate`).
+    private var writing = false
 
     init(connection: PostgresConnection, setup: [String] = [],
          availability: PostgresAvailability? = nil) throws(PostgresError) {
@@ -143,6 +145,7 @@ final class PostgresSession: StoreConnection {
 
     func beginRead() throws(RPCError) {
         resetDeadlines()
+        writing = false
         // One snapshot for every read of the batch.
         try start("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
     }
@@ -161,6 +164,7 @@ final class PostgresSession: StoreConnection {
 
     func beginWrite() throws(RPCError) {
         resetDeadlines()
+        writing = true
         try ensureConnected()
         pendingBegin = true
         pendingRelease = false
@@ -330,18 +334,22 @@ final class PostgresSession: StoreConnection {
 // MARK: - StoreReader
 
 extension PostgresSession {
-    func location(id: String) throws(RPCError) -> Location? { try one(.locationByID, id: id, Self.location) }
+    func location(id: String) throws(RPCError) -> Location? {
+        try one(writing ? .locationByIDForUpdate : .locationByID, id: id, Self.location)
+    }
     func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] {
         try all(.locations, Self.parameters(page), Self.location)
     }
 
-    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { try one(.groupByID, id: id, Self.group) }
+    func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? {
+        try one(writing ? .groupByIDForUpdate : .groupByID, id: id, Self.group)
+    }
     func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] {
         try all(.groups, Self.parameters(page), Self.group)
     }
 
     func itemCategory(id: String) throws(RPCError) -> ItemCategory? {
-        try one(.itemCategoryByID, id: id, Self.itemCategory)
+        try one(writing ? .itemCategoryByIDForUpdate : .itemCategoryByID, id: id, Self.itemCategory)
     }
 
     func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] {
@@ -359,7 +367,9 @@ extension PostgresSession {
             ?? 0
     }
 
-    func mealRecord(id: String) throws(RPCError) -> MealRecord? { try one(.mealByID, id: id, Self.meal) }
+    func mealRecord(id: String) throws(RPCError) -> MealRecord? {
+        try one(writing ? .mealByIDForUpdate : .mealByID, id: id, Self.meal)
+    }
 
     func mealRecords(_ query: MealRecordPageQuery) throws(RPCError) -> EncodedMessages {
         var parameters = Self.range(query.start, query.end) + [.int64(Int64(query.limit))]

@@ -75,6 +75,83 @@ struct PostgresStoreTests {
         #expect(try Self.list(second).count == 20)
     }
 
+    /// An update with a field mask changes only its fields, even when another replica updates
+    /// other fields of the same row at the same moment: each reads the row locked, so the second
+    /// waits for the first and writes back what it wrote (before, ~90 % of rounds lost one change).
+    @Test func maskedUpdatesFromTwoReplicasAtOnceKeepBothChanges() throws {
+        let database = try PostgresTestDatabase()
+        let first = try Self.open(database.url, seed: false)
+        let second = try Self.open(database.url, seed: false)
+        defer { first.close(); second.close() }
+        for round in 0..<30 {
+            let created = try Self.run(first) { w throws(RPCError) in
+                try Operations.createLocation(CreateLocationRequest(location: Location(name: "room \(round)",
+                                                                                       colorHex: "#000000")), w)
+            }.get()
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let update = index == 0
+                    ? UpdateLocationRequest(location: Location(id: created.id, name: "renamed \(round)"),
+                                            updateMask: ["name"])
+                    : UpdateLocationRequest(location: Location(id: created.id, colorHex: "#FFFFFF"),
+                                            updateMask: ["color_hex"])
+                let result = Self.run(index == 0 ? first : second) { w throws(RPCError) in
+                    try Operations.updateLocation(update, w)
+                }
+                #expect((try? result.get()) != nil, "round \(round): \(result)")
+            }
+            let stored = try #require(try Self.list(second).first { $0.id == created.id })
+            #expect(stored.name == "renamed \(round)" && stored.colorHex == "#FFFFFF", "round \(round): \(stored)")
+        }
+    }
+
+    /// A cascade delete while another replica's transaction is adding a category to the group
+    /// waits for it and deletes that category too: never FAILED_PRECONDITION for a delete that
+    /// asked for cascade (before, the delete missed the uncommitted category and then hit its
+    /// foreign key). The other replica's transaction is held open here with a connection of its own.
+    @Test func aCascadeDeleteWaitsForACategoryBeingAddedAndDeletesItToo() throws {
+        let database = try PostgresTestDatabase()
+        let store = try Self.open(database.url, seed: false)
+        defer { store.close() }
+        let group = try Self.run(store) { w throws(RPCError) in
+            let group = try Operations.createCategoryGroup(CreateCategoryGroupRequest(
+                categoryGroup: CategoryGroup(name: "pantry", colorHex: "#000000")), w)
+            _ = try Operations.createItemCategory(CreateItemCategoryRequest(itemCategory: ItemCategory(
+                name: "first", iconName: "box", categoryGroupID: group.id)), w)
+            return group
+        }.get()
+        let adding = try PostgresConnection(url: database.url)
+        let watching = try PostgresConnection(url: database.url)
+        defer { adding.close(); watching.close() }
+        _ = try adding.execute("BEGIN")
+        _ = try adding.execute("INSERT INTO item_categories (id, name, icon_name, category_group_id, create_time_ms, "
+            + "update_time_ms) VALUES ('00000000-0000-4000-8000-0000000000aa', 'second', 'box', '\(group.id)', 0, 0)")
+        let deleted = Mutex<Result<Empty, RPCError>?>(nil)
+        let thread = Thread {
+            let result = Self.run(store) { w throws(RPCError) in
+                try Operations.deleteCategoryGroup(DeleteCategoryGroupRequest(id: group.id, cascade: true), w)
+            }
+            deleted.withLock { $0 = result }
+        }
+        thread.start()
+        // The delete waits on a lock the open insert holds (bounded: 600 s on the slowest machine).
+        var waiting = false
+        for _ in 0..<60_000 where !waiting {
+            waiting = try watching.query("SELECT count(*) FROM pg_locks WHERE NOT granted").int64(row: 0, column: 0) > 0
+            if !waiting { usleep(10_000) }
+        }
+        #expect(waiting)
+        _ = try adding.execute("COMMIT")
+        var result: Result<Empty, RPCError>?
+        for _ in 0..<60_000 where result == nil {
+            result = deleted.withLock { $0 }
+            if result == nil { usleep(10_000) }
+        }
+        let outcome = try #require(result)
+        #expect((try? outcome.get()) != nil, "\(outcome)")
+        #expect(try watching.query("SELECT count(*) FROM item_categories").int64(row: 0, column: 0) == 0)
+        #expect(try watching.query("SELECT count(*) FROM category_groups").int64(row: 0, column: 0) == 0)
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let database = try PostgresTestDatabase()
         try Self.open(database.url).close()

@@ -62,6 +62,9 @@ extension Operations {
     public static func deleteCategoryGroup(_ request: DeleteCategoryGroupRequest,
                                            _ db: any StoreWriter) throws(RPCError) -> Empty {
         let id = try Validation.id(request.id, field: "id")
+        // Read first: a backend shared by replicas locks the row here, so a category another
+        // replica is adding to the group is either counted (and deleted with cascade) or refused.
+        guard try db.categoryGroup(id: id) != nil else { throw StoreError.notFound("category group", id: id) }
         let count = try db.itemCategoryCount(groupID: id)
         if count > 0 {
             guard request.cascade else { throw StoreError.categoryGroupInUse(id: id, count: count) }
