@@ -44,7 +44,8 @@ public final class PostgresConnection {
         handle = try Self.connect(keywords, values, target: target)
     }
 
-    /// Opens a new libpq connection, in non-blocking mode, or throws SQLSTATE 08001.
+    /// Opens a new libpq connection, in non-blocking mode, or throws: 08001 when the server
+    /// cannot be reached, else the SQLSTATE its refusal means (`loginFailureState`).
     private static func connect(_ keywords: [String], _ values: [String],
                                 target: String) throws(PostgresError) -> OpaquePointer {
         let connection = Self.withCStringArray(keywords) { keywords in
@@ -56,10 +57,29 @@ public final class PostgresConnection {
         guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
             let message = Self.trimmed(PQerrorMessage(connection))
             PQfinish(connection)
-            throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): \(message)")
+            throw PostgresError(sqlState: loginFailureState(message), message: "cannot connect to \(target): \(message)")
         }
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
         return connection
+    }
+
+    /// The SQLSTATE of a failed login, from libpq's message (libpq reports none before a
+    /// session exists): class 28 for a refused login (password, role, pg_hba.conf), 3D000 for
+    /// a database that does not exist, 53300 for too many connections, 08001 (unreachable:
+    /// retry) for anything else. The server's texts are English unless its `lc_messages` says
+    /// otherwise; a translated refusal reads as unreachable.
+    static func loginFailureState(_ message: String) -> String {
+        let text = message.lowercased()
+        let refusals = ["password authentication failed", "no pg_hba.conf entry", "no password supplied",
+                        "password is required", "authentication failed for user", "pg_hba.conf rejects"]
+        if refusals.contains(where: text.contains) || (text.contains("role \"") && text.contains("does not exist")) {
+            return "28000"
+        }
+        if text.contains("database \"") && text.contains("does not exist") { return "3D000" }
+        if ["too many connections", "connection slots are reserved", "too many clients"].contains(where: text.contains) {
+            return "53300"
+        }
+        return "08001"
     }
 
     deinit { close() }
@@ -99,7 +119,9 @@ public final class PostgresConnection {
         do throws(PostgresError) {
             handle = try Self.connect(parameters.keywords, parameters.values, target: target)
         } catch {
-            throw PostgresError(sqlState: PostgresError.connectionFailure, message: error.message)
+            // A refused login keeps its own SQLSTATE (PERMISSION_DENIED, not "unreachable, try again").
+            throw error.isConnectionProblem ? PostgresError(sqlState: PostgresError.connectionFailure, message: error.message)
+                : error
         }
     }
 

@@ -63,6 +63,10 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
 
 extension PostgresError: DatabaseError {
     public static var subject: String { "the PostgreSQL server" }
+
+    /// A lost connection is not for the operator to mend: the store reconnects by itself, and
+    /// the outage is logged once as `database_lost` / `database_regained`.
+    public var needsTheOperator: Bool { !isConnectionProblem && failure.needsTheOperator }
     public static var dataSubject: String { "the PostgreSQL data" }
 
     /// The kind of failure, from the SQLSTATE alone.
@@ -84,7 +88,7 @@ extension PostgresError: DatabaseError {
         switch sqlStateClass {
         case "23": return .constraint(.other)
         case "53": return .full
-        case "28": return .loginRefused
+        case "28", "3D": return .loginRefused
         default: return .other
         }
     }

@@ -115,6 +115,8 @@ final class PostgresSession: StoreConnection {
         } catch {
             let rpc = failure(error)
             connection.close()
+            // Whatever the reason (a refused login too), this server has no database until it reconnects.
+            if !error.isConnectionProblem { availability?.markLost(rpc.message) }
             backoff.failed(now: PostgresConnection.monotonicNanoseconds(), error: rpc.message)
             throw rpc
         }

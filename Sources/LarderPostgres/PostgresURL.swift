@@ -1,8 +1,29 @@
 /// Recognizes PostgreSQL URLs and hides their passwords.
 public enum PostgresURL {
-    /// True for `postgres://…` and `postgresql://…` (the forms `--db` accepts).
+    /// True for `postgres://…` and `postgresql://…`, the scheme in any case (the forms `--db` accepts).
     public static func isPostgres(_ value: String) -> Bool {
-        value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")
+        let scheme = value.prefix { $0 != ":" }.lowercased()
+        return (scheme == "postgres" || scheme == "postgresql") && value.dropFirst(scheme.count).hasPrefix("://")
+    }
+
+    /// Why `value`, which is not a PostgreSQL URL, is not a SQLite path either, or nil when
+    /// it may be one: a URL of another scheme, or a libpq `key=value` connection string
+    /// (which would otherwise become the name of a new SQLite file, each replica its own).
+    public static func misreadDatabase(_ value: String) -> String? {
+        guard !isPostgres(value) else { return nil }
+        if let scheme = value.firstRange(of: "://"),
+           value[..<scheme.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }),
+           !value[..<scheme.lowerBound].isEmpty {
+            return "a URL whose scheme is \"\(value[..<scheme.lowerBound])\"; PostgreSQL URLs start postgres:// "
+                + "or postgresql://, and anything else is a SQLite file path"
+        }
+        let keys = ["host", "hostaddr", "port", "dbname", "user", "password", "sslmode", "service"]
+        let words = value.split(whereSeparator: \.isWhitespace)
+        if words.contains(where: { word in keys.contains { word.hasPrefix($0 + "=") } }) {
+            return "a libpq key=value connection string, which larder-server does not take: write it as a URL, "
+                + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]"
+        }
+        return nil
     }
 
     /// `url` with the password of its user info and of any `password=` parameter replaced by `***`.

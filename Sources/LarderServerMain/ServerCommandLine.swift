@@ -1,3 +1,4 @@
+import LarderPostgres
 import LarderReactor
 import LarderServer
 import LarderTLS
@@ -61,6 +62,9 @@ public enum ServerCommandLine {
                    + "(default ./larder.sqlite), or a PostgreSQL URL "
                    + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE that several servers may share") { config, value throws(UsageError) in
             guard !value.isEmpty else { throw UsageError("--db: expected a path") }
+            if let problem = PostgresURL.misreadDatabase(value) {
+                throw UsageError("--db: \"\(PostgresURL.redacted(value))\" is \(problem)")
+            }
             config.database.databasePath = value
         },
         Option(name: "durability", value: "full|normal",

@@ -52,7 +52,9 @@ public enum ServerMain {
             logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
         }
-        logger.info("database_opened", ["db": database, "durability": launch.database.durability.rawValue])
+        logger.info("database_opened", ["db": database,
+                                        "backend": PostgresURL.isPostgres(launch.database.databasePath) ? "postgres" : "sqlite",
+                                        "durability": launch.database.durability.rawValue])
         let server: Server
         do {
             server = try Server(configuration: configuration, store: store, logger: logger)

@@ -57,9 +57,14 @@ public protocol DatabaseError: Error, Sendable, CustomStringConvertible {
     static var subject: String { get }
     /// How status messages name its stored data ("the database file", "the PostgreSQL data").
     static var dataSubject: String { get }
+    /// True when a call failing on this error is logged `database_failed`: retrying does not
+    /// mend it (`DatabaseFailure.needsTheOperator`, unless the backend knows better).
+    var needsTheOperator: Bool { get }
 }
 
 extension DatabaseError {
+    public var needsTheOperator: Bool { failure.needsTheOperator }
+
     /// The canonical status for this error: the one mapping from database errors to codes.
     ///
     /// The client's message carries the database's text where it helps the client act

@@ -189,6 +189,17 @@ struct PostgresStoreTests {
         #expect(names.contains("B") && names.count == 6)
     }
 
+    /// A login the server refuses is not "unreachable, try again": a database that does not
+    /// exist reads as a refused login (PERMISSION_DENIED), with PostgreSQL's reason.
+    @Test func aMissingDatabaseIsARefusedLoginNotAnOutage() throws {
+        let database = try PostgresTestDatabase()
+        let missing = database.url.replacing(/\/[^\/?]+(\?|$)/, with: { "/larder_no_such_db" + $0.output.1 })
+        let error = rpcError { try Self.open(missing) }
+        #expect(error?.code == .permissionDenied, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("the PostgreSQL server refused the login: ") == true)
+        #expect(error?.message.contains("database \"larder_no_such_db\" does not exist") == true)
+    }
+
     @Test func anUnreachableServerIsUnavailableWithoutThePassword() throws {
         let error = rpcError {
             try PostgresStore.open(url: "postgres://larder:hunter2@127.0.0.1:1/larder",

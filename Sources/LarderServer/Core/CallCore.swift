@@ -354,7 +354,7 @@ final class CallCore: @unchecked Sendable {
     /// status as it is. Any thread.
     func publicError(_ error: RPCError, _ context: CallContext) -> RPCError {
         guard error.code == .internal else {
-            if let failure = (error.cause as? any DatabaseError)?.failure, failure.needsTheOperator {
+            if let cause = error.cause as? any DatabaseError, cause.needsTheOperator {
                 logger.error("database_failed", ["conn": context.connectionID, "call": context.callID,
                                                  "method": context.method, "status": error.code.name,
                                                  "error": error.logDescription])

@@ -1,0 +1,52 @@
+@testable import LarderPostgres
+import LarderStore
+import Testing
+
+/// What `--db` takes for PostgreSQL, and how a failed login is classified: no server needed.
+@Suite struct PostgresURLTests {
+    @Test(arguments: ["postgres://u@h/d", "postgresql://u@h/d", "POSTGRES://u@h/d", "PostgreSQL://u@h:5/d?sslmode=require"])
+    func postgresURLsInAnyCase(url: String) {
+        #expect(PostgresURL.isPostgres(url))
+        #expect(PostgresURL.misreadDatabase(url) == nil)
+    }
+
+    @Test(arguments: ["larder.sqlite", "/var/lib/larder/db.sqlite", "./a=b.sqlite", "postgres", "my postgres.db"])
+    func sqlitePathsAreNotPostgres(path: String) {
+        #expect(!PostgresURL.isPostgres(path))
+        #expect(PostgresURL.misreadDatabase(path) == nil)
+    }
+
+    @Test func aKeyValueStringOrAnotherSchemeIsRefusedNotTakenForAFile() throws {
+        let keyValue = try #require(PostgresURL.misreadDatabase("host=127.0.0.1 port=5432 user=larder dbname=larder"))
+        #expect(keyValue.hasPrefix("a libpq key=value connection string"))
+        #expect(keyValue.contains("postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"))
+        #expect(PostgresURL.misreadDatabase("dbname=larder")?.hasPrefix("a libpq key=value") == true)
+        let mysql = try #require(PostgresURL.misreadDatabase("mysql://u@h/d"))
+        #expect(mysql.hasPrefix("a URL whose scheme is \"mysql\""))
+    }
+
+    @Test(arguments: [
+        ("FATAL:  password authentication failed for user \"larder\"", "28000"),
+        ("FATAL:  no pg_hba.conf entry for host \"10.0.0.5\", user \"larder\", database \"larder\"", "28000"),
+        ("fe_sendauth: no password supplied", "28000"),
+        ("FATAL:  role \"nobody\" does not exist", "28000"),
+        ("FATAL:  database \"nope\" does not exist", "3D000"),
+        ("FATAL:  too many connections for role \"larder\"", "53300"),
+        ("FATAL:  remaining connection slots are reserved for non-replication superuser connections", "53300"),
+        ("FATAL:  sorry, too many clients already", "53300"),
+        ("connection to server at \"127.0.0.1\", port 1 failed: Connection refused", "08001"),
+        ("could not translate host name \"db\" to address", "08001"),
+    ])
+    func loginFailuresAreClassified(message: String, state: String) {
+        #expect(PostgresConnection.loginFailureState(message) == state)
+    }
+
+    @Test func refusedLoginsAreForTheOperatorAndOutagesAreNot() {
+        #expect(PostgresError(sqlState: "28000", message: "x").needsTheOperator)
+        #expect(PostgresError(sqlState: "28000", message: "x").failure == .loginRefused)
+        #expect(PostgresError(sqlState: "3D000", message: "x").failure == .loginRefused)
+        #expect(!PostgresError(sqlState: "08006", message: "x").needsTheOperator)
+        #expect(!PostgresError(sqlState: PostgresError.timedOut, message: "x").needsTheOperator)
+        #expect(PostgresError(sqlState: "53100", message: "disk full").needsTheOperator)
+    }
+}
