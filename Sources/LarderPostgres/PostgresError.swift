@@ -42,6 +42,8 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public static let deadlineExceeded = "08L02"
     /// The session is read-only (a hot standby, or `default_transaction_read_only`).
     public static let readOnlyTransaction = "25006"
+    /// `lock_timeout` ran out (or NOWAIT found the lock taken).
+    public static let lockNotAvailable = "55P03"
 
     /// The two-character class, e.g. "23" (integrity constraint violation).
     public var sqlStateClass: Substring { sqlState.prefix(2) }
@@ -82,6 +84,7 @@ extension PostgresError: DatabaseError {
         case Self.readOnlyTransaction: return .readOnly
         case "42501": return .permissionDenied
         case "57014": return .statementCancelled
+        case Self.lockNotAvailable: return .busy
         case "XX001", "XX002": return .damaged
         default: break
         }

@@ -15,6 +15,8 @@ import LarderWire
 /// `schema_migrations` decides the race instead, and the loser retries.
 struct PostgresMigrator {
     let session: PostgresSession
+    /// The longest wait for a lock (the migration lock, or a table's); then 55P03.
+    var lockTimeoutSeconds = 60
     /// How often a migration that lost a race is tried again.
     static let attempts = 5
     /// The SQLSTATE this backend uses for "schema newer than this build".
@@ -41,8 +43,16 @@ struct PostgresMigrator {
         try connection.execute("BEGIN")
         // Migrating a big table may take longer than the statement timeout of normal calls.
         try connection.execute("SET LOCAL statement_timeout = 0")
-        try lock()
-        try connection.execute(PostgresSchema.migrationsTable)
+        try connection.execute("SET LOCAL lock_timeout = '\(lockTimeoutSeconds)s'")
+        do throws(PostgresError) {
+            try lock()
+            try connection.execute(PostgresSchema.migrationsTable)
+        } catch where error.sqlState == PostgresError.lockNotAvailable {
+            throw PostgresError(sqlState: PostgresError.lockNotAvailable, message: "waited \(lockTimeoutSeconds) s for the "
+                + "schema migration lock: another larder-server is migrating this database, or a session holds "
+                + "pg_advisory_xact_lock(\(PostgresSchema.migrationLockKey)) or a lock on schema_migrations; "
+                + "start again once it is released")
+        }
         let current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
         let version = Int(try current.int64(row: 0, column: 0))
         guard version <= PostgresSchema.latestVersion else {

@@ -25,6 +25,10 @@ extension PostgresStore {
         /// its connection is dropped and the call fails UNAVAILABLE; calls with a shorter
         /// deadline stop there. (Not the server's `statement_timeout`: see `open`.)
         public var statementTimeoutSeconds: Int
+        /// How long startup waits for the schema migration lock (and the locks its statements
+        /// take) while another replica migrates or a session holds it; then `open` fails
+        /// UNAVAILABLE (busy) instead of hanging.
+        public var migrationLockTimeoutSeconds: Int
         /// How often a connection of its own checks that the database is there and takes writes (for health).
         public var monitorInterval: Duration
         /// Told when the database is lost and when it is back (on a store thread; keep it quick).
@@ -34,7 +38,7 @@ extension PostgresStore {
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     maxWriteBatch: Int = 512, connectTimeoutSeconds: Int = 3, statementTimeoutSeconds: Int = 10,
-                    monitorInterval: Duration = .seconds(1), applicationName: String = "larder-server",
+                    migrationLockTimeoutSeconds: Int = 60, monitorInterval: Duration = .seconds(1), applicationName: String = "larder-server",
                     onAvailabilityChange: @escaping @Sendable (AvailabilityChange) -> Void = { _ in }) {
             self.durability = durability
             self.seed = seed
@@ -42,6 +46,7 @@ extension PostgresStore {
             self.maxWriteBatch = maxWriteBatch
             self.connectTimeoutSeconds = connectTimeoutSeconds
             self.statementTimeoutSeconds = max(1, statementTimeoutSeconds)
+            self.migrationLockTimeoutSeconds = max(1, migrationLockTimeoutSeconds)
             self.monitorInterval = monitorInterval
             self.onAvailabilityChange = onAvailabilityChange
             self.applicationName = applicationName

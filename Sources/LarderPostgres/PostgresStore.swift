@@ -54,7 +54,8 @@ public final class PostgresStore: Store {
             writerConnection.statementTimeoutNanoseconds = nil
             let writer = try PostgresSession(connection: writerConnection, setup: setup, availability: availability)
             do throws(PostgresError) {
-                try PostgresMigrator(session: writer).migrate(seed: options.seed)
+                try PostgresMigrator(session: writer, lockTimeoutSeconds: options.migrationLockTimeoutSeconds)
+                    .migrate(seed: options.seed)
             } catch {
                 writer.close()
                 throw error

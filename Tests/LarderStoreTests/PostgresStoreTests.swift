@@ -200,6 +200,24 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("database \"larder_no_such_db\" does not exist") == true)
     }
 
+    /// Startup waits for the schema migration lock a bounded time, then says who may hold it
+    /// (it waited for ever, not listening and logging nothing, and ignored SIGTERM meanwhile).
+    @Test func aHeldMigrationLockEndsStartupAfterItsTimeout() throws {
+        let database = try PostgresTestDatabase()
+        try Self.open(database.url).close()
+        let holder = try PostgresConnection(url: database.url)
+        defer { holder.close() }
+        _ = try holder.execute("BEGIN")
+        _ = try holder.query("SELECT pg_advisory_xact_lock($1)", [.int64(0x4C41_5244_4552_0001)])  // PostgresSchema.migrationLockKey
+        let error = rpcError {
+            try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1))
+        }
+        #expect(error?.code == .unavailable, "\(String(describing: error))")
+        #expect(error?.message.contains("waited 1 s for the schema migration lock") == true)
+        _ = try holder.execute("COMMIT")
+        try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1)).close()
+    }
+
     @Test func anUnreachableServerIsUnavailableWithoutThePassword() throws {
         let error = rpcError {
             try PostgresStore.open(url: "postgres://larder:hunter2@127.0.0.1:1/larder",
