@@ -28,20 +28,32 @@ final class PostgresMonitor: Sendable {
         self.thread.withLock { $0 = thread }
     }
 
-    /// One probe: reconnects when needed, then asks whether the session takes writes.
+    /// One probe: reconnects when needed, then asks whether the session takes writes. A
+    /// connection that was idle and turns out dead (the server ended the session: an
+    /// administrator, `idle_session_timeout`) is replaced and asked again at once: only the
+    /// database failing a fresh connection counts as lost.
     private static func check(_ probe: PostgresConnection?, availability: PostgresAvailability,
                               connect: @Sendable () throws(PostgresError) -> PostgresConnection) -> PostgresConnection? {
         do throws(PostgresError) {
             let connection: PostgresConnection
+            var readOnly: PostgresResult
             if let probe, !probe.isStale {
                 connection = probe
-            } else if let probe {
-                try probe.reconnect()
-                connection = probe
+                do throws(PostgresError) {
+                    readOnly = try connection.query("SHOW transaction_read_only")
+                } catch where error.isConnectionProblem {
+                    try connection.reconnect()
+                    readOnly = try connection.query("SHOW transaction_read_only")
+                }
             } else {
-                connection = try connect()
+                if let probe {
+                    try probe.reconnect()
+                    connection = probe
+                } else {
+                    connection = try connect()
+                }
+                readOnly = try connection.query("SHOW transaction_read_only")
             }
-            let readOnly = try connection.query("SHOW transaction_read_only")
             guard readOnly.rowCount == 1, readOnly.string(row: 0, column: 0) == "off" else {
                 connection.close()
                 availability.markLost("the database session is read-only (a standby?)")

@@ -218,6 +218,25 @@ struct PostgresStoreTests {
         try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1)).close()
     }
 
+    /// Sessions the server ends while idle (an administrator, `idle_session_timeout`) are
+    /// replaced without health ever turning NOT_SERVING: the database itself never went away.
+    @Test func idleSessionsEndedByTheServerDoNotCountAsTheDatabaseLost() throws {
+        let database = try PostgresTestDatabase()
+        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let store = try PostgresStore.open(url: database.url, options: .init(
+            monitorInterval: .milliseconds(50), onAvailabilityChange: { change in changes.withLock { $0.append(change) } }))
+        defer { store.close() }
+        let admin = try PostgresConnection(url: database.url)
+        defer { admin.close() }
+        for _ in 0..<20 {
+            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                                + "AND pid <> pg_backend_pid() AND state = 'idle'")
+            usleep(120_000)
+        }
+        #expect(try Self.list(store).count == 4, "calls are served on new sessions")
+        #expect(changes.withLock { $0 } == [], "\(changes.withLock { $0 })")
+    }
+
     @Test func anUnreachableServerIsUnavailableWithoutThePassword() throws {
         let error = rpcError {
             try PostgresStore.open(url: "postgres://larder:hunter2@127.0.0.1:1/larder",
