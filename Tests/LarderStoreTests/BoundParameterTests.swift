@@ -7,10 +7,9 @@ import Testing
 /// SQLite as a bound parameter, never as SQL text.
 @Suite("SQL with bound parameters only")
 struct BoundParameterTests {
-    /// Statements without values to bind (transaction control, full listings).
+    /// Statements without values to bind (transaction control).
     static let constantStatements: Set<SQLiteQuery> = [
         .begin, .beginImmediate, .commit, .rollback, .savepoint, .release, .rollbackToSavepoint,
-        .locations, .groups, .itemCategories,
     ]
 
     /// `?N` placeholders in `sql`, by number.
