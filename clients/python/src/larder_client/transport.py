@@ -212,7 +212,7 @@ class Connection:
                     raise LarderError(StatusCode.DEADLINE_EXCEEDED,
                                       f"{method}: request not written to {self.address} within {timeout} s "
                                       f"({sent} of {len(data)} bytes; is the server reading?)")
-                select.select([], [self._sock], [], None if deadline is None else wait)
+                _wait_writable(self._sock, None if deadline is None else wait)
         except BaseException as e:
             if started:
                 self._fail_all(LarderError(StatusCode.UNAVAILABLE,
@@ -268,6 +268,19 @@ class Connection:
             except OSError:
                 pass
             self._sock.close()
+
+
+def _wait_writable(sock: socket.socket, timeout: Optional[float]) -> None:
+    """Waits until `sock` takes more bytes (or fails), at most `timeout` seconds (None: no limit).
+
+    poll(), where there is one: select() refuses descriptors past 1023, which a busy
+    process (a load generator) reaches."""
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(sock, select.POLLOUT)
+        poller.poll(None if timeout is None else max(0, math.ceil(timeout * 1000)))
+    else:
+        select.select([], [sock], [], timeout)
 
 
 def _settle(future: Future[bytes], error: Optional[LarderError], payload: bytes) -> None:
