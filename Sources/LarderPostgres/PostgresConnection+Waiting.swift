@@ -90,7 +90,8 @@ extension PostgresConnection {
         }
         let seconds = (statementTimeoutNanoseconds ?? 0) / 1_000_000_000
         throw PostgresError(sqlState: PostgresError.timedOut,
-                            message: "PostgreSQL at \(target) did not answer within \(seconds) s; "
-                                + "the connection was dropped", sql: sql)
+                            message: "PostgreSQL at \(target) did not answer within \(seconds) s (down, overloaded, "
+                                + "or the statement waited for a lock another session holds); the connection was dropped",
+                            sql: sql)
     }
 }
