@@ -156,10 +156,20 @@ class Writer:
             if exported:
                 imports.append(f"from {module_path(file)} import (  # {file.name}\n"
                                + "".join(f"    {n} as {n},\n" for n in exported) + ")")
+        # The request dicts of api.py (`LocationDict`), for annotating what a call is given.
+        dicts = [dict_name(m) for file in self.files for m in all_messages(file)]
+        for name in dicts:
+            if name in names:
+                sys.exit(f"gen_api: {name} is both a message and a request dict; larder_client.messages "
+                         f"needs unique names")
+            names[name] = "api.py"
+        imports.append("from .api import (  # the request dicts\n"
+                       + "".join(f"    {n} as {n},\n" for n in dicts) + ")")
         body = "\n".join(imports)
         listing = "".join(f'    "{n}",\n' for n in sorted(names))
         return (HEADER.rstrip("\n").removesuffix('"""') + "\n\nEvery message, enum and enum value of the Larder "
-                "protos under one roof.\n\"\"\"\n" + body + "\n\n__all__ = [\n" + listing + "]\n")
+                "protos, and the request dict of each message, under one roof.\n\"\"\"\n" + body
+                + "\n\n__all__ = [\n" + listing + "]\n")
 
     # --- api.py ----------------------------------------------------------------------------------
 

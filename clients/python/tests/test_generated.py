@@ -32,3 +32,10 @@ def test_messages_carry_their_package_module_names():
     from larder_client.messages import Location
     assert Location.__module__ == "larder_client._gen.larder.v1.location_pb2"
     assert Location.DESCRIPTOR.full_name == "larder.v1.Location"
+
+
+def test_request_dicts_are_public_beside_the_messages():
+    from larder_client import messages
+
+    assert messages.LocationDict.__annotations__.keys() >= {"name", "color_hex", "id"}
+    assert "MealRecordDict" in messages.__all__ and "Location" in messages.__all__

@@ -1,6 +1,6 @@
-"""Every message and enum of the Larder protos under one roof.
+"""Every message and enum of the Larder protos, and each message's request dict, under one roof.
 
-`from larder_client.messages import Location, MealCategory, MEAL_CATEGORY_LUNCH`.
+`from larder_client.messages import Location, LocationDict, MealCategory, MEAL_CATEGORY_LUNCH`.
 Generated from proto/ (_gen/messages.py), so it never lags behind; the stubs
 come from mypy-protobuf, so mypy and IDEs know every field.
 """
