@@ -228,10 +228,32 @@ struct PostgresStoreTests {
         defer { store.close() }
         let admin = try PostgresConnection(url: database.url)
         defer { admin.close() }
-        for _ in 0..<20 {
-            _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
-                                + "AND pid <> pg_backend_pid() AND state = 'idle'")
-            usleep(120_000)
+        /// The monitor's backend, once it has one that is not `old`.
+        func monitorPID(other old: Int64?) throws -> Int64? {
+            for _ in 0..<60_000 {
+                let rows = try admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'larder-server-monitor'")
+                if rows.rowCount == 1, case let pid = try rows.int64(row: 0, column: 0), pid != old { return pid }
+                usleep(10_000)
+            }
+            return nil
+        }
+        // Each round ends the monitor's idle session, then waits for it to have a new one.
+        var pid = try monitorPID(other: nil)
+        for _ in 0..<10 {
+            let ended = try #require(pid)
+            _ = try admin.query("SELECT pg_terminate_backend($1::int)", [.int64(ended)])
+            pid = try monitorPID(other: ended)
+        }
+        // The idle data sessions too, all at once; once they are gone, the next calls replace them.
+        // (A session ended between a transaction's first statement and the next is a lost
+        // connection mid-transaction, which does count: hence the wait.)
+        _ = try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+                            + "AND pid <> pg_backend_pid() AND application_name = 'larder-server' AND state = 'idle'")
+        for _ in 0..<60_000 {
+            let left = try admin.query("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'larder-server' "
+                                       + "AND datname = current_database()").int64(row: 0, column: 0)
+            if left == 0 { break }
+            usleep(10_000)
         }
         #expect(try Self.list(store).count == 4, "calls are served on new sessions")
         #expect(changes.withLock { $0 } == [], "\(changes.withLock { $0 })")
