@@ -28,8 +28,13 @@ enum PostgresQuery: Int, CaseIterable {
     /// $5: the page size.
     private static let mealOrder = " ORDER BY eaten_at_ms DESC, eaten_at_ns DESC, id DESC LIMIT $5"
 
-    /// Keyset pages of the lists sorted by (name, id): rows after ($1, $2), at most $3.
-    private static let namePage = " (name, id) > ($1, $2) ORDER BY name, id LIMIT $3"
+    /// Keyset pages of the lists sorted by (name, id): rows after ($1, $2) whose name has at
+    /// most $4 bytes, at most $3 of them.
+    private static let namePage = " (name, id) > ($1, $2) AND octet_length(name) <= $4::bigint ORDER BY name, id LIMIT $3"
+    /// The same where names are unique (locations, groups, one group's categories): ordered by
+    /// name alone, the unique index on the name serves the order and the page stops at $3
+    /// rows (ordered by name and id, PostgreSQL sorted every row after the cursor).
+    private static let uniqueNamePage = " (name, id) > ($1, $2) AND octet_length(name) <= $4::bigint ORDER BY name LIMIT $3"
 
     /// The prepared statement's name on the connection.
     var name: String { "larder_\(self)" }
@@ -37,13 +42,13 @@ enum PostgresQuery: Int, CaseIterable {
     var sql: String {
         switch self {
         case .locationByID: "SELECT \(Self.locationColumns) FROM locations WHERE id = $1"
-        case .locations: "SELECT \(Self.locationColumns) FROM locations WHERE" + Self.namePage
+        case .locations: "SELECT \(Self.locationColumns) FROM locations WHERE" + Self.uniqueNamePage
         case .insertLocation: "INSERT INTO locations (\(Self.locationColumns)) VALUES ($1, $2, $3, $4, $5)"
         case .updateLocation: "UPDATE locations SET name = $2, color_hex = $3, update_time_ms = $4 WHERE id = $1"
         case .deleteLocation: "DELETE FROM locations WHERE id = $1"
 
         case .groupByID: "SELECT \(Self.groupColumns) FROM category_groups WHERE id = $1"
-        case .groups: "SELECT \(Self.groupColumns) FROM category_groups WHERE" + Self.namePage
+        case .groups: "SELECT \(Self.groupColumns) FROM category_groups WHERE" + Self.uniqueNamePage
         case .insertGroup: "INSERT INTO category_groups (\(Self.groupColumns)) VALUES ($1, $2, $3, $4, $5)"
         case .updateGroup: "UPDATE category_groups SET name = $2, color_hex = $3, update_time_ms = $4 WHERE id = $1"
         case .deleteGroup: "DELETE FROM category_groups WHERE id = $1"
@@ -51,7 +56,7 @@ enum PostgresQuery: Int, CaseIterable {
         case .itemCategoryByID: "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE id = $1"
         case .itemCategories: "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE" + Self.namePage
         case .itemCategoriesOfGroup:
-            "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE category_group_id = $4 AND" + Self.namePage
+            "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE category_group_id = $5 AND" + Self.uniqueNamePage
         case .itemCategoryCount: "SELECT count(*) FROM item_categories WHERE category_group_id = $1"
         case .insertItemCategory:
             "INSERT INTO item_categories (\(Self.itemCategoryColumns)) VALUES ($1, $2, $3, $4, $5, $6)"

@@ -359,9 +359,9 @@ extension PostgresSession {
         return try all(.itemCategoriesOfGroup, Self.parameters(page) + [.text(groupID)], Self.itemCategory)
     }
 
-    /// A keyset page's cursor and limit as $1, $2 and $3 of the name-ordered lists.
+    /// A keyset page's cursor, limit and name length bound as $1 – $4 of the name-ordered lists.
     private static func parameters(_ page: NamePageQuery) -> [PostgresValue] {
-        [.text(page.after.name), .text(page.after.id), .int64(Int64(page.limit))]
+        [.text(page.after.name), .text(page.after.id), .int64(Int64(page.limit)), .int64(Int64(page.maxNameBytes))]
     }
 
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int {

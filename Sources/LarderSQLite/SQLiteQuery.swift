@@ -18,8 +18,9 @@ enum SQLiteQuery: Int, CaseIterable {
     private static let locationColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let groupColumns = "id, name, color_hex, create_time_ms, update_time_ms"
     private static let itemCategoryColumns = "id, name, icon_name, category_group_id, create_time_ms, update_time_ms"
-    /// Keyset pages of the lists sorted by (name, id): rows after (?1, ?2), at most ?3.
-    private static let namePage = " (name, id) > (?1, ?2) ORDER BY name, id LIMIT ?3"
+    /// Keyset pages of the lists sorted by (name, id): rows after (?1, ?2) whose name has at
+    /// most ?4 bytes, at most ?3 of them.
+    private static let namePage = " (name, id) > (?1, ?2) AND length(CAST(name AS BLOB)) <= ?4 ORDER BY name, id LIMIT ?3"
     private static let mealColumns =
         "id, name, calories, category, eaten_at_ms, create_time_ms, update_time_ms, eaten_at_ns"
     /// What a page of meal records reads: the stored encoding, and the key to rebuild it
@@ -87,7 +88,7 @@ enum SQLiteQuery: Int, CaseIterable {
         case .itemCategoryByID: "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE id = ?1"
         case .itemCategories: "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE" + Self.namePage
         case .itemCategoriesOfGroup:
-            "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE category_group_id = ?4 AND" + Self.namePage
+            "SELECT \(Self.itemCategoryColumns) FROM item_categories WHERE category_group_id = ?5 AND" + Self.namePage
         case .itemCategoryCount: "SELECT count(*) FROM item_categories WHERE category_group_id = ?1"
         case .insertItemCategory:
             "INSERT INTO item_categories (\(Self.itemCategoryColumns)) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"

@@ -221,15 +221,16 @@ extension SQLiteSession {
         }
         return try all(.itemCategoriesOfGroup, bind: { s throws(SQLiteError) in
             try Self.bind(page, s)
-            try s.bind(groupID, at: 4)
+            try s.bind(groupID, at: 5)
         }, Self.itemCategory)
     }
 
-    /// Binds a keyset page's cursor and limit as ?1, ?2 and ?3 of the name-ordered lists.
+    /// Binds a keyset page's cursor, limit and name length bound as ?1 – ?4 of the name-ordered lists.
     private static func bind(_ page: NamePageQuery, _ statement: SQLiteStatement) throws(SQLiteError) {
         try statement.bind(page.after.name, at: 1)
         try statement.bind(page.after.id, at: 2)
         try statement.bind(Int64(page.limit), at: 3)
+        try statement.bind(Int64(page.maxNameBytes), at: 4)
     }
 
     func itemCategoryCount(groupID: String) throws(RPCError) -> Int {

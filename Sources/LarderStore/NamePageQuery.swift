@@ -2,16 +2,20 @@
 /// item categories.
 ///
 /// Rows come strictly after `after` in (name, id) order, compared as bytes (SQLite's
-/// BINARY, PostgreSQL's "C" collation), at most `limit` of them.
+/// BINARY, PostgreSQL's "C" collation), at most `limit` of them, leaving out those whose
+/// name is longer than `maxNameBytes`.
 public struct NamePageQuery: Hashable, Sendable {
     /// The last row of the previous page; `NameCursor.start` for the first page.
     public var after: NameCursor
     /// The most rows to return.
     public var limit: Int
+    /// Rows whose name has more UTF-8 bytes than this are left out.
+    public var maxNameBytes: Int
 
-    public init(after: NameCursor = .start, limit: Int) {
+    public init(after: NameCursor = .start, limit: Int, maxNameBytes: Int = .max) {
         self.after = after
         self.limit = limit
+        self.maxNameBytes = maxNameBytes
     }
 
     /// Every row, in one page.

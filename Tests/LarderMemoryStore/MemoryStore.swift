@@ -85,7 +85,8 @@ public final class MemoryStore: StoreWriter {
     /// The rows of a keyset page in (name, id) byte order, as the real backends return them.
     private static func page<Row>(_ rows: some Sequence<Row>, _ page: NamePageQuery,
                                   _ key: (Row) -> NameCursor) -> [Row] {
-        Array(rows.filter { page.after.isBefore(key($0)) }.sorted { key($0).isBefore(key($1)) }.prefix(page.limit))
+        Array(rows.filter { page.after.isBefore(key($0)) && key($0).name.utf8.count <= page.maxNameBytes }
+            .sorted { key($0).isBefore(key($1)) }.prefix(page.limit))
     }
     public func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
         categoryRows.values.count { $0.categoryGroupID == groupID }

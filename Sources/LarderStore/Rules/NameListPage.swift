@@ -4,7 +4,10 @@ import LarderWire
 /// read for it become a page and its `next_page_token`.
 ///
 /// `page_size` 0 keeps the behaviour these methods had before they were paged: every row
-/// (after the token, if one is given) in one reply, with no next token.
+/// (after the token, if one is given) in one reply, with no next token. Pages leave out the
+/// rows whose name is over `NamePageToken.maxNameBytes` (64 KiB; only rows stored before
+/// names were capped at 400 bytes can be), as ListMealRecords leaves out records too large
+/// for a reply: a page of them could not hold its next token, or not fit a reply at all.
 struct NameListPage {
     private let list: NamePageToken.List
     private let filterHash: UInt64
@@ -14,9 +17,10 @@ struct NameListPage {
     let query: NamePageQuery
 
     /// INVALID_ARGUMENT for a negative page size, or a page token that is not one or was
-    /// issued by another method or for another `filter`.
+    /// issued by another method or for another `filter` (named `filterName`; a list without
+    /// one passes nil, and a token whose filter was edited is then simply not valid).
     init(pageSize: Int32, pageToken: String, list: NamePageToken.List,
-         filter: String = "", filterName: String = "filter") throws(RPCError) {
+         filter: String = "", filterName: String? = nil) throws(RPCError) {
         guard pageSize >= 0 else {
             throw RPCError.invalidArgument("page_size must not be negative, got \(pageSize)")
         }
@@ -25,7 +29,8 @@ struct NameListPage {
         self.pageSize = pageSize == 0 ? nil : min(Int(pageSize), Operations.maxPageSize)
         let after = pageToken.isEmpty ? NameCursor.start
             : try NamePageToken.decode(pageToken, list: list, filterHash: filterHash, filterName: filterName).cursor
-        query = NamePageQuery(after: after, limit: self.pageSize.map { $0 + 1 } ?? .max)
+        query = NamePageQuery(after: after, limit: self.pageSize.map { $0 + 1 } ?? .max,
+                              maxNameBytes: self.pageSize == nil ? .max : NamePageToken.maxNameBytes)
     }
 
     /// `rows` (read with `query`) cut to the page, and the token of the next page (empty on

@@ -16,9 +16,10 @@ struct NamePageToken: Hashable {
 
     static let version: UInt8 = 1
     private static let headerCount = 26
-    /// The longest name a token carries: far above the 400 bytes names are held to,
-    /// so that rows stored before that cap page too.
-    private static let maxNameBytes = 65_536
+    /// The longest name a token carries: far above the 400 bytes names are held to, so that
+    /// rows stored before that cap page too. Pages leave out rows with longer names
+    /// (`NameListPage`), so every token the server issues decodes.
+    static let maxNameBytes = 65_536
     /// Characters of the longest token (unpadded base64url).
     static let maxEncodedLength = maxEncodedLength(nameBytes: maxNameBytes)
 
@@ -44,7 +45,7 @@ struct NamePageToken: Hashable {
     /// was issued by another method, or for another filter. A text longer than any token is
     /// refused on its length alone, before it is decoded.
     static func decode(_ text: String, list: List, filterHash: UInt64,
-                       filterName: String) throws(RPCError) -> NamePageToken {
+                       filterName: String?) throws(RPCError) -> NamePageToken {
         let length = text.utf8.count
         guard length <= maxEncodedLength else {
             throw RPCError.invalidArgument("page_token is not valid: it is \(length) bytes, longer than any page token; "
@@ -61,6 +62,9 @@ struct NamePageToken: Hashable {
         }
         let hash = bytes[2..<10].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard hash == filterHash else {
+            guard let filterName else {
+                throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")
+            }
             throw RPCError.invalidArgument("page_token was issued for another \(filterName); repeat it unchanged")
         }
         let id = StoreID.format(Array(bytes[10..<26]))
