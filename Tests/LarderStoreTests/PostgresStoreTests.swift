@@ -228,10 +228,13 @@ struct PostgresStoreTests {
         defer { store.close() }
         let admin = try PostgresConnection(url: database.url)
         defer { admin.close() }
-        /// The monitor's backend, once it has one that is not `old`.
+        /// The monitor's backend, once it has one that is not `old` and has answered a probe on it
+        /// (ending a session the monitor has only just opened would end its retry too).
         func monitorPID(other old: Int64?) throws -> Int64? {
             for _ in 0..<60_000 {
-                let rows = try admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'larder-server-monitor'")
+                let rows = try admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                           + "AND application_name = 'larder-server-monitor' AND state = 'idle' "
+                                           + "AND query LIKE 'SHOW transaction_read_only%'")
                 if rows.rowCount == 1, case let pid = try rows.int64(row: 0, column: 0), pid != old { return pid }
                 usleep(10_000)
             }
