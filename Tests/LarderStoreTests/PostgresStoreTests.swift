@@ -133,10 +133,12 @@ struct PostgresStoreTests {
             deleted.withLock { $0 = result }
         }
         thread.start()
-        // The delete waits on a lock the open insert holds (bounded: 600 s on the slowest machine).
+        // The delete waits on a lock the open insert holds (bounded: 600 s on the slowest machine); other
+        // tests' databases share the cluster, so only this database's sessions count.
         var waiting = false
         for _ in 0..<60_000 where !waiting {
-            waiting = try watching.query("SELECT count(*) FROM pg_locks WHERE NOT granted").int64(row: 0, column: 0) > 0
+            waiting = try watching.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                         + "AND wait_event_type = 'Lock'").int64(row: 0, column: 0) > 0
             if !waiting { usleep(10_000) }
         }
         #expect(waiting)
