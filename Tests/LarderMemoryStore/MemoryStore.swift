@@ -69,24 +69,21 @@ public final class MemoryStore: StoreWriter {
 
     public func location(id: String) throws(RPCError) -> Location? { locationRows[id] }
     public func locations(_ page: NamePageQuery) throws(RPCError) -> [Location] {
-        Self.page(locationRows.values, page) { NameCursor(name: $0.name, id: $0.id) }
+        Self.page(locationRows.values, page)
     }
     public func categoryGroup(id: String) throws(RPCError) -> CategoryGroup? { groupRows[id] }
     public func categoryGroups(_ page: NamePageQuery) throws(RPCError) -> [CategoryGroup] {
-        Self.page(groupRows.values, page) { NameCursor(name: $0.name, id: $0.id) }
+        Self.page(groupRows.values, page)
     }
     public func itemCategory(id: String) throws(RPCError) -> ItemCategory? { categoryRows[id] }
     public func itemCategories(groupID: String?, _ page: NamePageQuery) throws(RPCError) -> [ItemCategory] {
-        Self.page(categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }, page) {
-            NameCursor(name: $0.name, id: $0.id)
-        }
+        Self.page(categoryRows.values.filter { groupID == nil || $0.categoryGroupID == groupID }, page)
     }
 
     /// The rows of a keyset page in (name, id) byte order, as the real backends return them.
-    private static func page<Row>(_ rows: some Sequence<Row>, _ page: NamePageQuery,
-                                  _ key: (Row) -> NameCursor) -> [Row] {
-        Array(rows.filter { page.after.isBefore(key($0)) && key($0).name.utf8.count <= page.maxNameBytes }
-            .sorted { key($0).isBefore(key($1)) }.prefix(page.limit))
+    private static func page<Row: NameSortedRow>(_ rows: some Sequence<Row>, _ page: NamePageQuery) -> [Row] {
+        Array(rows.filter { page.after.isBefore($0.nameCursor) && $0.name.utf8.count <= page.maxNameBytes }
+            .sorted { $0.nameCursor.isBefore($1.nameCursor) }.prefix(page.limit))
     }
     public func itemCategoryCount(groupID: String) throws(RPCError) -> Int {
         categoryRows.values.count { $0.categoryGroupID == groupID }

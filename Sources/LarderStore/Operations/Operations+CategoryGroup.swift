@@ -31,9 +31,7 @@ extension Operations {
     public static func listCategoryGroups(_ request: ListCategoryGroupsRequest,
                                           _ db: any StoreReader) throws(RPCError) -> ListCategoryGroupsResponse {
         let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken, list: .categoryGroups)
-        let page = paging.page(try db.categoryGroups(paging.query), size: { NameListPage.size(name: $0.name) }) {
-            NameCursor(name: $0.name, id: $0.id)
-        }
+        let page = paging.page(try db.categoryGroups(paging.query))
         return ListCategoryGroupsResponse(categoryGroups: page.rows, nextPageToken: page.nextPageToken)
     }
 

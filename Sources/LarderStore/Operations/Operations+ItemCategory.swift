@@ -36,10 +36,7 @@ extension Operations {
             ? nil : try Validation.id(request.categoryGroupID, field: "category_group_id")
         let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken,
                                       list: .itemCategories, filter: groupID ?? "", filterName: "category_group_id")
-        let rows = try db.itemCategories(groupID: groupID, paging.query)
-        let page = paging.page(rows, size: { NameListPage.size(name: $0.name, iconName: $0.iconName) }) {
-            NameCursor(name: $0.name, id: $0.id)
-        }
+        let page = paging.page(try db.itemCategories(groupID: groupID, paging.query))
         return ListItemCategoriesResponse(itemCategories: page.rows, nextPageToken: page.nextPageToken)
     }
 

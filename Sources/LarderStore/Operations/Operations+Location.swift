@@ -27,9 +27,7 @@ extension Operations {
     public static func listLocations(_ request: ListLocationsRequest,
                                      _ db: any StoreReader) throws(RPCError) -> ListLocationsResponse {
         let paging = try NameListPage(pageSize: request.pageSize, pageToken: request.pageToken, list: .locations)
-        let page = paging.page(try db.locations(paging.query), size: { NameListPage.size(name: $0.name) }) {
-            NameCursor(name: $0.name, id: $0.id)
-        }
+        let page = paging.page(try db.locations(paging.query))
         return ListLocationsResponse(locations: page.rows, nextPageToken: page.nextPageToken)
     }
 

@@ -34,30 +34,22 @@ struct NameListPage {
     }
 
     /// `rows` (read with `query`) cut to the page, and the token of the next page (empty on
-    /// the last one). A page also ends early, after at least one row, where the rows' `size`
-    /// (an upper bound of each one's encoding) and the token naming its last row would take
-    /// it past `Operations.maxPageBytes`: only rows stored before names were capped in bytes
-    /// are large enough for that.
-    func page<Row>(_ rows: [Row], size: (Row) -> Int,
-                   cursor: (Row) -> NameCursor) -> (rows: [Row], nextPageToken: String) {
+    /// the last one). A page also ends early, after at least one row, where the rows'
+    /// `listEncodingBound` and the token naming its last row would take it past
+    /// `Operations.maxPageBytes`: only rows stored before names were capped in bytes are
+    /// large enough for that.
+    func page<Row: NameSortedRow>(_ rows: [Row]) -> (rows: [Row], nextPageToken: String) {
         guard let pageSize else { return (rows, "") }
         var count = 0
         var bytes = 0
         while count < min(pageSize, rows.count) {
-            bytes += size(rows[count])
-            let token = NamePageToken.maxEncodedLength(nameBytes: cursor(rows[count]).name.utf8.count)
+            bytes += rows[count].listEncodingBound
+            let token = NamePageToken.maxEncodedLength(nameBytes: rows[count].name.utf8.count)
             if count > 0 && bytes + token > Operations.maxPageBytes { break }
             count += 1
         }
         guard count < rows.count else { return (rows, "") }
-        let token = NamePageToken(list: list, filterHash: filterHash, cursor: cursor(rows[count - 1]))
+        let token = NamePageToken(list: list, filterHash: filterHash, cursor: rows[count - 1].nameCursor)
         return (Array(rows.prefix(count)), token.encoded())
     }
-
-    /// An upper bound of the encoding of a location or category group in a list: the name,
-    /// plus the id, color and timestamps with their tags and lengths (under 100 bytes).
-    static func size(name: String) -> Int { name.utf8.count + 128 }
-
-    /// An upper bound of the encoding of an item category in a list.
-    static func size(name: String, iconName: String) -> Int { name.utf8.count + iconName.utf8.count + 192 }
 }
