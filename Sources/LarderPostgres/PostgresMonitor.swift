@@ -35,23 +35,19 @@ final class PostgresMonitor: Sendable {
     private static func check(_ probe: PostgresConnection?, availability: PostgresAvailability,
                               connect: @Sendable () throws(PostgresError) -> PostgresConnection) -> PostgresConnection? {
         do throws(PostgresError) {
+            let reused = probe.map { !$0.isStale } ?? false
             let connection: PostgresConnection
-            var readOnly: PostgresResult
-            if let probe, !probe.isStale {
+            if let probe {
+                if !reused { try probe.reconnect() }
                 connection = probe
-                do throws(PostgresError) {
-                    readOnly = try connection.query("SHOW transaction_read_only")
-                } catch where error.isConnectionProblem {
-                    try connection.reconnect()
-                    readOnly = try connection.query("SHOW transaction_read_only")
-                }
             } else {
-                if let probe {
-                    try probe.reconnect()
-                    connection = probe
-                } else {
-                    connection = try connect()
-                }
+                connection = try connect()
+            }
+            let readOnly: PostgresResult
+            do throws(PostgresError) {
+                readOnly = try connection.query("SHOW transaction_read_only")
+            } catch where reused && error.isConnectionProblem {
+                try connection.reconnect()
                 readOnly = try connection.query("SHOW transaction_read_only")
             }
             guard readOnly.rowCount == 1, readOnly.string(row: 0, column: 0) == "off" else {

@@ -32,8 +32,8 @@ enum PostgresQuery: Int, CaseIterable {
     /// most $4 bytes, at most $3 of them.
     private static let namePage = " (name, id) > ($1, $2) AND octet_length(name) <= $4::bigint ORDER BY name, id LIMIT $3"
     /// The same where names are unique (locations, groups, one group's categories): ordered by
-    /// name alone, the unique index on the name serves the order and the page stops at $3
-    /// rows (ordered by name and id, PostgreSQL sorted every row after the cursor).
+    /// name alone, the unique index on the name gives the order by itself (ordered by name and
+    /// id, PostgreSQL added an incremental sort, or sorted every row after the cursor).
     private static let uniqueNamePage = " (name, id) > ($1, $2) AND octet_length(name) <= $4::bigint ORDER BY name LIMIT $3"
 
     /// The prepared statement's name on the connection.

@@ -38,7 +38,8 @@ extension PostgresStore {
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     maxWriteBatch: Int = 512, connectTimeoutSeconds: Int = 3, statementTimeoutSeconds: Int = 10,
-                    migrationLockTimeoutSeconds: Int = 60, monitorInterval: Duration = .seconds(1), applicationName: String = "larder-server",
+                    migrationLockTimeoutSeconds: Int = 60, monitorInterval: Duration = .seconds(1),
+                    applicationName: String = "larder-server",
                     onAvailabilityChange: @escaping @Sendable (AvailabilityChange) -> Void = { _ in }) {
             self.durability = durability
             self.seed = seed
