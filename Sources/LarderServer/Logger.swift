@@ -144,15 +144,21 @@ public struct Logger: Sendable {
     static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
+        return timestamp(seconds: Int64(now.tv_sec), milliseconds: Int(now.tv_nsec / 1_000_000))
+    }
+
+    /// `seconds` since the Unix epoch as RFC 3339 UTC ("2026-11-30T08:00:00.123Z"); without
+    /// `milliseconds`, to the second ("2026-11-30T08:00:00Z").
+    static func timestamp(seconds: Int64, milliseconds: Int? = nil) -> String {
+        var time = time_t(seconds)
         var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
+        gmtime_r(&time, &parts)
+        func pad(_ value: Int, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))."
-            + "\(pad(Int32(now.tv_nsec / 1_000_000), 3))Z"
+        let date = "\(pad(Int(parts.tm_year) + 1900, 4))-\(pad(Int(parts.tm_mon) + 1, 2))-\(pad(Int(parts.tm_mday), 2))T"
+            + "\(pad(Int(parts.tm_hour), 2)):\(pad(Int(parts.tm_min), 2)):\(pad(Int(parts.tm_sec), 2))"
+        return date + (milliseconds.map { ".\(pad($0, 3))" } ?? "") + "Z"
     }
 }

@@ -57,6 +57,7 @@ extension Server {
         let now = MonotonicClock.nanoseconds()
         defer { admitWaitingHandshakes() }
         logger.flushSuppressed()
+        logCertificateValidity(loaded: false)
         let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
         let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
         let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LarderHTTP2
 import LarderReactor
 import LarderSystem
@@ -257,8 +260,27 @@ extension Server {
         do {
             tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
             logger.info("tls_reloaded", ["cert": certificate])
+            logCertificateValidity(loaded: true)
         } catch {
             logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])
         }
+    }
+
+    /// Logs `tls_certificate`: when a certificate is loaded (at start and on SIGHUP), and from
+    /// the tick whenever its state changes (its last 14 days begin, it expires). Info while it
+    /// is valid; warn when it expires soon, has expired or is not valid yet, since every
+    /// client that verifies it then refuses the handshake and only the operator can renew it.
+    func logCertificateValidity(loaded: Bool) {
+        guard let validity = tlsContext?.certificateValidity else { return }
+        let now = Int64(time(nil))
+        let state = validity.state(at: now)
+        guard loaded || state != tlsCertificateState else { return }
+        tlsCertificateState = state
+        logger.log(state == .valid ? .info : .warn, "tls_certificate", [
+            "subject": validity.subject, "state": state.rawValue,
+            "not_before": Logger.timestamp(seconds: validity.notBefore),
+            "not_after": Logger.timestamp(seconds: validity.notAfter),
+            "days_left": validity.daysLeft(at: now),
+        ])
     }
 }

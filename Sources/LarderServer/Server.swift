@@ -65,6 +65,8 @@ public final class Server: @unchecked Sendable {
     var tlsHandshakesInProgress = 0
     /// Connections waiting for a handshake slot, oldest first (ids; closed ones are skipped).
     var tlsHandshakeQueue: [UInt64] = []
+    /// Where the served certificate stood when last logged (`tls_certificate`); nil before.
+    var tlsCertificateState: TLSCertificateValidity.State?
 
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }
@@ -173,6 +175,7 @@ public final class Server: @unchecked Sendable {
         }
         defer { withExtendedLifetime(signals) {} }
         logger.info("listening", ["address": address])
+        logCertificateValidity(loaded: true)
         if let metricsHTTP {
             metricsHTTP.start()
             logger.info("metrics_listening", ["address": metricsHTTP.address])

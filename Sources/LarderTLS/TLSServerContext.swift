@@ -20,6 +20,8 @@ public final class TLSServerContext: Sendable {
     public let protocols: [String]
     /// The client certificate policy, or nil when no client CA was given.
     public let clientAuthentication: TLSClientAuthentication?
+    /// When the server's certificate (the chain's first) is valid; nil if OpenSSL cannot read its times.
+    public let certificateValidity: TLSCertificateValidity?
 
     /// Loads `certificateChainFile` and `privateKeyFile` (PEM); with `clientCAFile`, clients
     /// are asked for a certificate signed by it (`clientAuthentication` says whether it is required).
@@ -57,6 +59,7 @@ public final class TLSServerContext: Sendable {
             self.clientAuthentication = nil
         }
         handle.selectALPN(from: try ALPNProtocols.wire(protocols))
+        certificateValidity = SSL_CTX_get0_certificate(handle.pointer).flatMap { TLSCertificateValidity(certificate: $0) }
         self.handle = handle
         self.protocols = protocols
     }

@@ -266,14 +266,7 @@ public final class TLSSession {
     public var peerCertificateSubject: String? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
         defer { X509_free(certificate) }
-        guard let name = X509_get_subject_name(certificate), let bio = BIO_new(BIO_s_mem()) else { return nil }
-        defer { BIO_free(bio) }
-        guard larder_tls_print_name(bio, name) >= 0 else { return nil }
-        var text: [UInt8] = []
-        let pending = larder_tls_bio_pending(bio)
-        text = [UInt8](repeating: 0, count: pending)
-        let read = text.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32(clamping: pending)) }
-        return String(decoding: text.prefix(max(Int(read), 0)), as: UTF8.self)
+        return X509NameText.subject(of: certificate)
     }
 
     /// This connection's session, for resuming on the next connection (client side); nil

@@ -104,6 +104,11 @@ final class TLSEndToEndTests {
         let error = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
         #expect(error?.message.contains("the server's certificate for localhost has expired") == true,
                 "\(String(describing: error))")
+        // The operator is told at start, not only by clients failing.
+        let line = server.stderr.split(separator: "\n").first { $0.contains("event=tls_certificate ") }
+        #expect(line?.contains("level=warn") == true && line?.contains("state=expired") == true
+                    && line?.contains("days_left=-1") == true && line?.contains("CN=localhost") == true,
+                "\(server.stderr)")
     }
 
     @Test func tlsOnlyRefusesCleartextWithAClearError() async throws {
@@ -257,6 +262,13 @@ final class TLSEndToEndTests {
         try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        // Each load says how long its certificate is valid: 2 days (1 once a second has
+        // passed since it was made), so it expires soon.
+        let validity = server.stderr.split(separator: "\n").filter { $0.contains("event=tls_certificate ") }
+        #expect(validity.count == 2 && validity.allSatisfy {
+            $0.contains("level=warn") && $0.contains("state=expiring_soon")
+                && ($0.contains("days_left=1") || $0.contains("days_left=2"))
+        }, "\(server.stderr)")
         // The certificate was reloaded: no line says SIGHUP changed nothing (no --auth-token-file here).
         #expect(!server.stderr.contains("event=reload_skipped"), "\(server.stderr)")
         let afterOldCA = await connectError(server, tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
@@ -334,6 +346,13 @@ final class TLSEndToEndTests {
         try FileManager.default.copyItem(atPath: renewed, toPath: certificate)
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("event=tls_reloaded"), "\(server.stderr)")
+        // Each load says how long its certificate is valid: 2 days (1 once a second has
+        // passed since it was made), so it expires soon.
+        let validity = server.stderr.split(separator: "\n").filter { $0.contains("event=tls_certificate ") }
+        #expect(validity.count == 2 && validity.allSatisfy {
+            $0.contains("level=warn") && $0.contains("state=expiring_soon")
+                && ($0.contains("days_left=1") || $0.contains("days_left=2"))
+        }, "\(server.stderr)")
         #expect(!server.stderr.contains("resumed=true"), "no resumption before the reload")
         // The next call reconnects, offering the ticket the server sent before the reload.
         #expect(await eventually { (try? await client.call(HealthMethods.check, HealthCheckRequest())) != nil })
