@@ -8,9 +8,11 @@ server that is down for a while and then back.
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import socket
 import time
+import warnings
 from typing import Callable, TypeVar
 
 import pytest
@@ -167,6 +169,43 @@ def test_a_closed_client_does_not_reconnect(fake):
         client.call("/test/Echo", b"")
     assert info.value.code is StatusCode.UNAVAILABLE and "closed" in info.value.message
     assert client.connects == 1
+
+
+def test_an_unclosed_client_warns_and_gives_its_connection_back_when_collected(fake):
+    client = LarderClient(fake.address, timeout=30)
+    assert client.call("/test/Echo", b"x") == b"x"
+    connection = client.connection
+    assert connection is not None
+    with pytest.warns(ResourceWarning, match="unclosed LarderClient"):
+        del client
+        gc.collect()  # the client's services refer back to it: a cycle, freed by the collector
+    assert connection.closed is not None and "closed by the client" in connection.closed.message
+    connection._reader.join(WAIT)
+    assert not connection._reader.is_alive()
+
+
+def test_a_closed_client_is_collected_without_a_warning(fake):
+    client = LarderClient(fake.address, timeout=30)
+    client.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        del client
+        gc.collect()
+
+
+def test_an_unclosed_async_client_warns_when_collected(fake):
+    async def main() -> None:
+        client = AsyncLarderClient(fake.address, timeout=30)
+        assert await client.call("/test/Echo", b"x") == b"x"
+        connection = client._connection
+        assert connection is not None
+        with pytest.warns(ResourceWarning, match="unclosed AsyncLarderClient"):
+            del client
+            gc.collect()
+        assert connection.closed is not None
+        await asyncio.wait_for(connection._read_task, WAIT)
+
+    asyncio.run(main())
 
 
 def test_async_client_reconnects_and_never_resends(fake):

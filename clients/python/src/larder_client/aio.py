@@ -94,8 +94,16 @@ class AsyncConnection:
 
     async def close(self) -> None:
         """Closes the connection; pending calls fail with UNAVAILABLE."""
-        self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
+        self.close_nowait()
         await asyncio.wait({self._read_task}, timeout=5.0)
+
+    def close_nowait(self) -> None:
+        """Closes the connection without waiting for its reader task to end; safe after its
+        event loop has closed."""
+        try:
+            self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
+        except RuntimeError:  # the loop is closed; the transport's own finalizer closes the socket
+            pass
 
     async def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")

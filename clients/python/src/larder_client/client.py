@@ -16,6 +16,7 @@ import os
 import ssl
 import threading
 import time
+import warnings
 import weakref
 from concurrent.futures import Future, InvalidStateError
 from types import TracebackType
@@ -301,6 +302,16 @@ class LarderClient(Methods, _ClientBase):
         if connection is not None:
             connection.close()
 
+    def __del__(self) -> None:
+        # Like an unclosed file or socket: a ResourceWarning, and the socket and reader thread
+        # given back now rather than at the server's idle timeout. A client with calls pending
+        # is never collected (their futures hold it), so nothing in flight is cut here.
+        connection = getattr(self, "_connection", None)
+        if connection is not None and connection.closed is None:
+            warnings.warn(f"unclosed LarderClient for {self.address}: call close() or use a with block",
+                          ResourceWarning, source=self)
+            connection.close(wait=False)
+
     def __enter__(self) -> LarderClient:
         return self
 
@@ -416,6 +427,14 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
         connection, self._connection = self._connection, None
         if connection is not None:
             await connection.close()
+
+    def __del__(self) -> None:
+        # As LarderClient.__del__; the transport is closed without awaiting (its loop may be gone).
+        connection = getattr(self, "_connection", None)
+        if connection is not None and connection.closed is None:
+            warnings.warn(f"unclosed AsyncLarderClient for {self.address}: await close() or use an async with block",
+                          ResourceWarning, source=self)
+            connection.close_nowait()
 
     async def __aenter__(self) -> AsyncLarderClient:
         await self._connected()

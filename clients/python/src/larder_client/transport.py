@@ -138,10 +138,11 @@ class Connection:
         with self._lock:
             return self._closed
 
-    def close(self) -> None:
-        """Closes the connection; pending calls fail with UNAVAILABLE."""
+    def close(self, wait: bool = True) -> None:
+        """Closes the connection; pending calls fail with UNAVAILABLE. With wait, returns once
+        the reader thread has ended (at most 5 s)."""
         self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
-        if self._reader is not threading.current_thread():
+        if wait and self._reader is not threading.current_thread():
             self._reader.join(5.0)
 
     def abandon_after_fork(self) -> None:
