@@ -526,6 +526,15 @@ def test_name_sorted_lists_page_by_name_and_iterators_follow_them(client):
     assert negative.value.code is StatusCode.INVALID_ARGUMENT and "page_size must not be negative" in negative.value.message
 
 
+def test_a_value_of_the_wrong_type_names_its_field(client):
+    with pytest.raises(TypeError, match=r"^larder\.v1\.GetLocationRequest\.id: .* \(got int 5\)$"):
+        client.get_location(id=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^larder\.v1\.Location\.name: .* \(got int 7\)$"):
+        client.create_location(location={"name": 7, "color_hex": "#000000"})  # type: ignore[typeddict-item]
+    with pytest.raises(ValueError, match=r"^larder\.v1\.ListMealRecordsRequest\.page_size: "):
+        client.list_meal_records(page_size=2**40)
+
+
 def test_naive_datetimes_are_refused_and_aware_ones_kept(client):
     with pytest.raises(TypeError, match="naive datetime"):
         client.create_meal_record(meal_record={"name": "x", "calories": 1, "category": MEAL_CATEGORY_LUNCH,

@@ -82,14 +82,35 @@ def build(cls: type[M], request: object, fields: Mapping[str, object]) -> M:
     """
     given = {name: value for name, value in fields.items() if value is not None}
     if request is None:
-        return cls(**_convert(cast(Descriptor, cls.DESCRIPTOR), given))
+        return _make(cls, _convert(cast(Descriptor, cls.DESCRIPTOR), given))
     if given:
         raise TypeError(f"{cls.DESCRIPTOR.full_name}: pass a request or keyword fields, not both")
     if isinstance(request, cls):
         return request
     if isinstance(request, Mapping):
-        return cls(**_convert(cast(Descriptor, cls.DESCRIPTOR), dict(request)))
+        return _make(cls, _convert(cast(Descriptor, cls.DESCRIPTOR), dict(request)))
     raise TypeError(f"expected a {cls.DESCRIPTOR.full_name} or a dict of its fields, got {type(request).__name__}")
+
+
+def _make(cls: type[M], values: Mapping[str, Any]) -> M:
+    """cls(**values), naming the field when protobuf refuses a value (its own message names
+    none: "bad argument type for built-in operation")."""
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as error:
+        for name, value in values.items():
+            try:
+                cls(**{name: value})
+            except (TypeError, ValueError) as field_error:
+                field = cls.DESCRIPTOR.fields_by_name.get(name)
+                if isinstance(value, Mapping) and field is not None and field.message_type is not None \
+                        and not field.is_repeated:
+                    _make(type(getattr(cls(), name)), value)  # names the nested field
+                shown = repr(value)
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                raise type(error)(f"{cls.DESCRIPTOR.full_name}.{name}: {field_error} "
+                                  f"(got {type(value).__name__} {shown})") from error
+        raise
 
 
 def _convert(descriptor: Descriptor, values: Mapping[str, Any]) -> dict[str, Any]:
