@@ -21,6 +21,25 @@ struct PostgresMigrator {
     static let attempts = 5
     /// The SQLSTATE this backend uses for "schema newer than this build".
     static let newerSchemaState = "LR001"
+    /// The SQLSTATE for "a database never migrated holds tables of our names" (another application's).
+    static let foreignTablesState = "LR002"
+    /// Every table and index the migrations create (tables, indexes, and the indexes behind
+    /// PRIMARY KEY and UNIQUE constraints), read from their DDL, for that check.
+    static let relationNames: [String] = {
+        var names: [String] = []
+        for migration in PostgresSchema.migrations {
+            let words = migration.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "," })
+            for (index, word) in words.enumerated() where index + 2 < words.count {
+                if word == "CREATE" && (words[index + 1] == "TABLE" || words[index + 1] == "INDEX") {
+                    names.append(String(words[index + 2]))
+                } else if word == "CONSTRAINT" && (words[index + 2] == "PRIMARY" || words[index + 2] == "UNIQUE") {
+                    names.append(String(words[index + 1]))
+                }
+            }
+        }
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }()
 
     func migrate(seed: Bool) throws(PostgresError) {
         var attempt = 1
@@ -64,6 +83,7 @@ struct PostgresMigrator {
             try connection.execute("COMMIT")
             return
         }
+        if version == 0 { try refuseForeignTables() }
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         let now = Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
@@ -83,6 +103,22 @@ struct PostgresMigrator {
         guard committed.commandStatus != "ROLLBACK" else {
             throw PostgresError(sqlState: PostgresError.serializationFailure, message: "the migration was rolled back")
         }
+    }
+
+    /// A database larder never migrated (no schema_migrations row) that already holds a table or
+    /// index of one of our names belongs to another application: refused, naming them, instead
+    /// of failing half way through the first migration's DDL.
+    private func refuseForeignTables() throws(PostgresError) {
+        let found = try session.connection.query(
+            "SELECT coalesce(string_agg(relname::text, ', ' ORDER BY relname), ''), current_schema()::text "
+                + "FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname = ANY($1::text[])",
+            [.text("{" + Self.relationNames.joined(separator: ",") + "}")])
+        let names = found.string(row: 0, column: 0)
+        guard !names.isEmpty else { return }
+        let schema = found.string(row: 0, column: 1)
+        throw PostgresError(sqlState: Self.foreignTablesState, message: "schema \"\(schema)\" already holds \(names), "
+            + "which larder did not create (it has no schema_migrations row): give larder a database of its own "
+            + "(CREATE DATABASE larder OWNER …), or drop these if they are left from a failed attempt")
     }
 
     /// Takes the migration lock until the transaction ends; skipped (inside a

@@ -82,7 +82,7 @@ public final class PostgresStore: Store {
             }
             return PostgresStore(target: target, executor: executor, availability: availability, monitor: monitor)
         } catch {
-            var rpc = error.sqlState == PostgresMigrator.newerSchemaState
+            var rpc = error.sqlState == PostgresMigrator.newerSchemaState || error.sqlState == PostgresMigrator.foreignTablesState
                 ? RPCError.failedPrecondition(error.message) : error.rpcError
             // For the operator starting the server, not a client: PostgreSQL's own words.
             if rpc.code == .internal { rpc.message = error.description }

@@ -165,6 +165,27 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
     }
 
+    /// A database of another application's that uses one of our names (a table, an index, a
+    /// constraint's index) is refused before any DDL runs, naming what is in the way.
+    @Test(arguments: [("CREATE TABLE locations (x int)", "locations"),
+                      ("CREATE TABLE other (x int); CREATE INDEX meal_records_category_eaten_at ON other (x)",
+                       "meal_records_category_eaten_at"),
+                      ("CREATE TABLE other (x int, CONSTRAINT category_groups_name UNIQUE (x))", "category_groups_name")])
+    func aDatabaseHoldingForeignTablesOfOurNamesIsRefused(ddl: String, name: String) throws {
+        let database = try PostgresTestDatabase()
+        let connection = try PostgresConnection(url: database.url)
+        defer { connection.close() }
+        try connection.execute(ddl)
+        let error = rpcError { try Self.open(database.url) }
+        #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
+        #expect(error?.message.contains("schema \"public\" already holds \(name), which larder did not create") == true,
+                "\(String(describing: error))")
+        #expect(error?.message.contains("CREATE TABLE") == false, "no DDL in the message")
+        // Nothing was created: the database is as its owner left it.
+        #expect(try connection.query("SELECT count(*) FROM pg_class WHERE relname IN ('category_groups', 'schema_migrations')")
+            .int64(row: 0, column: 0) == 0)
+    }
+
     @Test func aLostConnectionIsReplacedBeforeTheNextCall() throws {
         let database = try PostgresTestDatabase()
         let store = try Self.open(database.url)
