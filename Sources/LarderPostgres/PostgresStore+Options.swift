@@ -25,6 +25,11 @@ extension PostgresStore {
         /// its connection is dropped and the call fails UNAVAILABLE; calls with a shorter
         /// deadline stop there. (Not the server's `statement_timeout`: see `open`.)
         public var statementTimeoutSeconds: Int
+        /// The server-side `lock_timeout` of every data session: nine tenths of the statement
+        /// timeout, so a statement waiting for a lock another session holds fails on its own
+        /// (55P03, that call alone UNAVAILABLE, the batch and connection kept) before the
+        /// client-side limit would take it for a server that stopped answering.
+        public var lockTimeoutMilliseconds: Int { statementTimeoutSeconds * 900 }
         /// How long startup waits for the schema migration lock (and the locks its statements
         /// take) while another replica migrates or a session holds it; then `open` fails
         /// UNAVAILABLE (busy) instead of hanging.

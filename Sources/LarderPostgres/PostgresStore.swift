@@ -47,8 +47,10 @@ public final class PostgresStore: Store {
             }
             let availability = PostgresAvailability(onChange: options.onAvailabilityChange)
             // No server-side statement_timeout: one firing while a COMMIT waits for a synchronous
-            // standby makes PostgreSQL report the COMMIT as done although no standby has it.
-            let setup = options.durability == .normal ? ["SET synchronous_commit TO off"] : []
+            // standby makes PostgreSQL report the COMMIT as done although no standby has it. A
+            // lock_timeout covers only waits for locks (not for a standby), so it is safe.
+            let lockTimeout = "SET lock_timeout = '\(options.lockTimeoutMilliseconds)ms'"
+            let setup = [lockTimeout] + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
             let writerConnection = try connect()
             // Migrating may take long: only the server's own limits apply to it.
             writerConnection.statementTimeoutNanoseconds = nil
@@ -64,7 +66,8 @@ public final class PostgresStore: Store {
             var readers: [any StoreConnection] = []
             do throws(PostgresError) {
                 for _ in 0..<max(1, options.readerCount) {
-                    readers.append(try PostgresSession(connection: try connect(), availability: availability))
+                    readers.append(try PostgresSession(connection: try connect(), setup: [lockTimeout],
+                                                       availability: availability))
                 }
             } catch {
                 for reader in readers { reader.close() }

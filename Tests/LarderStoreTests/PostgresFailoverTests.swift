@@ -190,6 +190,44 @@ struct PostgresFailoverTests {
         try Self.endSleepingStatements(admin, database)
     }
 
+    /// A lock another session holds past the statement timeout is not an outage: the waiting
+    /// write fails on PostgreSQL's own lock_timeout (UNAVAILABLE, busy, not applied), the store
+    /// stays available with its connection, and a write the lock does not block commits.
+    @Test func aLongLockWaitFailsThatWriteAloneAndIsNotALostDatabase() throws {
+        let database = try PostgresTestDatabase()
+        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let store = try PostgresStore.open(url: database.url, options: .init(
+            durability: .normal, seed: false, statementTimeoutSeconds: 2) { change in changes.withLock { $0.append(change) } })
+        defer { store.close() }
+        let before = try Self.create(store, "before").get()
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(before.id)])
+        // The blocked delete and a create in one batch (one transaction).
+        let blocked = Waiter<Empty>()
+        let beside = Waiter<Location>()
+        store.submitBatch {
+            store.write({ w throws(RPCError) in try Operations.deleteLocation(DeleteLocationRequest(id: before.id), w) },
+                        completion: blocked.finish)
+            store.write({ w throws(RPCError) in
+                try Operations.createLocation(CreateLocationRequest(location: Location(name: "beside", colorHex: "#000000")), w)
+            }, completion: beside.finish)
+        }
+        guard case .failure(let error) = blocked.wait() else {
+            Issue.record("a delete of a row locked elsewhere succeeded")
+            return
+        }
+        #expect(error.code == .unavailable && error.message.contains("busy") && error.message.contains("lock timeout"),
+                "\(error)")
+        #expect(try beside.wait().get().name == "beside", "the rest of the batch commits")
+        #expect(try Self.create(store, "unblocked").get().name == "unblocked")
+        _ = try admin.execute("ROLLBACK")
+        #expect(try admin.query("SELECT count(*) FROM locations WHERE id = $1", [.text(before.id)])
+            .int64(row: 0, column: 0) == 1, "the refused delete was not applied")
+        #expect(changes.withLock { $0 }.isEmpty, "no database_lost for a lock: \(changes.withLock { $0 })")
+    }
+
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
         let database = try PostgresTestDatabase()
         let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
