@@ -23,23 +23,8 @@ struct PostgresMigrator {
     static let newerSchemaState = "LR001"
     /// The SQLSTATE for "a database never migrated holds tables of our names" (another application's).
     static let foreignTablesState = "LR002"
-    /// Every table and index the migrations create (tables, indexes, and the indexes behind
-    /// PRIMARY KEY and UNIQUE constraints), read from their DDL, for that check.
-    static let relationNames: [String] = {
-        var names: [String] = []
-        for migration in PostgresSchema.migrations {
-            let words = migration.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "," })
-            for (index, word) in words.enumerated() where index + 2 < words.count {
-                if word == "CREATE" && (words[index + 1] == "TABLE" || words[index + 1] == "INDEX") {
-                    names.append(String(words[index + 2]))
-                } else if word == "CONSTRAINT" && (words[index + 2] == "PRIMARY" || words[index + 2] == "UNIQUE") {
-                    names.append(String(words[index + 1]))
-                }
-            }
-        }
-        var seen = Set<String>()
-        return names.filter { seen.insert($0).inserted }
-    }()
+    /// Every table and index the migrations create, for that check.
+    static let relationNames = SchemaRelationNames.created(by: PostgresSchema.migrations)
 
     func migrate(seed: Bool) throws(PostgresError) {
         var attempt = 1

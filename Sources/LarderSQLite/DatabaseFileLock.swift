@@ -16,6 +16,10 @@ import Synchronization
 /// locks on it, so the lock is released only after every SQLite connection closed.
 final class DatabaseFileLock: Sendable {
     private let descriptor: Mutex<Int32>
+    /// The database file's path; its WAL is this plus "-wal".
+    private let path: String
+    /// The flock on the WAL file (-1 until `lockWAL` took it).
+    private let walDescriptor = Mutex<Int32>(-1)
 
     /// Takes the lock, creating an empty file (which SQLite reads as a new database)
     /// unless `shared`. Call before opening any SQLite connection to `path`.
@@ -42,10 +46,45 @@ final class DatabaseFileLock: Sendable {
                 : RPCError.unavailable("cannot lock database \"\(path)\": \(reason)")
         }
         descriptor = Mutex(fd)
+        self.path = path
+    }
+
+    /// Locks the WAL file too, when it exists: call before SQLite opens the database (a WAL
+    /// left there is checked) and again once SQLite has made it. The lock on the database
+    /// file protects only while the file stays in place: replaced under a running server
+    /// (a backup restored with `mv`), it lets a second server start on the new file, and
+    /// the two would share the WAL, which SQLite finds by path. This lock refuses that.
+    ///
+    /// - Throws: FAILED_PRECONDITION while another larder-server has the WAL locked.
+    func lockWAL() throws(RPCError) {
+        guard walDescriptor.withLock({ $0 }) < 0 else { return }
+        let wal = path + "-wal"
+        let fd = open(wal, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return }  // no WAL yet: nothing to share
+        var result: Int32
+        repeat {
+            result = flock(fd, LOCK_EX | LOCK_NB)
+        } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw busy
+                ? RPCError.failedPrecondition(
+                    "database \"\(path)\" is in use by another larder-server, which has its WAL file \(wal) open "
+                        + "(the database file was replaced or moved while that server ran); stop it first")
+                : RPCError.unavailable("cannot lock \(wal): \(reason)")
+        }
+        walDescriptor.withLock { $0 = fd }
     }
 
     /// Drops the lock. Idempotent; only after every SQLite connection to the file closed.
     func release() {
+        let wal = walDescriptor.withLock { fd in
+            defer { fd = -1 }
+            return fd
+        }
+        if wal >= 0 { close(wal) }
         let fd = descriptor.withLock { fd in
             defer { fd = -1 }
             return fd

@@ -49,6 +49,15 @@ public final class SQLiteConnection {
         busyState = state
     }
 
+    /// True when the file this connection has open is no longer the one at its path
+    /// (renamed, replaced or deleted; SQLITE_FCNTL_HAS_MOVED: one `stat` of the path).
+    func fileHasMoved() -> Bool {
+        guard let handle else { return false }
+        var moved: Int32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK else { return false }
+        return moved != 0
+    }
+
     /// Runs one or more statements without parameters (schema, pragmas, transaction control).
     public func execute(_ sql: String) throws(SQLiteError) {
         let db = try database()
@@ -56,8 +65,8 @@ public final class SQLiteConnection {
         let result = sqlite3_exec(db, sql, nil, nil, &errorMessage)
         defer { sqlite3_free(errorMessage) }
         guard result == SQLITE_OK else {
-            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(db))
-            throw SQLiteError(code: sqlite3_extended_errcode(db), message: message, sql: sql)
+            throw SQLiteError(in: db, code: sqlite3_extended_errcode(db), message: errorMessage.map { String(cString: $0) },
+                              sql: sql)
         }
     }
 
@@ -88,7 +97,6 @@ public final class SQLiteConnection {
     /// The error SQLite reports for the last failed call on this connection.
     func lastError(_ result: Int32, sql: String?) -> SQLiteError {
         guard let handle else { return SQLiteError(code: result, message: "the connection is closed", sql: sql) }
-        return SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-                           sql: sql)
+        return SQLiteError(in: handle, code: sqlite3_extended_errcode(handle), sql: sql)
     }
 }

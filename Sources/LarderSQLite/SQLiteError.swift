@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CSQLite
 public import LarderStore
 import LarderWire
@@ -21,6 +24,50 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let constraintNotNull: Int32 = SQLITE_CONSTRAINT | (5 << 8)
     public static let constraintPrimaryKey: Int32 = SQLITE_CONSTRAINT | (6 << 8)
     public static let constraintUnique: Int32 = SQLITE_CONSTRAINT | (8 << 8)
+
+    /// A failure to sync the WAL to disk (fsync of the file, or of its directory).
+    public static let ioErrorFsync: Int32 = SQLITE_IOERR | (4 << 8)
+    public static let ioErrorDirectoryFsync: Int32 = SQLITE_IOERR | (5 << 8)
+
+    /// The error `database` reports after `code` (SQLite's message unless `message` is given).
+    /// An I/O error met when the file system is (nearly) full or a database file has reached
+    /// the process's file-size limit becomes SQLITE_FULL: SQLite reports a full disk as such
+    /// on some paths only (a write hitting EFBIG, the limit of `ulimit -f` or systemd's
+    /// LimitFSIZE=, is its "disk I/O error"), and the call is then RESOURCE_EXHAUSTED
+    /// ("full") rather than UNAVAILABLE ("unreachable, try again").
+    init(in database: OpaquePointer, code: Int32, message: String? = nil, sql: String?) {
+        var code = code
+        var text = message ?? String(cString: sqlite3_errmsg(database))
+        // Not a failed sync: whether its commit survives is unknown (see SQLiteSession.commit).
+        if code & 0xFF == SQLITE_IOERR, code != Self.ioErrorFsync, code != Self.ioErrorDirectoryFsync,
+           let cause = Self.fullCause(database) {
+            code = SQLITE_FULL
+            text += " (\(cause))"
+        }
+        self.init(code: code, message: text, sql: sql)
+    }
+
+    /// Why writing to `database`'s files may have failed for want of room: its WAL or file at
+    /// the file-size limit, or under 1 MiB free on its file system; nil when neither holds.
+    private static func fullCause(_ database: OpaquePointer) -> String? {
+        guard let name = sqlite3_db_filename(database, "main") else { return nil }
+        let path = String(cString: name)
+        guard !path.isEmpty else { return nil }
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max {
+            for file in [path, path + "-wal"] {
+                var info = stat()
+                if stat(file, &info) == 0 && UInt64(info.st_size) + 65_536 > UInt64(limit.rlim_cur) {
+                    return "\(file) reached the file-size limit of \(limit.rlim_cur) bytes (ulimit -f, LimitFSIZE=)"
+                }
+            }
+        }
+        var space = statvfs()
+        if statvfs(path, &space) == 0 && UInt64(space.f_bavail) * UInt64(space.f_frsize) < 1 << 20 {
+            return "no space left on the file system holding \(path)"
+        }
+        return nil
+    }
 
     /// The primary result code (the low byte), e.g. SQLITE_CONSTRAINT.
     public var primaryCode: Int32 { code & 0xFF }

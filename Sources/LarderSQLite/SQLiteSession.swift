@@ -17,15 +17,20 @@ final class SQLiteSession: StoreConnection {
     let connection: SQLiteConnection
     private let role: Role
     private let checkpointOnClose: Bool
+    /// Refuses writes once the database file has moved; nil for readers and a read-only store.
+    private let fileWatch: DatabaseFileWatch?
     private let mealKeys: MealKeyIndex
     private var mealKeyChanges: MealKeyTransaction
     private var statements: [SQLiteStatement?]
 
-    /// Wraps `connection`; a writer checkpoints and truncates the WAL on close.
-    init(connection: SQLiteConnection, role: Role, mealKeys: MealKeyIndex, checkpointOnClose: Bool = false) {
+    /// Wraps `connection`; a writer checkpoints and truncates the WAL on close, and
+    /// refuses writes once `fileWatch` saw the database file move.
+    init(connection: SQLiteConnection, role: Role, mealKeys: MealKeyIndex, checkpointOnClose: Bool = false,
+         fileWatch: DatabaseFileWatch? = nil) {
         self.connection = connection
         self.role = role
         self.checkpointOnClose = checkpointOnClose
+        self.fileWatch = fileWatch
         self.mealKeys = mealKeys
         self.mealKeyChanges = MealKeyTransaction(index: mealKeys)
         self.statements = Array(repeating: nil, count: SQLiteQuery.allCases.count)
@@ -57,7 +62,10 @@ final class SQLiteSession: StoreConnection {
 
     func beginRead() throws(RPCError) { try run(.begin) }
     func endRead() throws(RPCError) { try run(.commit) }
-    func beginWrite() throws(RPCError) { try run(.beginImmediate) }
+    func beginWrite() throws(RPCError) {
+        if let fileWatch, fileWatch.hasMoved { throw fileWatch.error }
+        try run(.beginImmediate)
+    }
     func savepoint() throws(RPCError) {
         try run(.savepoint)
         mealKeyChanges.savepoint()
@@ -75,7 +83,19 @@ final class SQLiteSession: StoreConnection {
     }
 
     func commit() throws(RPCError) {
-        try run(.commit)
+        // Checked last, so that what is refused is never written: the executor rolls back.
+        if let fileWatch, role == .writer, fileWatch.check(connection) { throw fileWatch.error }
+        do throws(SQLiteError) {
+            let statement = try prepared(.commit)
+            defer { statement.reset() }
+            try statement.run()
+        } catch where error.code == SQLiteError.ioErrorFsync || error.code == SQLiteError.ioErrorDirectoryFsync {
+            // The WAL frames were written and may be found by the recovery after a crash.
+            throw RPCError(.unknown, "syncing the commit to disk failed, so this write may or may not have been applied: "
+                           + "read it back before repeating it: \(error.message)", cause: error)
+        } catch {
+            throw error.rpcError
+        }
         mealKeyChanges.committed()
     }
 

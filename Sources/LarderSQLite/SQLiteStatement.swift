@@ -62,7 +62,7 @@ public final class SQLiteStatement {
         switch result {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        default: throw SQLiteError(code: result, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        default: throw SQLiteError(in: database, code: result, sql: sql)
         }
     }
 
@@ -96,7 +96,7 @@ public final class SQLiteStatement {
 
     private func check(_ result: Int32) throws(SQLiteError) {
         guard result == SQLITE_OK else {
-            throw SQLiteError(code: result, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+            throw SQLiteError(in: database, code: result, sql: sql)
         }
     }
 }

@@ -46,6 +46,13 @@ extension SQLiteStore {
         /// more reader connection, instead of on a reader thread: a lookup by key costs a few
         /// microseconds, a hand-off to a reader and back a thread switch and two wake-ups.
         public var inlinePointReads: Bool
+        /// The free space (bytes) the database's file system must have for a read-write store
+        /// to open: SQLite maps its WAL index (`-shm`) into memory, and on a file system with
+        /// no room left, growing it ends the process with SIGBUS rather than an error.
+        public var minimumFreeBytes: UInt64 = 1 << 20
+        /// Told once (why, on a store thread) when the database file turns out to have been
+        /// moved, replaced or deleted while the store runs: it takes no more writes from then on.
+        public var onFileMoved: @Sendable (String) -> Void = { _ in }
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,

@@ -16,14 +16,17 @@ public final class SQLiteStore: Store {
     private let executor: StoreExecutor
     private let checkpointer: Mutex<SQLiteCheckpointer?>
     private let fileLock: DatabaseFileLock
+    /// Notices the file moving away under the store; nil for a read-only store.
+    private let fileWatch: DatabaseFileWatch?
     /// How its connections wait for another process's locks; abandoned by `close`.
     private let busyWait: SQLiteBusyWait
     /// The database file.
     public let path: String
 
     private init(path: String, executor: StoreExecutor, checkpointer: SQLiteCheckpointer?,
-                 fileLock: DatabaseFileLock, busyWait: SQLiteBusyWait) {
+                 fileLock: DatabaseFileLock, fileWatch: DatabaseFileWatch?, busyWait: SQLiteBusyWait) {
         self.path = path
+        self.fileWatch = fileWatch
         self.busyWait = busyWait
         self.executor = executor
         self.checkpointer = Mutex(checkpointer)
@@ -41,9 +44,18 @@ public final class SQLiteStore: Store {
     ///   writing, DATA_LOSS when it is not a database.
     public static func open(path: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
         try checkDirectory(of: path)
+        if !options.readOnly { try checkFreeSpace(for: path, minimum: options.minimumFreeBytes) }
         let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
         do throws(RPCError) {
-            return try open(path: path, options: options, fileLock: fileLock)
+            if !options.readOnly { try fileLock.lockWAL() }  // a WAL another server uses
+            let store = try open(path: path, options: options, fileLock: fileLock)
+            if !options.readOnly {
+                do throws(RPCError) { try fileLock.lockWAL() } catch {  // the WAL SQLite has made since
+                    store.close()
+                    throw error
+                }
+            }
+            return store
         } catch {
             fileLock.release()
             throw error
@@ -55,6 +67,7 @@ public final class SQLiteStore: Store {
     {
         let mealKeys = MealKeyIndex()
         let busyWait = SQLiteBusyWait(timeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let fileWatch = options.readOnly ? nil : DatabaseFileWatch(path: path, onMoved: options.onFileMoved)
         do throws(SQLiteError) {
             let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             let writerConnection = try SQLiteConnection(path: path, flags: flags)
@@ -63,13 +76,14 @@ public final class SQLiteStore: Store {
             if options.readOnly {
                 try checkVersion(of: writerConnection)
             } else {
+                try refuseForeignTables(writerConnection)  // before WAL mode changes the file
                 let mode = try pragmaText(writerConnection, "PRAGMA journal_mode=WAL")
                 guard mode.lowercased() == "wal" else {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
                 }
             }
             let writer = SQLiteSession(connection: writerConnection, role: .writer, mealKeys: mealKeys,
-                                       checkpointOnClose: !options.readOnly)
+                                       checkpointOnClose: !options.readOnly, fileWatch: fileWatch)
             var checkpointer: SQLiteCheckpointer?
             if !options.readOnly {
                 try migrate(writer, seed: options.seed)
@@ -108,7 +122,7 @@ public final class SQLiteStore: Store {
             let executor = StoreExecutor(writer: writer, readers: readers, batchReader: batchReader,
                                          options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
             return SQLiteStore(path: path, executor: executor, checkpointer: checkpointer, fileLock: fileLock,
-                               busyWait: busyWait)
+                               fileWatch: fileWatch, busyWait: busyWait)
         } catch {
             throw openError(error, path: path)
         }
@@ -125,6 +139,10 @@ public final class SQLiteStore: Store {
     public func submit(_ read: StoreRead, cost: ReadCost) { executor.submit(read, cost: cost) }
 
     public func submit(_ write: StoreWrite) { executor.submit(write) }
+
+    /// False once the database file was moved, replaced or deleted under the store: it
+    /// takes no more writes (health NOT_SERVING).
+    public var isAvailable: Bool { fileWatch?.hasMoved != true }
 
     /// Finishes queued work, checkpoints the WAL into the database file, and closes. Work that
     /// waits for a lock another process holds gives up at once (UNAVAILABLE) instead of waiting
@@ -158,6 +176,18 @@ public final class SQLiteStore: Store {
         }
     }
 
+    private static func checkFreeSpace(for path: String, minimum: UInt64) throws(RPCError) {
+        var space = statvfs()
+        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard statvfs(directory, &space) == 0 else { return }  // unknown: SQLite's own errors will tell
+        let free = UInt64(space.f_bavail) &* UInt64(space.f_frsize)
+        guard free >= minimum else {
+            throw RPCError(.resourceExhausted, "cannot open database \"\(path)\": the file system holding it has "
+                           + "\(free) bytes free, and larder-server needs at least \(minimum) to start (for the WAL "
+                           + "and its index); free some space")
+        }
+    }
+
     private static func configure(_ connection: SQLiteConnection, options: Options, busyWait: SQLiteBusyWait,
                                   cacheKilobytes: Int)
         throws(SQLiteError)
@@ -187,6 +217,24 @@ public final class SQLiteStore: Store {
     private static func checkVersion(of connection: SQLiteConnection) throws(SQLiteError) {
         let version = try userVersion(connection)
         guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
+    }
+
+    /// Every table and index the migrations create.
+    static let relationNames = Set(SchemaRelationNames.created(by: SQLiteSchema.migrations))
+
+    /// A file larder never migrated (user_version 0) that already holds tables or indexes of
+    /// our names is another application's: refused, naming them, before anything changes it.
+    private static func refuseForeignTables(_ connection: SQLiteConnection) throws(SQLiteError) {
+        guard try userVersion(connection) == 0 else { return }
+        let statement = try connection.prepare("SELECT name FROM sqlite_master ORDER BY name")
+        var taken: [String] = []
+        while try statement.step() {
+            let name = statement.string(at: 0)
+            if relationNames.contains(name) { taken.append(name) }
+        }
+        guard !taken.isEmpty else { return }
+        throw SQLiteError(code: SQLITE_SCHEMA, message: "it already holds \(taken.joined(separator: ", ")), which larder "
+                          + "did not create (its user_version is 0): give larder a file of its own")
     }
 
     private static func newerSchema(_ version: Int) -> SQLiteError {

@@ -44,6 +44,10 @@ public enum ServerMain {
             logger.error("signal_setup_failed", ["error": error])
             return 1
         }
+        // A file-size limit (ulimit -f, systemd's LimitFSIZE=) reached by a database write
+        // is then the write's error (EFBIG: SQLite's "database or disk is full",
+        // RESOURCE_EXHAUSTED for that call), not a SIGXFSZ that kills the server silently.
+        signal(SIGXFSZ, SIG_IGN)
         let store: any Store
         let database = launch.database.databaseDescription
         do {
@@ -75,9 +79,15 @@ public enum ServerMain {
                 seed: configuration.seed, readerCount: configuration.readerCount,
                 onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: configuration.databaseDescription).log))
         }
-        return try SQLiteStore.open(path: configuration.databasePath, options: SQLiteStore.Options(
+        var options = SQLiteStore.Options(
             durability: configuration.durability == .full ? .full : .normal,
             seed: configuration.seed, readerCount: configuration.readerCount,
-            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutSeconds * 1000)))
+            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutSeconds * 1000))
+        let database = configuration.databaseDescription
+        options.onFileMoved = { reason in
+            logger.error("database_file_moved", ["db": database, "error": reason,
+                                                 "effect": "writes refused, health NOT_SERVING; restart the server"])
+        }
+        return try SQLiteStore.open(path: configuration.databasePath, options: options)
     }
 }

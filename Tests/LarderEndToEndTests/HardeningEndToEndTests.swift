@@ -306,6 +306,37 @@ struct HardeningEndToEndTests {
         return (written, written + suppressed)
     }
 
+    // MARK: - A file-size limit
+
+    /// A file-size limit (ulimit -f, systemd's LimitFSIZE=) reached by the database is a full
+    /// database for that write (RESOURCE_EXHAUSTED), not a SIGXFSZ that kills the server; what
+    /// was acknowledged before stays readable.
+    @Test func aFileSizeLimitIsAFullDatabaseNotADeadServer() async throws {
+        let server = try await ServerProcess(fileSizeLimitBytes: 512 * 1024)
+        defer { server.stop() }
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close() }
+        var acknowledged: [MealRecord] = []
+        var refusal: RPCError?
+        for index in 0..<20_000 where refusal == nil {
+            do {
+                acknowledged.append(try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
+                    mealRecord: MealRecord(name: "meal \(index) " + String(repeating: "x", count: 80), calories: 1,
+                                           category: .lunch))))
+            } catch {
+                refusal = error
+            }
+        }
+        let error = try #require(refusal, "512 KiB never filled")
+        #expect(error.code == .resourceExhausted && error.message.contains("full"), "\(error)")
+        #expect(error.message.contains("reached the file-size limit of 524288 bytes"), "the cause is named: \(error)")
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        for meal in acknowledged.suffix(5) {
+            #expect(try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id)) == meal)
+        }
+        #expect(server.stop() == 0, "the server was alive to drain: \(server.stderr.suffix(2000))")
+    }
+
     // MARK: - Item 6: out of file descriptors
 
     @Test func runningOutOfDescriptorsBacksOffAndRecovers() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LarderAPI
 import LarderClient
+import LarderTestSupport
 import LarderWire
 import Testing
 
@@ -75,6 +76,48 @@ struct LifecycleEndToEndTests {
         let meal = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
             mealRecord: MealRecord(name: "粥", calories: 200, category: .breakfast)))
         #expect(try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id)) == meal)
+    }
+
+    /// The database file replaced under a running server (a backup restored with `mv`): the
+    /// server refuses writes from then on instead of acknowledging writes to a file nobody
+    /// opens again, says so in its health and log, and a second server is refused on the new
+    /// file while the first runs (they would share the WAL, which SQLite finds by path).
+    @Test func aDatabaseFileReplacedUnderTheServerStopsItsWrites() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close() }
+        let kept = try await client.call(LocationMethods.createLocation,
+                                         CreateLocationRequest(location: Location(name: "before", colorHex: "#000000")))
+        // Another file moved over the path, as `mv backup.sqlite larder.sqlite` does.
+        let other = server.databasePath + ".restored"
+        try Data("".utf8).write(to: URL(fileURLWithPath: other))
+        #expect(rename(other, server.databasePath) == 0)
+
+        let refused = await expectStatus(.unavailable) {
+            try await client.call(LocationMethods.createLocation,
+                                  CreateLocationRequest(location: Location(name: "after", colorHex: "#000000")))
+        }
+        #expect(refused?.message.contains("was moved, replaced or deleted while larder-server ran: nothing of this call was written")
+                    == true, "\(String(describing: refused))")
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .notServing)
+        #expect(await server.waitForLog("event=database_file_moved"), "\(server.stderr)")
+        // Reads still answer from the file the server has open.
+        #expect(try await client.call(LocationMethods.getLocation, GetLocationRequest(id: kept.id)) == kept)
+
+        let (status, log) = try await ServerProcess.runToExit(["--listen", "127.0.0.1:0", "--db", server.databasePath])
+        #expect(status != 0)
+        #expect(log.contains("which has its WAL file \(server.databasePath)-wal open"), "\(log)")
+        // Stopped, the first server folds its WAL into the file it had and removes it, so a
+        // server on the new file starts clean.
+        #expect(server.stop() == 0)
+        let next = try await ServerProcess(databasePath: server.databasePath)
+        defer { next.stop() }
+        let fresh = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: next.port))
+        defer { fresh.close() }
+        #expect(try await fresh.call(LocationMethods.createLocation,
+                                     CreateLocationRequest(location: Location(name: "after", colorHex: "#000000"))).name == "after")
+        await #expect(throws: RPCError.self) { try await fresh.call(LocationMethods.getLocation, GetLocationRequest(id: kept.id)) }
     }
 
     @Test func unreachableServerIsUnavailable() async throws {

@@ -27,6 +27,8 @@ final class ServerProcess: @unchecked Sendable {
     private let extraArguments: [String]
     /// The descriptor limit (`ulimit -n`) the server runs under; nil = inherited.
     private let descriptorLimit: Int?
+    /// The file-size limit (`ulimit -f`) the server runs under, in bytes; nil = inherited.
+    private let fileSizeLimitBytes: Int?
 
     var address: String { "127.0.0.1:\(port)" }
 
@@ -45,8 +47,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts a server on a fresh database of `backend` (a temp SQLite file, or a
     /// PostgreSQL database of its own), or on `databasePath` (a file or URL) to share one.
     init(backend: Backend = .sqlite, arguments: [String] = [], databasePath: String? = nil,
-         descriptorLimit: Int? = nil) async throws {
+         descriptorLimit: Int? = nil, fileSizeLimitBytes: Int? = nil) async throws {
         self.descriptorLimit = descriptorLimit
+        self.fileSizeLimitBytes = fileSizeLimitBytes
         directory = try makeTemporaryDirectory(prefix: "larder-e2e")
         if let databasePath {
             postgres = nil
@@ -121,10 +124,11 @@ final class ServerProcess: @unchecked Sendable {
     func start() async throws {
         let process = Process()
         let arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
-        if let descriptorLimit {
+        let limits = (descriptorLimit.map { ["ulimit -n \($0)"] } ?? []) + (fileSizeLimitBytes.map { ["ulimit -f \($0 / 512)"] } ?? [])  // sh: 512-byte blocks
+        if !limits.isEmpty {
             // exec: the shell becomes the server, so signals and the pid are the server's.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"",
+            process.arguments = ["-c", (limits + ["exec \"$0\" \"$@\""]).joined(separator: " && "),
                                  try Self.binary("larder-server").path] + arguments
         } else {
             process.executableURL = try Self.binary("larder-server")

@@ -3,6 +3,7 @@ import Foundation
 import LarderAPI
 @testable import LarderSQLite
 import LarderStore
+import LarderTestSupport
 import LarderWire
 import Testing
 
@@ -69,5 +70,52 @@ import Testing
         let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
+    }
+
+    /// Another application's SQLite file holding a table of our names is refused, naming it,
+    /// and left as it was (still in its own journal mode, no table of ours added).
+    @Test func aFileHoldingForeignTablesOfOurNamesIsRefusedUntouched() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-foreign")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("other.sqlite").path
+        do {
+            let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            try connection.execute("CREATE TABLE meal_records (x); CREATE TABLE notes (y)")
+            connection.close()
+        }
+        let error = rpcError { try SQLiteStore.open(path: path, options: .init()) }
+        #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
+        #expect(error?.message == "database \"\(path)\": it already holds meal_records, which larder did not create "
+                + "(its user_version is 0): give larder a file of its own", "\(String(describing: error))")
+        let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
+        let mode = try connection.prepare("PRAGMA journal_mode")
+        #expect(try mode.step() && mode.string(at: 0) == "delete")
+        let tables = try connection.prepare("SELECT count(*) FROM sqlite_master")
+        #expect(try tables.step() && tables.int64(at: 0) == 2)
+    }
+
+    /// The names checked are the ones the migrations really create.
+    @Test func theRelationNamesAreTheMigrationsOwn() throws {
+        let names = SQLiteStore.relationNames
+        for name in ["category_groups", "category_groups_name", "locations", "locations_name", "meal_records",
+                     "meal_records_category_eaten_at", "item_categories_group_name"] {
+            #expect(names.contains(name), "\(name)")
+        }
+        #expect(!names.contains("ON") && !names.contains("UNIQUE") && !names.contains("IF"))
+    }
+
+    /// A file system without room is refused before anything is created on it: SQLite would
+    /// die of SIGBUS growing its memory-mapped WAL index there.
+    @Test func aFileSystemWithoutRoomIsRefusedBeforeAnythingIsCreated() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-room")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("larder.sqlite").path
+        var options = SQLiteStore.Options()
+        options.minimumFreeBytes = .max
+        let error = rpcError { try SQLiteStore.open(path: path, options: options) }
+        #expect(error?.code == .resourceExhausted, "\(String(describing: error))")
+        #expect(error?.message.contains("bytes free, and larder-server needs at least \(UInt64.max) to start") == true,
+                "\(String(describing: error))")
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

@@ -1,0 +1,28 @@
+/// The tables and indexes a list of migrations creates, read from their DDL: what a database
+/// that was never migrated must not hold already (another application's tables of our names).
+public enum SchemaRelationNames {
+    /// Each name once, in order: `CREATE TABLE name`, `CREATE [UNIQUE] INDEX name`, and the
+    /// index behind `CONSTRAINT name PRIMARY KEY | UNIQUE`.
+    public static func created(by migrations: [String]) -> [String] {
+        var names: [String] = []
+        for migration in migrations {
+            let words = migration.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "," })
+                .map(String.init)
+            for index in words.indices {
+                func word(_ offset: Int) -> String? { index + offset < words.count ? words[index + offset] : nil }
+                if words[index] == "CREATE" {
+                    var next = 1
+                    if word(next) == "UNIQUE" { next += 1 }
+                    guard word(next) == "TABLE" || word(next) == "INDEX" else { continue }
+                    next += 1
+                    if word(next) == "IF" && word(next + 1) == "NOT" && word(next + 2) == "EXISTS" { next += 3 }
+                    if let name = word(next) { names.append(name) }
+                } else if words[index] == "CONSTRAINT", let name = word(1), word(2) == "PRIMARY" || word(2) == "UNIQUE" {
+                    names.append(name)
+                }
+            }
+        }
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+}
