@@ -46,9 +46,17 @@ public struct GRPCServerConfiguration: Sendable {
     /// More strikes than this: GOAWAY ENHANCE_YOUR_CALM "too_many_pings".
     public var maxPingStrikes = 2
     /// RST_STREAM from the client on streams whose request was not started yet: token bucket
-    /// (rapid reset, CVE-2023-44487). Resets of started calls do not count: they keep their slot.
+    /// (rapid reset, CVE-2023-44487).
     public var resetBurst = 200
     public var resetsPerSecond = 50
+    /// RST_STREAM from the client on calls already started (or answered, the answer not yet
+    /// sent): a bucket of its own, far larger, since clients cancel such calls in bulk for good
+    /// reasons (deadlines expiring together, an application cancelling its streams: up to every
+    /// call in flight at once). A reset call keeps its slot until its handler ends, which bounds
+    /// the work in flight but not its rate: without this, opening and resetting bidirectional
+    /// streams (or unary ones just after their half-close) ran a million calls a second.
+    public var startedResetBurst = 2048
+    public var startedResetsPerSecond = 1000
     /// SETTINGS frames from the client: token bucket.
     public var settingsBurst = 100
     public var settingsPerSecond = 10

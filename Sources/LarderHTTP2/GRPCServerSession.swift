@@ -32,6 +32,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     private var lastPingAt: UInt64?
     private var sentDataSinceLastPing = true
     private var resets: TokenBucket
+    private var startedResets: TokenBucket
     private var settingsFrames: TokenBucket
     private var idleFrames: TokenBucket
     private var drainPingData: UInt64?
@@ -102,6 +103,8 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         }
         let now = configuration.clock()
         resets = TokenBucket(burst: configuration.resetBurst, ratePerSecond: configuration.resetsPerSecond, now: now)
+        startedResets = TokenBucket(burst: configuration.startedResetBurst,
+                                    ratePerSecond: configuration.startedResetsPerSecond, now: now)
         settingsFrames = TokenBucket(burst: configuration.settingsBurst, ratePerSecond: configuration.settingsPerSecond, now: now)
         idleFrames = TokenBucket(burst: configuration.idleFrameBurst, ratePerSecond: configuration.idleFramesPerSecond, now: now)
         super.init()
@@ -633,12 +636,13 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 return tookIdleFrame()
             }
         case .rstStream:
-            // Only streams the core does not have count (rapid reset, CVE-2023-44487). A reset call
-            // the core has keeps its slot until its handler ends, so resetting cannot raise the work
-            // in flight past the calls-per-connection limit; and clients reset such calls in bulk
-            // for good reasons (deadlines expiring together, an application cancelling its streams).
-            if let stream = streams[stream: frame.streamID], stream.phase == .receivingHeaders || stream.phase == .collecting,
-               !resets.take(now: configuration.clock()) {
+            // Rapid reset (CVE-2023-44487): resets of requests the core does not have yet count
+            // against a tight bucket; resets of started calls against a large one (see
+            // `GRPCServerConfiguration.startedResetBurst`: clients cancel calls in bulk for good reasons).
+            guard let stream = streams[stream: frame.streamID] else { break }
+            let started = !(stream.phase == .receivingHeaders || stream.phase == .collecting)
+            let now = configuration.clock()
+            if !(started ? startedResets.take(now: now) : resets.take(now: now)) {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }

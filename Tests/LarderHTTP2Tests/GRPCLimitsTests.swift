@@ -253,7 +253,26 @@ struct GRPCLimitsTests {
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
     }
 
-    @Test("resets of calls the core has are not rapid reset: 40 reset with a burst of 20 leave the connection serving")
+    @Test("resets of started calls count against a bucket of their own: opening and resetting calls without end is GOAWAY ENHANCE_YOUR_CALM")
+    func rapidResetOfStartedCalls() throws {
+        var configuration = GRPCServerConfiguration.manual(ManualClock())
+        configuration.startedResetBurst = 30
+        configuration.startedResetsPerSecond = 1
+        let loop = try Loopback(server: configuration)
+        // Started at its headers, as a bidirectional call is (ServerReflectionInfo): never half-closed.
+        loop.server.deliversWholeRequest = { _ in false }
+        for round in 0..<60 {
+            guard let id = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")) else { break }
+            try loop.pump()
+            loop.client.reset(streamID: id)
+            try loop.pump()
+            if round == 25 { #expect(loop.client.goaways.isEmpty) }
+        }
+        #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
+        #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
+    }
+
+    @Test("resets of calls the core has are not held to the tight bucket: 40 reset with a burst of 20 leave the connection serving")
     func resetsOfStartedCallsAreNotCounted() throws {
         let loop = try Self.resetLimitedLoop()
         var started: [Int32] = []
