@@ -174,10 +174,11 @@ final class HTTP2Link {
     var heldOutputBytes: Int { session.heldOutputBytes }
 
     /// The change in what the session holds since it was last accounted (add it to the
-    /// connection's budget): responses waiting for the client's window, and requests not yet
-    /// complete (partial messages, and whole requests waiting for their half-close).
+    /// connection's budget): responses waiting for the client's window, requests not yet
+    /// complete (partial messages, and whole requests waiting for their half-close), and the
+    /// open streams of calls in flight (their heads).
     func takeSessionBytesDelta() -> Int {
-        let held = session.heldOutputBytes + session.bufferedInputBytes
+        let held = session.heldOutputBytes + session.bufferedInputBytes + session.openCallBytes
         defer { accountedSessionBytes = held }
         return held - accountedSessionBytes
     }

@@ -82,7 +82,8 @@ final class ConnectionUsage: Sendable {
     func admissionError() -> RPCError? {
         guard isOverShare else { return nil }
         return RPCError(.resourceExhausted,
-                        "this connection holds \(bytes) bytes of unread replies and undecoded requests (limit \(budget.perConnectionLimit), "
-                            + "server-wide budget \(budget.limit)); read the replies before sending more calls")
+                        "this connection holds \(bytes) bytes of unread replies, undecoded requests and open calls' headers "
+                            + "(limit \(budget.perConnectionLimit), --max-output-bytes; server-wide budget \(budget.limit)); "
+                            + "read the replies, or end some calls, before sending more")
     }
 }

@@ -304,6 +304,25 @@ struct GRPCLimitsTests {
         #expect(loop.events.contains { if case .request(let head, _) = $0 { head.streamID == after } else { false } })
     }
 
+    @Test("open calls' streams count what they hold (head and stream state) until they close")
+    func openCallsAreCounted() throws {
+        let loop = try Loopback()
+        loop.server.deliversWholeRequest = { _ in false }  // started at their headers, as streaming calls are
+        try loop.pump()
+        var ids: [Int32] = []
+        for _ in 0..<10 {
+            ids.append(try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")
+                + [("x-pad", String(repeating: "p", count: 7000))])))
+        }
+        try loop.pump()
+        #expect(loop.server.bufferedInputBytes == 0, "not incomplete input: no frame timeout for open streams")
+        let held = loop.server.openCallBytes
+        #expect(held >= 10 * (7000 + GRPCServerSession.streamStateBytes) && held < 10 * 9000, "\(held)")
+        for id in ids { loop.client.reset(streamID: id, code: .cancel) }
+        try loop.pump()
+        #expect(loop.server.openCallBytes == 0)
+    }
+
     @Test("a header list over 8 KiB is refused with RESOURCE_EXHAUSTED; the connection keeps serving")
     func headerListSize() throws {
         let loop = try Loopback()

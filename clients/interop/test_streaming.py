@@ -5,6 +5,7 @@ from __future__ import annotations
 import queue
 import signal
 import threading
+import time
 from typing import Any, Callable, Iterator
 
 import grpc
@@ -77,3 +78,43 @@ def test_health_watch_streams_serving_then_not_serving_on_drain(start_server: Ca
         server.signal(signal.SIGTERM)
         assert statuses.get(timeout=TIMEOUT) == health_pb2.HealthCheckResponse.NOT_SERVING
         assert server.wait(60) == 0
+
+
+def test_open_streams_count_against_the_connections_memory_share(start_server: Callable[..., RunningServer]) -> None:
+    """Each open Watch stream's head (here 7 KB of metadata) stays with its call until the stream
+    ends, and counts in the connection's memory: past --max-output-bytes, new calls on that
+    connection are RESOURCE_EXHAUSTED, the open streams keep streaming, and once they end the
+    connection takes calls again. (Before, 1,000 such streams per connection held ~8.8 KiB each
+    outside every limit.)"""
+    server = start_server("--max-output-bytes", str(256 * 1024))
+    metadata = [("x-padding", "p" * 7000)]
+    with grpc.insecure_channel(server.address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        streams: list[Any] = []
+        refused: grpc.RpcError | None = None
+        for _ in range(200):
+            stream = stub.Watch(health_pb2.HealthCheckRequest(), timeout=TIMEOUT, metadata=metadata)
+            try:
+                assert next(stream).status == health_pb2.HealthCheckResponse.SERVING
+            except grpc.RpcError as error:
+                refused = error
+                break
+            streams.append(stream)
+        assert refused is not None, "200 streams of 7 KB heads fit in 256 KiB"
+        assert refused.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, refused
+        assert "this connection holds" in (refused.details() or "")
+        assert 10 <= len(streams) < 40, len(streams)  # 256 KiB / (7 KB + 1 KiB) is about 32
+        for stream in streams:
+            stream.cancel()
+
+        def serving() -> bool:
+            try:
+                return bool(stub.Check(health_pb2.HealthCheckRequest(), timeout=TIMEOUT).status ==
+                            health_pb2.HealthCheckResponse.SERVING)
+            except grpc.RpcError:
+                return False
+
+        deadline = time.monotonic() + TIMEOUT
+        while not serving():
+            assert time.monotonic() < deadline, "the connection never took calls again"
+            time.sleep(0.05)

@@ -33,6 +33,10 @@ final class GRPCServerStream {
     /// While `collecting`: the decoded size of its request head, which the session holds (and
     /// counts in `GRPCServerSession.bufferedInputBytes`) until the request is delivered.
     var heldHeadBytes = 0
+    /// Once the core has the call: what the open stream holds until it closes (its head, whose
+    /// metadata stays with the call, and the stream's own state), counted in
+    /// `GRPCServerSession.openCallBytes`.
+    var openCallBytes = 0
     /// The encoding replies are compressed with (the request's, when the client accepts it);
     /// nil for uncompressed replies.
     var replyEncoding: GRPCMessageEncoding?
