@@ -71,6 +71,10 @@ public struct ServerConfiguration: Sendable {
         if (tlsCertificateFile == nil) != (tlsKeyFile == nil) {
             throw RPCError.invalidArgument("--tls-cert and --tls-key go together: give both to turn TLS on")
         }
+        if tlsClientAuthentication == .require && tlsClientCAFile == nil {
+            throw RPCError.invalidArgument("--tls-client-auth require needs --tls-client-ca FILE: the CA the client "
+                                           + "certificates must be signed by (without it, no client is asked for one)")
+        }
         if !tlsEnabled && (tlsOnly || tlsClientCAFile != nil) {
             throw RPCError.invalidArgument("--tls-only and --tls-client-ca need TLS: give --tls-cert and --tls-key")
         }

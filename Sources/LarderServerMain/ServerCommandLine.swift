@@ -147,7 +147,7 @@ public enum ServerCommandLine {
                  help: "ask TLS clients for a certificate signed by a CA in FILE (PEM); its subject is in the access log; "
                        + "reread on SIGHUP"),
         Option(name: "tls-client-auth", value: "require|optional",
-               help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default)") { config, value throws(UsageError) in
+               help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default); require without --tls-client-ca is refused") { config, value throws(UsageError) in
             guard let mode = TLSClientAuthentication(rawValue: value) else {
                 throw UsageError("--tls-client-auth: expected require or optional, got \"\(value)\"")
             }

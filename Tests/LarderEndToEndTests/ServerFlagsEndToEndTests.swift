@@ -14,6 +14,17 @@ struct ServerFlagsEndToEndTests {
         #expect(log.contains("\(flag): expected a path") && log.contains("--help"), "\(log)")
     }
 
+    /// Flags that mean nothing without another are refused, not ignored: a server started with
+    /// `--tls-client-auth require` and no CA served clients without certificates.
+    @Test(arguments: [(["--tls-client-auth", "require", "--tls-cert", "c.pem", "--tls-key", "k.pem"],
+                       "--tls-client-auth require needs --tls-client-ca FILE"),
+                      (["--tls-only"], "--tls-only and --tls-client-ca need TLS")])
+    func aFlagWithoutTheOneItNeedsIsAUsageError(arguments: [String], message: String) async throws {
+        let (status, log) = try await ServerProcess.runToExit(arguments)
+        #expect(status == 2, "\(log)")
+        #expect(log.contains(message), "\(log)")
+    }
+
     /// A token file that is not one RFC 6750 token (here 32 bytes of 0xFF, which used to
     /// become U+FFFD) stops the server at start, naming the file and what a token may hold.
     @Test func aTokenFileThatIsNotATokenStopsTheServer() async throws {
