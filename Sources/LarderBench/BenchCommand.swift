@@ -35,6 +35,11 @@ public enum BenchCommand {
                 return 2
             }
         }
+        if let pid = options.serverPID, CPUUsage.processSeconds(pid: pid) == nil {
+            StandardError.write("larder bench: --server-pid \(pid): no such process (or its /proc/\(pid)/stat cannot be read: "
+                                + "it must run on this machine); nothing was run\n")
+            return 2
+        }
         if options.tls?.insecureSkipVerify == true {
             StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
                                 + "can impersonate \(options.server) and read the token and data\n")

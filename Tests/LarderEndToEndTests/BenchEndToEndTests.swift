@@ -16,6 +16,23 @@ struct BenchEndToEndTests {
         return run.stdout
     }
 
+    /// Calls still in flight when a run by duration ends are waited for (5 s) and measured; those
+    /// that never come back (here creates held by another process's lock on the database) make
+    /// the run fail with a reason, instead of vanishing from a report that said all was well.
+    @Test func callsUnansweredAfterADurationRunAreReportedAndFailIt() async throws {
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--drain-timeout", "1"])
+        defer { server.stop() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        defer { lock.release() }
+        let run = try Self.bench(["--workload", "mix", "--mix", "ping=90,create=10", "--duration", "1s", "--warmup", "0s",
+                                  "--concurrency", "8", "--keep-data", "--json"], server: server)
+        let status = await run.waitForExit()
+        #expect(status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("calls had no reply within 5s after the run ended (a stalled or overloaded server?)"),
+                "\(run.stderr)")
+        #expect(run.stdout.contains("\"stopped_by\" : \"") || run.stdout.contains("\"stopped_by\":\""), "\(run.stdout)")
+    }
+
     @Test func aRunDeletesWhatItCreatedAndWritesAnHTMLReport() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }

@@ -107,6 +107,16 @@ enum LoadEngine {
             + "(a slow or stuck server? raise --time-limit to wait longer)"
     }
 
+    /// Why a run by duration ends in error although calls were answered: some of those sent
+    /// inside it had no reply even `LoadLoop.endGraceNanoseconds` after its end.
+    private static func stall(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
+        guard options.requests == nil, !control.isCancelled, !merged.callsByCode.isEmpty, merged.unansweredCalls > 0
+        else { return nil }
+        let grace = Format.seconds(Double(LoadLoop.endGraceNanoseconds) / 1e9)
+        return "\(Format.grouped(merged.unansweredCalls)) calls had no reply within \(grace) after the run ended "
+            + "(a stalled or overloaded server?); they are not in the latencies"
+    }
+
     /// Why a run by duration has no calls: every call it sent is still unanswered at its end.
     private static func silence(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
         guard options.requests == nil, !control.isCancelled, merged.callsByCode.isEmpty, merged.unansweredCalls > 0
@@ -144,7 +154,7 @@ enum LoadEngine {
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
             interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
-                ?? silence(merged, options, control),
+                ?? silence(merged, options, control) ?? stall(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
     }
 }

@@ -45,6 +45,8 @@ final class LoadLoop: @unchecked Sendable {
     private var totalCalls = 0
     /// Calls with no reply yet when the load stopped.
     private var unansweredCalls = 0
+    /// While the replies due after a run by duration are read: they are measured.
+    private var measuringLate = false
     private var totalErrors = 0
     private var stopping = false
     private var startSample: CPUSample?
@@ -149,8 +151,17 @@ final class LoadLoop: @unchecked Sendable {
             if control.sentAllRequests && !connections.contains(where: { $0.inFlight > 0 }) { break }
         }
         let endedAt = MonotonicClock.nanoseconds()
-        unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
-        if drainsAtEnd { drainCreates() }
+        if control.requests == nil && !control.isCancelled {
+            // A run by duration: the calls still in flight at its end were sent inside it. Their
+            // replies are awaited (up to 5 s) and measured, so a server that stalled near the end
+            // shows in the latencies, and what never came back is reported.
+            drainInFlight(measuring: true)
+            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
+        } else {
+            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
+            if drainsAtEnd { drainInFlight(measuring: false) }
+        }
+        if drainsAtEnd { countUncapturedCreates() }
         if index == 0 {
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
             endSample = CPUSample.take(serverPID: serverPID)
@@ -159,16 +170,26 @@ final class LoadLoop: @unchecked Sendable {
         return makeResult(endedAt: endedAt)
     }
 
-    /// After the load: reads the replies still due (up to 5 s, none measured, none followed by
-    /// another call) so every create call's id is known; creates still unanswered are counted as uncaptured.
-    private func drainCreates() {
+    /// How long after the load the replies still due are waited for.
+    static let endGraceNanoseconds: UInt64 = 5_000_000_000
+
+    /// After the load: reads the replies still due (up to `endGraceNanoseconds`, none followed by
+    /// another call), so every create call's id is known; with `measuring`, the calls sent inside
+    /// the measured window are measured as they come back.
+    private func drainInFlight(measuring: Bool) {
         stopping = true
-        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+        measuringLate = measuring
+        defer { measuringLate = false }
+        let deadline = MonotonicClock.nanoseconds() + Self.endGraceNanoseconds
         while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
             let now = MonotonicClock.nanoseconds()
             guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
             for ready in waiter.ready where ready.readable { readReplies(connections[ready.index]) }
         }
+    }
+
+    /// Creates still unanswered after the drain are counted as uncaptured (their ids are unknown).
+    private func countUncapturedCreates() {
         for connection in connections where connection.isOpen {
             for slot in 0..<connection.depth where connection.callIDs[slot] != 0 && capturesIDs[Int(connection.groups[slot])] {
                 uncapturedCreates += 1
@@ -504,7 +525,10 @@ final class LoadLoop: @unchecked Sendable {
         connection.inFlight -= 1
         totalCalls += 1
         if code != 0 { totalErrors += 1 }
-        if now >= control.measureStart && now < control.measureEnd && !stopping {
+        let inWindow = now >= control.measureStart && now < control.measureEnd && !stopping
+        // After a run by duration, a late reply to a call sent inside the window (see drainInFlight).
+        let late = measuringLate && intended >= control.measureStart && intended < control.measureEnd
+        if inWindow || late {
             var measure = true
             if let requests = control.requests {
                 let count = control.measured.wrappingAdd(1, ordering: .relaxed).newValue
