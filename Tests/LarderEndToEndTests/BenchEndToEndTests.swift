@@ -33,6 +33,15 @@ struct BenchEndToEndTests {
         #expect(run.stdout.contains("\"stopped_by\" : \"") || run.stdout.contains("\"stopped_by\":\""), "\(run.stdout)")
     }
 
+    /// A --server-pid that names no process is refused before anything runs (it used to give a
+    /// report without the server's CPU and no word why).
+    @Test func aServerPIDOfNoProcessIsAUsageError() async throws {
+        let run = try ChildProcess(try ServerProcess.binary("larder"),
+                                   ["bench", "--server", "127.0.0.1:1", "--server-pid", "2147483646", "--duration", "1s"])
+        #expect(await run.waitForExit() == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("--server-pid 2147483646: no such process"), "\(run.stderr)")
+    }
+
     @Test func aRunDeletesWhatItCreatedAndWritesAnHTMLReport() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
