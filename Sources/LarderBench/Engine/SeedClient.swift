@@ -33,9 +33,14 @@ final class SeedClient {
         self.address = address
         self.metadata = metadata
         deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
-        var timeout = timeval(tv_sec: Int(max(1, timeoutSeconds)), tv_usec: 0)
+        // A server that sends nothing for this long is stuck: give up then, not at the whole
+        // deadline (600 s for a clean-up, which a frozen server held that long).
+        var timeout = timeval(tv_sec: Int(min(max(1, timeoutSeconds), Self.silenceSeconds)), tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
+
+    /// The longest a call waits with no byte from the server.
+    static let silenceSeconds: Double = 30
 
     deinit { TCPSocket.close(fd) }
 
@@ -172,7 +177,8 @@ final class SeedClient {
             guard MonotonicClock.nanoseconds() < deadline else { throw .deadlineExceeded("server did not reply in time") }
             if let link {
                 let address = address
-                guard try link.readOnce(fd, deadline: deadline, address: address, describe: { error in
+                let silence = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: Self.silenceSeconds)
+                guard try link.readOnce(fd, deadline: min(deadline, silence), address: address, describe: { error in
                     RPCError(error.code, "TLS error on the connection to \(address): \(error.message)")
                 }) else {
                     throw .unavailable("\(address) closed the connection while creating data")
@@ -183,7 +189,8 @@ final class SeedClient {
             let result = chunk.withUnsafeMutableBytes { raw in TCPSocket.read(fd, into: raw.baseAddress!, count: raw.count) }
             switch result {
             case .bytes(let count): chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            case .wouldBlock: continue
+            case .wouldBlock:  // SO_RCVTIMEO: nothing came for silenceSeconds
+                throw .deadlineExceeded("\(address) sent nothing for \(Int(Self.silenceSeconds)) s (a stuck server?)")
             case .closed: throw .unavailable("\(address) closed the connection while creating data")
             case .failed(let code): throw .unavailable("read from \(address) failed: \(TCPSocket.errnoText(code))")
             }
