@@ -33,6 +33,18 @@ struct BenchEndToEndTests {
         #expect(run.stdout.contains("\"stopped_by\" : \"") || run.stdout.contains("\"stopped_by\":\""), "\(run.stdout)")
     }
 
+    /// The data a run needs is created within the server's --max-calls-per-connection (the bench
+    /// sent 100 creates at once, and a server with a lower limit could not be loaded at all).
+    @Test func dataIsCreatedWithinALowCallsPerConnectionLimit() async throws {
+        let server = try await ServerProcess(arguments: ["--max-calls-per-connection", "16"])
+        defer { server.stop() }
+        let run = try Self.bench(["--workload", "list", "--requests", "50", "--time-limit", "600s", "--warmup", "0s",
+                                  "--concurrency", "4"], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("created 500 meal records"), "\(run.stderr)")
+        #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
+    }
+
     /// A --server-pid that names no process is refused before anything runs (it used to give a
     /// report without the server's CPU and no word why).
     @Test func aServerPIDOfNoProcessIsAUsageError() async throws {

@@ -62,7 +62,7 @@ final class SeedClient {
             try checkDeadline(method, done: offset, of: requests.count)
             let chunk = Array(requests[offset..<min(offset + batch, requests.count)])
             var decoded: [Response] = []
-            for outcome in try exchange(method.path, chunk.map { ProtoCodec.encode($0) }) {
+            for outcome in try exchangeWithinLimit(method.path, chunk.map { ProtoCodec.encode($0) }) {
                 switch outcome {
                 case .success(let payload): decoded.append(try ProtoCodec.decode(Response.self, from: payload))
                 case .failure(let error):
@@ -88,7 +88,7 @@ final class SeedClient {
         while offset < requests.count {
             try checkDeadline(method, done: offset, of: requests.count)
             let chunk = Array(requests[offset..<min(offset + batch, requests.count)])
-            for outcome in try exchange(method.path, chunk.map { ProtoCodec.encode($0) }) {
+            for outcome in try exchangeWithinLimit(method.path, chunk.map { ProtoCodec.encode($0) }) {
                 switch outcome {
                 case .success: succeeded += 1
                 case .failure(let error) where error.code == .notFound: continue
@@ -114,6 +114,42 @@ final class SeedClient {
         guard MonotonicClock.nanoseconds() < deadline else {
             throw .deadlineExceeded("\(method.path) took too long (\(done) of \(total) done)")
         }
+    }
+
+    /// Calls the server would take in flight at once on this connection: lowered when it refuses
+    /// calls over its `--max-calls-per-connection` (which a batch of 100 exceeds on a server
+    /// started with a lower limit).
+    private var window = Int.max
+
+    /// `exchange` in batches of at most `window`; calls refused for too many in flight (never
+    /// run) are sent again in smaller batches. Per request, in order, its payload or its error.
+    private func exchangeWithinLimit(_ path: String, _ payloads: [[UInt8]]) throws(RPCError) -> [Result<[UInt8], RPCError>] {
+        var results = [Result<[UInt8], RPCError>?](repeating: nil, count: payloads.count)
+        var pending = Array(payloads.indices)
+        while !pending.isEmpty {
+            let batch = Array(pending.prefix(window))
+            let outcomes = try exchange(path, batch.map { payloads[$0] })
+            var refused: [Int] = []
+            for (index, outcome) in zip(batch, outcomes) {
+                if case .failure(let error) = outcome, error.code == .resourceExhausted,
+                   error.message.hasPrefix("too many calls in flight on this connection") {
+                    refused.append(index)
+                } else {
+                    results[index] = outcome
+                }
+            }
+            if !refused.isEmpty {
+                let accepted = batch.count - refused.count
+                guard accepted > 0 || window > 1 else {
+                    results[refused[0]] = outcomes[batch.firstIndex(of: refused[0]) ?? 0]
+                    break
+                }
+                window = max(1, accepted > 0 ? accepted : window / 2)
+            }
+            pending = refused + pending.dropFirst(batch.count)
+            if results.contains(where: { $0 == nil }) == false { break }
+        }
+        return results.map { $0 ?? .failure(RPCError(.resourceExhausted, "too many calls in flight on this connection")) }
     }
 
     /// Sends one pipelined batch and waits for every reply: per request, its payload or its error.
