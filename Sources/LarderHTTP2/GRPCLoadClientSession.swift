@@ -16,8 +16,11 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
         public var initialWindowSize: UInt32 = 16 << 20
         /// Our connection-level receive window.
         public var connectionWindow: Int32 = 1 << 30
-        /// Streams we may open before the server's SETTINGS say how many it allows.
-        public var maxConcurrentStreams: UInt32 = 1 << 16
+        /// Streams we may open before the server's SETTINGS say how many it allows. One: a
+        /// server allowing fewer than we would open refuses the rest (REFUSED_STREAM), while
+        /// nghttp2 holds requests beyond the limit until streams free, so the others wait the one
+        /// round trip for its SETTINGS (as stock gRPC clients queue calls over the limit).
+        public var maxConcurrentStreams: UInt32 = 1
         /// Reply bytes kept (after the 5-byte message prefix) for a call started with `captureReply`.
         public var capturedReplyBytes = 64
 

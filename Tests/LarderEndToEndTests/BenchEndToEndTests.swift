@@ -45,6 +45,18 @@ struct BenchEndToEndTests {
         #expect(try await Self.cleanUpAll(server) == "deleted 0 locations and 0 meal records named larder-bench-…\n")
     }
 
+    /// Over HTTP/2, calls beyond the server's stream limit wait in the client until streams
+    /// free, as stock gRPC clients queue them (the bench opened 64 streams before the server's
+    /// SETTINGS came, and a server allowing 16 refused 48).
+    @Test func http2CallsBeyondTheServersStreamLimitWait() async throws {
+        let server = try await ServerProcess(arguments: ["--max-calls-per-connection", "16"])
+        defer { server.stop() }
+        let run = try Self.bench(["--protocol", "grpc", "--workload", "ping", "--connections", "1", "--concurrency", "64",
+                                  "--requests", "2000", "--time-limit", "600s", "--warmup", "0s"], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)\n\(run.stdout)")
+        #expect(run.stdout.contains("2,000, 0 errors"), "\(run.stdout)")
+    }
+
     /// A --server-pid that names no process is refused before anything runs (it used to give a
     /// report without the server's CPU and no word why).
     @Test func aServerPIDOfNoProcessIsAUsageError() async throws {

@@ -39,10 +39,8 @@ enum LoadEngine {
             }
             var session: GRPCLoadClientSession?
             if options.transport == .grpc {
-                var sessionOptions = GRPCLoadClientSession.Options()
-                sessionOptions.maxConcurrentStreams = UInt32(depth)
                 do throws(GRPCSessionError) {
-                    session = try GRPCLoadClientSession(options: sessionOptions)
+                    session = try GRPCLoadClientSession(options: GRPCLoadClientSession.Options())
                 } catch {
                     TCPSocket.close(fd)
                     throw .internalError(error.message)

@@ -182,9 +182,18 @@ final class LoadLoop: @unchecked Sendable {
         defer { measuringLate = false }
         let deadline = MonotonicClock.nanoseconds() + Self.endGraceNanoseconds
         while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
+            // Output still due goes out too: over HTTP/2, calls beyond the server's stream limit
+            // wait in the session for others to end.
+            for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
+                flush(connection)
+            }
             let now = MonotonicClock.nanoseconds()
             guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
-            for ready in waiter.ready where ready.readable { readReplies(connections[ready.index]) }
+            for ready in waiter.ready {
+                let connection = connections[ready.index]
+                if ready.readable { readReplies(connection) }
+                if ready.writable && connection.isOpen { flush(connection) }
+            }
         }
     }
 
