@@ -169,8 +169,9 @@ struct ConventionsTests {
         #expect(result.status == 0)
     }
 
-    @Test("larder help of an unknown command is a usage error, exit 2", arguments: [
+    @Test("larder help of an unknown command is a usage error, exit 2, and so is --help beside one", arguments: [
         ["help", "frobnicate"], ["help", "meals", "frobnicate"], ["help", "health", "x"],
+        ["frobnicate", "--help"], ["meals", "frobnicate", "-h"],
     ])
     func helpUnknown(arguments: [String]) async throws {
         let result = try await CLIRunner.run(arguments, server: nil)

@@ -58,7 +58,7 @@ public struct ArgumentParser: Sendable {
         do {
             if let outcome = try scan(arguments, into: &state) { return outcome }
         } catch {
-            if helpRequested { return .help(state.topic) }
+            if helpRequested && !error.isUnknownCommand { return .help(state.topic) }
             throw error
         }
         if helpRequested { return .help(state.topic) }

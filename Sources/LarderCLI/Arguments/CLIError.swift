@@ -10,4 +10,11 @@ public enum CLIError: Error, Equatable, Sendable {
     public static func usage(_ message: String, _ spec: CommandSpec) -> CLIError {
         .usage(message, command: spec.usagePath)
     }
+
+    /// A command word larder does not know (`larder frob`, `larder groups frob`): there is no
+    /// help to show for it, so `--help` beside it does not hide the error.
+    var isUnknownCommand: Bool {
+        if case .usage(let message, _) = self { return message.hasPrefix("unknown command '") }
+        return false
+    }
 }
