@@ -132,7 +132,7 @@ public enum ServerCommandLine {
             config.database.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
         },
         Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
-            guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error") }
+            guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error, got \"\(value)\"") }
             config.server.logLevel = level
         },
         filePath("auth-token-file", "PATH", \.server.authTokenFile,
@@ -263,7 +263,7 @@ public enum ServerCommandLine {
         switch value.lowercased() {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off", "": return false
-        default: throw UsageError("--\(flag): expected true or false, got \"\(value)\"")
+        default: throw UsageError("--\(flag): expected true or false (or 1/0, yes/no, on/off), got \"\(value)\"")
         }
     }
 }
