@@ -32,18 +32,12 @@ final class DatabaseFileLock: Sendable {
             let reason = String(cString: strerror(errno))
             throw RPCError.unavailable("cannot open database \"\(path)\": \(reason)")
         }
-        var result: Int32
-        repeat {
-            result = flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB)
-        } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
+        if let failure = Self.lockFailure(fd, shared ? LOCK_SH : LOCK_EX) {
             close(fd)
-            throw busy
+            throw failure == EWOULDBLOCK
                 ? RPCError.failedPrecondition(
                     "database \"\(path)\" is in use by another larder-server; stop it or use another file")
-                : RPCError.unavailable("cannot lock database \"\(path)\": \(reason)")
+                : RPCError.unavailable("cannot lock database \"\(path)\": \(String(cString: strerror(failure)))")
         }
         descriptor = Mutex(fd)
         self.path = path
@@ -61,21 +55,23 @@ final class DatabaseFileLock: Sendable {
         let wal = path + "-wal"
         let fd = open(wal, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return }  // no WAL yet: nothing to share
-        var result: Int32
-        repeat {
-            result = flock(fd, LOCK_EX | LOCK_NB)
-        } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
+        if let failure = Self.lockFailure(fd, LOCK_EX) {
             close(fd)
-            throw busy
+            throw failure == EWOULDBLOCK
                 ? RPCError.failedPrecondition(
                     "database \"\(path)\" is in use by another larder-server, which has its WAL file \(wal) open "
                         + "(the database file was replaced or moved while that server ran); stop it first")
-                : RPCError.unavailable("cannot lock \(wal): \(reason)")
+                : RPCError.unavailable("cannot lock \(wal): \(String(cString: strerror(failure)))")
         }
         walDescriptor.withLock { $0 = fd }
+    }
+
+    /// `flock(fd, operation)` without waiting, again after EINTR: nil once taken, else the errno.
+    private static func lockFailure(_ fd: Int32, _ operation: Int32) -> Int32? {
+        while flock(fd, operation | LOCK_NB) != 0 {
+            guard errno == EINTR else { return errno }
+        }
+        return nil
     }
 
     /// Drops the lock. Idempotent; only after every SQLite connection to the file closed.
