@@ -259,8 +259,8 @@ extension Server {
         guard let certificate = configuration.tlsCertificateFile else { return }
         do {
             tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
-            logger.info("tls_reloaded", ["cert": certificate])
             logCertificateValidity(loaded: true)
+            logger.info("tls_reloaded", ["cert": certificate])  // last: the reload is done
         } catch {
             logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])
         }
