@@ -144,10 +144,9 @@ final class SeedClient {
                     results[refused[0]] = outcomes[batch.firstIndex(of: refused[0]) ?? 0]
                     break
                 }
-                window = max(1, accepted > 0 ? accepted : window / 2)
+                window = max(1, accepted > 0 ? accepted : batch.count / 2)
             }
             pending = refused + pending.dropFirst(batch.count)
-            if results.contains(where: { $0 == nil }) == false { break }
         }
         return results.map { $0 ?? .failure(RPCError(.resourceExhausted, "too many calls in flight on this connection")) }
     }
