@@ -57,6 +57,21 @@ struct BenchEndToEndTests {
         #expect(run.stdout.contains("2,000, 0 errors"), "\(run.stdout)")
     }
 
+    /// An open-loop run whose calls all wait (creates held by another process's lock) reports the
+    /// scheduled calls it never sent, which no latency shows.
+    @Test func anOpenLoopRunReportsTheCallsItNeverSent() async throws {
+        let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--drain-timeout", "1"])
+        defer { server.stop() }
+        let lock = try SQLiteLock(path: server.databasePath)
+        defer { lock.release() }
+        let run = try Self.bench(["--workload", "create", "--rate", "1000", "--concurrency", "2", "--duration", "1s",
+                                  "--warmup", "0s", "--keep-data", "--json"], server: server)
+        #expect(await run.waitForExit() == 1, "\(run.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let unsent = try #require(json["unsent_calls"] as? Int, "\(run.stdout)")
+        #expect(unsent > 500 && unsent <= 1000, "\(unsent)")
+    }
+
     /// A --server-pid that names no process is refused before anything runs (it used to give a
     /// report without the server's CPU and no word why).
     @Test func aServerPIDOfNoProcessIsAUsageError() async throws {

@@ -18,6 +18,10 @@ public struct BenchResult: Sendable {
     public var firstMessages: [StatusCode: String]
     /// Calls in flight on connections that failed (counted apart from `calls`).
     public var lostCalls: Int
+    /// Open loop (`--rate`, ramps): calls the schedule meant to start inside the window that were
+    /// never sent, every `--concurrency` slot waiting for a reply (the server slower than the
+    /// rate asked). They are in no latency: the percentiles describe the calls that were sent.
+    public var unsentCalls = 0
     /// Why connections failed, escaped (`SafeText.escaped`): they may quote what a server sent.
     public var connectionFailures: [String]
     /// This process's CPU seconds over the measurement window.

@@ -142,7 +142,7 @@ enum LoadEngine {
         let end = merged.endSample
         var serverSeconds: Double?
         if let before = start?.serverSeconds, let after = end?.serverSeconds { serverSeconds = after - before }
-        return BenchResult(
+        var result = BenchResult(
             options: options, seconds: seconds, latency: merged.latency,
             uncorrectedLatency: options.isOpenLoop ? merged.uncorrectedLatency : nil, byWorkload: merged.byWorkload,
             callsByCode: callsByCode, firstMessages: firstMessages, lostCalls: merged.lostCalls,
@@ -154,5 +154,7 @@ enum LoadEngine {
             interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
                 ?? silence(merged, options, control) ?? stall(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
+        result.unsentCalls = merged.unsentCalls
+        return result
     }
 }

@@ -45,6 +45,8 @@ final class LoadLoop: @unchecked Sendable {
     private var totalCalls = 0
     /// Calls with no reply yet when the load stopped.
     private var unansweredCalls = 0
+    /// Open loop: scheduled calls never sent (see `countUnsentCalls`).
+    private var unsentCalls = 0
     /// While the replies due after a run by duration are read: they are measured.
     private var measuringLate = false
     private var totalErrors = 0
@@ -151,6 +153,7 @@ final class LoadLoop: @unchecked Sendable {
             if control.sentAllRequests && !connections.contains(where: { $0.inFlight > 0 }) { break }
         }
         let endedAt = MonotonicClock.nanoseconds()
+        countUnsentCalls(until: min(endedAt, control.measureEnd))
         if control.requests == nil && !control.isCancelled {
             // A run by duration: the calls still in flight at its end were sent inside it. Their
             // replies are awaited (up to 5 s) and measured, so a server that stalled near the end
@@ -168,6 +171,18 @@ final class LoadLoop: @unchecked Sendable {
         }
         for connection in connections { connection.closeSocket() }
         return makeResult(endedAt: endedAt)
+    }
+
+    /// Open loop: the calls the schedule meant to start in the measured window before `until`
+    /// that were never sent (every slot was waiting). At most 100 million are counted.
+    private func countUnsentCalls(until: UInt64) {
+        guard var pending = schedule, !control.isCancelled else { return }
+        var looked = 0
+        while pending.nextTime < until && looked < 100_000_000 {
+            if pending.nextTime >= control.measureStart { unsentCalls += 1 }
+            pending.advance()
+            looked += 1
+        }
     }
 
     /// How long after the load the replies still due are waited for.
@@ -609,6 +624,7 @@ final class LoadLoop: @unchecked Sendable {
         result.steps = steps
         result.totalCalls = totalCalls
         result.unansweredCalls = unansweredCalls
+        result.unsentCalls = unsentCalls
         result.endedAt = endedAt
         result.startSample = startSample
         result.endSample = endSample

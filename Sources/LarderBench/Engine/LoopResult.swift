@@ -12,6 +12,7 @@ struct LoopResult: Sendable {
     var byWorkload: [Workload: WorkloadStats] = [:]
     /// Calls lost with a failed connection (not in the histogram).
     var lostCalls = 0
+    var unsentCalls = 0
     /// Why connections failed, once per connection.
     var connectionFailures: [String] = []
     /// Calls sent and completed over the whole run, warm-up included.
@@ -40,6 +41,7 @@ struct LoopResult: Sendable {
         for (code, message) in other.firstMessages where firstMessages[code] == nil { firstMessages[code] = message }
         for (workload, stats) in other.byWorkload { byWorkload[workload, default: WorkloadStats()].merge(stats) }
         lostCalls += other.lostCalls
+        unsentCalls += other.unsentCalls
         connectionFailures += other.connectionFailures
         totalCalls += other.totalCalls
         unansweredCalls += other.unansweredCalls

@@ -53,6 +53,10 @@ public enum BenchReport {
         }
         if let failure = result.stopReason { lines.append("  stopped      \(SafeText.escaped(failure))") }
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
+        if result.unsentCalls > 0 {
+            lines.append("  unsent       \(Format.grouped(result.unsentCalls)) scheduled calls never sent: every slot was waiting "
+                         + "for a reply (the server is slower than --rate; raise --concurrency to queue more)")
+        }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
         lines += stepLines(result)
         if let cleanup = result.cleanup { lines.append("  data         " + cleanupText(cleanup, server: options.server)) }
@@ -112,6 +116,7 @@ public enum BenchReport {
             "errors_by_code": errors,
             "first_error_messages": messages,
             "lost_calls": result.lostCalls,
+            "unsent_calls": result.unsentCalls,
             "by_workload": Dictionary(uniqueKeysWithValues: sortedWorkloads(result).map { workload, stats in
                 (workload.rawValue, ["calls": stats.calls, "errors": stats.errors,
                                      "latency_us": latencyJSON(stats.latency)] as [String: Any])
