@@ -174,13 +174,23 @@ final class HTTP2Link {
     var heldOutputBytes: Int { session.heldOutputBytes }
 
     /// The change in what the session holds since it was last accounted (add it to the
-    /// connection's budget): responses waiting for the client's window, requests not yet
-    /// complete (partial messages, and whole requests waiting for their half-close), and the
-    /// open streams of calls in flight (their heads).
+    /// connection's budget): responses waiting for the client's window, and requests not yet
+    /// complete (partial messages, and whole requests waiting for their half-close).
     func takeSessionBytesDelta() -> Int {
-        let held = session.heldOutputBytes + session.bufferedInputBytes + session.openCallBytes
+        let held = session.heldOutputBytes + session.bufferedInputBytes
         defer { accountedSessionBytes = held }
         return held - accountedSessionBytes
+    }
+
+    /// What the open streams of calls in flight hold (their heads) and was last accounted.
+    private var accountedOpenCallBytes = 0
+
+    /// The change in what the open streams of calls hold since it was last accounted (for
+    /// `ConnectionUsage.addOpenCalls`).
+    func takeOpenCallBytesDelta() -> Int {
+        let held = session.openCallBytes
+        defer { accountedOpenCallBytes = held }
+        return held - accountedOpenCallBytes
     }
 
     /// After the session's output was taken: starts, keeps or clears `flowStalledSince`.

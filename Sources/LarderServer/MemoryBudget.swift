@@ -43,6 +43,11 @@ final class MemoryBudget: Sendable {
 final class ConnectionUsage: Sendable {
     let budget: MemoryBudget
     private let held = Atomic<Int>(0)
+    /// What this connection's open HTTP/2 calls hold (their streams' heads): in the server-wide
+    /// budget and this connection's share of it, but not in `--max-output-bytes` (a call's own
+    /// stream would count against its admission) nor in whether reading waits (reading is how
+    /// the client ends those streams).
+    private let openCalls = Atomic<Int>(0)
 
     init(budget: MemoryBudget) {
         self.budget = budget
@@ -60,18 +65,28 @@ final class ConnectionUsage: Sendable {
 
     func remove(_ count: Int) { add(-count) }
 
-    /// Gives back the `bytes` the closing connection held on the loop and leaves the
-    /// budget. Replies still queued for it are given back as the loop drops them.
+    /// Changes what the connection's open HTTP/2 calls hold by `count` bytes.
+    func addOpenCalls(_ count: Int) {
+        guard count != 0 else { return }
+        openCalls.add(count, ordering: .relaxed)
+        budget.add(count)
+    }
+
+    /// Gives back the `bytes` the closing connection held on the loop (its open calls'
+    /// too) and leaves the budget. Replies still queued for it are given back as the loop
+    /// drops them.
     func release(_ bytes: Int) {
         remove(bytes)
+        addOpenCalls(-openCalls.load(ordering: .relaxed))
         budget.connectionClosed()
     }
 
     /// True when this connection holds more than it may: over the per-connection
-    /// limit, or over its share while the whole budget is used up.
+    /// limit, or over its share (open calls included) while the whole budget is used up.
     var isOverShare: Bool {
         let bytes = bytes
-        return bytes > budget.perConnectionLimit || (budget.isExhausted && bytes > budget.share)
+        return bytes > budget.perConnectionLimit
+            || (budget.isExhausted && bytes + openCalls.load(ordering: .relaxed) > budget.share)
     }
 
     /// True when the whole budget is used up and this connection holds more than its share:
@@ -81,9 +96,11 @@ final class ConnectionUsage: Sendable {
     /// RESOURCE_EXHAUSTED when this connection may not start another call now.
     func admissionError() -> RPCError? {
         guard isOverShare else { return nil }
+        let open = openCalls.load(ordering: .relaxed)
         return RPCError(.resourceExhausted,
-                        "this connection holds \(bytes) bytes of unread replies, undecoded requests and open calls' headers "
-                            + "(limit \(budget.perConnectionLimit), --max-output-bytes; server-wide budget \(budget.limit)); "
-                            + "read the replies, or end some calls, before sending more")
+                        "this connection holds \(bytes) bytes of unread replies and undecoded requests"
+                            + (open > 0 ? " and \(open) bytes of open calls' headers" : "")
+                            + " (limit \(budget.perConnectionLimit), --max-output-bytes; server-wide budget \(budget.limit), "
+                            + "--memory-budget-bytes); read the replies, or end some calls, before sending more")
     }
 }
