@@ -60,7 +60,8 @@ enum BenchHelp {
       --threads T          event-loop threads, each owning some connections (default 1)
       --duration D         measured time, e.g. 10s, 500ms, 2m (default 10s; with a ramp that has --load-end:
                            the time to reach it plus one step). Calls still in flight at its end are waited for
-                           (up to 5s) and measured; any still unanswered then stop the run short (exit 1)
+                           (until --time-limit: 5s more by default) and their latencies measured; any still
+                           unanswered then stop the run short (exit 1)
       --requests R         after the warm-up, send R calls and measure them instead of a duration (calls the
                            warm-up left in flight may complete in place of the last ones; none is sent past R). A
                            --time-limit that comes first ends the run, reported as stopped_by (exit 1)

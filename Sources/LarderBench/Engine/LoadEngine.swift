@@ -106,13 +106,13 @@ enum LoadEngine {
     }
 
     /// Why a run by duration ends in error although calls were answered: some of those sent
-    /// inside it had no reply even `LoadLoop.endGraceNanoseconds` after its end.
+    /// inside it had no reply by `--time-limit`.
     private static func stall(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
         guard options.requests == nil, !control.isCancelled, !merged.callsByCode.isEmpty, merged.unansweredCalls > 0
         else { return nil }
-        let grace = Format.seconds(Double(LoadLoop.endGraceNanoseconds) / 1e9)
-        return "\(Format.grouped(merged.unansweredCalls)) calls had no reply within \(grace) after the run ended "
-            + "(a stalled or overloaded server?); they are not in the latencies"
+        let grace = control.hardEnd > control.measureEnd ? Double(control.hardEnd - control.measureEnd) / 1e9 : 0
+        return "\(Format.grouped(merged.unansweredCalls)) calls had no reply within \(Format.seconds(grace)) after the run "
+            + "ended (a stalled or overloaded server?); they are not in the latencies (raise --time-limit to wait longer)"
     }
 
     /// Why a run by duration has no calls: every call it sent is still unanswered at its end.

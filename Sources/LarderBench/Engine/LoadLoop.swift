@@ -47,6 +47,8 @@ final class LoadLoop: @unchecked Sendable {
     private var unansweredCalls = 0
     /// Open loop: scheduled calls never sent (see `countUnsentCalls`).
     private var unsentCalls = 0
+    /// Open loop: at the last look, calls were due and every open connection's slots were taken.
+    private var slotsRanOut = false
     /// While the replies due after a run by duration are read: they are measured.
     private var measuringLate = false
     private var totalErrors = 0
@@ -153,30 +155,31 @@ final class LoadLoop: @unchecked Sendable {
             if control.sentAllRequests && !connections.contains(where: { $0.inFlight > 0 }) { break }
         }
         let endedAt = MonotonicClock.nanoseconds()
-        countUnsentCalls(until: min(endedAt, control.measureEnd))
-        if control.requests == nil && !control.isCancelled {
-            // A run by duration: the calls still in flight at its end were sent inside it. Their
-            // replies are awaited (up to 5 s) and measured, so a server that stalled near the end
-            // shows in the latencies, and what never came back is reported.
-            drainInFlight(measuring: true)
-            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
-        } else {
-            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
-            if drainsAtEnd { drainInFlight(measuring: false) }
-        }
-        if drainsAtEnd { countUncapturedCreates() }
-        if index == 0 {
+        if index == 0 {  // the CPU window is the run's, whatever the replies still due take
             if startSample == nil { startSample = CPUSample.take(serverPID: serverPID) }
             endSample = CPUSample.take(serverPID: serverPID)
         }
+        countUnsentCalls(until: min(endedAt, control.measureEnd))
+        if control.requests == nil && !control.isCancelled {
+            // A run by duration: the calls still in flight at its end were sent inside it. Their
+            // replies are awaited, until --time-limit, and their latencies measured, so a server
+            // that stalled near the end shows, and what never came back is reported.
+            drainInFlight(measuring: true, until: max(control.hardEnd, endedAt))
+            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
+        } else {
+            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
+            if drainsAtEnd { drainInFlight(measuring: false, until: endedAt + Self.createsGraceNanoseconds) }
+        }
+        if drainsAtEnd { countUncapturedCreates() }
         for connection in connections { connection.closeSocket() }
         return makeResult(endedAt: endedAt)
     }
 
     /// Open loop: the calls the schedule meant to start in the measured window before `until`
-    /// that were never sent (every slot was waiting). At most 100 million are counted.
+    /// that were never sent because every slot was waiting (`slotsRanOut`: not merely due
+    /// after the loop's last turn). At most 100 million are counted.
     private func countUnsentCalls(until: UInt64) {
-        guard var pending = schedule, !control.isCancelled else { return }
+        guard var pending = schedule, slotsRanOut, !control.isCancelled else { return }
         var looked = 0
         while pending.nextTime < until && looked < 100_000_000 {
             if pending.nextTime >= control.measureStart { unsentCalls += 1 }
@@ -185,17 +188,16 @@ final class LoadLoop: @unchecked Sendable {
         }
     }
 
-    /// How long after the load the replies still due are waited for.
-    static let endGraceNanoseconds: UInt64 = 5_000_000_000
+    /// How long after a run by count the replies of its creates are waited for (their ids).
+    static let createsGraceNanoseconds: UInt64 = 5_000_000_000
 
-    /// After the load: reads the replies still due (up to `endGraceNanoseconds`, none followed by
-    /// another call), so every create call's id is known; with `measuring`, the calls sent inside
-    /// the measured window are measured as they come back.
-    private func drainInFlight(measuring: Bool) {
+    /// After the load: reads the replies still due (until `deadline`, none followed by another
+    /// call), so every create call's id is known; with `measuring`, the calls sent inside the
+    /// measured window are measured as they come back.
+    private func drainInFlight(measuring: Bool, until deadline: UInt64) {
         stopping = true
         measuringLate = measuring
         defer { measuringLate = false }
-        let deadline = MonotonicClock.nanoseconds() + Self.endGraceNanoseconds
         while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
             // Output still due goes out too: over HTTP/2, calls beyond the server's stream limit
             // wait in the session for others to end.
@@ -330,7 +332,12 @@ final class LoadLoop: @unchecked Sendable {
                     break
                 }
             }
-            guard let connection = chosen, let slot = connection.freeSlots.popLast(), !stopping else { return }
+            guard let connection = chosen, let slot = connection.freeSlots.popLast(), !stopping else {
+                // Due, and no open connection has a free slot: the server is behind the rate.
+                slotsRanOut = chosen == nil && connections.contains(where: \.isOpen)
+                return
+            }
+            slotsRanOut = false
             issue(on: connection, slot: slot, intended: schedule.nextTime, now: now)
             schedule.advance()
         }
@@ -574,10 +581,16 @@ final class LoadLoop: @unchecked Sendable {
                 if schedule != nil {
                     uncorrectedLatency.record(RateSchedule.uncorrectedLatency(sent: sent, completed: now))
                 }
-                if code >= 0 && code < 17 { codeCounts[Int(code)] += 1 } else { otherCodes[code, default: 0] += 1 }
-                let elapsed = now - control.measureStart
-                timeline.record(elapsed: elapsed, latency: corrected, failed: code != 0)
-                steps?.record(elapsed: elapsed, latency: corrected, failed: code != 0)
+                // A late reply adds its latency; it counts as a call only when it failed (no error
+                // hides), so the window's calls per second stay those completed inside it.
+                if inWindow || code != 0 {
+                    if code >= 0 && code < 17 { codeCounts[Int(code)] += 1 } else { otherCodes[code, default: 0] += 1 }
+                }
+                if inWindow {
+                    let elapsed = now - control.measureStart
+                    timeline.record(elapsed: elapsed, latency: corrected, failed: code != 0)
+                    steps?.record(elapsed: elapsed, latency: corrected, failed: code != 0)
+                }
             }
         }
         if schedule == nil && !stopping && now < control.end {
