@@ -113,8 +113,10 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         }
         let now = configuration.clock()
         resets = TokenBucket(burst: configuration.resetBurst, ratePerSecond: configuration.resetsPerSecond, now: now)
-        startedResets = TokenBucket(burst: configuration.startedResetBurst,
-                                    ratePerSecond: configuration.startedResetsPerSecond, now: now)
+        // Never below every call a client may have in flight, cancelled twice over (and once a second).
+        let streams = Int(clamping: configuration.maxConcurrentStreams)
+        startedResets = TokenBucket(burst: max(configuration.startedResetBurst, 2 * streams),
+                                    ratePerSecond: max(configuration.startedResetsPerSecond, streams), now: now)
         settingsFrames = TokenBucket(burst: configuration.settingsBurst, ratePerSecond: configuration.settingsPerSecond, now: now)
         idleFrames = TokenBucket(burst: configuration.idleFrameBurst, ratePerSecond: configuration.idleFramesPerSecond, now: now)
         super.init()

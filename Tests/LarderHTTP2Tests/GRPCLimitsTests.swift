@@ -256,6 +256,7 @@ struct GRPCLimitsTests {
     @Test("resets of started calls count against a bucket of their own: opening and resetting calls without end is GOAWAY ENHANCE_YOUR_CALM")
     func rapidResetOfStartedCalls() throws {
         var configuration = GRPCServerConfiguration.manual(ManualClock())
+        configuration.maxConcurrentStreams = 10  // the bucket is at least twice this
         configuration.startedResetBurst = 30
         configuration.startedResetsPerSecond = 1
         let loop = try Loopback(server: configuration)
@@ -270,6 +271,27 @@ struct GRPCLimitsTests {
         }
         #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
+    }
+
+    @Test("the started-reset bucket is never smaller than twice the streams a client may have open")
+    func startedResetBucketScalesWithTheStreamLimit() throws {
+        var configuration = GRPCServerConfiguration.manual(ManualClock())
+        configuration.maxConcurrentStreams = 100
+        configuration.startedResetBurst = 30
+        configuration.startedResetsPerSecond = 1
+        let loop = try Loopback(server: configuration)
+        loop.server.deliversWholeRequest = { _ in false }
+        for _ in 0..<2 {  // every stream it may open, cancelled, twice
+            var started: [Int32] = []
+            for _ in 0..<100 {
+                started.append(try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b"))))
+            }
+            try loop.pump()
+            for id in started { loop.client.reset(streamID: id, code: .cancel) }
+            try loop.pump()
+        }
+        #expect(loop.client.goaways.isEmpty, "\(loop.client.goaways)")
+        #expect(loop.server.closeReason == nil)
     }
 
     @Test("resets of calls the core has are not held to the tight bucket: 40 reset with a burst of 20 leave the connection serving")
