@@ -43,18 +43,21 @@ final class DatabaseFileLock: Sendable {
         self.path = path
     }
 
-    /// Locks the WAL file too, when it exists: call before SQLite opens the database (a WAL
-    /// left there is checked) and again once SQLite has made it. The lock on the database
-    /// file protects only while the file stays in place: replaced under a running server
-    /// (a backup restored with `mv`), it lets a second server start on the new file, and
-    /// the two would share the WAL, which SQLite finds by path. This lock refuses that.
+    /// Locks the WAL file too, creating it empty when missing (SQLite then uses that file):
+    /// call before SQLite opens the database. The lock on the database file protects only
+    /// while the file stays in place: replaced under a running server (a backup restored with
+    /// `mv`), it lets a second server start on the new file, and the two would share the WAL,
+    /// which SQLite finds by path. This lock refuses that.
     ///
-    /// - Throws: FAILED_PRECONDITION while another larder-server has the WAL locked.
+    /// - Throws: FAILED_PRECONDITION while another larder-server has the WAL locked,
+    ///   UNAVAILABLE when it cannot be opened.
     func lockWAL() throws(RPCError) {
         guard walDescriptor.withLock({ $0 }) < 0 else { return }
         let wal = path + "-wal"
-        let fd = open(wal, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { return }  // no WAL yet: nothing to share
+        let fd = open(wal, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw RPCError.unavailable("cannot open \(wal): \(String(cString: strerror(errno)))")
+        }
         if let failure = Self.lockFailure(fd, LOCK_EX) {
             close(fd)
             throw failure == EWOULDBLOCK

@@ -48,14 +48,7 @@ public final class SQLiteStore: Store {
         let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
         do throws(RPCError) {
             if !options.readOnly { try fileLock.lockWAL() }  // a WAL another server uses
-            let store = try open(path: path, options: options, fileLock: fileLock)
-            if !options.readOnly {
-                do throws(RPCError) { try fileLock.lockWAL() } catch {  // the WAL SQLite has made since
-                    store.close()
-                    throw error
-                }
-            }
-            return store
+            return try open(path: path, options: options, fileLock: fileLock)
         } catch {
             fileLock.release()
             throw error
