@@ -30,26 +30,32 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let ioErrorDirectoryFsync: Int32 = SQLITE_IOERR | (5 << 8)
 
     /// The error `database` reports after `code` (SQLite's message unless `message` is given).
-    /// An I/O error met when the file system is (nearly) full or a database file has reached
-    /// the process's file-size limit becomes SQLITE_FULL: SQLite reports a full disk as such
-    /// on some paths only (a write hitting EFBIG, the limit of `ulimit -f` or systemd's
-    /// LimitFSIZE=, is its "disk I/O error"), and the call is then RESOURCE_EXHAUSTED
-    /// ("full") rather than UNAVAILABLE ("unreachable, try again").
+    /// A failed write (not a read, not a sync) met when the process's errno says no space, or
+    /// a database file is at the process's file-size limit, or its file system has under 1 MiB
+    /// free, becomes SQLITE_FULL: SQLite reports a full disk as such on some paths only (a write
+    /// hitting EFBIG, the limit of `ulimit -f` or systemd's LimitFSIZE=, is its "disk I/O
+    /// error"), and the call is then RESOURCE_EXHAUSTED ("full") rather than UNAVAILABLE
+    /// ("unreachable, try again").
     init(in database: OpaquePointer, code: Int32, message: String? = nil, sql: String?) {
         var code = code
         var text = message ?? String(cString: sqlite3_errmsg(database))
-        // Not a failed sync: whether its commit survives is unknown (see SQLiteSession.commit).
-        if code & 0xFF == SQLITE_IOERR, code != Self.ioErrorFsync, code != Self.ioErrorDirectoryFsync,
-           let cause = Self.fullCause(database) {
+        if Self.writeFailures.contains(code), let cause = Self.fullCause(database) {
             code = SQLITE_FULL
             text += " (\(cause))"
         }
         self.init(code: code, message: text, sql: sql)
     }
 
-    /// Why writing to `database`'s files may have failed for want of room: its WAL or file at
-    /// the file-size limit, or under 1 MiB free on its file system; nil when neither holds.
+    /// I/O errors of writing or growing a file (SQLITE_IOERR_WRITE, _TRUNCATE, _SHMSIZE): the
+    /// ones a full disk or a file-size limit cause.
+    static let writeFailures: Set<Int32> = [SQLITE_IOERR | (3 << 8), SQLITE_IOERR | (6 << 8), SQLITE_IOERR | (19 << 8)]
+
+    /// Why writing to `database`'s files may have failed for want of room, or nil.
     private static func fullCause(_ database: OpaquePointer) -> String? {
+        let systemError = sqlite3_system_errno(database)
+        if [ENOSPC, EDQUOT, EFBIG].contains(systemError) {
+            return String(cString: strerror(systemError)).lowercased()
+        }
         guard let name = sqlite3_db_filename(database, "main") else { return nil }
         let path = String(cString: name)
         guard !path.isEmpty else { return nil }
@@ -62,8 +68,7 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
                 }
             }
         }
-        var space = statvfs()
-        if statvfs(path, &space) == 0 && UInt64(space.f_bavail) * UInt64(space.f_frsize) < 1 << 20 {
+        if let free = FreeSpace.bytes(at: path), free < 1 << 20 {
             return "no space left on the file system holding \(path)"
         }
         return nil

@@ -170,10 +170,9 @@ public final class SQLiteStore: Store {
     }
 
     private static func checkFreeSpace(for path: String, minimum: UInt64) throws(RPCError) {
-        var space = statvfs()
         let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        guard statvfs(directory, &space) == 0 else { return }  // unknown: SQLite's own errors will tell
-        let free = UInt64(space.f_bavail) &* UInt64(space.f_frsize)
+        // Unknown (or a file system that reports no sizes): SQLite's own errors will tell.
+        guard let free = FreeSpace.bytes(at: directory) else { return }
         guard free >= minimum else {
             throw RPCError(.resourceExhausted, "cannot open database \"\(path)\": the file system holding it has "
                            + "\(free) bytes free, and larder-server needs at least \(minimum) to start (for the WAL "
