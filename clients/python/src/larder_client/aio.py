@@ -98,11 +98,23 @@ class AsyncConnection:
         await asyncio.wait({self._read_task}, timeout=5.0)
 
     def close_nowait(self) -> None:
-        """Closes the connection without waiting for its reader task to end; safe after its
-        event loop has closed."""
+        """Closes the connection without waiting for its reader task to end: from any thread
+        (handed to the connection's event loop when called from another), and a no-op once
+        that loop has closed (the transport's own finalizer closes the socket)."""
+        loop = self._read_task.get_loop()
+        if loop.is_closed():
+            return
         try:
-            self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
-        except RuntimeError:  # the loop is closed; the transport's own finalizer closes the socket
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client")
+        try:
+            if running is loop:
+                self._fail_all(reason)
+            else:
+                loop.call_soon_threadsafe(self._fail_all, reason)
+        except RuntimeError:  # the loop closed meanwhile
             pass
 
     async def _read_loop(self) -> None:

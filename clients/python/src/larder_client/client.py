@@ -307,10 +307,11 @@ class LarderClient(Methods, _ClientBase):
         # given back now rather than at the server's idle timeout. A client with calls pending
         # is never collected (their futures hold it), so nothing in flight is cut here.
         connection = getattr(self, "_connection", None)
-        if connection is not None and connection.closed is None:
+        # `_closed`, not `closed`: a finalizer may run in the reader thread while it holds the lock.
+        if connection is not None and connection._closed is None:
             warnings.warn(f"unclosed LarderClient for {self.address}: call close() or use a with block",
                           ResourceWarning, source=self)
-            connection.close(wait=False)
+            connection.shut_down_from_finalizer()
 
     def __enter__(self) -> LarderClient:
         return self
@@ -434,7 +435,7 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
         if connection is not None and connection.closed is None:
             warnings.warn(f"unclosed AsyncLarderClient for {self.address}: await close() or use an async with block",
                           ResourceWarning, source=self)
-            connection.close_nowait()
+            connection.close_nowait()  # on the connection's own loop, whatever thread this is
 
     async def __aenter__(self) -> AsyncLarderClient:
         await self._connected()

@@ -138,12 +138,21 @@ class Connection:
         with self._lock:
             return self._closed
 
-    def close(self, wait: bool = True) -> None:
-        """Closes the connection; pending calls fail with UNAVAILABLE. With wait, returns once
-        the reader thread has ended (at most 5 s)."""
+    def close(self) -> None:
+        """Closes the connection; pending calls fail with UNAVAILABLE."""
         self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the client"))
-        if wait and self._reader is not threading.current_thread():
+        if self._reader is not threading.current_thread():
             self._reader.join(5.0)
+
+    def shut_down_from_finalizer(self) -> None:
+        """For a client's __del__, which may run in any thread (the reader's included, while it
+        holds the lock): takes no lock, only shuts the socket down; the reader thread then
+        reads the end and fails what is pending itself."""
+        if self._closed is None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def abandon_after_fork(self) -> None:
         """In a child process after fork(): gives the parent's connection up without touching it.
