@@ -35,12 +35,15 @@ final class SeedClient {
         deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
         // A server that sends nothing for this long is stuck: give up then, not at the whole
         // deadline (600 s for a clean-up, which a frozen server held that long).
-        var timeout = timeval(tv_sec: Int(min(max(1, timeoutSeconds), Self.silenceSeconds)), tv_usec: 0)
+        silence = Int(min(max(1, timeoutSeconds), Self.silenceSeconds))
+        var timeout = timeval(tv_sec: silence, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// The longest a call waits with no byte from the server.
     static let silenceSeconds: Double = 30
+    /// `silenceSeconds`, or the whole timeout when shorter.
+    private let silence: Int
 
     deinit { TCPSocket.close(fd) }
 
@@ -212,8 +215,8 @@ final class SeedClient {
             guard MonotonicClock.nanoseconds() < deadline else { throw .deadlineExceeded("server did not reply in time") }
             if let link {
                 let address = address
-                let silence = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: Self.silenceSeconds)
-                guard try link.readOnce(fd, deadline: min(deadline, silence), address: address, describe: { error in
+                let quietUntil = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: Double(silence))
+                guard try link.readOnce(fd, deadline: min(deadline, quietUntil), address: address, describe: { error in
                     RPCError(error.code, "TLS error on the connection to \(address): \(error.message)")
                 }) else {
                     throw .unavailable("\(address) closed the connection while creating data")
@@ -225,7 +228,7 @@ final class SeedClient {
             switch result {
             case .bytes(let count): chunk.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             case .wouldBlock:  // SO_RCVTIMEO: nothing came for silenceSeconds
-                throw .deadlineExceeded("\(address) sent nothing for \(Int(Self.silenceSeconds)) s (a stuck server?)")
+                throw .deadlineExceeded("\(address) sent nothing for \(silence) s (a stuck server?)")
             case .closed: throw .unavailable("\(address) closed the connection while creating data")
             case .failed(let code): throw .unavailable("read from \(address) failed: \(TCPSocket.errnoText(code))")
             }
