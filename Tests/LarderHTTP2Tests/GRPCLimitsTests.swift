@@ -343,6 +343,20 @@ struct GRPCLimitsTests {
         for id in ids { loop.client.reset(streamID: id, code: .cancel) }
         try loop.pump()
         #expect(loop.server.openCallBytes == 0)
+
+        // A unary request delivered whole, answered by the server: counted until its stream closes.
+        loop.server.deliversWholeRequest = { _ in true }
+        let unary = try loop.call(message: [1])
+        #expect(loop.server.openCallBytes >= GRPCServerSession.streamStateBytes)
+        #expect(loop.server.sendMessage(streamID: unary, [7]))
+        #expect(loop.server.sendTrailers(streamID: unary, status: .ok))
+        try loop.pump()
+        #expect(loop.client.responses[unary]?.trailers["grpc-status"] == "0")
+        #expect(loop.server.openCallBytes == 0)
+
+        // A request the session refuses itself (a header list over the limit) never counts.
+        _ = try loop.call(extra: [("x-big", String(repeating: "a", count: 8200))])
+        #expect(loop.server.openCallBytes == 0)
     }
 
     @Test("a header list over 8 KiB is refused with RESOURCE_EXHAUSTED; the connection keeps serving")
