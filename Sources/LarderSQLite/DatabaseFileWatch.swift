@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// From then on every write would go to a file nobody will open again: lost at the next
 /// start. So once it has moved, writes are refused before they commit (UNAVAILABLE,
-/// nothing written) and the store reports itself unavailable (health NOT_SERVING). (A
+/// nothing written) and the store reports itself unavailable (health NOT_SERVING). The
+/// writer checks before each commit, the checkpointer thread at each of its wakes (every
+/// 250 ms), so an idle server notices too. (A
 /// second server on the new file is refused by the WAL's lock: `DatabaseFileLock.lockWAL`.)
 final class DatabaseFileWatch: Sendable {
     let path: String

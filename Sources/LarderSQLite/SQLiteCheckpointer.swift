@@ -34,7 +34,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
 
     /// `busyWait` is the store's: the connection waits for another process's lock as the
     /// store's own do, and gives up as soon as the store closes.
-    init(path: String, pages: Int32, idleMilliseconds: Int = 0, busyWait: SQLiteBusyWait) throws(SQLiteError) {
+    /// Looked at on every wake of the thread (at least every `idleMilliseconds`), so that an
+    /// idle server notices its database file moving too (health NOT_SERVING), not only at its
+    /// next write.
+    private let fileWatch: DatabaseFileWatch?
+
+    init(path: String, pages: Int32, idleMilliseconds: Int = 0, busyWait: SQLiteBusyWait,
+         fileWatch: DatabaseFileWatch? = nil) throws(SQLiteError) {
+        self.fileWatch = fileWatch
         connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE)
         try connection.waitWhenBusy(busyWait)
         // A connection learns that the database is in WAL mode only when it first
@@ -120,6 +127,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             pending = false
             condition.unlock()
             if stop { break }
+            if let fileWatch { _ = fileWatch.check(connection) }
             // Best effort: a busy or failed checkpoint is retried after the next signal or idle spell.
             guard let db = try? connection.database() else { continue }
             if signalled {

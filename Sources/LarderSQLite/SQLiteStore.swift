@@ -82,7 +82,7 @@ public final class SQLiteStore: Store {
                 try migrate(writer, seed: options.seed)
                 let background = try SQLiteCheckpointer(path: path, pages: options.checkpointPages,
                                                         idleMilliseconds: options.idleCheckpointMilliseconds,
-                                                        busyWait: busyWait)
+                                                        busyWait: busyWait, fileWatch: fileWatch)
                 checkpointer = background
                 do throws(SQLiteError) { try background.install(on: writerConnection) } catch {
                     background.stop()

@@ -93,6 +93,8 @@ struct LifecycleEndToEndTests {
         let other = server.databasePath + ".restored"
         try Data("".utf8).write(to: URL(fileURLWithPath: other))
         #expect(rename(other, server.databasePath) == 0)
+        // Noticed without a write (the checkpointer looks every 250 ms): health turns NOT_SERVING.
+        #expect(try await eventually { try await client.call(HealthMethods.check, HealthCheckRequest()).status == .notServing })
 
         let refused = await expectStatus(.unavailable) {
             try await client.call(LocationMethods.createLocation,
