@@ -42,4 +42,16 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
         RPCError(.internal, message, cause: cause)
     }
     public static func unavailable(_ message: String) -> RPCError { RPCError(.unavailable, message) }
+
+    /// The refusal of a call over `--max-calls-per-connection` (never run, so safe to send again).
+    public static func tooManyCallsInFlight(limit: Int) -> RPCError {
+        RPCError(.resourceExhausted, "\(tooManyCallsInFlightText) (limit \(limit))")
+    }
+
+    /// True for a `tooManyCallsInFlight` refusal, as a client receives it.
+    public var isTooManyCallsInFlight: Bool {
+        code == .resourceExhausted && message.hasPrefix(Self.tooManyCallsInFlightText)
+    }
+
+    private static let tooManyCallsInFlightText = "too many calls in flight on this connection"
 }

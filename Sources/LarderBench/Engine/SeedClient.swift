@@ -134,8 +134,7 @@ final class SeedClient {
             let outcomes = try exchange(path, batch.map { payloads[$0] })
             var refused: [Int] = []
             for (index, outcome) in zip(batch, outcomes) {
-                if case .failure(let error) = outcome, error.code == .resourceExhausted,
-                   error.message.hasPrefix("too many calls in flight on this connection") {
+                if case .failure(let error) = outcome, error.isTooManyCallsInFlight {
                     refused.append(index)
                 } else {
                     results[index] = outcome
@@ -143,8 +142,8 @@ final class SeedClient {
             }
             if !refused.isEmpty {
                 let accepted = batch.count - refused.count
-                guard accepted > 0 || window > 1 else {
-                    results[refused[0]] = outcomes[batch.firstIndex(of: refused[0]) ?? 0]
+                guard accepted > 0 || window > 1 else {  // one call at a time, refused whole: give up
+                    results[batch[0]] = outcomes[0]
                     break
                 }
                 window = max(1, accepted > 0 ? accepted : batch.count / 2)

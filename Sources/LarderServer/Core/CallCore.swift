@@ -311,8 +311,7 @@ final class CallCore: @unchecked Sendable {
         guard let handler = method.handler else { return nil }
         if case .inline = handler.execution { return connection.usage.admissionError() }
         if connection.calls.inFlight >= configuration.maxCallsPerConnection {
-            return RPCError(.resourceExhausted,
-                            "too many calls in flight on this connection (limit \(configuration.maxCallsPerConnection))")
+            return .tooManyCallsInFlight(limit: configuration.maxCallsPerConnection)
         }
         return connection.usage.admissionError()
     }
