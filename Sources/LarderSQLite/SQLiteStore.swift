@@ -156,12 +156,7 @@ public final class SQLiteStore: Store {
 
     private static func checkDirectory(of path: String) throws(RPCError) {
         guard !path.isEmpty else { throw RPCError.invalidArgument("the database path is empty") }
-        let directory: String
-        if let slash = path.lastIndex(of: "/") {
-            directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        } else {
-            directory = "."
-        }
+        let directory = directory(of: path)
         var info = stat()
         guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw RPCError.invalidArgument(
@@ -169,10 +164,15 @@ public final class SQLiteStore: Store {
         }
     }
 
+    /// The directory holding the file at `path` ("." for a bare name).
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     private static func checkFreeSpace(for path: String, minimum: UInt64) throws(RPCError) {
-        let directory = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         // Unknown (or a file system that reports no sizes): SQLite's own errors will tell.
-        guard let free = FreeSpace.bytes(at: directory) else { return }
+        guard let free = FreeSpace.bytes(at: directory(of: path)) else { return }
         guard free >= minimum else {
             throw RPCError(.resourceExhausted, "cannot open database \"\(path)\": the file system holding it has "
                            + "\(free) bytes free, and larder-server needs at least \(minimum) to start (for the WAL "
