@@ -142,10 +142,11 @@ enum LoadEngine {
         let end = merged.endSample
         var serverSeconds: Double?
         if let before = start?.serverSeconds, let after = end?.serverSeconds { serverSeconds = after - before }
-        var result = BenchResult(
+        return BenchResult(
             options: options, seconds: seconds, latency: merged.latency,
             uncorrectedLatency: options.isOpenLoop ? merged.uncorrectedLatency : nil, byWorkload: merged.byWorkload,
             callsByCode: callsByCode, firstMessages: firstMessages, lostCalls: merged.lostCalls,
+            unsentCalls: merged.unsentCalls,
             connectionFailures: merged.connectionFailures,
             benchCPUSeconds: max(0, (end?.selfSeconds ?? 0) - (start?.selfSeconds ?? 0)),
             serverCPUSeconds: serverSeconds,
@@ -154,7 +155,5 @@ enum LoadEngine {
             interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
                 ?? silence(merged, options, control) ?? stall(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
-        result.unsentCalls = merged.unsentCalls
-        return result
     }
 }

@@ -130,19 +130,11 @@ final class LoadLoop: @unchecked Sendable {
             }
             if schedule != nil {
                 issueScheduled(now: now)
-                for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
-                    flush(connection)
-                }
+                flushPendingOutput()
             }
             if !waitForEvents(now: now) { break }
-            for ready in waiter.ready {
-                let connection = connections[ready.index]
-                if ready.readable { readReplies(connection) }
-                if ready.writable && connection.isOpen { flush(connection) }
-            }
-            for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
-                flush(connection)
-            }
+            serveReadyConnections()
+            flushPendingOutput()
             progress.calls.store(totalCalls, ordering: .relaxed)
             progress.errors.store(totalErrors, ordering: .relaxed)
             showProgress?.tick(now: now)
@@ -160,16 +152,13 @@ final class LoadLoop: @unchecked Sendable {
             endSample = CPUSample.take(serverPID: serverPID)
         }
         countUnsentCalls(until: min(endedAt, control.measureEnd))
-        if control.requests == nil && !control.isCancelled {
-            // A run by duration: the calls still in flight at its end were sent inside it. Their
-            // replies are awaited, until --time-limit, and their latencies measured, so a server
-            // that stalled near the end shows, and what never came back is reported.
-            drainInFlight(measuring: true, until: max(control.hardEnd, endedAt))
-            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
-        } else {
-            unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
-            if drainsAtEnd { drainInFlight(measuring: false, until: endedAt + Self.createsGraceNanoseconds) }
-        }
+        // A run by duration: the calls still in flight at its end were sent inside it. Their
+        // replies are awaited, until --time-limit, and their latencies measured, so a server that
+        // stalled near the end shows, and what never came back (counted after) is reported.
+        let byDuration = control.requests == nil && !control.isCancelled
+        if byDuration { drainInFlight(measuring: true, until: max(control.hardEnd, endedAt)) }
+        unansweredCalls = connections.reduce(0) { $0 + ($1.isOpen ? $1.inFlight : 0) }
+        if !byDuration && drainsAtEnd { drainInFlight(measuring: false, until: endedAt + Self.createsGraceNanoseconds) }
         if drainsAtEnd { countUncapturedCreates() }
         for connection in connections { connection.closeSocket() }
         return makeResult(endedAt: endedAt)
@@ -201,16 +190,26 @@ final class LoadLoop: @unchecked Sendable {
         while connections.contains(where: { $0.isOpen && $0.inFlight > 0 }) {
             // Output still due goes out too: over HTTP/2, calls beyond the server's stream limit
             // wait in the session for others to end.
-            for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
-                flush(connection)
-            }
+            flushPendingOutput()
             let now = MonotonicClock.nanoseconds()
             guard now < deadline, waiter.wait(nanoseconds: min(deadline - now, 50_000_000)) else { break }
-            for ready in waiter.ready {
-                let connection = connections[ready.index]
-                if ready.readable { readReplies(connection) }
-                if ready.writable && connection.isOpen { flush(connection) }
-            }
+            serveReadyConnections()
+        }
+    }
+
+    /// Reads the replies of the connections `waiter` found readable, and writes to the writable.
+    private func serveReadyConnections() {
+        for ready in waiter.ready {
+            let connection = connections[ready.index]
+            if ready.readable { readReplies(connection) }
+            if ready.writable && connection.isOpen { flush(connection) }
+        }
+    }
+
+    /// Writes what each open connection has to send, unless it already waits to be writable.
+    private func flushPendingOutput() {
+        for connection in connections where connection.hasOutput && !connection.wantsWritable && connection.isOpen {
+            flush(connection)
         }
     }
 
