@@ -173,25 +173,21 @@ final class HTTP2Link {
     /// Response bytes the session holds for a closed flow-control window.
     var heldOutputBytes: Int { session.heldOutputBytes }
 
-    /// The change in what the session holds since it was last accounted (add it to the
-    /// connection's budget): responses waiting for the client's window, and requests not yet
-    /// complete (partial messages, and whole requests waiting for their half-close).
-    func takeSessionBytesDelta() -> Int {
+    /// Brings `usage` up to date with what the session holds: responses waiting for the
+    /// client's window and requests not yet complete (partial messages, and whole requests
+    /// waiting for their half-close) as the connection's own bytes; the open streams of calls
+    /// in flight (their heads) as its open calls.
+    func account(to usage: ConnectionUsage) {
         let held = session.heldOutputBytes + session.bufferedInputBytes
-        defer { accountedSessionBytes = held }
-        return held - accountedSessionBytes
+        usage.add(held - accountedSessionBytes)
+        accountedSessionBytes = held
+        let open = session.openCallBytes
+        usage.addOpenCalls(open - accountedOpenCallBytes)
+        accountedOpenCallBytes = open
     }
 
-    /// What the open streams of calls in flight hold (their heads) and was last accounted.
+    /// What the open streams of calls in flight held when last accounted.
     private var accountedOpenCallBytes = 0
-
-    /// The change in what the open streams of calls hold since it was last accounted (for
-    /// `ConnectionUsage.addOpenCalls`).
-    func takeOpenCallBytesDelta() -> Int {
-        let held = session.openCallBytes
-        defer { accountedOpenCallBytes = held }
-        return held - accountedOpenCallBytes
-    }
 
     /// After the session's output was taken: starts, keeps or clears `flowStalledSince`.
     func noteHeldOutput() {

@@ -77,8 +77,7 @@ extension Server {
                 }
                 // What the session holds now (answers of calls earlier in this read included)
                 // is in the budget before this call is admitted.
-                connection.usage.add(link.takeSessionBytesDelta())
-                connection.usage.addOpenCalls(link.takeOpenCallBytesDelta())
+                link.account(to: connection.usage)
                 let now = connection.lastActivity
                 let deadline = head.timeoutNanoseconds.map { timeout in
                     let (sum, overflow) = now.addingReportingOverflow(timeout)
@@ -155,8 +154,7 @@ extension Server {
         }
         if !events.isEmpty { handleHTTP2(events, on: connection, link: link) }
         link.noteHeldOutput()
-        connection.usage.add(link.takeSessionBytesDelta())
-        connection.usage.addOpenCalls(link.takeOpenCallBytesDelta())
+        link.account(to: connection.usage)
         if !link.session.holdsIncompleteInput { connection.partialFrameSince = nil }
         // A GOAWAY with an error ends the connection even when nghttp2 would go on (its own
         // rapid-reset limiter, now off, sent one and kept serving the open streams: a Watch on
