@@ -290,8 +290,8 @@ public struct ArgumentParser: Sendable {
     private func selectWord(_ word: String, rest: [String], state: inout State) throws(CLIError) -> ParseOutcome? {
         if let resource = state.resource {
             guard let command = resource.command(named: word) else {
-                throw .usage("unknown command '\(word)' for 'larder \(resource.name)'; expected one of: "
-                             + Self.commandList(resource), command: "larder \(resource.name)")
+                throw .unknownCommand(word, of: resource.name, expected: Self.commandList(resource),
+                                      command: "larder \(resource.name)")
             }
             state.command = command
             return nil
@@ -318,8 +318,7 @@ public struct ArgumentParser: Sendable {
         } else if let resource = catalog.resource(named: word) {
             state.resource = resource
         } else {
-            throw .usage("unknown command '\(word)'; expected one of: \(topLevelWords.joined(separator: ", "))",
-                         command: "larder")
+            throw .unknownCommand(word, expected: topLevelWords.joined(separator: ", "), command: "larder")
         }
         return nil
     }
@@ -335,13 +334,12 @@ public struct ArgumentParser: Sendable {
             return .command(command.path)
         }
         guard let resource = catalog.resource(named: first) else {
-            throw .usage("unknown command '\(first)'; expected one of: \(topLevelWords.joined(separator: ", "))",
-                         command: "larder")
+            throw .unknownCommand(first, expected: topLevelWords.joined(separator: ", "), command: "larder")
         }
         guard words.count > 1 else { return .resource(resource.name) }
         guard let command = resource.command(named: words[1]), words.count == 2 else {
-            throw .usage("unknown command '\(words.dropFirst().joined(separator: " "))' for 'larder \(resource.name)'; "
-                         + "expected one of: \(Self.commandList(resource))", command: "larder")
+            throw .unknownCommand(words.dropFirst().joined(separator: " "), of: resource.name,
+                                  expected: Self.commandList(resource), command: "larder")
         }
         return .command(command.path)
     }

@@ -11,10 +11,18 @@ public enum CLIError: Error, Equatable, Sendable {
         .usage(message, command: spec.usagePath)
     }
 
-    /// A command word larder does not know (`larder frob`, `larder groups frob`): there is no
-    /// help to show for it, so `--help` beside it does not hide the error.
+    /// `words` name no command (of `larder RESOURCE` when `resource` is given); `expected` lists those there are.
+    static func unknownCommand(_ words: String, of resource: String? = nil, expected: String, command: String) -> CLIError {
+        .usage("\(unknownCommandText) '\(words)'" + (resource.map { " for 'larder \($0)'" } ?? "")
+               + "; expected one of: \(expected)", command: command)
+    }
+
+    /// An `unknownCommand` error (`larder frob`, `larder groups frob`): there is no help to show
+    /// for it, so `--help` beside it does not hide the error.
     var isUnknownCommand: Bool {
-        if case .usage(let message, _) = self { return message.hasPrefix("unknown command '") }
+        if case .usage(let message, _) = self { return message.hasPrefix(Self.unknownCommandText + " '") }
         return false
     }
+
+    private static let unknownCommandText = "unknown command"
 }
