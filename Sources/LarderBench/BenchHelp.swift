@@ -55,9 +55,10 @@ enum BenchHelp {
                            same pre-encoded requests; errors are counted by grpc-status (a non-200 HTTP status or a
                            reset stream maps to a gRPC code as stock clients do). Both reach the same port. The data
                            a run creates first, and the clean-up after, always use the lean protocol
-      --connections C      TCP connections (default min(concurrency, 4))
+      --connections C      TCP connections (default min(concurrency, 4); at most --concurrency, as each carries
+                           at least one call: more are cut to it, and the report's connections says so)
       --concurrency N      calls in flight in total, spread over the connections (default 64)
-      --threads T          event-loop threads, each owning some connections (default 1)
+      --threads T          event-loop threads, each owning some connections (default 1; at most --connections)
       --duration D         measured time, e.g. 10s, 500ms, 2m (default 10s; with a ramp that has --load-end:
                            the time to reach it plus one step). Calls still in flight at its end are waited for
                            (until --time-limit: 5s more by default) and their latencies measured; any still
