@@ -23,7 +23,8 @@ enum BenchHelp {
     a create run's meals are found and deleted by name. --keep-data keeps all of it; the report then names
     the prefix. The first Ctrl-C or SIGTERM stops the load and still deletes; a second one quits at once and prints
     what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
-    (which must start with larder-bench-; larder-bench- alone removes what any run left).
+    (which must start with larder-bench-; larder-bench- alone removes what any run left); it runs no load and takes
+    only --server, --token, --metadata, --connect-timeout and the TLS flags.
 
     Workloads:
       ping     /grpc.health.v1.Health/Check (no database)

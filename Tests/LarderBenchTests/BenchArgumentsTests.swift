@@ -242,6 +242,14 @@ struct BenchArgumentsNewFlagsTests {
             return
         }
         #expect(prefix == "larder-bench-abc123" && options.server.port == 9)
+        // What the clean-up uses is accepted with it: the server's address, auth and TLS.
+        guard case .cleanUp(let secured, _) = try BenchArguments.parse(
+            ["--clean-up", "larder-bench-", "--token", "t", "--metadata", "k: v", "--connect-timeout", "2s",
+             "--tls", "--insecure-skip-verify"]) else {
+            Issue.record("expected --clean-up")
+            return
+        }
+        #expect(secured.token == "t" && secured.tls?.insecureSkipVerify == true && secured.connectTimeoutSeconds == 2)
     }
 
     @Test(arguments: [
@@ -268,6 +276,8 @@ struct BenchArgumentsNewFlagsTests {
         (["--load-schedule", "step", "--load-start", "1", "--load-step", "1", "--load-end", "5000",
           "--load-step-duration", "10ms"], "at most 1000"),
         (["--clean-up", "Kitchen"], "must start with \"larder-bench-\""),
+        (["--clean-up", "larder-bench-", "--concurrency", "5"], "--concurrency does not apply to it"),
+        (["--json", "--clean-up", "larder-bench-"], "--json does not apply to it"),
         (["--keep-data=yes"], "--keep-data takes no value"),
     ] as [([String], String)])
     func badNewFlagsNameTheProblem(arguments: [String], message: String) {

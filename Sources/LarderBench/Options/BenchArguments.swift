@@ -49,6 +49,7 @@ public enum BenchArguments {
         var loadStepSeconds: Double?
         var loadEnd: Double?
         var cleanUpPrefix: String?
+        var flagsGiven: [String] = []
 
         var index = 0
         while index < arguments.count {
@@ -70,6 +71,7 @@ public enum BenchArguments {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
+            flagsGiven.append(name)
             if name == "tls" || name == "insecure-skip-verify" {
                 guard inlineValue == nil else { throw .invalidArgument("--\(name) takes no value") }
                 if name == "tls" {
@@ -207,7 +209,13 @@ public enum BenchArguments {
         } else if let flag = tlsFlagsGiven.first {
             throw .invalidArgument("\(flag) applies to TLS connections: add --tls")
         }
-        if let cleanUpPrefix { return .cleanUp(options, prefix: cleanUpPrefix) }
+        if let cleanUpPrefix {
+            if let ignored = flagsGiven.first(where: { !cleanUpFlags.contains($0) }) {
+                throw .invalidArgument("--clean-up runs no load: --\(ignored) does not apply to it (it takes --server, "
+                    + "--token, --metadata, --connect-timeout and the TLS flags)")
+            }
+            return .cleanUp(options, prefix: cleanUpPrefix)
+        }
         if let callMethod {
             guard !workloadGiven else { throw .invalidArgument("give either --call or --workload, not both") }
             guard !mixGiven else { throw .invalidArgument("--mix needs --workload mix, not --call") }
@@ -245,6 +253,12 @@ public enum BenchArguments {
         "rate", "time-limit", "connect-timeout", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
         "call", "data", "metadata", "format", "output", "load-schedule", "load-start", "load-step",
         "load-step-duration", "load-end", "clean-up", "ca", "server-name", "cert", "key",
+    ]
+
+    /// The flags `--clean-up` uses; any other given with it is a usage error rather than silently ignored.
+    private static let cleanUpFlags: Set<String> = [
+        "clean-up", "server", "token", "metadata", "connect-timeout", "tls", "ca", "server-name", "cert", "key",
+        "insecure-skip-verify",
     ]
 
     /// A connect timeout: a duration more than 0.
