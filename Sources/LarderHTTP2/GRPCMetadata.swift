@@ -1,3 +1,5 @@
+import LarderWire
+
 /// Custom metadata of a call: header fields other than the reserved ones, in the order sent.
 /// Keys ending in `-bin` carry bytes (base64 on the wire), the others text.
 public struct GRPCMetadata: Hashable, Sendable, ExpressibleByArrayLiteral {
@@ -63,7 +65,7 @@ public struct GRPCMetadata: Hashable, Sendable, ExpressibleByArrayLiteral {
             switch entry.value {
             case .text(let text): HTTP2HeaderField(entry.name, text)
             case .binary(let bytes):
-                HTTP2HeaderField(entry.name.hasSuffix("-bin") ? entry.name : entry.name + "-bin", GRPCBase64.encode(bytes))
+                HTTP2HeaderField(entry.name.hasSuffix("-bin") ? entry.name : entry.name + "-bin", Base64.encode(bytes, alphabet: .standard, padded: false))
             }
         }
     }

@@ -1,4 +1,5 @@
 import CNghttp2
+import LarderWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,7 +25,7 @@ public final class GRPCRequestHeaderBlock: @unchecked Sendable {
         ]
         for (key, value) in metadata {
             let name = key.lowercased()
-            fields.append((name, name.hasSuffix("-bin") ? GRPCBase64.encode(Array(value.utf8)) : value))
+            fields.append((name, name.hasSuffix("-bin") ? Base64.encode(value.utf8, alphabet: .standard, padded: false) : value))
         }
         self.fields = fields
         let total = fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }

@@ -126,7 +126,7 @@ struct JSONToMessage {
             guard case .string(let text) = json else {
                 throw ProtoJSON.typeError(path, expected: "a base64 string", got: json)
             }
-            guard let bytes = Base64.decode(text) else {
+            guard let bytes = Base64.decode(text.utf8, rules: .protoJSON) else {
                 throw RPCError.invalidArgument("\(path.description): \"\(text)\" is not base64")
             }
             slot.storeBytes(of: arena.bytes(bytes), as: ProtobufCBinaryData.self)
@@ -206,4 +206,9 @@ struct JSONToMessage {
         try set(pathsField, of: base, to: .array(paths.map(JSON.string)), path: path)
         return base
     }
+}
+
+extension Base64.Rules {
+    /// `bytes` in the proto3 JSON mapping: either alphabet, padded or not, as protobuf's own parsers accept.
+    static let protoJSON = Base64.Rules(standard: true, urlSafe: true, padding: true, canonical: false)
 }

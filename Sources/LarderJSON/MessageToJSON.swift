@@ -79,7 +79,7 @@ struct MessageToJSON {
         case .string: return .string(try string(slot, path: path))
         case .bytes:
             let data = slot.load(as: ProtobufCBinaryData.self)
-            return .string(Base64.encode(CFields.bytes(data)))
+            return .string(Base64.encode(CFields.bytes(data), alphabet: .standard, padded: true))
         case .message:
             guard let message = slot.load(as: UnsafeRawPointer?.self), let type = field.messageType else { return .null }
             return try self.message(message, type, path: path)

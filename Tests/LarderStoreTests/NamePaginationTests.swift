@@ -156,10 +156,10 @@ import Testing
         #expect(whole.locations.map { String($0.name.prefix(1)) } == ["a", "b", "c", "d", "e"])
         // A location's token tampered into another filter is not valid (these lists have no filter).
         let page = try db.read(Operations.listLocations, ListLocationsRequest(pageSize: 1))
-        var bytes = try #require(Base64URL.decode(page.nextPageToken))
+        var bytes = try #require(Base64.decode(page.nextPageToken.utf8, rules: .pageToken))
         bytes[5] ^= 0xFF
         #expect(rpcError { try db.read(Operations.listLocations,
-                                       ListLocationsRequest(pageSize: 1, pageToken: Base64URL.encode(bytes))) }
+                                       ListLocationsRequest(pageSize: 1, pageToken: Base64.encode(bytes, alphabet: .urlSafe, padded: false))) }
                 == RPCError(.invalidArgument, "page_token is not valid; pass the next_page_token of a previous page"))
     }
 

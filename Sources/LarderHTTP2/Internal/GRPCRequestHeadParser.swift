@@ -92,7 +92,7 @@ struct GRPCRequestHeadParser {
             return
         } else if name.count >= 4, name.suffix(4).elementsEqual("-bin".utf8) {
             let key = strings.string(name)
-            guard let bytes = GRPCBase64.decode(value) else {
+            guard let bytes = Base64.decode(value, rules: .grpcBinaryMetadata) else {
                 reject(RPCError(.invalidArgument,
                     "metadata \(SafeText.quoted(key)) is not valid base64 (a -bin key carries base64, padded or not)"))
                 return
@@ -168,4 +168,9 @@ extension UnsafeRawBufferPointer {
         guard count > 0, let baseAddress, let otherBase = other.baseAddress else { return true }
         return memcmp(baseAddress, otherBase, count) == 0
     }
+}
+
+extension Base64.Rules {
+    /// `-bin` metadata: standard alphabet; gRPC senders emit it unpadded, and receivers accept both forms.
+    static let grpcBinaryMetadata = Base64.Rules(standard: true, urlSafe: false, padding: true, canonical: true)
 }

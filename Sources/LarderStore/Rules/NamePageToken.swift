@@ -38,7 +38,7 @@ struct NamePageToken: Hashable {
         }
         bytes.append(contentsOf: StoreID.parse(cursor.id) ?? [UInt8](repeating: 0, count: 16))
         bytes.append(contentsOf: cursor.name.utf8)
-        return Base64URL.encode(bytes)
+        return Base64.encode(bytes, alphabet: .urlSafe, padded: false)
     }
 
     /// Decodes `text` for `list` with `filterHash`; INVALID_ARGUMENT when it is not a token,
@@ -51,7 +51,7 @@ struct NamePageToken: Hashable {
             throw RPCError.invalidArgument("page_token is not valid: it is \(length) bytes, longer than any page token; "
                 + "pass the next_page_token of a previous page")
         }
-        guard let bytes = Base64URL.decode(text), bytes.count > headerCount, bytes[0] == version,
+        guard let bytes = Base64.decode(text.utf8, rules: .pageToken), bytes.count > headerCount, bytes[0] == version,
               let tokenList = List(rawValue: bytes[1]),
               let name = String(validating: bytes[headerCount...], as: UTF8.self) else {
             throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")

@@ -25,7 +25,7 @@ struct PageToken: Hashable {
         Self.append(UInt64(UInt32(bitPattern: cursor.eatenAt.nanos)), bytes: 4, to: &bytes)
         bytes.append(contentsOf: StoreID.parse(cursor.id) ?? [UInt8](repeating: 0, count: 16))
         Self.append(filterHash, bytes: 8, to: &bytes)
-        return Base64URL.encode(bytes)
+        return Base64.encode(bytes, alphabet: .urlSafe, padded: false)
     }
 
     /// Decodes `text`; INVALID_ARGUMENT when it is not a token or belongs to other filters. A
@@ -37,7 +37,7 @@ struct PageToken: Hashable {
             throw RPCError.invalidArgument("page_token is not valid: it is \(length) bytes, a page token is \(encodedLength); "
                 + "pass the next_page_token of a previous page")
         }
-        guard let bytes = Base64URL.decode(text), bytes.count == byteCount, bytes[0] == version,
+        guard let bytes = Base64.decode(text.utf8, rules: .pageToken), bytes.count == byteCount, bytes[0] == version,
               let nanos = Int32(exactly: read(bytes, at: 9, count: 4)), (0..<1_000_000).contains(nanos) else {
             throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")
         }
@@ -80,4 +80,9 @@ struct PageToken: Hashable {
     private static func read(_ bytes: [UInt8], at offset: Int, count: Int) -> UInt64 {
         bytes[offset..<offset + count].reduce(0) { $0 << 8 | UInt64($1) }
     }
+}
+
+extension Base64.Rules {
+    /// Page tokens (`PageToken`, `NamePageToken`): URL-safe, unpadded and canonical, so each token has one text.
+    static let pageToken = Base64.Rules(standard: false, urlSafe: true, padding: false, canonical: true)
 }
