@@ -93,4 +93,17 @@ struct DeadlineEndToEndTests {
         defer { lean.close() }
         #expect(try await lean.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
     }
+
+    @Test("a timeout too long to send is capped, not an overflow: the client's calls with Duration's largest succeed")
+    func hugeTimeoutsAreCapped() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed"])
+        defer { server.stop() }
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(Int64.max))
+        defer { client.close() }
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        let created = try await client.call(LocationMethods.createLocation,
+                                            CreateLocationRequest(location: Location(name: "Cellar", colorHex: "#102030")),
+                                            timeout: .seconds(Int64.max / 3) + .milliseconds(1))
+        #expect(created.name == "Cellar")
+    }
 }

@@ -63,10 +63,12 @@ enum Socket {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    /// A `Duration` as poll() milliseconds, rounded up, clamped to Int32.
+    /// A `Duration` as poll() milliseconds, rounded up, clamped to Int32 (a longer one, up to
+    /// `Duration`'s largest, waits ~24.8 days and is not an overflow).
     static func milliseconds(_ duration: Duration) -> Int32 {
         if duration <= .zero { return 0 }
         let (seconds, attoseconds) = duration.components
+        guard seconds < Int64(Int32.max) / 1000 else { return Int32.max }
         let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
         return Int32(clamping: millis)
     }
@@ -75,7 +77,9 @@ enum Socket {
 /// `1.5 s`, `10 s`, `200 ms`.
 func formatSeconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
-    let millis = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    let (wholeMillis, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+    guard !overflow else { return "\(seconds) s" }
+    let millis = wholeMillis + attoseconds / 1_000_000_000_000_000
     if millis < 1000 { return "\(millis) ms" }
     if millis % 1000 == 0 { return "\(millis / 1000) s" }
     let tenths = (millis + 50) / 100
