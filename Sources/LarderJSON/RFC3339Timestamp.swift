@@ -5,21 +5,16 @@ import LarderWire
 /// digits; input may carry any offset (`+08:00`) and 0-9 fractional digits.
 /// The proto3 rules on top of `RFC3339`: years 0001-9999, `T` only, `Z` on output.
 public enum RFC3339Timestamp {
-    /// 0001-01-01T00:00:00Z, the smallest Timestamp the mapping allows.
-    public static let minSeconds: Int64 = -62_135_596_800
-    /// 9999-12-31T23:59:59Z, the largest.
-    public static let maxSeconds: Int64 = 253_402_300_799
-
     /// The RFC 3339 text, or nil when the value is outside years 1-9999 or nanos is not 0-999999999.
     public static func format(seconds: Int64, nanos: Int32) -> String? {
-        guard (minSeconds...maxSeconds).contains(seconds), (0...999_999_999).contains(nanos) else { return nil }
+        guard TimestampRange.seconds.contains(seconds), (0...999_999_999).contains(nanos) else { return nil }
         return RFC3339.format(seconds: seconds, nanos: nanos)
     }
 
     /// Seconds and nanos since the epoch, or nil when `text` is not RFC 3339 within years 1-9999.
     public static func parse(_ text: String) -> (seconds: Int64, nanos: Int32)? {
-        guard let parsed = try? RFC3339.parse(text, years: 1...9999),
-              (minSeconds...maxSeconds).contains(parsed.seconds)
+        guard let parsed = try? RFC3339.parse(text, years: TimestampRange.years),
+              TimestampRange.seconds.contains(parsed.seconds)
         else { return nil }
         return parsed
     }

@@ -171,7 +171,7 @@ struct JSONOutputTests {
 
     @Test("a reply with no JSON form (a timestamp after 9999) is INTERNAL, nothing on stdout")
     func unrepresentable() async throws {
-        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", eatenAt: Timestamp(seconds: RFC3339Timestamp.maxSeconds + 1))
+        let meal = MealRecord(id: "a1b2c3d4-0000-4000-8000-000000000001", eatenAt: Timestamp(seconds: TimestampRange.maxSeconds + 1))
         let result = try await CLIRunner.run(["meals", "get", "a1b2c3d4-0000-4000-8000-000000000001", "--json"], replying: meal)
         #expect(result.status == ExitCode.forStatus(.internal))
         #expect(result.stdout == "")

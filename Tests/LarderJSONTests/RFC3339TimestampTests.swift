@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderWire
 import Testing
 
 @Suite("RFC 3339 timestamps")
@@ -10,8 +11,8 @@ struct RFC3339TimestampTests {
         (1_764_460_800, 1, "2025-11-30T00:00:00.000000001Z"),
         (-1, 0, "1969-12-31T23:59:59Z"),
         (951_782_400, 0, "2000-02-29T00:00:00Z"),
-        (RFC3339Timestamp.minSeconds, 0, "0001-01-01T00:00:00Z"),
-        (RFC3339Timestamp.maxSeconds, 999_999_999, "9999-12-31T23:59:59.999999999Z"),
+        (TimestampRange.minSeconds, 0, "0001-01-01T00:00:00Z"),
+        (TimestampRange.maxSeconds, 999_999_999, "9999-12-31T23:59:59.999999999Z"),
     ])
     func formatsAndParsesBack(_ seconds: Int64, _ nanos: Int32, _ text: String) throws {
         #expect(RFC3339Timestamp.format(seconds: seconds, nanos: nanos) == text)
@@ -35,7 +36,7 @@ struct RFC3339TimestampTests {
     }
 
     @Test func refusesToFormatOutOfRange() {
-        #expect(RFC3339Timestamp.format(seconds: RFC3339Timestamp.maxSeconds + 1, nanos: 0) == nil)
+        #expect(RFC3339Timestamp.format(seconds: TimestampRange.maxSeconds + 1, nanos: 0) == nil)
         #expect(RFC3339Timestamp.format(seconds: 0, nanos: -1) == nil)
     }
 }

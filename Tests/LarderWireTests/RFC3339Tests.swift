@@ -51,6 +51,13 @@ struct RFC3339Tests {
         #expect(try RFC3339.parse("0001-01-01T00:00:00Z", years: 1...9999).seconds == -62_135_596_800)
     }
 
+    @Test("TimestampRange is years 0001-9999 in UTC")
+    func timestampRange() {
+        #expect(RFC3339.format(seconds: TimestampRange.minSeconds, nanos: 0) == "0001-01-01T00:00:00Z")
+        #expect(RFC3339.format(seconds: TimestampRange.maxSeconds, nanos: 0) == "9999-12-31T23:59:59Z")
+        #expect(TimestampRange.years == 1...9999 && TimestampRange.seconds.count == 253_402_300_799 + 62_135_596_800 + 1)
+    }
+
     @Test("format in UTC and at offsets", arguments: [
         (Int64(1_795_996_800), Int32(0), 0, "2026-11-30T00:00:00Z"),
         (1_795_996_800, 0, 480, "2026-11-30T08:00:00+08:00"),

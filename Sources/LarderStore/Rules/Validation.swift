@@ -16,9 +16,6 @@ enum Validation {
     static let maxRawNameBytes = 4 * maxNameBytes
     static let maxIconLength = 100
     static let maxCalories: Int32 = 100_000
-    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-    static let minSeconds: Int64 = -62_135_596_800
-    static let maxSeconds: Int64 = 253_402_300_799
 
     /// A name trimmed of whitespace and newlines: 1-100 characters and at most 400
     /// UTF-8 bytes, no control characters; at most 1600 bytes before trimming.
@@ -126,7 +123,7 @@ enum Validation {
         guard (0...999_999_999).contains(time.nanos) else {
             throw RPCError.invalidArgument("\(field) has nanos \(time.nanos); must be 0-999999999")
         }
-        guard (minSeconds...maxSeconds).contains(time.seconds) else {
+        guard TimestampRange.seconds.contains(time.seconds) else {
             throw RPCError.invalidArgument(
                 "\(field) is outside years 1-9999 (seconds \(time.seconds))")
         }
