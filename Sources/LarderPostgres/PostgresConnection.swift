@@ -15,6 +15,8 @@ public final class PostgresConnection {
     private var handle: OpaquePointer?
     /// The libpq keywords and values the connection was opened with, for `reconnect()`.
     private let parameters: (keywords: [String], values: [String])
+    /// The URL as given, whose passwords are scrubbed from libpq's messages.
+    private let url: String
     private var prepared: Set<String> = []
     private var parameterBytes: [UInt8] = []
     private var parameterOffsets: [Int] = []
@@ -35,19 +37,21 @@ public final class PostgresConnection {
         var keywords = ["connect_timeout", "application_name", "target_session_attrs", "keepalives",
                         "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "dbname"]
         var values = [String(max(2, connectTimeoutSeconds)), applicationName, "read-write", "1",
-                      "5", "2", "3", "10000", url]
+                      "5", "2", "3", "10000", PostgresURL.normalized(url)]
         if let database {
             keywords.append("dbname")
             values.append(database)
         }
         parameters = (keywords, values)
-        handle = try Self.connect(keywords, values, target: target)
+        self.url = url
+        handle = try Self.connect(keywords, values, target: target, url: url)
     }
 
     /// Opens a new libpq connection, in non-blocking mode, or throws: 08001 when the server
     /// cannot be reached, else the SQLSTATE its refusal means (`loginFailureState`).
+    /// libpq's message is scrubbed of `url`'s passwords: it may quote the connection string.
     private static func connect(_ keywords: [String], _ values: [String],
-                                target: String) throws(PostgresError) -> OpaquePointer {
+                                target: String, url: String) throws(PostgresError) -> OpaquePointer {
         let connection = Self.withCStringArray(keywords) { keywords in
             Self.withCStringArray(values) { values in PQconnectdbParams(keywords, values, 1) }
         }
@@ -55,7 +59,7 @@ public final class PostgresConnection {
             throw PostgresError(sqlState: "08001", message: "cannot connect to \(target): out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK, PQsetnonblocking(connection, 1) == 0 else {
-            let message = Self.trimmed(PQerrorMessage(connection))
+            let message = PostgresURL.scrubbed(Self.trimmed(PQerrorMessage(connection)), url: url)
             PQfinish(connection)
             throw PostgresError(sqlState: loginFailureState(message), message: "cannot connect to \(target): \(message)")
         }
@@ -117,7 +121,7 @@ public final class PostgresConnection {
     public func reconnect() throws(PostgresError) {
         close()
         do throws(PostgresError) {
-            handle = try Self.connect(parameters.keywords, parameters.values, target: target)
+            handle = try Self.connect(parameters.keywords, parameters.values, target: target, url: url)
         } catch {
             // A refused login keeps its own SQLSTATE (PERMISSION_DENIED, not "unreachable, try again").
             throw error.isConnectionProblem ? PostgresError(sqlState: PostgresError.connectionFailure, message: error.message)

@@ -26,6 +26,43 @@ public enum PostgresURL {
         return nil
     }
 
+    /// `url` with its scheme in lower case, the only case libpq knows (`--db` takes it in any case),
+    /// or `url` unchanged when it is not a PostgreSQL URL.
+    public static func normalized(_ url: String) -> String {
+        guard isPostgres(url), let scheme = url.firstRange(of: "://") else { return url }
+        return url[..<scheme.lowerBound].lowercased() + url[scheme.lowerBound...]
+    }
+
+    /// `text` (a message of libpq's, which may quote the connection string it was given) with
+    /// every password `url` holds replaced by `***`, as well as what `redacted` hides.
+    public static func scrubbed(_ text: String, url: String) -> String {
+        var output = redacted(text)
+        for password in passwords(in: url) where !password.isEmpty {
+            output = output.replacing(password, with: "***")
+        }
+        return output
+    }
+
+    /// The password of `url`'s user info and of its `password=` parameters, as written.
+    private static func passwords(in url: String) -> [String] {
+        var found: [String] = []
+        if let scheme = url.firstRange(of: "://") {
+            let authorityEnd = url[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
+            if let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
+               let colon = url[scheme.upperBound..<at].firstIndex(of: ":") {
+                found.append(String(url[url.index(after: colon)..<at]))
+            }
+        }
+        var rest = Substring(url)
+        while let key = rest.firstRange(of: "password=") {
+            rest = rest[key.upperBound...]
+            let end = rest.firstIndex { $0 == "&" || $0 == " " } ?? rest.endIndex
+            found.append(String(rest[..<end]))
+            rest = rest[end...]
+        }
+        return found
+    }
+
     /// `url` with the password of its user info and of any `password=` parameter replaced by `***`.
     public static func redacted(_ url: String) -> String {
         var text = url

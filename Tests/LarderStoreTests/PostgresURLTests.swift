@@ -10,6 +10,34 @@ import Testing
         #expect(PostgresURL.misreadDatabase(url) == nil)
     }
 
+    @Test func theSchemeGoesToLibpqInLowerCaseAndNothingElseChanges() {
+        #expect(PostgresURL.normalized("POSTGRES://U:Pw@H:5/D?sslmode=require") == "postgres://U:Pw@H:5/D?sslmode=require")
+        #expect(PostgresURL.normalized("PostgreSQL://u@h/d") == "postgresql://u@h/d")
+        #expect(PostgresURL.normalized("./POSTGRES://x.sqlite") == "./POSTGRES://x.sqlite")
+    }
+
+    @Test func passwordsAreScrubbedFromLibpqMessages() {
+        let url = "postgres://larder:s3cretpw@db:5432/larder?sslmode=disable&password=other%21"
+        let message = "invalid connection option \"POSTGRES://larder:s3cretpw@db:5432/larder?sslmode\"; "
+            + "password=other%21 was given"
+        let scrubbed = PostgresURL.scrubbed(message, url: url)
+        #expect(!scrubbed.contains("s3cretpw") && !scrubbed.contains("other%21"))
+        #expect(scrubbed.contains("larder:***@db") && scrubbed.contains("password=***"))
+    }
+
+    /// libpq knows only lower-case schemes: `POSTGRES://` with a query string was parsed as
+    /// `key=value` text, failed as an "invalid connection option", and echoed the password.
+    @Test func anUpperCaseSchemeConnectsAsALowerCaseOne() {
+        let url = "POSTGRESQL://nobody:s3cretpw@127.0.0.1:1/x?connect_timeout=2"
+        #expect {
+            _ = try PostgresConnection(url: url, connectTimeoutSeconds: 2)
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.sqlState == "08001" && !error.message.contains("s3cretpw")
+                && !error.message.contains("invalid connection option") && error.message.contains("127.0.0.1")
+        }
+    }
+
     @Test(arguments: ["larder.sqlite", "/var/lib/larder/db.sqlite", "./a=b.sqlite", "postgres", "my postgres.db"])
     func sqlitePathsAreNotPostgres(path: String) {
         #expect(!PostgresURL.isPostgres(path))
