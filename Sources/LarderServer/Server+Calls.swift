@@ -188,6 +188,8 @@ extension Server {
     private func start(_ envelope: Larder__Rpc__V1__RequestEnvelope, method: ResolvedMethod,
                        metadata: [String: String], frameBytes: Int, on connection: Connection) {
         guard envelope.call_id != 0 else {
+            logger.warn("envelope_rejected", ["conn": connection.id, "peer": connection.peer,
+                                              "reason": "call_id must be non-zero"])
             fail(connection, RPCError.invalidArgument("call_id must be non-zero"))
             return
         }

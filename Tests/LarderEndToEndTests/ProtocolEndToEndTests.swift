@@ -110,6 +110,11 @@ struct ProtocolEndToEndTests {
         zero.send(Self.request(0, HealthMethods.check.path, []))
         let zeroReply = try #require(zero.receive())
         #expect(zeroReply.callID == 0 && zeroReply.statusCode == .invalidArgument)
+        // Each is logged, naming the peer and the reason (PROTOCOL.md §6).
+        #expect(await server.waitForLog("reason=\"call_id must be non-zero\""))
+        let rejected = server.stderr.split(separator: "\n").filter { $0.contains("event=envelope_rejected") }
+        #expect(rejected.count == 2, "\(rejected)")
+        #expect(rejected.allSatisfy { $0.contains("peer=127.0.0.1:") })
     }
 
     @Test func truncatedFrameThenCloseLeavesServerHealthy() async throws {
@@ -118,7 +123,9 @@ struct ProtocolEndToEndTests {
                 let raw = try RawConnection(port: server.port)
                 raw.send([0x00, 0x00, 0x01, 0x00, 0x08, 0x01])  // announces 256 bytes, sends 2
             }
-            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            // Its connection is released at the close (not kept until the frame timeout), and others are served.
+            #expect(await server.waitForLog("reason=\"peer closed\""))
+            #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         }
     }
 
@@ -145,6 +152,8 @@ struct ProtocolEndToEndTests {
             // ABORTED: on PostgreSQL, a call whose transaction another call's deadline cut off.
             let unexpected = outcomes.filter { ![.ok, .deadlineExceeded, .aborted].contains($0.1) }
             #expect(unexpected.isEmpty, "\(unexpected.map { "\($0.0): \($0.1.name)" })")
+            // Else this tested no deadline: 50 committed creates in 1 ms each is beyond any machine here.
+            #expect(outcomes.contains { $0.1 == .deadlineExceeded }, "every call beat its 1 ms deadline")
             let stored = Set(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.map(\.name))
             for (name, code) in outcomes where code == .ok {
                 #expect(stored.contains(name), "\(name) was acknowledged, so it must be stored")
