@@ -182,17 +182,10 @@ public enum ServerCommandLine {
         },
     ]
 
-    /// Parses `arguments` (without the program name) over `environment`.
+    /// Parses `arguments` (without the program name) over `environment`. An option given on the
+    /// command line is not read from the environment at all, so a bad variable it overrides is no error.
     public static func parse(_ arguments: [String], environment: [String: String]) throws(UsageError) -> Action {
-        var configuration = LaunchConfiguration()
-        for option in options {
-            guard let value = environment[option.environmentName] else { continue }
-            do {
-                try option.apply(&configuration, value)
-            } catch {
-                throw error.fromEnvironment(flag: "--\(option.name)", variable: option.environmentName)
-            }
-        }
+        var given: [(option: Option, value: String)] = []
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -210,7 +203,7 @@ public enum ServerCommandLine {
                 throw UsageError("unknown flag --\(name)")
             }
             if option.value == nil {
-                try option.apply(&configuration, value ?? "true")
+                given.append((option, value ?? "true"))
                 continue
             }
             if value == nil {
@@ -218,8 +211,18 @@ public enum ServerCommandLine {
                 value = arguments[index]
                 index += 1
             }
-            try option.apply(&configuration, value ?? "")
+            given.append((option, value ?? ""))
         }
+        var configuration = LaunchConfiguration()
+        for option in options where !given.contains(where: { $0.option.name == option.name }) {
+            guard let value = environment[option.environmentName] else { continue }
+            do {
+                try option.apply(&configuration, value)
+            } catch {
+                throw error.fromEnvironment(flag: "--\(option.name)", variable: option.environmentName)
+            }
+        }
+        for (option, value) in given { try option.apply(&configuration, value) }
         return .serve(configuration)
     }
 

@@ -90,6 +90,16 @@ struct ServerFlagsEndToEndTests {
         #expect(!log.contains("--readers:"), "\(log)")
     }
 
+    /// The command line wins: a flag given there is not read from the environment, bad or not. (The
+    /// server then fails on its database, a directory that does not exist: past the parsing.)
+    @Test func aFlagOverridesABadVariableOfItsOwn() async throws {
+        let (status, log) = try await ServerProcess.runToExit(
+            ["--readers", "3", "--listen", "127.0.0.1:0", "--db", "/nonexistent-larder-dir/x.sqlite"],
+            environment: ["LARDER_READERS": "abc"])
+        #expect(status == 1, "\(log)")
+        #expect(!log.contains("LARDER_READERS") && log.contains("event=database_open_failed"), "\(log)")
+    }
+
     @Test func aFrameLimitOf256MiBIsServed() async throws {
         let server = try await ServerProcess(arguments: ["--max-frame-bytes", "268435456"])
         defer { server.stop() }
