@@ -20,6 +20,9 @@ final class DatabaseFileLock: Sendable {
     private let path: String
     /// The flock on the WAL file (-1 until `lockWAL` took it).
     private let walDescriptor = Mutex<Int32>(-1)
+    /// The files this lock created (the database, its WAL), which `removeCreatedFiles` deletes
+    /// while still empty: a failed open leaves nothing behind it.
+    private let created = Mutex<[String]>([])
 
     /// Takes the lock, creating an empty file (which SQLite reads as a new database)
     /// unless `shared`. Call before opening any SQLite connection to `path`.
@@ -27,7 +30,8 @@ final class DatabaseFileLock: Sendable {
     /// - Throws: FAILED_PRECONDITION while another store holds a conflicting lock,
     ///   UNAVAILABLE when the file cannot be opened.
     init(path: String, shared: Bool) throws(RPCError) {
-        let fd = shared ? open(path, O_RDONLY | O_CLOEXEC) : open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var createdFile = false
+        let fd = shared ? open(path, O_RDONLY | O_CLOEXEC) : Self.openOrCreate(path, created: &createdFile)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
             throw RPCError.unavailable("cannot open database \"\(path)\": \(reason)")
@@ -41,6 +45,16 @@ final class DatabaseFileLock: Sendable {
         }
         descriptor = Mutex(fd)
         self.path = path
+        if createdFile { created.withLock { $0.append(path) } }
+    }
+
+    /// `open(path, O_RDWR)`, creating the file when missing (then `created` is set).
+    private static func openOrCreate(_ path: String, created: inout Bool) -> Int32 {
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd < 0, errno == ENOENT else { return fd }
+        let new = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if new >= 0 { created = true }
+        return new >= 0 || errno != EEXIST ? new : open(path, O_RDWR | O_CLOEXEC)
     }
 
     /// Locks the WAL file too, creating it empty when missing (SQLite then uses that file):
@@ -54,7 +68,8 @@ final class DatabaseFileLock: Sendable {
     func lockWAL() throws(RPCError) {
         guard walDescriptor.withLock({ $0 }) < 0 else { return }
         let wal = path + "-wal"
-        let fd = open(wal, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var createdFile = false
+        let fd = Self.openOrCreate(wal, created: &createdFile)
         guard fd >= 0 else {
             throw RPCError.unavailable("cannot open \(wal): \(String(cString: strerror(errno)))")
         }
@@ -67,6 +82,17 @@ final class DatabaseFileLock: Sendable {
                 : RPCError.unavailable("cannot lock \(wal): \(String(cString: strerror(failure)))")
         }
         walDescriptor.withLock { $0 = fd }
+        if createdFile { created.withLock { $0.append(wal) } }
+    }
+
+    /// Deletes the files this lock created that are still empty: call when the open failed,
+    /// before `release`, so that a refused file (another application's database) is left as it was.
+    func removeCreatedFiles() {
+        for file in created.withLock({ $0 }).reversed() {
+            var info = stat()
+            if stat(file, &info) == 0, info.st_size == 0 { unlink(file) }
+        }
+        created.withLock { $0.removeAll() }
     }
 
     /// `flock(fd, operation)` without waiting, again after EINTR: nil once taken, else the errno.

@@ -50,6 +50,7 @@ public final class SQLiteStore: Store {
             if !options.readOnly { try fileLock.lockWAL() }  // a WAL another server uses
             return try open(path: path, options: options, fileLock: fileLock)
         } catch {
+            fileLock.removeCreatedFiles()
             fileLock.release()
             throw error
         }

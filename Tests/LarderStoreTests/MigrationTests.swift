@@ -87,6 +87,9 @@ import Testing
         #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
         #expect(error?.message == "database \"\(path)\": it already holds meal_records, which larder did not create "
                 + "(its user_version is 0): give larder a file of its own", "\(String(describing: error))")
+        // Nothing is left beside it: the empty WAL file the lock created before opening is gone again.
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files == ["other.sqlite"], "\(files)")
         let connection = try SQLiteConnection(path: path, flags: SQLITE_OPEN_READONLY)
         let mode = try connection.prepare("PRAGMA journal_mode")
         #expect(try mode.step() && mode.string(at: 0) == "delete")
