@@ -79,7 +79,7 @@ struct BenchArgumentsTests {
             (["--insecure-skip-verify"], [:], "--insecure-skip-verify applies to TLS connections: add --tls"),
             (["--tls", "--cert", "c.pem"], [:], "a client certificate needs both --cert FILE and --key FILE"),
             (["--tls=yes"], [:], "--tls takes no value"),
-            ([], ["LARDER_TLS": "maybe"], "LARDER_TLS must be 1 or 0, got \"maybe\""),
+            ([], ["LARDER_TLS": "maybe"], "LARDER_TLS must be 1, true, yes or on (or 0, false, no or off), got \"maybe\""),
         ]
         for (arguments, environment, message) in refusals {
             #expect {

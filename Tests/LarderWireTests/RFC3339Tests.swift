@@ -32,7 +32,7 @@ struct RFC3339Tests {
         ("2026-11-30T08:00:00", "missing UTC offset such as Z or +08:00"),
         ("2026-11-30T08:00:00Zjunk", "unexpected text at the end"),
         ("2026-13-01T00:00:00Z", "no such date"), ("2026-02-29T00:00:00Z", "no such date"),
-        ("2026-11-31T00:00:00Z", "no such date"), ("2026-11-30T24:00:00Z", "no such time of day"),
+        ("2026-11-31T00:00:00Z", "no such date"), ("2026-13-01", "no such date"), ("2026-11-30T24:00:00Z", "no such time of day"),
         ("2026-11-30T08:60:00Z", "no such time of day"), ("2026-11-30T08:00:60Z", "no such time of day"),
     ])
     func errors(text: String, why: String) {

@@ -274,7 +274,7 @@ public enum BenchArguments {
         switch value.lowercased() {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off": return false
-        default: throw .invalidArgument("\(name) must be 1 or 0, got \"\(value)\"")
+        default: throw .invalidArgument("\(name) must be 1, true, yes or on (or 0, false, no or off), got \"\(value)\"")
         }
     }
 

@@ -478,7 +478,8 @@ public struct ArgumentParser: Sendable {
         switch value.lowercased() {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off": return false
-        default: throw .usage("\(name) must be 1 or 0, got \"\(value)\"", command: "larder")
+        default: throw .usage("\(name) must be 1, true, yes or on (or 0, false, no or off), got \"\(value)\"",
+                             command: "larder")
         }
     }
 }

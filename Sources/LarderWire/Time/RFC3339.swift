@@ -20,6 +20,8 @@ public enum RFC3339 {
             ParseError(description: "\(SafeText.quoted(text)) is not an RFC 3339 time (\(why)); expected e.g. 2026-11-30T08:00:00+08:00")
         }
         guard let (year, month, day) = scanner.dateFields() else { throw fail("bad date") }
+        // Checked first, so that a mistyped date alone ("2026-13-01") is named as what is wrong.
+        guard let date = CivilDate(year: year, month: month, day: day) else { throw fail("no such date") }
         guard scanner.take(anyOf: allowingSpace ? "Tt " : "Tt") else { throw fail("missing 'T' and time") }
         guard let hour = scanner.digits(2), scanner.take(UInt8(ascii: ":")), let minute = scanner.digits(2),
               scanner.take(UInt8(ascii: ":")), let second = scanner.digits(2)
@@ -47,7 +49,6 @@ public enum RFC3339 {
             throw fail("missing UTC offset such as Z or +08:00")
         }
         guard scanner.atEnd else { throw fail("unexpected text at the end") }
-        guard let date = CivilDate(year: year, month: month, day: day) else { throw fail("no such date") }
         guard years.contains(year) else { throw fail("year \(year) is outside \(years.lowerBound)-\(years.upperBound)") }
         guard hour <= 23, minute <= 59, second <= 59 else { throw fail("no such time of day") }
         let secondOfDay = Int64(hour * 3600 + minute * 60 + second - offsetMinutes * 60)
