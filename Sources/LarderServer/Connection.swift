@@ -76,9 +76,8 @@ final class Connection: EventHandler, CallConnection {
     /// Monotonic time since which unwritten replies have waited without a byte
     /// going out; nil while nothing waits.
     private(set) var writeBlockedSince: UInt64?
-    /// Replies waiting to be written, from `outputOffset` on.
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    /// Replies waiting to be written (on TLS: to be sealed into `tls.ciphertext`).
+    private var output = OutputBuffer()
     private var interest: IOEvents = .readable
     /// Monotonic time of the last byte read or reply written.
     var lastActivity: UInt64
@@ -116,7 +115,11 @@ final class Connection: EventHandler, CallConnection {
     }
 
     /// Reply bytes not yet written: plaintext, and on TLS also the ciphertext made of it.
-    var bufferedOutputBytes: Int { output.count - outputOffset + (tls?.unwrittenBytes ?? 0) }
+    var bufferedOutputBytes: Int { output.unwrittenCount + (tls?.ciphertext.unwrittenCount ?? 0) }
+
+    /// Output bytes this connection holds in memory: `bufferedOutputBytes` and a written prefix
+    /// not yet dropped (at most about as much again; see `OutputBuffer`).
+    var heldOutputBytes: Int { output.heldCount + (tls?.ciphertext.heldCount ?? 0) }
     var unsentReplyBytes: Int { bufferedOutputBytes + (http2?.heldOutputBytes ?? 0) }
 
     var isClosing: Bool {
@@ -161,19 +164,13 @@ final class Connection: EventHandler, CallConnection {
     /// Queues framed reply bytes; written by the next `flush()`.
     func enqueue(_ bytes: [UInt8]) {
         usage.add(bytes.count)
-        if output.isEmpty {
-            output = bytes
-        } else {
-            output.append(contentsOf: bytes)
-        }
+        output.append(bytes)
     }
 
     /// Lets `body` append bytes to the output (written by the next `flush()`), counted in the
     /// budget like `enqueue`'s, without a buffer of their own.
     func appendOutput(_ body: (inout [UInt8]) -> Void) {
-        let before = output.count
-        body(&output)
-        usage.add(output.count - before)
+        usage.add(output.append(with: body))
     }
 
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
@@ -184,9 +181,8 @@ final class Connection: EventHandler, CallConnection {
             // one nghttp2 send for all the calls a read brought.
             return (http2.answer(callID: callID, result: result), nil)
         }
-        let before = output.count
-        let refusal = ResponseFrame.append(callID: callID, result: result, to: &output)
-        let added = output.count - before
+        var refusal: RPCError?
+        let added = output.append { refusal = ResponseFrame.append(callID: callID, result: result, to: &$0) }
         usage.add(added)
         return (added, refusal)
     }
@@ -227,9 +223,9 @@ final class Connection: EventHandler, CallConnection {
         do throws(SystemError) {
             if let tls {
                 guard seal(into: tls) else { return }
-                try write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+                try write(&tls.ciphertext, counting: &written)
             } else {
-                try write(&output, from: &outputOffset, counting: &written)
+                try write(&output, counting: &written)
             }
         } catch {
             // Closed only now: closing reads the output buffers `write` holds inout.
@@ -250,24 +246,16 @@ final class Connection: EventHandler, CallConnection {
         if bufferedOutputBytes == 0 { server.outputDrained(self) }
     }
 
-    /// Writes `buffer` from `offset` until the socket would block.
+    /// Writes `buffer` until the socket would block.
     /// - Throws: the socket's error; the caller closes the connection (after its inout access ends).
-    private func write(_ buffer: inout [UInt8], from offset: inout Int, counting written: inout Int) throws(SystemError) {
-        while offset < buffer.count {
-            let outcome = try buffer.withUnsafeBytes { [offset] raw in
-                Result { () throws(SystemError) -> SocketIO.Outcome in
-                    try SocketIO.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))
-                }
-            }.get()
+    private func write(_ buffer: inout OutputBuffer, counting written: inout Int) throws(SystemError) {
+        while !buffer.isEmpty {
+            let outcome = try buffer.withUnwrittenBytes { bytes throws(SystemError) in try SocketIO.write(fd, bytes) }
             guard case .transferred(let count) = outcome else { break }
-            offset += count
+            buffer.consume(count)
             written += count
             server.metrics.sent(count)
             lastActivity = MonotonicClock.nanoseconds()
-        }
-        if offset == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 16)
-            offset = 0
         }
     }
 
@@ -275,26 +263,20 @@ final class Connection: EventHandler, CallConnection {
     /// what the session has to send; the budget counts ciphertext instead of plaintext.
     /// False when the session failed and the connection is closed.
     private func seal(into tls: TLSLink) -> Bool {
-        let plain = output.count - outputOffset
+        let plain = output.unwrittenCount
         if plain > 0 && !tls.session.isHandshakeComplete {
             // Only an error frame (a timeout) can be queued before the handshake, and it can
             // never be sent: drop it, or the socket would be watched for writing forever.
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputOffset = 0
+            output.removeAll()
             usage.remove(plain)
         } else if plain > 0 {
-            var failure: TLSError?
-            output.withUnsafeBytes { [outputOffset] raw in
-                do throws(TLSError) {
-                    try tls.session.send(UnsafeRawBufferPointer(rebasing: raw[outputOffset...]))
-                } catch { failure = error }
-            }
-            if let failure {
-                server.close(self, reason: "TLS write failed: \(failure)")
+            do throws(TLSError) {
+                try output.withUnwrittenBytes { bytes throws(TLSError) in try tls.session.send(bytes) }
+            } catch {
+                server.close(self, reason: "TLS write failed: \(error)")
                 return false
             }
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            outputOffset = 0
+            output.removeAll()
             usage.remove(plain)
         }
         if isClosing && !tls.closeNotified && tls.session.isHandshakeComplete && output.isEmpty {
@@ -307,9 +289,7 @@ final class Connection: EventHandler, CallConnection {
 
     /// Moves what the TLS session has to send into `tls.ciphertext`, counted in the budget.
     private func takeCiphertext(from tls: TLSLink) {
-        let before = tls.ciphertext.count
-        tls.session.takeOutput(into: &tls.ciphertext)
-        usage.add(tls.ciphertext.count - before)
+        usage.add(tls.ciphertext.append { tls.session.takeOutput(into: &$0) })
     }
 
     /// On a normal close of a TLS connection (the peer finished, the server stopped): queues
@@ -319,13 +299,13 @@ final class Connection: EventHandler, CallConnection {
     /// unsealed (it would be lost: the peer must not read that as a clean end).
     func sendCloseNotify() {
         guard let tls, !isClosed, !tls.closeNotified, tls.session.isHandshakeComplete, tls.session.failure == nil,
-              output.count == outputOffset else { return }
+              output.isEmpty else { return }
         tls.closeNotified = true
         tls.session.close()
         takeCiphertext(from: tls)
         var written = 0
         // A failed write changes nothing: the connection is being closed anyway.
-        try? write(&tls.ciphertext, from: &tls.ciphertextOffset, counting: &written)
+        try? write(&tls.ciphertext, counting: &written)
         usage.remove(written)
     }
 

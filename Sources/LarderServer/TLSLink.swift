@@ -11,9 +11,8 @@ final class TLSLink {
     let session: TLSSession
     /// Monotonic time the ClientHello's first byte arrived: the handshake timeout counts from it.
     let startedAt: UInt64
-    /// Encrypted bytes waiting for the socket, from `ciphertextOffset` on.
-    var ciphertext: [UInt8] = []
-    var ciphertextOffset = 0
+    /// Encrypted bytes waiting for the socket.
+    var ciphertext = OutputBuffer()
     /// True once close_notify was queued (the connection is closing).
     var closeNotified = false
     /// True while this handshake counts against `--tls-max-handshakes`.
@@ -31,8 +30,6 @@ final class TLSLink {
         self.session = session
         self.startedAt = startedAt
     }
-
-    var unwrittenBytes: Int { ciphertext.count - ciphertextOffset }
 
     /// Follows the record boundaries of `ciphertext` just read (`now`: its read time);
     /// `decrypted` says whether the read gave plaintext (a record completed with some).
