@@ -11,17 +11,28 @@ import Glibc
 extension Server {
 
     func acceptConnections() {
+        var refusedWithoutDescriptors = 0
         while listening {
             let accepted: (fd: Int32, peer: SocketAddress)?
             do {
                 accepted = try listener.accept()
             } catch {
+                // Out of descriptors: refuse what waits in the backlog through the spare (a
+                // bounded number per turn; the listener stays readable), else rest a moment.
+                if error.errno == EMFILE || error.errno == ENFILE, spareDescriptor.isHeld,
+                   refusedWithoutDescriptors < Self.refusalsPerTurnWithoutDescriptors,
+                   refuseWithoutDescriptors(after: error) {
+                    refusedWithoutDescriptors += 1
+                    countAcceptFailure(error)
+                    continue
+                }
                 pauseAccepting(after: error)
                 return
             }
             guard let (fd, peer) = accepted else { return }
             if connections.count >= configuration.maxConnections {
-                refuse(fd: fd, peer: peer)
+                refuse(fd: fd, peer: peer, reason: "max connections (\(configuration.maxConnections)) reached",
+                       message: "server has reached its maximum of \(configuration.maxConnections) connections")
                 continue
             }
             let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
@@ -42,6 +53,22 @@ extension Server {
         }
     }
 
+    /// Connections refused through the spare descriptor in one turn of the loop, at most.
+    static let refusalsPerTurnWithoutDescriptors = 64
+
+    /// Takes one pending connection with the spare descriptor and refuses it, saying why; false
+    /// when there was none to take (or even that failed).
+    private func refuseWithoutDescriptors(after error: SystemError) -> Bool {
+        spareDescriptor.withSpareReleased {
+            guard let (fd, peer) = (try? listener.accept()) ?? nil else { return false }
+            let limit = DescriptorLimit.current.map { " (limit \($0))" } ?? ""
+            refuse(fd: fd, peer: peer, reason: "out of file descriptors\(limit): \(error.reason)",
+                   message: "server is out of file descriptors\(limit) with \(connections.count) connections open; "
+                       + "try again later")
+            return true
+        }
+    }
+
     /// Seconds between two log lines about failed accepts.
     static let acceptFailureLogInterval: UInt64 = 5
 
@@ -52,12 +79,17 @@ extension Server {
     /// pending, so the listener stays readable: rather than spin, stop watching it for a
     /// moment (`tick` resumes it), and log once per interval with the count of failures.
     func pauseAccepting(after error: SystemError) {
-        acceptFailuresUnlogged += 1
-        let now = MonotonicClock.nanoseconds()
         if acceptPausedUntil == nil {
             try? loop.modify(listener.fd, for: [])
         }
-        acceptPausedUntil = now + Self.acceptPauseNanoseconds
+        acceptPausedUntil = MonotonicClock.nanoseconds() + Self.acceptPauseNanoseconds
+        countAcceptFailure(error)
+    }
+
+    /// Counts a failed accept, logging at most one line per interval.
+    private func countAcceptFailure(_ error: SystemError) {
+        acceptFailuresUnlogged += 1
+        let now = MonotonicClock.nanoseconds()
         if acceptFailureLoggedAt.map({ now - $0 >= Self.acceptFailureLogInterval * 1_000_000_000 }) ?? true {
             logAcceptFailures(error, now: now)
         }
@@ -83,11 +115,10 @@ extension Server {
         }
     }
 
-    /// Answers a connection over the limit with a connection-level error and closes it.
-    func refuse(fd: Int32, peer: SocketAddress) {
-        logger.warn("connection_refused", ["peer": peer, "reason": "max connections (\(configuration.maxConnections)) reached"])
-        let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(
-            .resourceExhausted, "server has reached its maximum of \(configuration.maxConnections) connections"))).bytes
+    /// Answers a connection the server cannot take with a connection-level error and closes it.
+    func refuse(fd: Int32, peer: SocketAddress, reason: String, message: String) {
+        logger.warn("connection_refused", ["peer": peer, "reason": reason])
+        let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(.resourceExhausted, message))).bytes
         _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
         SocketIO.close(fd)
     }

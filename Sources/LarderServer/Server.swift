@@ -39,6 +39,8 @@ public final class Server: @unchecked Sendable {
     var acceptFailuresUnlogged = 0
     var acceptFailureLoggedAt: UInt64?
     var lastAcceptError: SystemError?
+    /// A descriptor in reserve, to refuse connections with when the process is out of them.
+    let spareDescriptor = SpareDescriptor()
     /// When the last line about the exhausted memory budget went out.
     var budgetExhaustedLoggedAt: UInt64?
     /// The most memory held for peers since free memory was last given back to the system.

@@ -48,6 +48,7 @@ public enum ServerMain {
         // is then the write's error (EFBIG: SQLite's "database or disk is full",
         // RESOURCE_EXHAUSTED for that call), not a SIGXFSZ that kills the server silently.
         signal(SIGXFSZ, SIG_IGN)
+        warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections, logger: logger)
         let store: any Store
         let database = launch.database.databaseDescription
         do {
@@ -69,6 +70,23 @@ public enum ServerMain {
         }
         // A server that could not start serving (listen_failed) exits 1, as start_failed does.
         return server.run() ? 0 : 1
+    }
+
+    /// Descriptors the server needs besides its connections' (database files and connections,
+    /// the listener, epoll, the metrics endpoint), with room to spare.
+    static let descriptorsBesideConnections = 64
+
+    /// Raises the descriptor limit to the hard limit, and warns when even that cannot hold
+    /// `--max-connections`: past it, new clients are refused "out of file descriptors".
+    static func warnIfDescriptorsAreShort(maxConnections: Int, logger: Logger) {
+        guard let limit = DescriptorLimit.raiseToHard(),
+              limit < maxConnections + descriptorsBesideConnections else { return }
+        logger.warn("descriptor_limit_low", [
+            "limit": limit, "max_connections": maxConnections,
+            "effect": "at most about \(max(0, limit - descriptorsBesideConnections)) connections: raise the hard "
+                + "limit (ulimit -Hn, systemd LimitNOFILE=) to \(maxConnections + descriptorsBesideConnections), "
+                + "or lower --max-connections",
+        ])
     }
 
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.

@@ -342,6 +342,8 @@ struct HardeningEndToEndTests {
     @Test func runningOutOfDescriptorsBacksOffAndRecovers() async throws {
         let server = try await ServerProcess(descriptorLimit: 64)
         defer { server.stop() }
+        // 64 descriptors cannot hold the default 10,000 connections: said at start.
+        #expect(server.stderr.contains("event=descriptor_limit_low limit=64 max_connections=10000"), "\(server.stderr)")
         // More clients than descriptors: the kernel completes their connections (backlog),
         // the server cannot accept them all.
         var clients: [Int32] = []
@@ -357,6 +359,16 @@ struct HardeningEndToEndTests {
             clients.append(fd)
         }
         #expect(await server.waitForLog("event=accept_failed", seconds: 20))
+        // Those it cannot take are refused through its spare descriptor, saying why, rather
+        // than left to hang in the backlog.
+        #expect(await server.waitForLog("reason=\"out of file descriptors (limit 64)", seconds: 20))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let refused = clients.filter { fd in
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).contains(
+                "server is out of file descriptors (limit 64)")
+        }
+        #expect(!refused.isEmpty, "no client was told the server is out of descriptors")
         try await Task.sleep(for: .seconds(3))
         let lines = server.stderr.split(separator: "\n").filter { $0.contains("event=accept_failed") }
         // One line at once, then at most one per 5 s interval, each with the count of failures.
