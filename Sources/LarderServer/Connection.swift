@@ -47,6 +47,8 @@ final class Connection: EventHandler, CallConnection {
     private var flushOnDelivery = false
     /// Streaming calls travel over gRPC over HTTP/2 only; the lean protocol carries unary calls.
     var supportsStreaming: Bool { http2 != nil }
+    /// HTTP/2 counts each call's stream (`HTTP2Link.account(to:)`); lean calls are counted by the core.
+    var accountsCallMemory: Bool { http2 != nil }
     /// HTTP/2: nghttp2 drops the streams a client opens above the last stream id of the drain's
     /// final GOAWAY, so every call that still reaches the core was sent before the client saw
     /// the shutdown notice, and the final GOAWAY counts it as processed: it is served.

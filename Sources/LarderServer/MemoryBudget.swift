@@ -48,6 +48,11 @@ final class ConnectionUsage: Sendable {
     /// stream would count against its admission) nor in whether reading waits (reading is how
     /// the client ends those streams).
     private let openCalls = Atomic<Int>(0)
+    /// What this connection's lean calls waiting for the store hold (each one's decoded request,
+    /// metadata and context, `CallCore.heldBytes(of:)`), from their start until their end reaches
+    /// the loop: in the server-wide budget and this connection's share, like `openCalls`, and
+    /// still counted after the connection closed, while the store still holds them.
+    private let heldCalls = Atomic<Int>(0)
 
     init(budget: MemoryBudget) {
         self.budget = budget
@@ -72,6 +77,13 @@ final class ConnectionUsage: Sendable {
         budget.add(count)
     }
 
+    /// Changes what the connection's lean calls waiting for the store hold by `count` bytes.
+    func addHeldCalls(_ count: Int) {
+        guard count != 0 else { return }
+        heldCalls.add(count, ordering: .relaxed)
+        budget.add(count)
+    }
+
     /// Gives back the `bytes` the closing connection held on the loop (its open calls'
     /// too) and leaves the budget. Replies still queued for it are given back as the loop
     /// drops them.
@@ -86,7 +98,8 @@ final class ConnectionUsage: Sendable {
     var isOverShare: Bool {
         let bytes = bytes
         return bytes > budget.perConnectionLimit
-            || (budget.isExhausted && bytes + openCalls.load(ordering: .relaxed) > budget.share)
+            || (budget.isExhausted
+                && bytes + openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) > budget.share)
     }
 
     /// True when the whole budget is used up and this connection holds more than its share:
@@ -97,9 +110,11 @@ final class ConnectionUsage: Sendable {
     func admissionError() -> RPCError? {
         guard isOverShare else { return nil }
         let open = openCalls.load(ordering: .relaxed)
+        let held = heldCalls.load(ordering: .relaxed)
         return RPCError(.resourceExhausted,
                         "this connection holds \(bytes) bytes of unread replies and undecoded requests"
                             + (open > 0 ? " and \(open) bytes of open calls' headers" : "")
+                            + (held > 0 ? " and \(held) bytes of calls waiting for the database" : "")
                             + " (limit \(budget.perConnectionLimit), --max-output-bytes; server-wide budget \(budget.limit), "
                             + "--memory-budget-bytes); read the replies, or end some calls, before sending more")
     }

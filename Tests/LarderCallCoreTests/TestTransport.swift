@@ -58,6 +58,7 @@ final class TestConnection: CallConnection, @unchecked Sendable {
     let usage: ConnectionUsage
     let calls = CallBook()
     let supportsStreaming: Bool
+    var accountsCallMemory: Bool { supportsStreaming }
     var unsentReplyBytes = 0
     var replyEncoder: any ReplyEncoder { TestEncoder() }
     private(set) var received: [Received] = []
@@ -86,11 +87,13 @@ final class TestConnection: CallConnection, @unchecked Sendable {
 final class TestLoop: @unchecked Sendable {
     let queue = DispatchQueue(label: "test-loop")
     let core: CallCore
-    let budget = MemoryBudget(limit: 1 << 26, perConnectionLimit: 1 << 24)
+    let budget: MemoryBudget
     private let logRead: Int32
     private let logWrite: Int32
 
-    init(store: any Store = UnusedStore(), configure: (inout Router) -> Void) throws {
+    init(store: any Store = UnusedStore(), budget: MemoryBudget = MemoryBudget(limit: 1 << 26, perConnectionLimit: 1 << 24),
+         configure: (inout Router) -> Void) throws {
+        self.budget = budget
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw RPCError.internalError("pipe failed") }
         logRead = fds[0]

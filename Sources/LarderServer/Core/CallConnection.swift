@@ -20,6 +20,10 @@ protocol CallConnection: AnyObject {
     var replyEncoder: any ReplyEncoder { get }
     /// False for a transport that carries only unary calls: streaming methods get UNIMPLEMENTED.
     var supportsStreaming: Bool { get }
+    /// True when the transport counts what its calls in flight hold in the memory budget itself
+    /// (HTTP/2: each stream's head until it ends); else the core counts each call waiting for the
+    /// store (`ConnectionUsage.addHeldCalls`).
+    var accountsCallMemory: Bool { get }
     /// Reply bytes made for the peer and not yet taken by it: output not written to the socket,
     /// and over HTTP/2 responses waiting for its flow-control window. Over
     /// `--max-output-bytes`, new calls are refused.

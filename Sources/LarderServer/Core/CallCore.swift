@@ -139,14 +139,17 @@ final class CallCore: @unchecked Sendable {
             answerNow(result, context, methodIndex: methodIndex, on: connection)
         case .deferred(let start):
             let encoder = connection.replyEncoder
+            let held = connection.accountsCallMemory ? 0 : Self.heldBytes(of: context)
+            connection.usage.addHeldCalls(held)
             let refused = start(call.payload, scratch, context) { [self] result in
                 let result = result.mapError { publicError($0, context) }
                 let (bytes, refusal) = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
                       finished: FinishedCall(context, methodIndex: methodIndex, result: result, refusal: refusal,
-                                             replyBytes: bytes.count))
+                                             replyBytes: bytes.count), releasing: held)
             }
             if let refused {
+                connection.usage.addHeldCalls(-held)
                 // A request the handler could not decode: answered here, like an inline call.
                 answerNow(.failure(publicError(refused, context)), context, methodIndex: methodIndex, on: connection)
             } else {
@@ -178,6 +181,12 @@ final class CallCore: @unchecked Sendable {
             calls.receivers[call.callID] = start(context, stream)
         }
     }
+
+    /// What a call waiting for the store holds, as the memory budget counts it: its request as
+    /// received (decoded, with its metadata, it takes about that again) and 1 KiB for its context
+    /// and job. Measured: 100 connections × 1,024 queued calls held 0.8 KB each, 8 KB each with
+    /// 7 KB of metadata.
+    static func heldBytes(of context: CallContext) -> Int { context.requestBytes + 1024 }
 
     /// What a transport without streams answers a streaming method with.
     static func streamingUnsupported(_ path: String) -> RPCError {
@@ -370,10 +379,10 @@ final class CallCore: @unchecked Sendable {
 
     /// Queues bytes for `context`'s connection, from any thread; `wakeForReplies()` has the loop
     /// take them. The bytes count in the connection's budget from now until the loop takes them.
-    func queue(_ bytes: [UInt8], context: CallContext, finished: FinishedCall?) {
+    func queue(_ bytes: [UInt8], context: CallContext, finished: FinishedCall?, releasing heldCallBytes: Int = 0) {
         context.usage?.add(bytes.count)
         let reply = PendingReply(connectionID: context.connectionID, callID: context.callID, serial: context.serial,
-                                 usage: context.usage, bytes: bytes, finished: finished)
+                                 usage: context.usage, bytes: bytes, finished: finished, heldCallBytes: heldCallBytes)
         replies.withLock { $0.pending.append(reply) }
     }
 
@@ -403,6 +412,7 @@ final class CallCore: @unchecked Sendable {
         for reply in batch {
             // Out of the queue: counted again by the connection as its output, if it is still open.
             reply.usage?.remove(reply.bytes.count)
+            if reply.heldCallBytes != 0 { reply.usage?.addHeldCalls(-reply.heldCallBytes) }
             // The end of a call answered at its deadline (`expireCalls`): it only frees the slot.
             let late = reply.finished != nil && !expiredSerials.isEmpty && expiredSerials.remove(reply.serial) != nil
             if let finished = reply.finished {

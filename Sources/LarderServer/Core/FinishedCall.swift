@@ -63,6 +63,9 @@ struct PendingReply {
     let bytes: [UInt8]
     /// Set when these bytes end the call.
     let finished: FinishedCall?
+    /// What the call held in the connection's budget while it waited for the store
+    /// (`ConnectionUsage.addHeldCalls`), given back when the loop takes its end.
+    let heldCallBytes: Int
 }
 
 /// Replies from other threads for the loop, and whether the loop was woken for them.
