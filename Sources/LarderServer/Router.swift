@@ -95,7 +95,7 @@ struct Router: Sendable {
         handlers[method.path] = Self.deferred(method) { request, context, respond in
             // `submit` with the read made here, not `store.read`: that generic extension method
             // of an existential store runs unspecialized, and so would the read.
-            store.submit(StoreRead({ reader throws(RPCError) in
+            store.submit(StoreRead(source: context.connectionID, { reader throws(RPCError) in
                 try context.checkDeadline()
                 try context.checkMemoryShare()
                 reader.boundWaits(byDeadline: context.deadline)

@@ -30,6 +30,9 @@ public final class StoreExecutor: @unchecked Sendable {
     // `batchReads` only by the thread `batchOwner` names: it claims them (acquiring) and hands
     // them back (releasing). `heldReadSince` is written with `batchReaderLock` held and read
     // without it as a hint, checked again under the lock.
+    /// The most reads of one source (connection) a reader takes in one batch, when others wait.
+    static let readsPerSourceInBatch = 8
+
     /// Tuning knobs.
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
@@ -53,8 +56,10 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    private let readQueue = JobQueue<StoreRead>()
-    private let writeQueue = JobQueue<StoreWrite>()
+    /// Reads, each connection's in turn (a connection with many slow reads queued does not hold
+    /// up another's); writes first come, first served (a commit takes up to 512 of them at once).
+    private let readQueue = JobQueue(RoundRobinBacklog<StoreRead>(perSourceBatch: StoreExecutor.readsPerSourceInBatch))
+    private let writeQueue = JobQueue(FIFOBacklog<StoreWrite>(capacity: 1024))
     private let writer: any StoreConnection
     private let readers: [any StoreConnection]
     private let options: Options

@@ -1,18 +1,18 @@
 import LarderSystem
 
-/// A FIFO of jobs shared by producers and the store threads, guarded by one
-/// mutex and condition. Consumers take several jobs per wake-up.
-final class JobQueue<Job>: @unchecked Sendable {
+/// Jobs shared by producers and the store threads, guarded by one mutex and condition,
+/// handed out in the order `Backlog` keeps. Consumers take several jobs per wake-up.
+final class JobQueue<Backlog: JobBacklog>: @unchecked Sendable {
+    typealias Job = Backlog.Job
     // Sendable because every var below is read and written only with `condition` locked.
     private let condition = ThreadCondition()
-    private var jobs: [Job] = []
-    private var head = 0
+    private var backlog: Backlog
     private var closed = false
     private var waiting = 0
     /// While above zero, pushes do not wake consumers; `release` wakes them once.
     private var holds = 0
 
-    init() { jobs.reserveCapacity(1024) }
+    init(_ backlog: Backlog) { self.backlog = backlog }
 
     /// Appends `job`; false (and the job is not queued) when the queue is closed.
     func push(_ job: Job) -> Bool {
@@ -21,7 +21,7 @@ final class JobQueue<Job>: @unchecked Sendable {
             condition.unlock()
             return false
         }
-        jobs.append(job)
+        backlog.push(job)
         let wake = waiting > 0 && holds == 0
         condition.unlock()
         if wake { condition.signal() }
@@ -39,7 +39,7 @@ final class JobQueue<Job>: @unchecked Sendable {
     func release() {
         condition.lock()
         holds -= 1
-        let wake = holds == 0 && waiting > 0 && head < jobs.count
+        let wake = holds == 0 && waiting > 0 && !backlog.isEmpty
         condition.unlock()
         if wake { condition.signal() }
     }
@@ -49,26 +49,15 @@ final class JobQueue<Job>: @unchecked Sendable {
     func take(max: Int, into batch: inout [Job]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while head == jobs.count {
+        while backlog.isEmpty {
             if closed { return false }
             waiting += 1
             condition.wait()
             waiting -= 1
         }
-        let end = min(jobs.count, head + max)
-        batch.append(contentsOf: jobs[head..<end])
-        head = end
-        if head == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-        } else {
-            if head >= 4096 {
-                jobs.removeSubrange(0..<head)
-                head = 0
-            }
-            // Others may be waiting for the rest.
-            if waiting > 0 { condition.signal() }
-        }
+        backlog.take(max: max, into: &batch)
+        // Others may be waiting for the rest.
+        if !backlog.isEmpty && waiting > 0 { condition.signal() }
         return true
     }
 
