@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 #   installing it removes 1.3, which nothing else here needs.
 # libgrpc++-dev, libprotobuf-dev, g++, make: Benchmarks/grpc-load and the gRPC C++ reference
 #   server; nghttp2-client: h2load and nghttp for scripts/bench-grpc.sh (--smoke in scripts/test.sh).
-APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev zlib1g-dev libssl-dev openssl protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium
+APT_PACKAGES=(libprotobuf-c-dev libnghttp2-dev zlib1g-dev libssl-dev openssl protobuf-c-compiler protobuf-compiler libsqlite3-dev sqlite3 postgresql libpq-dev clang tzdata chromium python3-venv
   protobuf-compiler-grpc protobuf-compiler-grpc-java-plugin protoc-gen-go protoc-gen-go-grpc
   golang-go golang-google-protobuf-dev golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev
   libgrpc++-dev libprotobuf-dev nghttp2-client g++ make)

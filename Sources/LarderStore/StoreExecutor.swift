@@ -247,16 +247,23 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    /// Finishes every queued job, stops the threads, then closes the readers
-    /// and last the writer. Idempotent; must not be called from a completion.
+    /// Fails the jobs still queued (UNAVAILABLE: none of them ran, so no write among them was
+    /// applied), lets each thread finish the batch it runs, stops the threads, then closes the
+    /// readers and last the writer. Idempotent; must not be called from a completion.
+    ///
+    /// Not running what is queued bounds how long a stop takes: a server stopped at its drain
+    /// timeout with 98,811 summaries queued ran them all first (measured: still running 40 s later).
     public func close() {
         let first = closeLock.withLock { () -> Bool in
             defer { closed = true }
             return !closed
         }
         guard first else { return }
-        readQueue.close()
-        writeQueue.close()
+        let reads = readQueue.close()
+        let writes = writeQueue.close()
+        for job in reads { job.fail(Self.closedError) }
+        for job in writes { job.refuse(Self.closedError) }
+        if !reads.isEmpty || !writes.isEmpty { notifyDelivered() }
         for thread in threads { thread.join() }
         batchReaderLock.withLock {
             if let batchReader { endHeldRead(on: batchReader) }

@@ -112,8 +112,9 @@ struct DataCleanupTests {
         ])
         let cancellation = BenchCancellation()
         Thread {
-            // Cancel once the load is running (calls are being made), as a Ctrl-C would.
-            while store.meals.isEmpty { usleep(10_000) }
+            // Cancel once the load is running (calls are being made), as a Ctrl-C would; at the
+            // latest after 120 s, when the expectations below say what went wrong.
+            for _ in 0..<12_000 where store.meals.isEmpty { usleep(10_000) }
             cancellation.cancel()
         }.start()
         let result = try await BenchRunner.run(options, cancellation: cancellation)

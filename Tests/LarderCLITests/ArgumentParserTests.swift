@@ -7,9 +7,10 @@ import Testing
 struct ArgumentParserTests {
     let parser = ArgumentParser(catalog: .larder)
 
-    /// Readable files for the TLS flags (larder refuses a --ca, --cert or --key it cannot read).
+    /// Readable files for the TLS flags (larder refuses a --ca, --cert or --key it cannot read):
+    /// one directory for every run (the same few bytes each time), not one more per run.
     static let tlsFiles: String = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-parser-\(getpid())").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-parser-tls-files").path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for name in ["ca.pem", "env.pem", "flag.pem", "me.pem", "me.key", "env.key", "flag.key"] {
             _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("test".utf8))

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python" / "tests"))
 import grpc_stubs  # noqa: E402
 from interop_support import Stubs  # noqa: E402
-from server_process import RunningServer, server_binary, shared_server, start_server  # noqa: E402,F401 (fixtures)
+from server_process import RunningServer, server_binary, shared_server, start_module_server, start_server  # noqa: E402,F401 (fixtures)
 
 
 @pytest.fixture(scope="session")

@@ -61,11 +61,15 @@ final class JobQueue<Backlog: JobBacklog>: @unchecked Sendable {
         return true
     }
 
-    /// Refuses new jobs and wakes every consumer; queued jobs are still taken.
-    func close() {
+    /// Refuses new jobs and wakes every consumer; returns the jobs still queued, which no
+    /// consumer will take (the caller completes them).
+    func close() -> [Job] {
         condition.lock()
         closed = true
+        var left: [Job] = []
+        while !backlog.isEmpty { backlog.take(max: Int.max, into: &left) }
         condition.unlock()
         condition.broadcast()
+        return left
     }
 }

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import grpc_stubs
-from server_process import RunningServer, server_binary, shared_server, start_server  # noqa: F401 (fixtures)
+from server_process import RunningServer, server_binary, shared_server, start_module_server, start_server  # noqa: F401 (fixtures)
 
 
 @pytest.fixture

