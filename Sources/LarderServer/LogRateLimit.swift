@@ -24,6 +24,7 @@ public struct LogRateLimit: Sendable {
         "unauthenticated", "envelope_rejected", "frame_rejected", "frame_timeout", "write_stall",
         "connection_refused", "http2_connection_failed", "stream_reset", "cleartext_refused",
         "tls_handshake_failed", "tls_failed", "tls_handshake_timeout", "tls_handshakes_full",
+        "tls_handshake_evicted",
         "database_failed",
     ], lines: 10, intervalSeconds: 5)
 

@@ -56,7 +56,10 @@ extension Server {
             connection.securityDecided = true
             if first == Self.tlsHandshakeRecord, tlsContext != nil {
                 guard checkClientHelloSize(bytes, on: connection) else { return }
-                if tlsHandshakesInProgress >= configuration.tlsMaxHandshakes {
+                // Slots taken: evict a stalled handshake for it, unless others already wait (they
+                // come first, within a tick: `admitWaitingHandshakes`).
+                if tlsHandshakesInProgress >= configuration.tlsMaxHandshakes
+                    && (!tlsHandshakeQueue.isEmpty || !evictStalledHandshake(now: connection.lastActivity)) {
                     waitForHandshakeSlot(connection, bytes)
                     return
                 }
@@ -169,6 +172,12 @@ extension Server {
             link.holdsHandshakeSlot = true
             tlsHandshakesInProgress += 1
             connection.tls = link
+            tlsSlotHolders.append(connection.id)
+            if tlsSlotHolders.count - tlsSlotHoldersHead > 2 * configuration.tlsMaxHandshakes + 1024 {
+                // Handshakes that ended leave their ids behind: keep the holders only.
+                tlsSlotHolders = tlsSlotHolders[tlsSlotHoldersHead...].filter { connections[$0]?.tls?.holdsHandshakeSlot == true }
+                tlsSlotHoldersHead = 0
+            }
             return true
         } catch {
             close(connection, reason: "cannot start a TLS session: \(error)")
@@ -197,14 +206,52 @@ extension Server {
         tlsHandshakesInProgress -= 1
     }
 
-    /// From `tick`: starts the handshakes of waiting connections, oldest first, while slots are free.
+    /// Closes the handshake that has held its slot longest, if it has held it at least
+    /// `--tls-evict-handshakes-after` (1 s by default: far longer than a real handshake's round
+    /// trips, far shorter than the timeout a flood of stalled ones would otherwise impose; 0:
+    /// never); true when one was (its slot is free).
+    ///
+    /// Without it, a steady flood of stalled handshakes (300 a second, 40 bytes each) kept every
+    /// slot taken, and each new TLS client waited ~7 s for one, most of the handshake timeout.
+    func evictStalledHandshake(now: UInt64) -> Bool {
+        let minimumAge = UInt64(configuration.tlsEvictHandshakesAfterSeconds) * 1_000_000_000
+        guard minimumAge > 0 else { return false }
+        while tlsSlotHoldersHead < tlsSlotHolders.count {
+            let id = tlsSlotHolders[tlsSlotHoldersHead]
+            guard let connection = connections[id], let link = connection.tls, link.holdsHandshakeSlot,
+                  !connection.isClosing else {
+                tlsSlotHoldersHead += 1
+                continue
+            }
+            guard now &- link.startedAt >= minimumAge else { return false }
+            tlsSlotHoldersHead += 1
+            if tlsSlotHoldersHead >= 1024 && 2 * tlsSlotHoldersHead >= tlsSlotHolders.count {
+                tlsSlotHolders.removeFirst(tlsSlotHoldersHead)
+                tlsSlotHoldersHead = 0
+            }
+            let seconds = Double((now &- link.startedAt) / 1_000_000) / 1000
+            logger.warn("tls_handshake_evicted", ["conn": connection.id, "peer": connection.peer, "seconds": seconds,
+                                                  "limit": configuration.tlsMaxHandshakes])
+            close(connection, reason: "TLS handshake evicted: every handshake slot was taken and this one had "
+                + "run \(seconds) s")
+            return true
+        }
+        return false
+    }
+
+    /// From `tick`: starts the handshakes of waiting connections, oldest first, while slots are
+    /// free or stalled handshakes can be evicted for them.
     func admitWaitingHandshakes() {
         var admitted = 0
-        while admitted < tlsHandshakeQueue.count && tlsHandshakesInProgress < configuration.tlsMaxHandshakes {
-            let id = tlsHandshakeQueue[admitted]
+        let now = MonotonicClock.nanoseconds()
+        while admitted < tlsHandshakeQueue.count {
+            guard let connection = connections[tlsHandshakeQueue[admitted]], !connection.isClosing,
+                  let bytes = connection.tlsWaitingBytes else {
+                admitted += 1  // closed while it waited
+                continue
+            }
+            guard tlsHandshakesInProgress < configuration.tlsMaxHandshakes || evictStalledHandshake(now: now) else { break }
             admitted += 1
-            guard let connection = connections[id], !connection.isClosing,
-                  let bytes = connection.tlsWaitingBytes else { continue }
             connection.tlsWaitingBytes = nil
             connection.usage.add(-bytes.count)
             connection.updateInterest()

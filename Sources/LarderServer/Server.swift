@@ -67,6 +67,10 @@ public final class Server: @unchecked Sendable {
     var tlsHandshakesInProgress = 0
     /// Connections waiting for a handshake slot, oldest first (ids; closed ones are skipped).
     var tlsHandshakeQueue: [UInt64] = []
+    /// Connections in the order they took a handshake slot, from `tlsSlotHoldersHead` on (ids;
+    /// those whose handshake ended are skipped): the oldest holder is evicted for a new one.
+    var tlsSlotHolders: [UInt64] = []
+    var tlsSlotHoldersHead = 0
     /// Where the served certificate stood when last logged (`tls_certificate`); nil before.
     var tlsCertificateState: TLSCertificateValidity.State?
 

@@ -51,6 +51,9 @@ public struct ServerConfiguration: Sendable {
     public var tlsHandshakeTimeoutSeconds = 10
     /// TLS handshakes in progress at once; further TLS connections wait (not read) for a slot.
     public var tlsMaxHandshakes = 1024
+    /// With every handshake slot taken, a new TLS connection takes the slot of the handshake that
+    /// has held one longest once that has run this many seconds (closing it); 0: never, it waits.
+    public var tlsEvictHandshakesAfterSeconds = 1
     /// Where to serve Prometheus metrics over HTTP (`GET /metrics`); nil = nowhere.
     public var metricsListen: SocketAddress?
 

@@ -166,6 +166,12 @@ public enum ServerCommandLine {
                    + "(their handshake timeout runs) (default 1024)") { config, value throws(UsageError) in
             config.server.tlsMaxHandshakes = try parseInt(value, flag: "tls-max-handshakes", range: 1...1_000_000)
         },
+        Option(name: "tls-evict-handshakes-after", value: "SECONDS",
+               help: "with every handshake slot taken, a new TLS connection takes the slot of the oldest handshake "
+                   + "once it has run this long, closing it (0: never, new ones wait) (default 1)") { config, value throws(UsageError) in
+            config.server.tlsEvictHandshakesAfterSeconds = try parseInt(value, flag: "tls-evict-handshakes-after",
+                                                                        range: 0...3_600)
+        },
         Option(name: "insecure", value: nil,
                help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
             config.server.insecure = try parseSwitch(value, flag: "insecure")

@@ -141,13 +141,14 @@ final class TLSHostilePeerTests {
         return flight.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
     }
 
-    /// `--tls-max-handshakes 2`: two peers that stall after the server's first flight hold
-    /// both slots; a third TLS connection is not read (no ServerHello) until one leaves, then
-    /// gets its handshake; a real client gets its call answered once a slot is free.
+    /// `--tls-max-handshakes 2` without eviction: two peers that stall after the server's first
+    /// flight hold both slots; a third TLS connection is not read (no ServerHello) until one
+    /// leaves, then gets its handshake; a real client gets its call answered once a slot is free.
     @Test func handshakesBeyondTheCapWaitForASlot() async throws {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
+                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600",
+                                                         "--tls-evict-handshakes-after", "0"])
         defer { server.stop() }
         let hello = try clientHello()
         let port = server.port
@@ -179,12 +180,45 @@ final class TLSHostilePeerTests {
         _ = waiting
     }
 
+    /// With every slot held by handshakes stalled past `--tls-evict-handshakes-after` (1 s), a new
+    /// TLS client takes the oldest one's slot and is served, instead of waiting for the handshake
+    /// timeout (before: a flood of 300 stalled handshakes a second made every new client wait ~7 s).
+    @Test func aStalledHandshakeGivesItsSlotToANewClient() async throws {
+        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                                         "--tls-key", certificates.serverKey,
+                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
+        defer { server.stop() }
+        let hello = try clientHello()
+        let port = server.port
+        let holders: [RawConnection] = try await offThePool {
+            try (0..<2).map { index in
+                let peer = try RawConnection(port: port)
+                peer.send(hello)
+                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                return peer
+            }
+        }
+        // Both have held their slots for more than a second from here on (a slow machine only adds).
+        try await Task.sleep(for: .milliseconds(1500))
+        var options = ClientOptions(defaultTimeout: .seconds(60),
+                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        options.connectTimeout = .seconds(60)
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+        defer { client.close() }
+        #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        // One slot was taken back for it: the oldest holder's, which is closed.
+        let evictions = server.stderr.split(separator: "\n").filter { $0.contains("event=tls_handshake_evicted") }
+        #expect(evictions.count == 1, "\(server.stderr)")
+        #expect(await offThePool { holders[0].isClosedByServer() }, "the oldest stalled handshake was closed")
+    }
+
     /// A connection waiting for a handshake slot is under the handshake timeout too: behind a
     /// peer that holds the only slot forever, it is closed, not kept.
     @Test func aConnectionWaitingForAHandshakeSlotTimesOut() async throws {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "5"])
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "5",
+                                                         "--tls-evict-handshakes-after", "0"])
         defer { server.stop() }
         let holder = try RawConnection(port: server.port)
         holder.send([0x16, 0x03, 0x01, 0x02])  // a record header, never its body
@@ -231,7 +265,8 @@ final class TLSHostilePeerTests {
     @Test func aConnectionWaitingForAHandshakeSlotHoldsAtMostOneRecord() async throws {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey, "--log-level", "debug",
-                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600"])
+                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600",
+                                                         "--tls-evict-handshakes-after", "0"])
         defer { server.stop() }
         // A peer that stalls after the server's first flight holds the only slot.
         let hello = try clientHello()
