@@ -103,7 +103,13 @@ final class SSLContextHandle: @unchecked Sendable {
     /// Why `path` cannot be read ("no such file or directory", "permission denied"), or nil
     /// when it can: then the PEM advice of a load failure applies, and not before.
     static func unreadable(_ path: String) -> String? {
-        guard access(path, R_OK) != 0 else { return nil }
+        // Opened, not only checked with access(): a process out of descriptors (EMFILE) can
+        // read no file, and then that is the reason, not the file's contents.
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd < 0 else {
+            close(fd)
+            return nil
+        }
         return String(cString: strerror(errno)).lowercased()
     }
 }
