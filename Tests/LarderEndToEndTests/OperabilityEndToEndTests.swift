@@ -186,6 +186,35 @@ struct OperabilityEndToEndTests {
         }
     }
 
+    /// The metrics endpoint's own limits: a request head over 8 KiB is answered 400, one not
+    /// complete 2 s after the accept 408; the endpoint serves on after both.
+    @Test func anOversizeOrUnfinishedMetricsRequestGets400Or408() async throws {
+        try await withServer(arguments: ["--metrics-listen", "127.0.0.1:0"]) { server, _ in
+            let port = try #require(await metricsPort(of: server))
+            /// The status line the server answers `bytes` with (waiting up to a minute for it).
+            func statusLine(after bytes: [UInt8]) async throws -> String {
+                let connection = try RawConnection(port: port)
+                _ = connection.sendWithoutBlocking(bytes, seconds: 10)
+                return await offThePool {
+                    var received: [UInt8] = []
+                    var chunk = [UInt8](repeating: 0, count: 4096)
+                    for _ in 0..<6 {
+                        let count = chunk.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
+                        if count > 0 { received += chunk[0..<count] }
+                        if let line = String(decoding: received, as: UTF8.self).split(separator: "\r\n").first,
+                           received.contains(UInt8(ascii: "\n")) { return String(line) }
+                        if count == 0 { break }
+                    }
+                    return "no status line: \(String(decoding: received, as: UTF8.self))"
+                }
+            }
+            let oversize = Array("GET /metrics HTTP/1.1\r\nX-Big: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 9000)
+            #expect(try await statusLine(after: oversize) == "HTTP/1.1 400 Bad Request")
+            #expect(try await statusLine(after: Array("GET /metrics HTTP/1.1\r\n".utf8)) == "HTTP/1.1 408 Request Timeout")
+            #expect(try httpRequest(port: port, path: "/metrics").status == 200)
+        }
+    }
+
     @Test func reflectionAndMetricsNeedTheTokenWhenAuthIsOn() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-ops")
         defer { try? FileManager.default.removeItem(at: directory) }

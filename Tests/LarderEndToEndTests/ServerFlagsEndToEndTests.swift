@@ -90,6 +90,16 @@ struct ServerFlagsEndToEndTests {
         #expect(!log.contains("--readers:"), "\(log)")
     }
 
+    /// Metrics have no auth: a non-loopback `--metrics-listen` is refused before anything binds
+    /// (192.0.2.1 is TEST-NET-1, on no interface here: even a regression could not listen on it).
+    @Test func aNonLoopbackMetricsAddressNeedsInsecure() async throws {
+        let (status, log) = try await ServerProcess.runToExit(
+            ["--listen", "127.0.0.1:0", "--metrics-listen", "192.0.2.1:9000"])
+        #expect(status == 2, "\(log)")
+        #expect(log.contains("refusing to serve metrics (no auth) on non-loopback address 192.0.2.1:9000; "
+            + "pass --insecure to do it anyway"), "\(log)")
+    }
+
     /// The command line wins: a flag given there is not read from the environment, bad or not. (The
     /// server then fails on its database, a directory that does not exist: past the parsing.)
     @Test func aFlagOverridesABadVariableOfItsOwn() async throws {
