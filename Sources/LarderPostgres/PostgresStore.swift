@@ -104,7 +104,8 @@ public final class PostgresStore: Store {
 
     public func submit(_ write: StoreWrite) { executor.submit(write) }
 
-    /// Finishes queued work, then closes every connection. Idempotent.
+    /// Fails queued work (UNAVAILABLE, not run), lets running work finish, then closes every
+    /// connection. Idempotent.
     public func close() {
         executor.close()
         monitor.stop()

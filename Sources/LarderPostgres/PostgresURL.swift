@@ -45,41 +45,35 @@ public enum PostgresURL {
 
     /// The password of `url`'s user info and of its `password=` parameters, as written.
     private static func passwords(in url: String) -> [String] {
-        var found: [String] = []
-        if let scheme = url.firstRange(of: "://") {
-            let authorityEnd = url[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? url.endIndex
-            if let at = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
-               let colon = url[scheme.upperBound..<at].firstIndex(of: ":") {
-                found.append(String(url[url.index(after: colon)..<at]))
-            }
-        }
-        var rest = Substring(url)
-        while let key = rest.firstRange(of: "password=") {
-            rest = rest[key.upperBound...]
-            let end = rest.firstIndex { $0 == "&" || $0 == " " } ?? rest.endIndex
-            found.append(String(rest[..<end]))
-            rest = rest[end...]
-        }
-        return found
+        passwordRanges(in: url).map { String(url[$0]) }
     }
 
     /// `url` with the password of its user info and of any `password=` parameter replaced by `***`.
     public static func redacted(_ url: String) -> String {
         var text = url
+        for range in passwordRanges(in: url).reversed() { text.replaceSubrange(range, with: "***") }
+        return text
+    }
+
+    /// Where `text` holds passwords, in order, not overlapping: the one in the user info of a
+    /// URL (`scheme://user:PASSWORD@host`) and the value of each `password=` parameter.
+    private static func passwordRanges(in text: String) -> [Range<String.Index>] {
+        var ranges: [Range<String.Index>] = []
+        var searchFrom = text.startIndex
         if let scheme = text.firstRange(of: "://") {
             let authorityEnd = text[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? text.endIndex
             if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
                let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+                ranges.append(text.index(after: colon)..<at)
+                searchFrom = at
             }
         }
-        var output = ""
-        var rest = Substring(text)
+        var rest = text[searchFrom...]
         while let key = rest.firstRange(of: "password=") {
-            output += rest[..<key.upperBound] + "***"
-            rest = rest[key.upperBound...]
-            rest = rest[(rest.firstIndex { $0 == "&" || $0 == " " } ?? rest.endIndex)...]
+            let end = rest[key.upperBound...].firstIndex { $0 == "&" || $0 == " " } ?? rest.endIndex
+            ranges.append(key.upperBound..<end)
+            rest = rest[end...]
         }
-        return output + rest
+        return ranges
     }
 }

@@ -21,6 +21,11 @@ public final class SpareDescriptor {
     /// True while a spare is held.
     public var isHeld: Bool { fd >= 0 }
 
+    /// Takes the spare again if it was lost (another thread took the descriptor it freed).
+    public func retake() {
+        if fd < 0 { fd = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+    }
+
     /// Runs `body` with the spare's descriptor free for it to use, then takes the spare again
     /// (which fails, leaving none, only when `body` left no descriptor free).
     public func withSpareReleased<R>(_ body: () -> R) -> R {

@@ -138,7 +138,8 @@ public final class SQLiteStore: Store {
     /// takes no more writes (health NOT_SERVING).
     public var isAvailable: Bool { fileWatch?.hasMoved != true }
 
-    /// Finishes queued work, checkpoints the WAL into the database file, and closes. Work that
+    /// Fails queued work (UNAVAILABLE, not run), lets running work finish, checkpoints the WAL
+    /// into the database file, and closes. Work that
     /// waits for a lock another process holds gives up at once (UNAVAILABLE) instead of waiting
     /// out `busyTimeoutMilliseconds`.
     public func close() {

@@ -32,9 +32,10 @@ public struct CallContext: Sendable {
     }
 
     /// Throws RESOURCE_EXHAUSTED when the connection holds more than its share
-    /// of the memory budget: checked again when the call starts to run, since
-    /// calls pipelined at once were all admitted before any reply existed.
+    /// of the memory budget in unread replies and undecoded requests: checked again when the
+    /// call starts to run, since calls pipelined at once were all admitted before any reply
+    /// existed. What the calls in flight hold, this one's included, was judged at admission.
     func checkMemoryShare() throws(RPCError) {
-        if let error = usage?.admissionError() { throw error }
+        if let error = usage?.admissionError(countingCalls: false) { throw error }
     }
 }

@@ -119,9 +119,6 @@ final class Connection: EventHandler, CallConnection {
     /// Reply bytes not yet written: plaintext, and on TLS also the ciphertext made of it.
     var bufferedOutputBytes: Int { output.unwrittenCount + (tls?.ciphertext.unwrittenCount ?? 0) }
 
-    /// Output bytes this connection holds in memory: `bufferedOutputBytes` and a written prefix
-    /// not yet dropped (at most about as much again; see `OutputBuffer`).
-    var heldOutputBytes: Int { output.heldCount + (tls?.ciphertext.heldCount ?? 0) }
     var unsentReplyBytes: Int { bufferedOutputBytes + (http2?.heldOutputBytes ?? 0) }
 
     var isClosing: Bool {

@@ -93,22 +93,25 @@ final class ConnectionUsage: Sendable {
         budget.connectionClosed()
     }
 
-    /// True when this connection holds more than it may: over the per-connection
-    /// limit, or over its share (open calls included) while the whole budget is used up.
-    var isOverShare: Bool {
+    /// True when this connection holds more than it may: over the per-connection limit, or
+    /// over its share while the whole budget is used up; `countingCalls`: what its calls in
+    /// flight hold counts toward the share too (for admitting a new call, not for one already
+    /// admitted, which would then be refused for its own bytes).
+    func isOverShare(countingCalls: Bool) -> Bool {
         let bytes = bytes
-        return bytes > budget.perConnectionLimit
-            || (budget.isExhausted
-                && bytes + openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) > budget.share)
+        let calls = countingCalls ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) : 0
+        return bytes > budget.perConnectionLimit || (budget.isExhausted && bytes + calls > budget.share)
     }
 
     /// True when the whole budget is used up and this connection holds more than its share:
     /// reading from it waits (partial frames count too).
     var mustHoldInput: Bool { budget.isExhausted && bytes > budget.share }
 
-    /// RESOURCE_EXHAUSTED when this connection may not start another call now.
-    func admissionError() -> RPCError? {
-        guard isOverShare else { return nil }
+    /// RESOURCE_EXHAUSTED when this connection may not start another call now; with
+    /// `countingCalls` false, when a call admitted already may not run now (the replies and
+    /// requests the connection leaves unread are over its share).
+    func admissionError(countingCalls: Bool = true) -> RPCError? {
+        guard isOverShare(countingCalls: countingCalls) else { return nil }
         let open = openCalls.load(ordering: .relaxed)
         let held = heldCalls.load(ordering: .relaxed)
         return RPCError(.resourceExhausted,

@@ -103,8 +103,10 @@ extension Server {
         acceptFailureLoggedAt = now
     }
 
-    /// From `tick`: resumes accepting after a pause, and logs failures counted since the last line.
+    /// From `tick`: takes the spare descriptor back if it was lost, resumes accepting after a
+    /// pause, and logs failures counted since the last line.
     func resumeAcceptingIfDue(now: UInt64) {
+        spareDescriptor.retake()
         if let until = acceptPausedUntil, now >= until {
             acceptPausedUntil = nil
             if listening { try? loop.modify(listener.fd, for: .readable) }
@@ -117,9 +119,10 @@ extension Server {
 
     /// Answers a connection the server cannot take with a connection-level error and closes it.
     func refuse(fd: Int32, peer: SocketAddress, reason: String, message: String) {
-        logger.warn("connection_refused", ["peer": peer, "reason": reason])
         let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(.resourceExhausted, message))).bytes
         _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
         SocketIO.close(fd)
+        // Logged after the frame is written: a peer that saw the line has its answer.
+        logger.warn("connection_refused", ["peer": peer, "reason": reason])
     }
 }

@@ -48,7 +48,8 @@ public enum ServerMain {
         // is then the write's error (EFBIG: SQLite's "database or disk is full",
         // RESOURCE_EXHAUSTED for that call), not a SIGXFSZ that kills the server silently.
         signal(SIGXFSZ, SIG_IGN)
-        warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections, logger: logger)
+        warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections,
+                                  readers: launch.database.readerCount, logger: logger)
         let store: any Store
         let database = launch.database.databaseDescription
         do {
@@ -72,20 +73,21 @@ public enum ServerMain {
         return server.run() ? 0 : 1
     }
 
-    /// Descriptors the server needs besides its connections' (database files and connections,
-    /// the listener, epoll, the metrics endpoint), with room to spare.
-    static let descriptorsBesideConnections = 64
+    /// Descriptors the server needs besides its connections': the listener, epoll, the metrics
+    /// endpoint and the like (64, with room to spare), and 4 per database connection (SQLite's
+    /// file, WAL, shared memory and journal; a PostgreSQL socket uses one) for the writer, the
+    /// checkpointer, the event loop's reader and the `--readers`.
+    static func descriptorsBesideConnections(readers: Int) -> Int { 64 + 4 * (readers + 3) }
 
     /// Raises the descriptor limit to the hard limit, and warns when even that cannot hold
     /// `--max-connections`: past it, new clients are refused "out of file descriptors".
-    static func warnIfDescriptorsAreShort(maxConnections: Int, logger: Logger) {
-        guard let limit = DescriptorLimit.raiseToHard(),
-              limit < maxConnections + descriptorsBesideConnections else { return }
+    static func warnIfDescriptorsAreShort(maxConnections: Int, readers: Int, logger: Logger) {
+        let own = descriptorsBesideConnections(readers: readers)
+        guard let limit = DescriptorLimit.raiseToHard(), limit < maxConnections + own else { return }
         logger.warn("descriptor_limit_low", [
             "limit": limit, "max_connections": maxConnections,
-            "effect": "at most about \(max(0, limit - descriptorsBesideConnections)) connections: raise the hard "
-                + "limit (ulimit -Hn, systemd LimitNOFILE=) to \(maxConnections + descriptorsBesideConnections), "
-                + "or lower --max-connections",
+            "effect": "at most about \(max(0, limit - own)) connections: raise the hard limit (ulimit -Hn, "
+                + "systemd LimitNOFILE=) to \(maxConnections + own), or lower --max-connections",
         ])
     }
 

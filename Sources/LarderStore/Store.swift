@@ -19,7 +19,8 @@ public protocol Store: Sendable {
     /// committed (or failed).
     func submit(_ write: StoreWrite)
 
-    /// Finishes the queued work, then closes every connection. Idempotent.
+    /// Fails the work still queued (UNAVAILABLE, not run: no queued write is applied), lets the
+    /// work running finish, then closes every connection. Idempotent.
     func close()
 
     /// Sets what is called after each completion delivered on its own (a read) and

@@ -30,7 +30,8 @@ public final class StoreExecutor: @unchecked Sendable {
     // `batchReads` only by the thread `batchOwner` names: it claims them (acquiring) and hands
     // them back (releasing). `heldReadSince` is written with `batchReaderLock` held and read
     // without it as a hint, checked again under the lock.
-    /// The most reads of one source (connection) a reader takes in one batch, when others wait.
+
+    /// The most reads of one source (connection) a reader takes in one batch.
     static let readsPerSourceInBatch = 8
 
     /// Tuning knobs.

@@ -195,6 +195,49 @@ import Testing
         #expect(readEvents.last == "delivered")
     }
 
+    /// What waits behind a running write when the store closes is failed at once, never run:
+    /// the write running finishes (and is kept), the 40 queued behind it are UNAVAILABLE and
+    /// absent from the database. (Before, close ran every queued job first.)
+    @Test func closeFailsWhatIsQueuedWithoutRunningIt() throws {
+        let db = try TestDatabase(.sqlite)
+        let store = db.store
+        let started = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let first = Waiter<Location>()
+        store.write({ w throws(RPCError) in
+            started.signal()
+            gate.wait()  // the writer thread is busy with this write until the test opens the gate
+            return try Operations.createLocation(CreateLocationRequest(location: Location(name: "ran", colorHex: "#000000")), w)
+        }, completion: first.finish)
+        started.wait()
+        let queued = Results<Location>()
+        let ran = Atomic<Int>(0)
+        for index in 0..<40 {
+            queued.group.enter()
+            store.write({ w throws(RPCError) in
+                ran.add(1, ordering: .relaxed)
+                return try Operations.createLocation(CreateLocationRequest(location: Location(name: "queued \(index)",
+                                                                                              colorHex: "#000000")), w)
+            }) { queued.record(index, $0) }
+        }
+        let closed = DispatchSemaphore(value: 0)
+        Thread {
+            store.close()  // blocks until the running write ends
+            closed.signal()
+        }.start()
+        // The queued writes are failed before the running one is let go.
+        queued.group.wait()
+        #expect(queued.all.count == 40)
+        #expect(queued.all.values.allSatisfy { result in rpcError { try result.get() } == RPCError(.unavailable, "the store is closed") })
+        #expect(ran.load(ordering: .relaxed) == 0)
+        gate.signal()
+        #expect((try? first.wait().get())?.name == "ran")
+        closed.wait()
+        try db.reopen()
+        let names = try db.read(Operations.listLocations, ListLocationsRequest(pageSize: 1000)).locations.map(\.name)
+        #expect(names.contains("ran") && !names.contains { $0.hasPrefix("queued ") }, "\(names)")
+    }
+
     /// Close ends what runs and fails what waits (so a stop does not run a long queue first): each
     /// job completes, either done or UNAVAILABLE without having run, and exactly the writes that
     /// succeeded are in the database afterwards.
