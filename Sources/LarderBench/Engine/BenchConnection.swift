@@ -34,9 +34,9 @@ final class BenchConnection {
     /// `--protocol grpc`: the HTTP/2 session whose streams carry the calls (a stream's tag is its slot).
     let http2: GRPCLoadClientSession?
     /// `--tls`: the connection's TLS session; `input` and `output` then hold plaintext.
-    let tls: TLSLink?
+    let tls: BenchTLSLink?
 
-    init(fd: Int32, depth: Int, http2: GRPCLoadClientSession? = nil, tls: TLSLink? = nil) {
+    init(fd: Int32, depth: Int, http2: GRPCLoadClientSession? = nil, tls: BenchTLSLink? = nil) {
         precondition(depth >= 1 && depth <= Self.maxDepth, "depth \(depth) out of range")
         self.fd = fd
         self.depth = depth

@@ -43,7 +43,7 @@ final class BenchTLSContext: Sendable {
     /// - Returns: the socket (non-blocking when `nonBlocking`), its TLS link, and any plaintext
     ///   that came with the handshake's last bytes (an HTTP/2 server's SETTINGS).
     /// - Throws: UNAVAILABLE (or UNAUTHENTICATED) `TLS handshake with HOST:PORT failed: …`, naming the fix.
-    func connect(timeoutSeconds: Double, nonBlocking: Bool) throws(RPCError) -> (fd: Int32, link: TLSLink, plaintext: [UInt8]) {
+    func connect(timeoutSeconds: Double, nonBlocking: Bool) throws(RPCError) -> (fd: Int32, link: BenchTLSLink, plaintext: [UInt8]) {
         let fd = try TCPSocket.connect(to: server, timeoutSeconds: timeoutSeconds, nonBlocking: true)
         do throws(RPCError) {
             let (link, plaintext) = try handshake(fd, timeoutSeconds: timeoutSeconds)
@@ -56,19 +56,19 @@ final class BenchTLSContext: Sendable {
     }
 
     /// Keeps `link`'s session for the next connection when the server has sent a resumable one.
-    func keepTicket(from link: TLSLink) {
+    func keepTicket(from link: BenchTLSLink) {
         guard let resumable = link.session.resumptionTicket else { return }
         ticket.withLock { $0 = resumable }
     }
 
-    private func handshake(_ fd: Int32, timeoutSeconds: Double) throws(RPCError) -> (TLSLink, [UInt8]) {
+    private func handshake(_ fd: Int32, timeoutSeconds: Double) throws(RPCError) -> (BenchTLSLink, [UInt8]) {
         let deadline = MonotonicClock.nanoseconds() + MonotonicClock.nanoseconds(seconds: timeoutSeconds)
         func failed(_ error: TLSError) -> RPCError {
             RPCError(error.code, "TLS handshake with \(server) failed: \(error.message)")
         }
-        let link: TLSLink
+        let link: BenchTLSLink
         do throws(TLSError) {
-            link = TLSLink(session: try context.makeSession(serverName: serverName, resuming: ticket.withLock { $0 }))
+            link = BenchTLSLink(session: try context.makeSession(serverName: serverName, resuming: ticket.withLock { $0 }))
             try link.session.startHandshake()
         } catch {
             throw failed(error)

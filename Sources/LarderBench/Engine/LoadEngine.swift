@@ -21,7 +21,7 @@ enum LoadEngine {
         for index in 0..<connectionCount {
             let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
             let fd: Int32
-            var link: TLSLink?
+            var link: BenchTLSLink?
             var early: [UInt8] = []
             if let tls {
                 (fd, link, early) = try tls.connect(timeoutSeconds: options.connectTimeoutSeconds, nonBlocking: true)

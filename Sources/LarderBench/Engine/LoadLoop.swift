@@ -373,7 +373,7 @@ final class LoadLoop: @unchecked Sendable {
     }
 
     /// `--tls`: encrypts the plaintext output, then writes as much ciphertext as the socket takes.
-    private func flushTLS(_ connection: BenchConnection, _ tls: TLSLink) {
+    private func flushTLS(_ connection: BenchConnection, _ tls: BenchTLSLink) {
         if !connection.output.isEmpty {
             do throws(TLSError) {
                 try tls.seal(UnsafeRawBufferPointer(start: connection.output.base + connection.output.start,
@@ -421,7 +421,7 @@ final class LoadLoop: @unchecked Sendable {
             let target: UnsafeMutableRawPointer
             let space: Int
             if let tls = connection.tls {
-                (target, space) = (tls.readBuffer, TLSLink.readCapacity)
+                (target, space) = (tls.readBuffer, BenchTLSLink.readCapacity)
             } else {
                 connection.input.reserve(Self.readChunk)
                 (target, space) = (connection.input.base + connection.input.end, connection.input.freeCount)

@@ -13,7 +13,7 @@ import Darwin
 final class SeedClient {
     private let fd: Int32
     /// The connection's TLS session, with `--tls`.
-    private let link: TLSLink?
+    private let link: BenchTLSLink?
     private let address: BenchAddress
     private let metadata: [String: String]
     private var decoder = FrameDecoder()

@@ -165,14 +165,6 @@ final class NGHTTP2Session {
     /// The highest stream id the peer opened that we processed (for GOAWAY).
     var lastProcessedStreamID: Int32 { session.map { nghttp2_session_get_last_proc_stream_id($0) } ?? 0 }
 
-    /// The bytes we may still send on a stream (the smaller of its and the connection's window).
-    func sendWindow(streamID: Int32) -> Int {
-        guard let session else { return 0 }
-        let stream = nghttp2_session_get_stream_remote_window_size(session, streamID)
-        let connection = nghttp2_session_get_remote_window_size(session)
-        return Int(max(0, min(stream, connection)))
-    }
-
     // MARK: - Submitting frames
 
     /// A response's HEADERS; with `hasBody` the body comes from `handler.readData`, otherwise the
@@ -252,14 +244,6 @@ final class NGHTTP2Session {
     func submitShutdownNotice() -> Int32 {
         guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
         return nghttp2_submit_shutdown_notice(session)
-    }
-
-    /// Fails the connection: GOAWAY with `code` and the last processed stream id; nghttp2 stops
-    /// reading once it is sent.
-    @discardableResult
-    func terminate(code: HTTP2ErrorCode) -> Int32 {
-        guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
-        return nghttp2_session_terminate_session(session, code.rawValue)
     }
 
     @discardableResult

@@ -9,7 +9,7 @@ import Darwin
 
 /// The TLS side of one bench connection: its session, the ciphertext waiting for the socket,
 /// and the buffers a read decrypts through. Not thread-safe: owned by one loop (or one seed client).
-final class TLSLink {
+final class BenchTLSLink {
     /// What writing the waiting ciphertext did.
     enum Flush {
         /// Everything was written.
@@ -92,7 +92,7 @@ final class TLSLink {
             case .done: return
             case .failed(let error): throw error
             case .blocked:
-                guard TLSLink.wait(fd, events: Int16(POLLOUT), deadline: deadline) else {
+                guard BenchTLSLink.wait(fd, events: Int16(POLLOUT), deadline: deadline) else {
                     throw .unavailable("writing to \(address) timed out")
                 }
             }
@@ -117,29 +117,13 @@ final class TLSLink {
             case .closed:
                 return false
             case .wouldBlock:
-                guard TLSLink.wait(fd, events: Int16(POLLIN), deadline: deadline) else {
+                guard BenchTLSLink.wait(fd, events: Int16(POLLIN), deadline: deadline) else {
                     throw .deadlineExceeded("\(address) did not answer in time")
                 }
             case .failed(let code):
                 throw .unavailable("read from \(address) failed: \(TCPSocket.errnoText(code))")
             }
         }
-    }
-
-    /// Reads and decrypts what `fd` (non-blocking) has now, without waiting: the session
-    /// tickets a TLS 1.3 server sends after the handshake, and any plaintext (returned).
-    /// - Throws: the TLS failure (a refused client certificate arrives this way), as the RPCError to report.
-    func drainAvailable(_ fd: Int32, address: BenchAddress) throws(RPCError) -> [UInt8] {
-        var gathered: [UInt8] = []
-        while case .bytes(let count) = TCPSocket.read(fd, into: readBuffer, count: Self.readCapacity) {
-            do throws(TLSError) {
-                try open(count: count)
-            } catch {
-                throw RPCError(error.code, "TLS error on the connection to \(address): \(error.message)")
-            }
-            gathered += plaintext
-        }
-        return gathered
     }
 
     /// Whether the server has sent a session the next connection can resume.
