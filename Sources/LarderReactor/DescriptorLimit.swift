@@ -6,24 +6,28 @@ import Glibc
 /// connections a server can hold whatever `--max-connections` says.
 public enum DescriptorLimit {
     /// The soft limit in force, or nil when it cannot be read; unlimited reads as `Int.max`.
-    public static var current: Int? {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
-        return limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
-    }
+    public static var current: Int? { read().map(soft) }
 
     /// Raises the soft limit to the hard one (as Go's runtime and nginx do: the soft limit
     /// of a login shell is often 1,024 while the hard one allows far more) and returns the
     /// soft limit now in force, or nil when it cannot be read. Unlimited reads as `Int.max`.
     @discardableResult
     public static func raiseToHard() -> Int? {
-        var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+        guard var limit = read() else { return nil }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
             if setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
         }
-        return limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
+        return soft(limit)
+    }
+
+    private static func read() -> rlimit? {
+        var limit = rlimit()
+        return getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 ? limit : nil
+    }
+
+    private static func soft(_ limit: rlimit) -> Int {
+        limit.rlim_cur == rlim_t.max ? Int.max : Int(clamping: limit.rlim_cur)
     }
 }

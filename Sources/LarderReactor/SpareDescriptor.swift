@@ -11,7 +11,7 @@ public final class SpareDescriptor {
 
     /// Opens the spare (or holds none when even that fails).
     public init() {
-        fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        fd = Self.open()
     }
 
     deinit {
@@ -23,7 +23,7 @@ public final class SpareDescriptor {
 
     /// Takes the spare again if it was lost (another thread took the descriptor it freed).
     public func retake() {
-        if fd < 0 { fd = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        if fd < 0 { fd = Self.open() }
     }
 
     /// Runs `body` with the spare's descriptor free for it to use, then takes the spare again
@@ -33,7 +33,10 @@ public final class SpareDescriptor {
             close(fd)
             fd = -1
         }
-        defer { fd = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        defer { fd = Self.open() }
         return body()
     }
+
+    /// A descriptor of `/dev/null`, or -1 when none is free.
+    private static func open() -> Int32 { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }
 }
