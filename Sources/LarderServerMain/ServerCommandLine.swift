@@ -220,7 +220,8 @@ public enum ServerCommandLine {
             given.append((option, value ?? ""))
         }
         var configuration = LaunchConfiguration()
-        for option in options where !given.contains(where: { $0.option.name == option.name }) {
+        let namesGiven = Set(given.map(\.option.name))
+        for option in options where !namesGiven.contains(option.name) {
             guard let value = environment[option.environmentName] else { continue }
             do {
                 try option.apply(&configuration, value)
@@ -269,10 +270,10 @@ public enum ServerCommandLine {
     }
 
     static func parseSwitch(_ value: String, flag: String) throws(UsageError) -> Bool {
-        switch value.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off", "": return false
-        default: throw UsageError("--\(flag): expected true or false (or 1/0, yes/no, on/off), got \"\(value)\"")
+        if value.isEmpty { return false }
+        guard let on = SwitchText.value(value) else {
+            throw UsageError("--\(flag): expected true or false (or 1/0, yes/no, on/off), got \"\(value)\"")
         }
+        return on
     }
 }

@@ -271,11 +271,8 @@ public enum BenchArguments {
     /// `LARDER_TLS=1` and the like: 1/true/yes/on or 0/false/no/off; nil when unset or empty.
     private static func switchValue(_ value: String?, name: String) throws(RPCError) -> Bool? {
         guard let value, !value.isEmpty else { return nil }
-        switch value.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw .invalidArgument("\(name) must be 1, true, yes or on (or 0, false, no or off), got \"\(value)\"")
-        }
+        guard let on = SwitchText.value(value) else { throw .invalidArgument(SwitchText.refusal(value, name: name)) }
+        return on
     }
 
     /// `--data` text: the JSON itself, or `@FILE` for a file's contents.

@@ -475,11 +475,7 @@ public struct ArgumentParser: Sendable {
 
     /// `LARDER_TLS=1` and the like: 1/true/yes/on or 0/false/no/off.
     private static func switchValue(_ value: String, name: String) throws(CLIError) -> Bool {
-        switch value.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default: throw .usage("\(name) must be 1, true, yes or on (or 0, false, no or off), got \"\(value)\"",
-                             command: "larder")
-        }
+        guard let on = SwitchText.value(value) else { throw .usage(SwitchText.refusal(value, name: name), command: "larder") }
+        return on
     }
 }
