@@ -173,11 +173,7 @@ extension Server {
             tlsHandshakesInProgress += 1
             connection.tls = link
             tlsSlotHolders.append(connection.id)
-            if tlsSlotHolders.count - tlsSlotHoldersHead > 2 * configuration.tlsMaxHandshakes + 1024 {
-                // Handshakes that ended leave their ids behind: keep the holders only.
-                tlsSlotHolders = tlsSlotHolders[tlsSlotHoldersHead...].filter { connections[$0]?.tls?.holdsHandshakeSlot == true }
-                tlsSlotHoldersHead = 0
-            }
+            pruneSlotHolders()
             return true
         } catch {
             close(connection, reason: "cannot start a TLS session: \(error)")
@@ -225,10 +221,7 @@ extension Server {
             }
             guard now &- link.startedAt >= minimumAge else { return false }
             tlsSlotHoldersHead += 1
-            if tlsSlotHoldersHead >= 1024 && 2 * tlsSlotHoldersHead >= tlsSlotHolders.count {
-                tlsSlotHolders.removeFirst(tlsSlotHoldersHead)
-                tlsSlotHoldersHead = 0
-            }
+            pruneSlotHolders()
             let seconds = Double((now &- link.startedAt) / 1_000_000) / 1000
             logger.warn("tls_handshake_evicted", ["conn": connection.id, "peer": connection.peer, "seconds": seconds,
                                                   "limit": configuration.tlsMaxHandshakes])
@@ -237,6 +230,19 @@ extension Server {
             return true
         }
         return false
+    }
+
+    /// Keeps `tlsSlotHolders` about as long as the slots: drops the ids before its head once they
+    /// are half of it, and the ids of handshakes that ended once they outnumber the slots.
+    private func pruneSlotHolders() {
+        if tlsSlotHoldersHead >= 1024 && 2 * tlsSlotHoldersHead >= tlsSlotHolders.count {
+            tlsSlotHolders.removeFirst(tlsSlotHoldersHead)
+            tlsSlotHoldersHead = 0
+        }
+        if tlsSlotHolders.count - tlsSlotHoldersHead > 2 * configuration.tlsMaxHandshakes + 1024 {
+            tlsSlotHolders = tlsSlotHolders[tlsSlotHoldersHead...].filter { connections[$0]?.tls?.holdsHandshakeSlot == true }
+            tlsSlotHoldersHead = 0
+        }
     }
 
     /// From `tick`: starts the handshakes of waiting connections, oldest first, while slots are
