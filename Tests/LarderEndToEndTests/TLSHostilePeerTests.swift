@@ -103,18 +103,10 @@ final class TLSHostilePeerTests {
                                                          "--tls-max-handshakes", "\(peerCount)"])  // all hold a session
         defer { server.stop() }
         let pid = server.processIdentifier
-        let hello = try clientHello()
         let before = LimitsEndToEndTests.residentKilobytes(pid: pid)
         // Each peer sends its ClientHello, reads the server's first flight (so the server holds
         // its session), and never finishes.
-        var peers: [RawConnection] = try await offThePool {
-            try (0..<peerCount).map { index in
-                let peer = try RawConnection(port: server.port)
-                peer.send(hello)
-                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
-                return peer
-            }
-        }
+        var peers = try await stalledHandshakes(peerCount, port: server.port)
         let peak = LimitsEndToEndTests.residentKilobytes(pid: pid)
         #expect(peak - before > peerCount * 16, "each stalled handshake holds a session: \(before) → \(peak) KiB")
         peers.removeAll()
@@ -141,6 +133,28 @@ final class TLSHostilePeerTests {
         return flight.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
     }
 
+    /// `count` peers that each send a ClientHello, read the server's first flight (so the server
+    /// holds a session and a handshake slot for each), and never finish, in the order they started.
+    func stalledHandshakes(_ count: Int, port: UInt16) async throws -> [RawConnection] {
+        let hello = try clientHello()
+        return try await offThePool {
+            try (0..<count).map { index in
+                let peer = try RawConnection(port: port)
+                peer.send(hello)
+                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
+                return peer
+            }
+        }
+    }
+
+    /// A `LarderClient` over TLS to this suite's server on `port`, with a minute for each call and connect.
+    func tlsClient(port: UInt16) throws -> LarderClient {
+        var options = ClientOptions(defaultTimeout: .seconds(60),
+                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
+        options.connectTimeout = .seconds(60)
+        return try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+    }
+
     /// `--tls-max-handshakes 2` without eviction: two peers that stall after the server's first
     /// flight hold both slots; a third TLS connection is not read (no ServerHello) until one
     /// leaves, then gets its handshake; a real client gets its call answered once a slot is free.
@@ -150,18 +164,10 @@ final class TLSHostilePeerTests {
                                                          "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600",
                                                          "--tls-evict-handshakes-after", "0"])
         defer { server.stop() }
-        let hello = try clientHello()
         let port = server.port
-        var holders: [RawConnection] = try await offThePool {
-            try (0..<2).map { index in
-                let peer = try RawConnection(port: port)
-                peer.send(hello)
-                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
-                return peer
-            }
-        }
+        var holders = try await stalledHandshakes(2, port: port)
         let waiting = try RawConnection(port: port)
-        waiting.send(hello)
+        waiting.send(try clientHello())
         #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
         let whileFull = await offThePool { Self.readFirstFlight(waiting) }
         #expect(whileFull <= 0, "a third handshake was served while both slots were taken")
@@ -171,10 +177,7 @@ final class TLSHostilePeerTests {
         #expect(afterSlot > 0, "the waiting handshake got the freed slot")
 
         holders.removeAll()  // one slot free again (the waiting peer holds the other)
-        var options = ClientOptions(defaultTimeout: .seconds(60),
-                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
-        options.connectTimeout = .seconds(60)
-        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+        let client = try tlsClient(port: port)
         defer { client.close() }
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         _ = waiting
@@ -188,22 +191,10 @@ final class TLSHostilePeerTests {
                                                          "--tls-key", certificates.serverKey,
                                                          "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
         defer { server.stop() }
-        let hello = try clientHello()
-        let port = server.port
-        let holders: [RawConnection] = try await offThePool {
-            try (0..<2).map { index in
-                let peer = try RawConnection(port: port)
-                peer.send(hello)
-                guard Self.readFirstFlight(peer) > 0 else { throw SupportError("peer \(index): no ServerHello (errno \(errno))") }
-                return peer
-            }
-        }
+        let holders = try await stalledHandshakes(2, port: server.port)
         // Both have held their slots for more than a second from here on (a slow machine only adds).
         try await Task.sleep(for: .milliseconds(1500))
-        var options = ClientOptions(defaultTimeout: .seconds(60),
-                                    tls: ClientTLS(caFile: certificates.caCertificate, serverName: "localhost"))
-        options.connectTimeout = .seconds(60)
-        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: port), options: options)
+        let client = try tlsClient(port: server.port)
         defer { client.close() }
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         // One slot was taken back for it: the oldest holder's, which is closed.
@@ -269,14 +260,7 @@ final class TLSHostilePeerTests {
                                                          "--tls-evict-handshakes-after", "0"])
         defer { server.stop() }
         // A peer that stalls after the server's first flight holds the only slot.
-        let hello = try clientHello()
-        let port = server.port
-        var holder: RawConnection? = try await offThePool { () throws -> RawConnection in
-            let peer = try RawConnection(port: port)
-            peer.send(hello)
-            guard Self.readFirstFlight(peer) > 0 else { throw SupportError("no ServerHello (errno \(errno))") }
-            return peer
-        }
+        var holder: RawConnection? = try await stalledHandshakes(1, port: server.port).first
         let waiting = try RawConnection(port: server.port)
         // Handshake records of 16 KiB, a ClientHello header claiming 1,000 bytes first: 256 KiB in all.
         var burst: [UInt8] = []
@@ -460,10 +444,7 @@ final class TLSHostilePeerTests {
         let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
                                                          "--tls-key", certificates.serverKey, "--log-level", "debug"])
         defer { server.stop() }
-        var options = ClientOptions(defaultTimeout: .seconds(60), tls: ClientTLS(caFile: certificates.caCertificate,
-                                                                                 serverName: "localhost"))
-        options.connectTimeout = .seconds(60)
-        let bystander = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port), options: options)
+        let bystander = try tlsClient(port: server.port)
         defer { bystander.close() }
         _ = try await bystander.callRaw(path: "/grpc.health.v1.Health/Check", payload: [])
 
