@@ -270,12 +270,16 @@ final class Connection: EventHandler, CallConnection {
             usage.remove(plain)
         } else if plain > 0 {
             do throws(TLSError) {
-                try output.withUnwrittenBytes { bytes throws(TLSError) in try tls.session.send(bytes) }
+                // Chunk by chunk, each chunk's records taken at once: OpenSSL's output buffer
+                // keeps the capacity of the most it ever held, for the life of the connection.
+                try output.drain { bytes throws(TLSError) in
+                    try tls.session.send(bytes)
+                    takeCiphertext(from: tls)
+                }
             } catch {
                 server.close(self, reason: "TLS write failed: \(error)")
                 return false
             }
-            output.removeAll()
             usage.remove(plain)
         }
         if isClosing && !tls.closeNotified && tls.session.isHandshakeComplete && output.isEmpty {

@@ -3,19 +3,28 @@ import Testing
 
 @Suite("OutputBuffer")
 struct OutputBufferTests {
-    /// Writes up to `count` bytes from the front, as a socket taking that much would, and checks their order.
-    private static func write(_ count: Int, from buffer: inout OutputBuffer, expecting next: inout UInt8) {
-        let taken = min(count, buffer.unwrittenCount)
-        let inOrder = buffer.withUnwrittenBytes { bytes in
-            var inOrder = true
-            for byte in bytes.prefix(taken) {
-                inOrder = inOrder && byte == next
-                next &+= 1
+    /// Writes up to `count` bytes from the front, as a socket taking that much would (one chunk
+    /// per write at most), and checks their order; returns the bytes written.
+    @discardableResult
+    private static func write(_ count: Int, from buffer: inout OutputBuffer, expecting next: inout UInt8) -> Int {
+        var left = min(count, buffer.unwrittenCount)
+        var total = 0
+        while left > 0 {
+            let (taken, inOrder) = buffer.withUnwrittenBytes { bytes in
+                var inOrder = true
+                for byte in bytes.prefix(left) {
+                    inOrder = inOrder && byte == next
+                    next &+= 1
+                }
+                return (min(left, bytes.count), inOrder)
             }
-            return inOrder
+            #expect(inOrder, "the bytes written are the ones appended, in order")
+            #expect(taken > 0)
+            buffer.consume(taken)
+            left -= taken
+            total += taken
         }
-        #expect(inOrder, "the bytes written are the ones appended, in order")
-        buffer.consume(taken)
+        return total
     }
 
     private static func bytes(_ count: Int, from first: inout UInt8) -> [UInt8] {
@@ -25,9 +34,9 @@ struct OutputBufferTests {
         }
     }
 
-    /// A peer that reads steadily but never catches up: before, the buffer kept every byte ever
-    /// sent (it was dropped only once everything was written).
-    @Test func aBufferThatNeverEmptiesHoldsAtMostTwiceItsUnwrittenBytes() {
+    /// A peer that reads steadily but never catches up: the buffer frees what was written
+    /// (before the compaction fix it kept every byte ever sent).
+    @Test func aBufferThatNeverEmptiesHoldsItsUnwrittenBytesAndAboutAChunk() {
         var buffer = OutputBuffer()
         var appended: UInt8 = 0
         var written: UInt8 = 0
@@ -35,13 +44,47 @@ struct OutputBufferTests {
             buffer.append(Self.bytes(10_000, from: &appended))
             Self.write(9_000, from: &buffer, expecting: &written)
             #expect(!buffer.isEmpty)
-            #expect(buffer.heldCount <= 2 * buffer.unwrittenCount + OutputBuffer.compactionThreshold + 10_000)
+            #expect(buffer.heldCount <= buffer.unwrittenCount + 3 * OutputBuffer.chunkLimit)
         }
         // 5 MB went through, 0.5 MB are left unwritten; the buffer holds about that, not 5 MB.
         #expect(buffer.unwrittenCount == 500_000)
-        #expect(buffer.heldCount < 1_100_000, "\(buffer.heldCount)")
+        #expect(buffer.heldCount < 500_000 + 3 * OutputBuffer.chunkLimit, "\(buffer.heldCount)")
         Self.write(buffer.unwrittenCount, from: &buffer, expecting: &written)
-        #expect(buffer.isEmpty && buffer.heldCount == 0 && written == appended)
+        #expect(buffer.isEmpty && written == appended)
+        #expect(buffer.heldCount <= OutputBuffer.retainedCapacity)
+    }
+
+    /// Peers that never read, each with many big replies (a page of 1,000 records is ~0.5 MB):
+    /// one array that doubled as it grew held up to twice what was unwritten.
+    @Test func bigRepliesAreKeptAsTheyAreNotCopiedIntoADoublingArray() {
+        var buffer = OutputBuffer()
+        var appended: UInt8 = 0
+        var written: UInt8 = 0
+        var replies: [[UInt8]] = []
+        for _ in 0..<20 {
+            let reply = Self.bytes(456_000, from: &appended)
+            replies.append(reply)
+            buffer.append(reply)
+            buffer.append(Self.bytes(40, from: &appended))  // a small reply in between
+        }
+        #expect(buffer.unwrittenCount == 20 * 456_040)
+        // The big arrays are the very ones appended (no copy): their storage is shared.
+        let shared = replies.filter { reply in reply.withUnsafeBytes { mine in
+            var found = false
+            var probe = buffer
+            while !probe.isEmpty && !found {
+                probe.withUnwrittenBytes { bytes in found = bytes.baseAddress == mine.baseAddress }
+                probe.consume(probe.withUnwrittenBytes { $0.count })
+            }
+            return found
+        } }
+        #expect(shared.count == 20)
+        replies.removeAll()
+        #expect(buffer.heldCount < buffer.unwrittenCount + 2 * OutputBuffer.chunkLimit, "\(buffer.heldCount)")
+        Self.write(456_040 * 10 + 1_000, from: &buffer, expecting: &written)
+        #expect(buffer.heldCount < buffer.unwrittenCount + 2 * OutputBuffer.chunkLimit + 456_040, "\(buffer.heldCount)")
+        Self.write(buffer.unwrittenCount, from: &buffer, expecting: &written)
+        #expect(buffer.isEmpty && written == appended)
     }
 
     @Test func appendsThroughTheClosureAndWholeArraysKeepTheirOrder() {
@@ -50,15 +93,39 @@ struct OutputBufferTests {
         var written: UInt8 = 0
         buffer.append(Self.bytes(5, from: &appended))
         #expect(buffer.append { $0.append(contentsOf: Self.bytes(7, from: &appended)) } == 7)
+        #expect(buffer.append { _ in } == 0)
         Self.write(3, from: &buffer, expecting: &written)
-        #expect(buffer.unwrittenCount == 9 && buffer.heldCount == 12)  // small prefixes stay until empty
+        #expect(buffer.unwrittenCount == 9)
         buffer.append(Self.bytes(100_000, from: &appended))
+        #expect(buffer.append { $0.append(contentsOf: Self.bytes(300_000, from: &appended)) } == 300_000)
+        buffer.append(Self.bytes(6, from: &appended))
         Self.write(70_000, from: &buffer, expecting: &written)
-        #expect(buffer.unwrittenCount == 30_009 && buffer.heldCount == 30_009)  // compacted: 70,003 ≥ 30,009
-        Self.write(30_009, from: &buffer, expecting: &written)
+        #expect(buffer.unwrittenCount == 330_015)
+        Self.write(330_015, from: &buffer, expecting: &written)
         #expect(buffer.isEmpty && written == appended)
         buffer.append(Self.bytes(4, from: &appended))
         buffer.removeAll()
-        #expect(buffer.isEmpty && buffer.heldCount == 0)
+        #expect(buffer.isEmpty && buffer.unwrittenCount == 0)
+        #expect(buffer.heldCount <= OutputBuffer.retainedCapacity)
+    }
+
+    @Test func drainPassesEveryChunkInOrderAndEmptiesTheBuffer() {
+        var buffer = OutputBuffer()
+        var appended: UInt8 = 0
+        var expected: [UInt8] = []
+        for size in [10, 70_000, 3, 300_000, 200_000, 9] {
+            let piece = Self.bytes(size, from: &appended)
+            expected += piece
+            buffer.append(piece)
+        }
+        var seen: [UInt8] = []
+        var calls = 0
+        buffer.drain { bytes in
+            seen += bytes
+            calls += 1
+        }
+        #expect(seen == expected)
+        #expect(calls > 1, "several chunks")
+        #expect(buffer.isEmpty && buffer.unwrittenCount == 0)
     }
 }
