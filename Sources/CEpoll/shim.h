@@ -26,3 +26,9 @@ static inline int cepoll_block_signals(const int *signals, int count, sigset_t *
 
 // Gives free heap memory back to the system (all malloc arenas); returns 1 if any was.
 static inline int cepoll_trim_free_memory(void) { return malloc_trim(0); }
+
+// Fixes malloc's mmap and trim thresholds at `bytes` (glibc otherwise slides both up as big
+// blocks are freed); returns 1 if both were set.
+static inline int cepoll_fix_heap_thresholds(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes) == 1 && mallopt(M_TRIM_THRESHOLD, bytes) == 1;
+}

@@ -48,6 +48,7 @@ public enum ServerMain {
         // is then the write's error (EFBIG: SQLite's "database or disk is full",
         // RESOURCE_EXHAUSTED for that call), not a SIGXFSZ that kills the server silently.
         signal(SIGXFSZ, SIG_IGN)
+        holdFreedBlocks(environment: environment)
         warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections,
                                   readers: launch.database.readerCount, logger: logger)
         let store: any Store
@@ -71,6 +72,17 @@ public enum ServerMain {
         }
         // A server that could not start serving (listen_failed) exits 1, as start_failed does.
         return server.run() ? 0 : 1
+    }
+
+    /// Fixes malloc's thresholds (`ProcessMemory.holdFreedBlocks`) at 16 MiB, unless
+    /// GLIBC_TUNABLES sets either of them: big replies (a page of 1,000 meal records is about
+    /// 0.5 MB) then reuse the heap instead of faulting fresh pages in (docs/BENCHMARKS.md).
+    /// The heap is still given back after a peak (`Server.watchBudget`).
+    static func holdFreedBlocks(environment: [String: String]) {
+        let tunables = environment["GLIBC_TUNABLES"] ?? ""
+        guard !tunables.contains("glibc.malloc.mmap_threshold"), !tunables.contains("glibc.malloc.trim_threshold")
+        else { return }
+        ProcessMemory.holdFreedBlocks(upTo: 16 << 20)
     }
 
     /// Descriptors the server needs besides its connections': the listener, epoll, the metrics

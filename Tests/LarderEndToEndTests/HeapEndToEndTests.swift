@@ -1,0 +1,72 @@
+import Foundation
+import LarderTestSupport
+import LarderAPI
+import LarderWire
+import Testing
+
+/// How the server's heap serves big replies (skipped under ThreadSanitizer, whose allocator
+/// ignores malloc's settings: scripts/test.sh).
+@Suite("Heap")
+struct HeapEndToEndTests {
+    /// Minor page faults the process has taken (/proc/PID/stat, field 10).
+    static func minorFaults(pid: Int32) -> Int? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        return fields.count > 7 ? Int(fields[7]) : nil
+    }
+
+    /// Sends `count` pipelined calls of `method` with `payload` on `raw` and reads every reply.
+    static func call(_ raw: RawConnection, _ method: String, _ payload: [UInt8], count: Int, firstID: UInt64) -> [ResponseEnvelope] {
+        var bytes: [UInt8] = []
+        for index in 0..<count {
+            Frame.append(ProtoCodec.encode(RequestEnvelope(callID: firstID + UInt64(index), method: method, payload: payload)),
+                         to: &bytes)
+        }
+        raw.send(bytes)
+        return (0..<count).compactMap { _ in raw.receive() }
+    }
+
+    /// Pages of 1,000 meal records (~0.4 MB each): with glibc's sliding thresholds each one's
+    /// pages went back to the system once freed and were faulted in again for the next, about
+    /// 150–400 page faults a reply (release build); with the thresholds fixed (ServerMain) a
+    /// few. The count does not depend on the machine's speed, only on the heap's behaviour.
+    @Test func bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--durability", "normal"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        let name = String(repeating: "🍲", count: 94)  // 376 bytes of UTF-8, within 100 characters
+        let creates = await offThePool { () -> [ResponseEnvelope] in
+            (0..<10).flatMap { batch in
+                let requests = (0..<100).map { index in
+                    ProtoCodec.encode(CreateMealRecordRequest(mealRecord: MealRecord(
+                        name: "\(name) \(batch * 100 + index)", calories: 1, category: .lunch)))
+                }
+                var bytes: [UInt8] = []
+                for (index, request) in requests.enumerated() {
+                    Frame.append(ProtoCodec.encode(RequestEnvelope(callID: UInt64(batch * 100 + index + 1),
+                                                                   method: MealRecordMethods.createMealRecord.path,
+                                                                   payload: request)), to: &bytes)
+                }
+                raw.send(bytes)
+                return (0..<100).compactMap { _ in raw.receive() }
+            }
+        }
+        #expect(creates.count == 1000 && creates.allSatisfy { $0.statusCode == .ok }, "\(creates.first { $0.statusCode != .ok }.map { "\($0.statusCode): \($0.statusMessage)" } ?? "")")
+        let list = ProtoCodec.encode(ListMealRecordsRequest(pageSize: 1000))
+        let method = MealRecordMethods.listMealRecords.path
+        // Warm-up: the heap grows to the working set of 8 replies in flight.
+        let warm = await offThePool { (0..<3).flatMap { round in Self.call(raw, method, list, count: 8, firstID: 10_000 + UInt64(round) * 8) } }
+        #expect(warm.count == 24 && warm.allSatisfy { $0.statusCode == .ok })
+        #expect(warm.first.map { $0.payload.count > 300_000 } == true, "a page of 1,000 records is big")
+        let before = try #require(Self.minorFaults(pid: server.processIdentifier))
+        let rounds = 6
+        let replies = await offThePool {
+            (0..<rounds).flatMap { round in Self.call(raw, method, list, count: 8, firstID: 20_000 + UInt64(round) * 8) }
+        }
+        let after = try #require(Self.minorFaults(pid: server.processIdentifier))
+        #expect(replies.count == rounds * 8 && replies.allSatisfy { $0.statusCode == .ok })
+        let perReply = Double(after - before) / Double(rounds * 8)
+        #expect(perReply < 30, "\(perReply) page faults per 0.4 MB reply")
+    }
+}
