@@ -185,6 +185,12 @@ import Testing
             #expect(rpcError { try db.read(Operations.listLocations, ListLocationsRequest(pageToken: token)) } == notAToken,
                     "\(token)")
         }
+        // A token edited to carry a NUL in its name: refused as no token (PostgreSQL's text cannot
+        // hold one, and it cut the name short there, an audit found).
+        var edited = try #require(Base64.decode(capped.nextPageToken.utf8, rules: .pageToken))
+        edited.append(0)
+        let withNUL = Base64.encode(edited, alphabet: .urlSafe, padded: false)
+        #expect(rpcError { try db.read(Operations.listLocations, ListLocationsRequest(pageToken: withNUL)) } == notAToken)
         let huge = String(repeating: "A", count: 200_000)
         #expect(rpcError { try db.read(Operations.listLocations, ListLocationsRequest(pageToken: huge)) }?.message
             .hasPrefix("page_token is not valid: it is 200000 bytes, longer than any page token") == true)

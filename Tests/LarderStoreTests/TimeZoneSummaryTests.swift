@@ -90,6 +90,11 @@ import Testing
             ("/etc/localtime", 0, "time_zone must be an IANA time zone name"),
             ("zone.tab", 0, "is not a known time zone"),
             ("America", 0, "is not a known time zone"),
+            // Files of the zone directory that are no zone a client can mean, found by an audit:
+            ("localtime", 0, "time_zone \"localtime\" is not an IANA time zone name"),
+            ("posixrules", 0, "is not an IANA time zone name"),
+            ("Factory", 0, "is not an IANA time zone name"),
+            ("right/UTC", 0, "time_zone \"right/UTC\" counts leap seconds, which summaries do not"),
             ("Asia/Taipei", 480, "set time_zone or utc_offset_minutes, not both"),
         ] {
             let error = rpcError {

@@ -53,7 +53,9 @@ struct NamePageToken: Hashable {
         }
         guard let bytes = Base64.decode(text.utf8, rules: .pageToken), bytes.count > headerCount, bytes[0] == version,
               let tokenList = List(rawValue: bytes[1]),
-              let name = String(validating: bytes[headerCount...], as: UTF8.self) else {
+              let name = String(validating: bytes[headerCount...], as: UTF8.self),
+              // No name holds a NUL (names are validated), and PostgreSQL's text cannot.
+              !bytes[headerCount...].contains(0) else {
             throw RPCError.invalidArgument("page_token is not valid; pass the next_page_token of a previous page")
         }
         guard tokenList == list else {

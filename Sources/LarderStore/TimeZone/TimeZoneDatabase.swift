@@ -35,6 +35,14 @@ public final class TimeZoneDatabase: Sendable {
             throw RPCError.invalidArgument(
                 "\(field) must be an IANA time zone name such as \"Asia/Taipei\", got \(SafeText.quoted(name))")
         }
+        if name.hasPrefix("right/") {
+            throw RPCError.invalidArgument("\(field) \(SafeText.quoted(name)) counts leap seconds, which summaries do not; "
+                + "use the zone without \"right/\"")
+        }
+        if Self.filesThatAreNotZones.contains(name) {
+            throw RPCError.invalidArgument(
+                "\(field) \(SafeText.quoted(name)) is not an IANA time zone name; use one such as \"Europe/Paris\"")
+        }
         if let cached = zones.withLock({ $0[name] }) { return cached }
         guard let bytes = Self.read(directory + "/" + name), let rules = TZifReader.rules(bytes) else {
             throw RPCError.invalidArgument(
@@ -43,6 +51,11 @@ public final class TimeZoneDatabase: Sendable {
         zones.withLock { $0[name] = rules }
         return rules
     }
+
+    /// Files of the zone directory that name no zone: the host's own (`localtime`, whatever
+    /// the server's machine is set to), a rules template, a placeholder.
+    static let filesThatAreNotZones: Set<String> = ["localtime", "posixrules", "Factory", "posix/localtime",
+                                                     "posix/posixrules", "posix/Factory"]
 
     /// A relative path of letters, digits and `_+-.`, no part `.`/`..`, at most 255 bytes.
     static func isZoneName(_ name: String) -> Bool {
