@@ -107,6 +107,36 @@ import Testing
         }
     }
 
+    /// Days are YYYY-MM-DD in years 1 to 9999: a range whose local days leave them is refused
+    /// (it answered "10000-01-01" and "0000-12-31", found by an audit); at UTC it is served.
+    @Test static func localDaysOutsideYears1To9999AreRefused() throws {
+        let db = try TestDatabase()
+        let refusal = "the range from start_time to end_time reaches local days outside the years 1 to 9999"
+        for (start, end, offset, zone, refused) in [
+            ("9999-12-31T00:00:00Z", "9999-12-31T23:00:00Z", Int32(0), "Asia/Taipei", true),
+            ("9999-12-31T00:00:00Z", "9999-12-31T23:30:00Z", 60, "", true),
+            ("9999-12-31T00:00:00Z", "9999-12-31T23:00:00Z", 60, "", false),
+            ("9999-12-31T00:00:00Z", "9999-12-31T15:59:59Z", 0, "Asia/Taipei", false),
+            ("0001-01-01T00:00:00Z", "0001-01-02T00:00:00Z", -60, "", true),
+            ("0001-01-01T00:00:00Z", "0001-01-02T00:00:00Z", 0, "America/New_York", true),
+            ("0001-01-01T00:00:00Z", "0001-01-02T00:00:00Z", 0, "", false),
+            ("9999-12-30T00:00:00Z", "9999-12-31T23:59:59Z", 0, "UTC", false),
+        ] {
+            // Year 1 by its seconds: the helper's Foundation parser counts Julian days before 1582.
+            let startTime = start.hasPrefix("0001-01-01") ? Timestamp(seconds: TimestampRange.minSeconds) : Self.time(start)
+            let endTime = end.hasPrefix("0001-01-02") ? Timestamp(seconds: TimestampRange.minSeconds + 86_400) : Self.time(end)
+            let request = SummarizeMealRecordsRequest(startTime: startTime, endTime: endTime,
+                                                      utcOffsetMinutes: offset, timeZone: zone)
+            let error = rpcError { try db.read(Operations.summarizeMealRecords, request) }
+            if refused {
+                #expect(error?.code == .invalidArgument && error?.message.hasPrefix(refusal) == true,
+                        "\(start) \(zone) \(offset): \(String(describing: error))")
+            } else {
+                #expect(error == nil, "\(start) \(zone) \(offset): \(String(describing: error))")
+            }
+        }
+    }
+
     /// Our TZif reader agrees with Foundation's TimeZone (ICU) on the offset at every
     /// hour-and-a-bit step over 1990-2100 in zones with and without daylight time.
     @Test(arguments: ["America/New_York", "Europe/Paris", "Europe/London", "Australia/Sydney", "Pacific/Auckland",

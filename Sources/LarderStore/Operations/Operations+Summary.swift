@@ -12,7 +12,8 @@ extension Operations {
     /// when it is empty; per category (enum order), and overall. The database aggregates,
     /// one query per stretch of constant offset; rows are not loaded. INVALID_ARGUMENT for
     /// a missing or bad time, end not after start, an offset outside ±840, an unknown zone
-    /// (or a zone together with an offset), or a range over 3660 days.
+    /// (or a zone together with an offset), a range over 3660 days, or one whose local days
+    /// leave the years 1 to 9999.
     public static func summarizeMealRecords(_ request: SummarizeMealRecordsRequest,
                                             _ db: any StoreReader) throws(RPCError) -> SummarizeMealRecordsResponse {
         try summarizeMealRecords(request, db, zones: .system)
@@ -54,6 +55,19 @@ extension Operations {
         let startSecond = Timestamp(unixMilliseconds: start.milliseconds).seconds
         let endSecond = end.timestamp.seconds + (end.timestamp.nanos > 0 ? 1 : 0)
         let segments = zone.segments(from: startSecond, to: endSecond)
+        // Days are named YYYY-MM-DD, years 1 to 9999, as times are: a range reaching a local day
+        // outside them (the last UTC hours of 9999 east of Greenwich) has no name for it.
+        for (index, segment) in segments.enumerated() {
+            let from = index == 0 ? startSecond : segment.start
+            let to = index + 1 < segments.count ? segments[index + 1].start : endSecond
+            guard from + segment.offset >= TimestampRange.minSeconds, to - 1 + segment.offset <= TimestampRange.maxSeconds
+            else {
+                let place = request.timeZone.isEmpty ? "at utc_offset_minutes \(request.utcOffsetMinutes)"
+                    : "in \(request.timeZone)"
+                throw RPCError.invalidArgument("the range from start_time to end_time reaches local days outside "
+                    + "the years 1 to 9999 \(place); narrow it")
+            }
+        }
         var merged: [MergeKey: (calories: Int64, count: Int64)] = [:]
         for (index, segment) in segments.enumerated() {
             let from = index == 0 ? start : StoreInstant(milliseconds: segment.start * 1000)
