@@ -208,10 +208,13 @@ final class SQLiteSession: StoreConnection {
     }
 
     /// Maps a key violation to ALREADY_EXISTS: the primary key is the id, the unique index the name.
-    private static func uniqueViolation(_ error: SQLiteError, entity: String, id: String, name: String) -> RPCError? {
+    /// When both are taken SQLite names the name and PostgreSQL the id; an insert passes
+    /// `idTaken` (looked up only then) so that both backends report the id.
+    private static func uniqueViolation(_ error: SQLiteError, entity: String, id: String, name: String,
+                                        idTaken: () -> Bool = { false }) -> RPCError? {
         switch error.violatedConstraint {
         case .primaryKey: StoreError.duplicateID(entity, id: id)
-        case .unique: StoreError.duplicateName(entity, name: name)
+        case .unique: idTaken() ? StoreError.duplicateID(entity, id: id) : StoreError.duplicateName(entity, name: name)
         default: nil
         }
     }
@@ -422,7 +425,8 @@ extension SQLiteSession {
             try s.bind(location.createTime?.unixMilliseconds ?? 0, at: 4)
             try s.bind(location.updateTime?.unixMilliseconds ?? 0, at: 5)
         }, constraint: { error in
-            Self.uniqueViolation(error, entity: "location", id: location.id, name: location.name)
+            Self.uniqueViolation(error, entity: "location", id: location.id, name: location.name,
+                                 idTaken: { (try? self.location(id: location.id)) != nil })
         })
     }
 
@@ -449,8 +453,8 @@ extension SQLiteSession {
             try s.bind(group.createTime?.unixMilliseconds ?? 0, at: 4)
             try s.bind(group.updateTime?.unixMilliseconds ?? 0, at: 5)
         }, constraint: { error in
-            Self.uniqueViolation(error, entity: "category group", id: group.id,
-                                 name: group.name)
+            Self.uniqueViolation(error, entity: "category group", id: group.id, name: group.name,
+                                 idTaken: { (try? self.categoryGroup(id: group.id)) != nil })
         })
     }
 
@@ -480,7 +484,9 @@ extension SQLiteSession {
             try s.bind(category.categoryGroupID, at: 4)
             try s.bind(category.createTime?.unixMilliseconds ?? 0, at: 5)
             try s.bind(category.updateTime?.unixMilliseconds ?? 0, at: 6)
-        }, constraint: { error in Self.itemCategoryViolation(error, category) })
+        }, constraint: { error in
+            Self.itemCategoryViolation(error, category, idTaken: { (try? self.itemCategory(id: category.id)) != nil })
+        })
     }
 
     func updateItemCategory(_ category: ItemCategory) throws(RPCError) -> Bool {
@@ -493,11 +499,14 @@ extension SQLiteSession {
         }, constraint: { error in Self.itemCategoryViolation(error, category) }) > 0
     }
 
-    private static func itemCategoryViolation(_ error: SQLiteError, _ category: ItemCategory) -> RPCError? {
+    private static func itemCategoryViolation(_ error: SQLiteError, _ category: ItemCategory,
+                                              idTaken: () -> Bool = { false }) -> RPCError? {
         switch error.violatedConstraint {
         case .foreignKey: return StoreError.missingCategoryGroup(id: category.categoryGroupID)
-        // The one unique index is on (category_group_id, name).
-        case .unique: return StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
+        // The one unique index is on (category_group_id, name); see `uniqueViolation` for `idTaken`.
+        case .unique:
+            return idTaken() ? StoreError.duplicateID("item category", id: category.id)
+                : StoreError.duplicateItemCategoryName(category.name, groupID: category.categoryGroupID)
         default: break
         }
         return uniqueViolation(error, entity: "item category", id: category.id, name: category.name)

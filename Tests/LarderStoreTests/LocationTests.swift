@@ -76,6 +76,35 @@ import Testing
             == ["客廳", "廚房"].sorted())
     }
 
+    /// A create repeating both an existing id and an existing name names the id on every
+    /// backend (SQLite's engine finds the name first, PostgreSQL's the id; a parity audit
+    /// found the two messages differ); a taken name alone still names the name.
+    @Test(arguments: Backend.all)
+    func anIDAndANameBothTakenNameTheIDOnEveryBackend(backend: Backend) throws {
+        let db = try TestDatabase(backend)
+        let location = try db.write(Operations.createLocation,
+                                    CreateLocationRequest(location: Location(name: "Pantry", colorHex: "#000000")))
+        #expect(rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(location: location))
+        } == RPCError(.alreadyExists, "location id \"\(location.id)\" already exists"))
+        let group = try db.write(Operations.createCategoryGroup,
+                                 CreateCategoryGroupRequest(categoryGroup: CategoryGroup(name: "Food", colorHex: "#000000")))
+        #expect(rpcError {
+            try db.write(Operations.createCategoryGroup, CreateCategoryGroupRequest(categoryGroup: group))
+        } == RPCError(.alreadyExists, "category group id \"\(group.id)\" already exists"))
+        let category = try db.write(Operations.createItemCategory, CreateItemCategoryRequest(
+            itemCategory: ItemCategory(name: "Fruit", iconName: "leaf", categoryGroupID: group.id)))
+        #expect(rpcError {
+            try db.write(Operations.createItemCategory, CreateItemCategoryRequest(itemCategory: category))
+        } == RPCError(.alreadyExists, "item category id \"\(category.id)\" already exists"))
+        // The name alone, with a new id: the name.
+        var renamed = location
+        renamed.id = "0b6f2c1e-9a4d-4c3b-8e2f-5d7a1b9c0e3f"
+        #expect(rpcError {
+            try db.write(Operations.createLocation, CreateLocationRequest(location: renamed))
+        } == RPCError(.alreadyExists, "location name \"Pantry\" already exists"))
+    }
+
     @Test(arguments: Backend.all)
     func hostileNamesAreStoredVerbatim(backend: Backend) throws {
         let db = try TestDatabase(backend)
