@@ -58,68 +58,7 @@ extension Server {
         defer { admitWaitingHandshakes() }
         logger.flushSuppressed()
         logCertificateValidity(loaded: false)
-        let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
-        let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
-        let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000
-        // Decide first, act after: acting may close connections, which edits the dictionary.
-        var expired: [(Connection, RPCError?)] = []
-        var stalled: [Connection] = []
-        for connection in connections.values {
-            if stallLimit > 0, let since = connection.writeBlockedSince, now - since > stallLimit {
-                stalled.append(connection)
-                continue
-            }
-            if stallLimit > 0, let link = connection.http2, let since = link.flowStalledSince, now > since,
-               now - since > stallLimit, !connection.isClosing {
-                // The peer reads the socket but never opens its flow-control window: the
-                // responses it leaves in the session would be held for as long as it likes.
-                logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
-                                            "held_bytes": link.heldOutputBytes, "seconds": configuration.writeStallTimeoutSeconds])
-                expired.append((connection, RPCError(.resourceExhausted,
-                    "the client did not open its HTTP/2 flow-control window for \(configuration.writeStallTimeoutSeconds) s "
-                        + "while \(link.heldOutputBytes) bytes of responses waited (--write-stall-timeout)")))
-                continue
-            }
-            if connection.heldForBudget && !connection.usage.mustHoldInput {
-                connection.heldForBudget = false
-                connection.updateInterest()
-            }
-            switch connection.state {
-            case .closing(let since):
-                if now - since > 2_000_000_000 { expired.append((connection, nil)) }
-            case .open:
-                if closeIfHandshakeExpired(connection, now: now) || endRefusalIfExpired(connection, now: now) {
-                    continue
-                } else if connection.inputClosed {
-                    continue  // no more frames will come; the replies in flight finish it
-                } else if connection.readPaused {
-                    // The server chose not to read; the peer is not slow.
-                    connection.restartPartialInputTimers(now: now)
-                } else if let since = connection.partialInputSince, now - since > frameLimit {
-                    logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
-                    // A TLS record held open counts as a partial frame (OpenSSL passes none of it on).
-                    let unfinished = connection.partialInputIsTLSRecord ? "TLS record"
-                        : connection.http2 == nil ? "frame" : "request message (or its half-close)"
-                    expired.append((connection, RPCError(.deadlineExceeded,
-                        "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s")))
-                } else if idleLimit > 0, connection.callsInFlight == 0, connection.unsentReplyBytes == 0,
-                          now - connection.lastActivity > idleLimit {
-                    logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
-                    expired.append((connection, RPCError.unavailable(
-                        "connection idle for \(configuration.idleTimeoutSeconds) s")))
-                }
-            }
-        }
-        for (connection, error) in expired {
-            if let error { fail(connection, error) } else { close(connection, reason: "closed after error") }
-        }
-        for connection in stalled {
-            // It does not read, so an error frame would not reach it either.
-            logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
-                                        "unwritten_bytes": connection.bufferedOutputBytes,
-                                        "seconds": configuration.writeStallTimeoutSeconds])
-            close(connection, reason: "write stalled")
-        }
+        expireConnections(now: now)
         resumeAcceptingIfDue(now: now)
         watchBudget(now: now)
         // Deadlines: unary calls the store has not answered, streams; and the health status
@@ -128,22 +67,117 @@ extension Server {
         core.expireStreams(now: now)
         health.refresh(databaseAvailable: store.isAvailable)
         if let deadline = drainDeadline, now >= deadline {
-            // Streams still open end with UNAVAILABLE; the server waits one more second for
-            // their trailers to go out.
-            let ended = core.endStreams(RPCError.unavailable(
-                "server is shutting down: the stream was still open after the drain timeout "
-                + "(\(configuration.drainTimeoutSeconds) s); call again on a new connection"))
-            if ended > 0 {
-                logger.warn("drain_timeout_streams", ["streams_ended": ended])
-                drainDeadline = now + 1_000_000_000
-                return
-            }
-            logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
-            stopLoop()
+            endDrainAtDeadline(now: now)
             return
         }
         // The wait for HTTP/2 clients' PING answers ends on its own clock.
         if drainDeadline != nil { finishDrainIfDone() }
+    }
+
+    /// What a tick does with one connection.
+    private enum TimerVerdict {
+        case keep
+        /// Ends it with an error frame.
+        case fail(RPCError)
+        /// Closes it without one: it is closing already, and its grace time is over.
+        case close
+        /// Closes it without one: it reads nothing, so an error frame would not reach it.
+        case writeStalled
+    }
+
+    /// Ends the connections whose timers ran out. Decides first, acts after: acting may close
+    /// connections, which edits the dictionary. Stalled writers are closed last.
+    func expireConnections(now: UInt64) {
+        var ended: [(Connection, TimerVerdict)] = []
+        for connection in connections.values {
+            let verdict = timerVerdict(for: connection, now: now)
+            if case .keep = verdict { continue }
+            ended.append((connection, verdict))
+        }
+        for (connection, verdict) in ended {
+            switch verdict {
+            case .fail(let error): fail(connection, error)
+            case .close: close(connection, reason: "closed after error")
+            case .keep, .writeStalled: break
+            }
+        }
+        for (connection, verdict) in ended {
+            guard case .writeStalled = verdict else { continue }
+            logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
+                                        "unwritten_bytes": connection.bufferedOutputBytes,
+                                        "seconds": configuration.writeStallTimeoutSeconds])
+            close(connection, reason: "write stalled")
+        }
+    }
+
+    /// The timers of one connection: write stall (socket or HTTP/2 window), closing grace,
+    /// TLS handshake, refusal, partial frame, idle. Also resumes reading from a connection held
+    /// for the memory budget once that no longer holds it.
+    private func timerVerdict(for connection: Connection, now: UInt64) -> TimerVerdict {
+        let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000
+        if stallLimit > 0, let since = connection.writeBlockedSince, now - since > stallLimit {
+            return .writeStalled
+        }
+        if stallLimit > 0, let link = connection.http2, let since = link.flowStalledSince, now > since,
+           now - since > stallLimit, !connection.isClosing {
+            // The peer reads the socket but never opens its flow-control window: the
+            // responses it leaves in the session would be held for as long as it likes.
+            logger.warn("write_stall", ["conn": connection.id, "peer": connection.peer,
+                                        "held_bytes": link.heldOutputBytes, "seconds": configuration.writeStallTimeoutSeconds])
+            return .fail(RPCError(.resourceExhausted,
+                "the client did not open its HTTP/2 flow-control window for \(configuration.writeStallTimeoutSeconds) s "
+                    + "while \(link.heldOutputBytes) bytes of responses waited (--write-stall-timeout)"))
+        }
+        if connection.heldForBudget && !connection.usage.mustHoldInput {
+            connection.heldForBudget = false
+            connection.updateInterest()
+        }
+        switch connection.state {
+        case .closing(let since):
+            return now - since > 2_000_000_000 ? .close : .keep
+        case .open:
+            return openConnectionVerdict(for: connection, now: now)
+        }
+    }
+
+    /// `timerVerdict` for an open connection: handshake, refusal, partial frame, idle.
+    private func openConnectionVerdict(for connection: Connection, now: UInt64) -> TimerVerdict {
+        let frameLimit = UInt64(configuration.frameTimeoutSeconds) * 1_000_000_000
+        let idleLimit = UInt64(configuration.idleTimeoutSeconds) * 1_000_000_000
+        if closeIfHandshakeExpired(connection, now: now) || endRefusalIfExpired(connection, now: now) {
+            return .keep  // dealt with already
+        } else if connection.inputClosed {
+            return .keep  // no more frames will come; the replies in flight finish it
+        } else if connection.readPaused {
+            // The server chose not to read; the peer is not slow.
+            connection.restartPartialInputTimers(now: now)
+        } else if let since = connection.partialInputSince, now - since > frameLimit {
+            logger.warn("frame_timeout", ["conn": connection.id, "peer": connection.peer])
+            // A TLS record held open counts as a partial frame (OpenSSL passes none of it on).
+            let unfinished = connection.partialInputIsTLSRecord ? "TLS record"
+                : connection.http2 == nil ? "frame" : "request message (or its half-close)"
+            return .fail(RPCError(.deadlineExceeded, "\(unfinished) not completed within \(configuration.frameTimeoutSeconds) s"))
+        } else if idleLimit > 0, connection.callsInFlight == 0, connection.unsentReplyBytes == 0,
+                  now - connection.lastActivity > idleLimit {
+            logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
+            return .fail(RPCError.unavailable("connection idle for \(configuration.idleTimeoutSeconds) s"))
+        }
+        return .keep
+    }
+
+    /// At the drain deadline: streams still open end with UNAVAILABLE and the server waits one
+    /// more second for their trailers to go out; with none, the loop stops.
+    private func endDrainAtDeadline(now: UInt64) {
+        let ended = core.endStreams(RPCError.unavailable(
+            "server is shutting down: the stream was still open after the drain timeout "
+            + "(\(configuration.drainTimeoutSeconds) s); call again on a new connection"))
+        if ended > 0 {
+            logger.warn("drain_timeout_streams", ["streams_ended": ended])
+            drainDeadline = now + 1_000_000_000
+            return
+        }
+        logger.warn("drain_timeout", ["calls_in_flight": callsInFlight])
+        stopLoop()
     }
 
     /// Logs an exhausted memory budget (once per interval), and gives free memory back to the
