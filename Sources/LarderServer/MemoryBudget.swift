@@ -14,6 +14,9 @@ final class MemoryBudget: Sendable {
     let perConnectionLimit: Int
     private let used = Atomic<Int>(0)
     private let connections = Atomic<Int>(0)
+    /// Calls refused for a share of the exhausted budget since `takeRefusals`: the budget may be
+    /// used up and free again between two of the loop's looks at it.
+    private let refusals = Atomic<Int>(0)
 
     init(limit: Int, perConnectionLimit: Int) {
         self.limit = limit
@@ -31,6 +34,15 @@ final class MemoryBudget: Sendable {
 
     /// Each connection's fair part of the budget while it is exhausted.
     var share: Int { limit / max(connectionCount, 1) }
+
+    /// Calls refused for the exhausted budget and not yet taken.
+    var refusalCount: Int { refusals.load(ordering: .relaxed) }
+
+    /// Counts a call refused because the whole budget was used up.
+    func recordRefusal() { refusals.add(1, ordering: .relaxed) }
+
+    /// The refusals counted since the last call, and starts counting again.
+    func takeRefusals() -> Int { refusals.exchange(0, ordering: .relaxed) }
 
     func add(_ bytes: Int) { used.add(bytes, ordering: .relaxed) }
     func remove(_ bytes: Int) { used.subtract(bytes, ordering: .relaxed) }
@@ -112,6 +124,7 @@ final class ConnectionUsage: Sendable {
     /// requests the connection leaves unread are over its share).
     func admissionError(countingCalls: Bool = true) -> RPCError? {
         guard isOverShare(countingCalls: countingCalls) else { return nil }
+        if budget.isExhausted { budget.recordRefusal() }
         let open = openCalls.load(ordering: .relaxed)
         let held = heldCalls.load(ordering: .relaxed)
         return RPCError(.resourceExhausted,

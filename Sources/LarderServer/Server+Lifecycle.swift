@@ -180,17 +180,19 @@ extension Server {
         stopLoop()
     }
 
-    /// Logs an exhausted memory budget (once per interval), and gives free memory back to the
-    /// system once what peers held has shrunk well below its peak (big replies leave free heap
-    /// pages behind that malloc would otherwise keep).
+    /// Logs an exhausted memory budget (once per interval): exhausted now, or calls refused
+    /// for it since the last line (it may fill and free between two ticks). Gives free memory
+    /// back to the system once what peers held has shrunk well below its peak (big replies
+    /// leave free heap pages behind that malloc would otherwise keep).
     func watchBudget(now: UInt64) {
         let used = budget.usedBytes
         budgetPeak = max(budgetPeak, used)
-        if budget.isExhausted,
+        if budget.isExhausted || budget.refusalCount > 0,
            budgetExhaustedLoggedAt.map({ now - $0 >= Self.acceptFailureLogInterval * 1_000_000_000 }) ?? true {
             budgetExhaustedLoggedAt = now
             logger.warn("memory_budget_exhausted", ["used_bytes": used, "budget_bytes": budget.limit,
-                                                    "connections": connections.count])
+                                                    "connections": connections.count,
+                                                    "calls_refused": budget.takeRefusals()])
         }
         // Connections cost memory the budget does not count (a TLS session: about 20 KiB
         // idle, 45 KiB mid-handshake; LIMITS.md "Memory"), so many of them leaving is a

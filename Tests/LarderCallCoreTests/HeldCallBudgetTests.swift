@@ -70,3 +70,30 @@ import Testing
         store.release()
     }
 }
+
+/// The budget counts the calls refused while it is used up, so the loop's tick logs an
+/// exhaustion that filled and freed between two looks (`memory_budget_exhausted`, `calls_refused`).
+@Suite struct MemoryBudgetRefusalTests {
+    @Test func refusalsForTheExhaustedBudgetAreCountedUntilTaken() {
+        let budget = MemoryBudget(limit: 1000, perConnectionLimit: 10_000)
+        let greedy = ConnectionUsage(budget: budget)
+        let modest = ConnectionUsage(budget: budget)
+        greedy.add(900)
+        #expect(greedy.admissionError() == nil, "the budget is not used up yet")
+        modest.add(200)
+        #expect(budget.isExhausted)
+        #expect(greedy.admissionError() != nil, "over its share (500) of the exhausted budget")
+        #expect(modest.admissionError() == nil, "within its share")
+        #expect(greedy.admissionError(countingCalls: false) != nil)
+        #expect(budget.refusalCount == 2)
+        greedy.remove(900)
+        #expect(!budget.isExhausted)
+        #expect(budget.takeRefusals() == 2, "still there once the budget is free again")
+        #expect(budget.takeRefusals() == 0)
+        // Over the per-connection limit alone is not the budget's exhaustion.
+        let single = MemoryBudget(limit: 1 << 20, perConnectionLimit: 100)
+        let big = ConnectionUsage(budget: single)
+        big.add(200)
+        #expect(big.admissionError() != nil && single.refusalCount == 0)
+    }
+}
