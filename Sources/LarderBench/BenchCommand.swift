@@ -11,35 +11,29 @@ public enum BenchCommand {
     /// quits at once and says what was left and how to delete it.
     /// - Returns: the exit status (see `--help`).
     public static func run(arguments: [String], environment: [String: String]) async -> Int32 {
-        let options: BenchOptions
+        let invocation: BenchArguments.Invocation
         do throws(RPCError) {
-            switch try BenchArguments.parse(arguments, environment: environment) {
-            case .help:
-                print(BenchHelp.text)
-                return 0
-            case .cleanUp(let parsed, let prefix):
-                return cleanUp(parsed, prefix: prefix)
-            case .run(let parsed):
-                options = parsed
-            }
+            invocation = try BenchArguments.parse(arguments, environment: environment)
         } catch {
             StandardError.write("larder bench: \(error.message)\n")
             return 2
         }
-        for (flag, path) in [("--output", options.outputPath), ("--hist-out", options.histogramOutputPath)] {
-            guard let path else { continue }
-            do {
-                try ReportFile.checkWritable(path)
-            } catch {
-                StandardError.write("larder bench: cannot write \(flag) \(path): \(error.localizedDescription); nothing was run\n")
-                return 2
-            }
+        switch invocation {
+        case .help:
+            print(BenchHelp.text)
+            return 0
+        case .cleanUp(let options, let prefix):
+            return cleanUp(options, prefix: prefix)
+        case .run(let options):
+            return await runLoad(options)
         }
-        if let pid = options.serverPID, CPUUsage.processSeconds(pid: pid) == nil {
-            StandardError.write("larder bench: --server-pid \(pid): no such process (or its /proc/\(pid)/stat cannot be read: "
-                                + "it must run on this machine); nothing was run\n")
-            return 2
-        }
+    }
+
+    /// Runs the load `options` describes, once its files and `--server-pid` check out, with Ctrl-C and
+    /// SIGTERM handled as `run` says; then writes the report and the notices after it.
+    /// - Returns: the exit status.
+    private static func runLoad(_ options: BenchOptions) async -> Int32 {
+        guard canStart(options) else { return 2 }
         if options.tls?.insecureSkipVerify == true {
             StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
                                 + "can impersonate \(options.server) and read the token and data\n")
@@ -47,11 +41,7 @@ public enum BenchCommand {
         let cancellation = BenchCancellation()
         let data = CreatedData()
         let interrupts = InterruptHandler(cancellation: cancellation) { [options] in
-            StandardError.write(data.isEmpty ? "\nlarder bench: interrupted twice; quitting\n"
-                : "\nlarder bench: interrupted twice; quitting without deleting \(data.summary)\n"
-                + "larder bench: delete it with: "
-                + CleanupReport(prefix: data.prefix, created: "", tls: options.tls).cleanUpCommand(server: options.server)
-                + "\n")
+            StandardError.write(quittingNotice(options, data: data))
         }
         defer { interrupts.stop() }
         let result: BenchResult
@@ -64,29 +54,84 @@ public enum BenchCommand {
             StandardError.write("larder bench: \(SafeText.escaped(error.description))\n")
             return cancellation.isCancelled ? interrupts.exitStatus : 3
         }
-        var reportWritten = true
-        if let path = options.histogramOutputPath {
+        let reportWritten = writeReports(result, options)
+        writeNotices(result, options)
+        if result.interrupted { return interrupts.exitStatus }
+        return exitStatus(result, reportWritten: reportWritten)
+    }
+
+    /// Whether a run may start: `--output` and `--hist-out` can be written and `--server-pid` names a
+    /// process on this machine. Says on stderr why not, before anything is run.
+    private static func canStart(_ options: BenchOptions) -> Bool {
+        for (flag, path) in [("--output", options.outputPath), ("--hist-out", options.histogramOutputPath)] {
+            guard let path else { continue }
             do {
-                try ReportFile.write(result.latency.percentileSpectrumText(), to: path)
+                try ReportFile.checkWritable(path)
             } catch {
-                StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
-                reportWritten = false
+                StandardError.write("larder bench: cannot write \(flag) \(path): \(error.localizedDescription); nothing was run\n")
+                return false
             }
         }
-        let report = BenchReport.render(result, format: options.format)
-        if let path = options.outputPath {
-            do {
-                try ReportFile.write(report, to: path)
-                StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
-            } catch {
-                StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription); "
-                                    + "the report follows on stdout\n")
-                FileHandle.standardOutput.write(Data(report.utf8))
-                reportWritten = false
-            }
-        } else {
+        if let pid = options.serverPID, CPUUsage.processSeconds(pid: pid) == nil {
+            StandardError.write("larder bench: --server-pid \(pid): no such process (or its /proc/\(pid)/stat cannot be read: "
+                                + "it must run on this machine); nothing was run\n")
+            return false
+        }
+        return true
+    }
+
+    /// What a second Ctrl-C or SIGTERM says before quitting: what the run leaves behind and how to delete it.
+    private static func quittingNotice(_ options: BenchOptions, data: CreatedData) -> String {
+        data.isEmpty ? "\nlarder bench: interrupted twice; quitting\n"
+            : "\nlarder bench: interrupted twice; quitting without deleting \(data.summary)\n"
+            + "larder bench: delete it with: "
+            + CleanupReport(prefix: data.prefix, created: "", tls: options.tls).cleanUpCommand(server: options.server)
+            + "\n"
+    }
+
+    /// Writes the `--hist-out` spectrum, then the report to `--output` or stdout.
+    /// - Returns: whether every file asked for was written.
+    private static func writeReports(_ result: BenchResult, _ options: BenchOptions) -> Bool {
+        let histogramWritten = writeHistogram(result, options)
+        let reportWritten = writeReport(BenchReport.render(result, format: options.format), options)
+        return histogramWritten && reportWritten
+    }
+
+    /// Writes the latency spectrum to `--hist-out`, if given.
+    /// - Returns: false when the file could not be written (said on stderr).
+    private static func writeHistogram(_ result: BenchResult, _ options: BenchOptions) -> Bool {
+        guard let path = options.histogramOutputPath else { return true }
+        do {
+            try ReportFile.write(result.latency.percentileSpectrumText(), to: path)
+            return true
+        } catch {
+            StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
+            return false
+        }
+    }
+
+    /// Writes `report` to `--output`, or to stdout without it or when that file cannot be written.
+    /// - Returns: false when `--output` could not be written (said on stderr).
+    private static func writeReport(_ report: String, _ options: BenchOptions) -> Bool {
+        guard let path = options.outputPath else {
             FileHandle.standardOutput.write(Data(report.utf8))
+            return true
         }
+        do {
+            try ReportFile.write(report, to: path)
+            StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
+            return true
+        } catch {
+            StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription); "
+                                + "the report follows on stdout\n")
+            FileHandle.standardOutput.write(Data(report.utf8))
+            return false
+        }
+    }
+
+    /// The notices after the report, on stderr: what became of the data (the text report says it itself),
+    /// each distinct connection failure, and why the run stopped early.
+    private static func writeNotices(_ result: BenchResult, _ options: BenchOptions) {
         if options.format != .text, let cleanup = result.cleanup {
             StandardError.write("larder bench: data: \(BenchReport.cleanupText(cleanup, server: options.server))\n")
         }
@@ -94,7 +139,11 @@ public enum BenchCommand {
         if let failure = result.stopReason {
             StandardError.write("larder bench: stopped: \(SafeText.escaped(failure))\n")
         }
-        if result.interrupted { return interrupts.exitStatus }
+    }
+
+    /// 0 when calls were answered, all OK, none lost, the run was not stopped, its data was not left
+    /// behind by a failed clean-up and the report was written; else 1.
+    private static func exitStatus(_ result: BenchResult, reportWritten: Bool) -> Int32 {
         let cleanedUp = result.cleanup?.failure == nil
         return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.stopReason == nil
             && cleanedUp && reportWritten ? 0 : 1
