@@ -12,57 +12,93 @@ enum LoadEngine {
     static func run(_ options: BenchOptions, templates: RequestTemplates, seeded: [String], showProgress: Bool,
                     cancellation: BenchCancellation? = nil) throws(RPCError) -> BenchResult
     {
-        let connectionCount = min(options.connections, options.concurrency)
-        var connections: [BenchConnection] = []
         let tls = try options.tls.map { tls throws(RPCError) in
             try BenchTLSContext(tls, server: options.server, transport: options.transport)
         }
-        var awaitTickets = true
-        for index in 0..<connectionCount {
-            let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
-            let fd: Int32
-            var link: BenchTLSLink?
-            var early: [UInt8] = []
-            if let tls {
-                (fd, link, early) = try tls.connect(timeoutSeconds: options.connectTimeoutSeconds, nonBlocking: true)
-                if awaitTickets && index + 1 < connectionCount, let link {
-                    // TLS 1.3 sends the session ticket after the handshake: waiting for it (a
-                    // round trip) lets the next connection resume; a server that sends none
-                    // costs one wait, then no connection waits.
-                    early += try link.awaitTicket(fd, address: options.server, milliseconds: 200)
-                    awaitTickets = link.hasTicket
-                    tls.keepTicket(from: link)
-                }
-            } else {
-                fd = try TCPSocket.connect(to: options.server, timeoutSeconds: options.connectTimeoutSeconds,
-                                           nonBlocking: true)
-            }
-            var session: GRPCLoadClientSession?
-            if options.transport == .grpc {
-                do throws(GRPCSessionError) {
-                    session = try GRPCLoadClientSession(options: GRPCLoadClientSession.Options())
-                } catch {
-                    TCPSocket.close(fd)
-                    throw .internalError(error.message)
-                }
-            }
-            let connection = BenchConnection(fd: fd, depth: depth, http2: session, tls: link)
-            connection.appendInput(early)
-            connections.append(connection)
-        }
-        let threadCount = min(options.threads, connectionCount)
+        var connections = try openConnections(options, tls: tls)
+        let threadCount = min(options.threads, connections.count)
         let control = RunControl(
             start: MonotonicClock.nanoseconds(), warmupSeconds: options.warmupSeconds,
             durationSeconds: options.requests == nil ? options.durationSeconds : nil,
             requests: options.requests, timeLimitSeconds: options.timeLimitSeconds, cancellation: cancellation)
-        // By count the length is unknown: fine windows (at most 2,000 up to the time limit), merged to ~100 after.
-        let timelineSeconds = options.requests == nil ? TimeSeries.chartWidth(forSeconds: options.durationSeconds)
-            : max(0.01, (options.timeLimitSeconds - options.warmupSeconds) / 2000)
         let progresses = (0..<threadCount).map { _ in LoopProgress() }
         let progressLine = showProgress
             ? ProgressLine(loops: progresses, start: control.start, measureStart: control.measureStart) : nil
+        let loops = makeLoops(connections, options: options, templates: templates, control: control,
+                              progresses: progresses, progressLine: progressLine)
+        connections.removeAll()  // the loops own them from here on
+        let merged = runLoops(loops, progressLine: progressLine)
+        return makeResult(merged, options: options, control: control, seeded: seeded, tls: tls?.handshakes)
+    }
+
+    /// Opens `min(--connections, --concurrency)` connections (over TLS with `tls`) and spreads the calls
+    /// in flight over them, the first ones taking one more when they do not divide evenly.
+    /// - Throws: UNAVAILABLE when a connection cannot be opened.
+    private static func openConnections(_ options: BenchOptions, tls: BenchTLSContext?) throws(RPCError)
+        -> [BenchConnection]
+    {
+        let connectionCount = min(options.connections, options.concurrency)
+        var connections: [BenchConnection] = []
+        var awaitTickets = true
+        for index in 0..<connectionCount {
+            let depth = options.concurrency / connectionCount + (index < options.concurrency % connectionCount ? 1 : 0)
+            let (fd, link, early) = try connect(options, tls: tls, awaitTicket: &awaitTickets,
+                                                anotherFollows: index + 1 < connectionCount)
+            let session = try grpcSession(options, fd: fd)
+            let connection = BenchConnection(fd: fd, depth: depth, http2: session, tls: link)
+            connection.appendInput(early)
+            connections.append(connection)
+        }
+        return connections
+    }
+
+    /// Opens one non-blocking connection to `--server`, over TLS with `tls`: its socket, its TLS session and
+    /// the plaintext already read. While `awaitTicket` holds and `anotherFollows`, waits for the session
+    /// ticket, clearing `awaitTicket` when the server sends none.
+    private static func connect(_ options: BenchOptions, tls: BenchTLSContext?, awaitTicket: inout Bool,
+                                anotherFollows: Bool) throws(RPCError)
+        -> (fd: Int32, link: BenchTLSLink?, early: [UInt8])
+    {
+        guard let tls else {
+            let fd = try TCPSocket.connect(to: options.server, timeoutSeconds: options.connectTimeoutSeconds,
+                                           nonBlocking: true)
+            return (fd, nil, [])
+        }
+        let (fd, link, plaintext) = try tls.connect(timeoutSeconds: options.connectTimeoutSeconds, nonBlocking: true)
+        var early = plaintext
+        if awaitTicket && anotherFollows {
+            // TLS 1.3 sends the session ticket after the handshake: waiting for it (a
+            // round trip) lets the next connection resume; a server that sends none
+            // costs one wait, then no connection waits.
+            early += try link.awaitTicket(fd, address: options.server, milliseconds: 200)
+            awaitTicket = link.hasTicket
+            tls.keepTicket(from: link)
+        }
+        return (fd, link, early)
+    }
+
+    /// With `--protocol grpc`, the HTTP/2 session to run over the connection `fd`, else nil.
+    /// - Throws: INTERNAL, after closing `fd`, when the session cannot be made.
+    private static func grpcSession(_ options: BenchOptions, fd: Int32) throws(RPCError) -> GRPCLoadClientSession? {
+        guard options.transport == .grpc else { return nil }
+        do throws(GRPCSessionError) {
+            return try GRPCLoadClientSession(options: GRPCLoadClientSession.Options())
+        } catch {
+            TCPSocket.close(fd)
+            throw .internalError(error.message)
+        }
+    }
+
+    /// One load loop per progress counter (one per thread), loop `i` owning every connection whose index is `i`
+    /// modulo their number, with its share of the calls in flight and of `--rate`; loop 0 draws `progressLine`.
+    private static func makeLoops(_ connections: [BenchConnection], options: BenchOptions, templates: RequestTemplates,
+                                  control: RunControl, progresses: [LoopProgress], progressLine: ProgressLine?)
+        -> [LoadLoop]
+    {
+        let threadCount = progresses.count
+        let timelineSeconds = Self.timelineSeconds(options)
         var seedSource = SplitMix64(seed: UInt64(truncatingIfNeeded: control.start) ^ UInt64(getProcessID()))
-        let loops = (0..<threadCount).map { index in
+        return (0..<threadCount).map { index in
             let owned = connections.indices.filter { $0 % threadCount == index }.map { connections[$0] }
             let depth = owned.reduce(0) { $0 + $1.depth }
             return LoadLoop(
@@ -73,8 +109,18 @@ enum LoadEngine {
                 seed: seedSource.next(), serverPID: options.serverPID, progressLine: index == 0 ? progressLine : nil,
                 timelineSeconds: timelineSeconds)
         }
-        connections.removeAll()
+    }
 
+    /// The width of a timeline window. By count the length is unknown: fine windows (at most 2,000 up to
+    /// the time limit), merged to ~100 after.
+    private static func timelineSeconds(_ options: BenchOptions) -> Double {
+        options.requests == nil ? TimeSeries.chartWidth(forSeconds: options.durationSeconds)
+            : max(0.01, (options.timeLimitSeconds - options.warmupSeconds) / 2000)
+    }
+
+    /// Runs loop 0 on this thread and every other loop on a thread of its own, then ends the progress line.
+    /// - Returns: what every loop measured, merged.
+    private static func runLoops(_ loops: [LoadLoop], progressLine: ProgressLine?) -> LoopResult {
         let results = Mutex<[LoopResult]>([])
         let threads = loops.dropFirst().enumerated().map { offset, loop in
             SystemThread(name: "larder-bench-\(offset + 1)", stackSize: 1 << 20) {
@@ -86,7 +132,7 @@ enum LoadEngine {
         for thread in threads { thread.join() }
         progressLine?.finish()
         for result in results.withLock({ $0 }) { merged.merge(result) }
-        return makeResult(merged, options: options, control: control, seeded: seeded, tls: tls?.handshakes)
+        return merged
     }
 
     private static func truncated(_ series: TimeSeries, _ seconds: Double) -> TimeSeries {
