@@ -91,6 +91,9 @@ final class MetricsRecorder: @unchecked Sendable {
     func received(_ byteCount: Int) { totals[1] &+= UInt64(byteCount) }
     func sent(_ byteCount: Int) { totals[2] &+= UInt64(byteCount) }
 
+    /// Bytes written to peers so far (`/metrics`' bytes sent).
+    var bytesSent: UInt64 { totals[2] }
+
     /// Every counter now, for `Admin/GetMetrics` and `/metrics`. Methods never called are left out.
     func snapshot() -> Metrics {
         let gauges = gauges()

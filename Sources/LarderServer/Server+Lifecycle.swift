@@ -61,6 +61,7 @@ extension Server {
         expireConnections(now: now)
         resumeAcceptingIfDue(now: now)
         watchBudget(now: now)
+        returnMemoryWhenQuiet(now: now)
         // Deadlines: unary calls the store has not answered, streams; and the health status
         // Watch streams follow.
         core.expireCalls(now: now)
@@ -205,6 +206,26 @@ extension Server {
             ProcessMemory.returnFreeMemory()
         }
     }
+
+    /// Gives free heap back to the system once, after traffic stops for `heapReturnIdleSeconds`:
+    /// what a burst of big replies left in the malloc heaps (up to 16 MiB each, `ServerMain`)
+    /// would otherwise stay until the next burst, since a burst whose clients read their replies
+    /// never fills the budget enough for `watchBudget` to give it back.
+    func returnMemoryWhenQuiet(now: UInt64) {
+        let sent = metrics.bytesSent
+        if sent != bytesSentAtLastTick {
+            bytesSentAtLastTick = sent
+            lastTrafficAt = now
+            heapReturnOwed = true
+        } else if heapReturnOwed, callsInFlight == 0, now - lastTrafficAt >= Self.heapReturnIdleSeconds * 1_000_000_000 {
+            heapReturnOwed = false
+            ProcessMemory.returnFreeMemory()
+            logger.debug("heap_returned", ["quiet_seconds": Self.heapReturnIdleSeconds])
+        }
+    }
+
+    /// Seconds without a byte sent after which free heap is given back (`returnMemoryWhenQuiet`).
+    static let heapReturnIdleSeconds: UInt64 = 5
 
     /// Peak bytes held for peers worth giving memory back for once they are gone.
     static let trimThreshold = 16 * 1024 * 1024

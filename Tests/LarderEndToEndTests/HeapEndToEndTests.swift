@@ -69,4 +69,25 @@ struct HeapEndToEndTests {
         let perReply = Double(after - before) / Double(rounds * 8)
         #expect(perReply < 30, "\(perReply) page faults per 0.4 MB reply")
     }
+
+    /// What big replies left in the heaps is given back once the server has sent nothing for
+    /// 5 s (a burst whose client reads its replies never fills the memory budget, whose fall
+    /// gives memory back too), once per quiet spell.
+    @Test func freeHeapIsGivenBackOnceTheServerIsQuiet() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--log-level", "debug"])
+        defer { server.stop() }
+        let raw = try RawConnection(port: server.port)
+        let list = ProtoCodec.encode(ListLocationsRequest())
+        let replies = await offThePool { Self.call(raw, LocationMethods.listLocations.path, list, count: 8, firstID: 1) }
+        #expect(replies.count == 8 && replies.allSatisfy { $0.statusCode == .ok })
+        #expect(await server.waitForLog("event=heap_returned quiet_seconds=5"))
+        // Quiet since: no second line until traffic comes again.
+        try await Task.sleep(for: .seconds(6))
+        #expect(server.stderr.components(separatedBy: "event=heap_returned").count == 2)
+        let again = await offThePool { Self.call(raw, LocationMethods.listLocations.path, list, count: 1, firstID: 100) }
+        #expect(again.count == 1)
+        #expect(await eventually(seconds: 60, every: .milliseconds(50)) {
+            server.stderr.components(separatedBy: "event=heap_returned").count == 3
+        }, "once more after the new traffic")
+    }
 }
