@@ -16,6 +16,7 @@ import subprocess
 import sys
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -34,6 +35,12 @@ STATUS_EXIT_OFFSET = 64  # grpcurl exits 64 + the code when the call ends with a
 STATUS_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
 UUID_V4 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z")
+
+
+def rfc3339_instant(text: str) -> tuple[datetime, int]:
+    """A protobuf JSON UTC timestamp as (second, nanoseconds), comparable as the instant it names."""
+    whole, _, fraction = text.rstrip("Z").partition(".")
+    return datetime.strptime(whole, "%Y-%m-%dT%H:%M:%S"), int((fraction or "0").ljust(9, "0"))
 # What grpcurl writes to stderr when the call's status is not OK (without -format-error).
 ERROR_TEXT = re.compile(r"ERROR:\n  Code: (\w+)\n  Message: (.*)\n", re.S)
 
@@ -268,7 +275,9 @@ def test_location_create_get_list_update_delete(grpcurl: Grpcurl, shared_server:
         "updateMask": {"paths": ["color_hex"]}})
     assert recoloured["name"] == name and recoloured["colorHex"] == "#0A0B0C"
     assert recoloured["id"] == created["id"] and recoloured["createTime"] == created["createTime"]
-    assert RFC3339_UTC.fullmatch(recoloured["updateTime"]) and recoloured["updateTime"] >= created["updateTime"]
+    # As instants, not as text: protobuf JSON leaves out a zero fraction ("...:48Z" sorts after "...:48.090Z").
+    assert RFC3339_UTC.fullmatch(recoloured["updateTime"])
+    assert rfc3339_instant(recoloured["updateTime"]) >= rfc3339_instant(created["updateTime"])
     # grpcurl also takes the proto field names.
     renamed = grpcurl.invoke(address, f"{service}/UpdateLocation", {
         "location": {"id": created["id"], "name": name + " 2"}, "update_mask": {"paths": ["name"]}})
