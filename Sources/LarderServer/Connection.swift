@@ -272,15 +272,17 @@ final class Connection: EventHandler, CallConnection {
             do throws(TLSError) {
                 // Chunk by chunk, each chunk's records taken at once: OpenSSL's output buffer
                 // keeps the capacity of the most it ever held, for the life of the connection.
+                // Each chunk's plaintext leaves the budget as its ciphertext enters it, so the
+                // two are never counted together (store threads read the count meanwhile).
                 try output.drain { bytes throws(TLSError) in
                     try tls.session.send(bytes)
+                    usage.remove(bytes.count)
                     takeCiphertext(from: tls)
                 }
             } catch {
                 server.close(self, reason: "TLS write failed: \(error)")
                 return false
             }
-            usage.remove(plain)
         }
         if isClosing && !tls.closeNotified && tls.session.isHandshakeComplete && output.isEmpty {
             tls.closeNotified = true
