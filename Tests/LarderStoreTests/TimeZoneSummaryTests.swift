@@ -107,6 +107,16 @@ import Testing
         }
     }
 
+    /// A leap-second zone is refused by its content too, whatever name reaches it (here a
+    /// zone directory inside right/; found by a review: posix/right/UTC got past the name check).
+    @Test static func aLeapSecondZoneIsRefusedUnderAnyName() throws {
+        let zones = TimeZoneDatabase(directory: "/usr/share/zoneinfo/right")
+        let error = rpcError { _ = try zones.rules(named: "UTC", field: "time_zone") }
+        #expect(error == RPCError(.invalidArgument, "time_zone \"UTC\" counts leap seconds, which summaries do not; "
+            + "use the zone without \"right/\""))
+        #expect(rpcError { _ = try TimeZoneDatabase.system.rules(named: "UTC", field: "time_zone") } == nil)
+    }
+
     /// Days are YYYY-MM-DD in years 1 to 9999: a range whose local days leave them is refused
     /// (it answered "10000-01-01" and "0000-12-31", found by an audit); at UTC it is served.
     @Test static func localDaysOutsideYears1To9999AreRefused() throws {

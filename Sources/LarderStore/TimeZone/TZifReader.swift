@@ -26,6 +26,12 @@ enum TZifReader {
         return TimeZoneRules(transitions: parsed.transitions, initialOffset: parsed.initial, footer: footer)
     }
 
+    /// Whether `bytes` is a TZif file that lists leap seconds (the `right/…` zones, under
+    /// whatever name they are reached), which `rules` would ignore.
+    static func countsLeapSeconds(_ bytes: [UInt8]) -> Bool {
+        (Header(bytes, at: 0)?.leapCount ?? 0) > 0
+    }
+
     private struct Header {
         static let size = 44
         let version: Int

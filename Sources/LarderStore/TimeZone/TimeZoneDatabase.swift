@@ -35,10 +35,7 @@ public final class TimeZoneDatabase: Sendable {
             throw RPCError.invalidArgument(
                 "\(field) must be an IANA time zone name such as \"Asia/Taipei\", got \(SafeText.quoted(name))")
         }
-        if name.hasPrefix("right/") {
-            throw RPCError.invalidArgument("\(field) \(SafeText.quoted(name)) counts leap seconds, which summaries do not; "
-                + "use the zone without \"right/\"")
-        }
+        if name.hasPrefix("right/") { throw Self.leapSecondZone(name, field: field) }
         if Self.filesThatAreNotZones.contains(name) {
             throw RPCError.invalidArgument(
                 "\(field) \(SafeText.quoted(name)) is not an IANA time zone name; use one such as \"Europe/Paris\"")
@@ -48,8 +45,16 @@ public final class TimeZoneDatabase: Sendable {
             throw RPCError.invalidArgument(
                 "\(field) \(SafeText.quoted(name)) is not a known time zone (none in \(directory)); use an IANA name such as \"Europe/Paris\"")
         }
+        // A leap-second zone reached by another name (posix/right/UTC, or a TZDIR inside right/).
+        guard !TZifReader.countsLeapSeconds(bytes) else { throw Self.leapSecondZone(name, field: field) }
         zones.withLock { $0[name] = rules }
         return rules
+    }
+
+    /// The refusal of a zone that counts leap seconds.
+    private static func leapSecondZone(_ name: String, field: String) -> RPCError {
+        RPCError.invalidArgument("\(field) \(SafeText.quoted(name)) counts leap seconds, which summaries do not; "
+            + "use the zone without \"right/\"")
     }
 
     /// Files of the zone directory that name no zone: the host's own (`localtime`, whatever
