@@ -124,7 +124,8 @@ final class ConnectionUsage: Sendable {
     /// requests the connection leaves unread are over its share).
     func admissionError(countingCalls: Bool = true) -> RPCError? {
         guard isOverShare(countingCalls: countingCalls) else { return nil }
-        if budget.isExhausted { budget.recordRefusal() }
+        // Counted for the budget's log line only when the share, not the per-connection limit, refused it.
+        if budget.isExhausted && bytes <= budget.perConnectionLimit { budget.recordRefusal() }
         let open = openCalls.load(ordering: .relaxed)
         let held = heldCalls.load(ordering: .relaxed)
         return RPCError(.resourceExhausted,

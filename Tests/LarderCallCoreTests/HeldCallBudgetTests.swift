@@ -95,5 +95,10 @@ import Testing
         let big = ConnectionUsage(budget: single)
         big.add(200)
         #expect(big.admissionError() != nil && single.refusalCount == 0)
+        // Nor while the budget is exhausted too: the per-connection limit refused it.
+        let both = MemoryBudget(limit: 300, perConnectionLimit: 100)
+        let over = ConnectionUsage(budget: both)
+        over.add(300)
+        #expect(both.isExhausted && over.admissionError() != nil && both.refusalCount == 0)
     }
 }
