@@ -74,13 +74,15 @@ public enum ServerMain {
         return server.run() ? 0 : 1
     }
 
-    /// Fixes malloc's thresholds (`ProcessMemory.holdFreedBlocks`) at 16 MiB, unless
-    /// GLIBC_TUNABLES sets either of them: big replies (a page of 1,000 meal records is about
-    /// 0.5 MB) then reuse the heap instead of faulting fresh pages in (docs/BENCHMARKS.md).
-    /// The heap is still given back after a peak (`Server.watchBudget`).
+    /// Fixes malloc's thresholds (`ProcessMemory.holdFreedBlocks`) at 16 MiB, unless the
+    /// environment sets either of them (GLIBC_TUNABLES, or glibc's older MALLOC_MMAP_THRESHOLD_
+    /// and MALLOC_TRIM_THRESHOLD_): big replies (a page of 1,000 meal records is about 0.5 MB)
+    /// then reuse the heap instead of faulting fresh pages in (docs/BENCHMARKS.md). The heap
+    /// is still given back after a peak (`Server.watchBudget`) and when quiet.
     static func holdFreedBlocks(environment: [String: String]) {
         let tunables = environment["GLIBC_TUNABLES"] ?? ""
-        guard !tunables.contains("glibc.malloc.mmap_threshold"), !tunables.contains("glibc.malloc.trim_threshold")
+        guard !tunables.contains("glibc.malloc.mmap_threshold"), !tunables.contains("glibc.malloc.trim_threshold"),
+              environment["MALLOC_MMAP_THRESHOLD_"] == nil, environment["MALLOC_TRIM_THRESHOLD_"] == nil
         else { return }
         ProcessMemory.holdFreedBlocks(upTo: 16 << 20)
     }
