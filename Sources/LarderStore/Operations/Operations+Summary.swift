@@ -55,23 +55,13 @@ extension Operations {
         let startSecond = Timestamp(unixMilliseconds: start.milliseconds).seconds
         let endSecond = end.timestamp.seconds + (end.timestamp.nanos > 0 ? 1 : 0)
         let segments = zone.segments(from: startSecond, to: endSecond)
-        // Days are named YYYY-MM-DD, years 1 to 9999, as times are: a range reaching a local day
-        // outside them (the last UTC hours of 9999 east of Greenwich) has no name for it.
-        for (index, segment) in segments.enumerated() {
-            let from = index == 0 ? startSecond : segment.start
-            let to = index + 1 < segments.count ? segments[index + 1].start : endSecond
-            guard from + segment.offset >= TimestampRange.minSeconds, to - 1 + segment.offset <= TimestampRange.maxSeconds
-            else {
-                let place = request.timeZone.isEmpty ? "at utc_offset_minutes \(request.utcOffsetMinutes)"
-                    : "in \(request.timeZone)"
-                throw RPCError.invalidArgument("the range from start_time to end_time reaches local days outside "
-                    + "the years 1 to 9999 \(place); narrow it")
-            }
-        }
         var merged: [MergeKey: (calories: Int64, count: Int64)] = [:]
         for (index, segment) in segments.enumerated() {
+            let next = index + 1 < segments.count ? segments[index + 1].start : nil
+            try checkLocalYears(from: index == 0 ? startSecond : segment.start, to: next ?? endSecond,
+                                offset: segment.offset, request)
             let from = index == 0 ? start : StoreInstant(milliseconds: segment.start * 1000)
-            let to = index + 1 < segments.count ? StoreInstant(milliseconds: segments[index + 1].start * 1000) : end
+            let to = next.map { StoreInstant(milliseconds: $0 * 1000) } ?? end
             for row in try db.mealSummary(MealSummaryQuery(start: from, end: to,
                                                            offsetMilliseconds: segment.offset * 1000)) {
                 let key = MergeKey(day: row.day, category: row.category)
@@ -84,6 +74,17 @@ extension Operations {
                                              mealCount: $0.count) }
         }
         return try summary(of: rows)
+    }
+
+    /// Days are named YYYY-MM-DD, years 1 to 9999, as times are: INVALID_ARGUMENT when the
+    /// seconds [from, to) at `offset` reach a local day outside them (the last UTC hours of 9999
+    /// east of Greenwich), which has no such name.
+    private static func checkLocalYears(from: Int64, to: Int64, offset: Int64,
+                                        _ request: SummarizeMealRecordsRequest) throws(RPCError) {
+        guard from + offset < TimestampRange.minSeconds || to - 1 + offset > TimestampRange.maxSeconds else { return }
+        let place = request.timeZone.isEmpty ? "at utc_offset_minutes \(request.utcOffsetMinutes)" : "in \(request.timeZone)"
+        throw RPCError.invalidArgument("the range from start_time to end_time reaches local days outside "
+            + "the years 1 to 9999 \(place); narrow it")
     }
 
     private struct MergeKey: Hashable, Comparable {
