@@ -97,10 +97,7 @@ final class TLSHostilePeerTests {
         let peerCount = 1500
         try #require(Self.raiseDescriptorLimit(to: rlim_t(peerCount * 2 + 500)),
                      "this test needs \(peerCount * 2 + 500) file descriptors (ulimit -n)")
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--tls-handshake-timeout", "600",
-                                                         "--tls-max-handshakes", "\(peerCount)"])  // all hold a session
+        let server = try await tlsServer("--tls-handshake-timeout", "600", "--tls-max-handshakes", "\(peerCount)")  // all hold a session
         defer { server.stop() }
         let pid = server.processIdentifier
         let before = LimitsEndToEndTests.residentKilobytes(pid: pid)
@@ -147,6 +144,12 @@ final class TLSHostilePeerTests {
         }
     }
 
+    /// A server with this suite's certificate and key, and `arguments`.
+    func tlsServer(_ arguments: String...) async throws -> ServerProcess {
+        try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
+                                            "--tls-key", certificates.serverKey] + arguments)
+    }
+
     /// A `LarderClient` over TLS to this suite's server on `port`, with a minute for each call and connect.
     func tlsClient(port: UInt16) throws -> LarderClient {
         var options = ClientOptions(defaultTimeout: .seconds(60),
@@ -159,10 +162,8 @@ final class TLSHostilePeerTests {
     /// flight hold both slots; a third TLS connection is not read (no ServerHello) until one
     /// leaves, then gets its handshake; a real client gets its call answered once a slot is free.
     @Test func handshakesBeyondTheCapWaitForASlot() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600",
-                                                         "--tls-evict-handshakes-after", "0"])
+        let server = try await tlsServer("--tls-max-handshakes", "2", "--tls-handshake-timeout", "600",
+                                         "--tls-evict-handshakes-after", "0")
         defer { server.stop() }
         let port = server.port
         var holders = try await stalledHandshakes(2, port: port)
@@ -187,9 +188,7 @@ final class TLSHostilePeerTests {
     /// TLS client takes the oldest one's slot and is served, instead of waiting for the handshake
     /// timeout (before: a flood of 300 stalled handshakes a second made every new client wait ~7 s).
     @Test func aStalledHandshakeGivesItsSlotToANewClient() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "2", "--tls-handshake-timeout", "600"])
+        let server = try await tlsServer("--tls-max-handshakes", "2", "--tls-handshake-timeout", "600")
         defer { server.stop() }
         let holders = try await stalledHandshakes(2, port: server.port)
         // Both have held their slots for more than a second from here on (a slow machine only adds).
@@ -206,10 +205,8 @@ final class TLSHostilePeerTests {
     /// A connection waiting for a handshake slot is under the handshake timeout too: behind a
     /// peer that holds the only slot forever, it is closed, not kept.
     @Test func aConnectionWaitingForAHandshakeSlotTimesOut() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "5",
-                                                         "--tls-evict-handshakes-after", "0"])
+        let server = try await tlsServer("--tls-max-handshakes", "1", "--tls-handshake-timeout", "5",
+                                         "--tls-evict-handshakes-after", "0")
         defer { server.stop() }
         let holder = try RawConnection(port: server.port)
         holder.send([0x16, 0x03, 0x01, 0x02])  // a record header, never its body
@@ -227,9 +224,7 @@ final class TLSHostilePeerTests {
     /// 128 KiB and buffer all of it while the peer stalls) is refused at its first bytes, logged
     /// with the reason; a real one is still served.
     @Test func aClientHelloClaimingMoreThan16KiBIsRefusedAtOnce() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--tls-handshake-timeout", "3600"])
+        let server = try await tlsServer("--tls-handshake-timeout", "3600")
         defer { server.stop() }
         let claimed = 131_000
         let start: [UInt8] = [0x16, 0x03, 0x01, 0x40, 0x00, 0x01,
@@ -254,10 +249,8 @@ final class TLSHostilePeerTests {
     /// server (which held its whole first read, 64 KiB). The budget count in the debug line of
     /// the slot holder's close is what the waiting peer holds.
     @Test func aConnectionWaitingForAHandshakeSlotHoldsAtMostOneRecord() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey, "--log-level", "debug",
-                                                         "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600",
-                                                         "--tls-evict-handshakes-after", "0"])
+        let server = try await tlsServer("--log-level", "debug", "--tls-max-handshakes", "1", "--tls-handshake-timeout", "3600",
+                                         "--tls-evict-handshakes-after", "0")
         defer { server.stop() }
         // A peer that stalls after the server's first flight holds the only slot.
         var holder: RawConnection? = try await stalledHandshakes(1, port: server.port).first
@@ -301,8 +294,7 @@ final class TLSHostilePeerTests {
     }
 
     @Test func framesSplitAcrossRecordsAndWritesAtEverySize() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey, "--log-level", "debug"])
+        let server = try await tlsServer("--log-level", "debug")
         defer { server.stop() }
         let ca = certificates.caCertificate
         let replies = try await offThePool { () throws -> [UInt64] in
@@ -334,8 +326,7 @@ final class TLSHostilePeerTests {
     }
 
     @Test func aFrameOverTheLimitInsideTLSGetsAnEncryptedErrorFrame() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey])
+        let server = try await tlsServer()
         defer { server.stop() }
         let ca = certificates.caCertificate
         let reply = try await offThePool { () throws -> (ResponseEnvelope?, Bool) in
@@ -354,8 +345,7 @@ final class TLSHostilePeerTests {
     /// the server closes, and whatever the peer goes on sending is not kept (it was buffered
     /// whole: 1 GiB sent after close_notify held ~1 GB of the server's memory).
     @Test func afterCloseNotifyTheServerAnswersThenClosesAndKeepsNothingMore() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey, "--no-seed"])
+        let server = try await tlsServer("--no-seed")
         defer { server.stop() }
         let ca = certificates.caCertificate
         let outcome = try await offThePool { () throws -> (ResponseEnvelope?, Bool) in
@@ -382,9 +372,7 @@ final class TLSHostilePeerTests {
     /// the transports, yet counts as a partial frame: `--frame-timeout` ends the connection with
     /// the encrypted error frame (before, each trickled byte only reset the idle timer).
     @Test func aTLSRecordHeldOpenIsEndedByTheFrameTimeout() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey,
-                                                         "--frame-timeout", "1", "--idle-timeout", "3600"])
+        let server = try await tlsServer("--frame-timeout", "1", "--idle-timeout", "3600")
         defer { server.stop() }
         let ca = certificates.caCertificate
         let peer = try await offThePool { () throws -> TLSPeer in
@@ -404,8 +392,7 @@ final class TLSHostilePeerTests {
     /// the peer's close_notify, after its TCP half-close, and for an idle connection when the
     /// server stops (SIGTERM). Each gets its reply first.
     @Test func normalClosesSendCloseNotify() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey, "--no-seed"])
+        let server = try await tlsServer("--no-seed")
         defer { server.stop() }
         let ca = certificates.caCertificate
         let port = server.port
@@ -441,8 +428,7 @@ final class TLSHostilePeerTests {
     }
 
     @Test func aCorruptedRecordClosesOnlyThatConnection() async throws {
-        let server = try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
-                                                         "--tls-key", certificates.serverKey, "--log-level", "debug"])
+        let server = try await tlsServer("--log-level", "debug")
         defer { server.stop() }
         let bystander = try tlsClient(port: server.port)
         defer { bystander.close() }
