@@ -16,15 +16,20 @@ struct HeapEndToEndTests {
         return fields.count > 7 ? Int(fields[7]) : nil
     }
 
-    /// Sends `count` pipelined calls of `method` with `payload` on `raw` and reads every reply.
-    static func call(_ raw: RawConnection, _ method: String, _ payload: [UInt8], count: Int, firstID: UInt64) -> [ResponseEnvelope] {
+    /// Sends pipelined calls of `method`, one per payload, on `raw` and reads every reply.
+    static func call(_ raw: RawConnection, _ method: String, payloads: [[UInt8]], firstID: UInt64) -> [ResponseEnvelope] {
         var bytes: [UInt8] = []
-        for index in 0..<count {
+        for (index, payload) in payloads.enumerated() {
             Frame.append(ProtoCodec.encode(RequestEnvelope(callID: firstID + UInt64(index), method: method, payload: payload)),
                          to: &bytes)
         }
         raw.send(bytes)
-        return (0..<count).compactMap { _ in raw.receive() }
+        return payloads.compactMap { _ in raw.receive() }
+    }
+
+    /// Sends `count` pipelined calls of `method` with `payload` on `raw` and reads every reply.
+    static func call(_ raw: RawConnection, _ method: String, _ payload: [UInt8], count: Int, firstID: UInt64) -> [ResponseEnvelope] {
+        call(raw, method, payloads: Array(repeating: payload, count: count), firstID: firstID)
     }
 
     /// Pages of 1,000 meal records (~0.4 MB each): with glibc's sliding thresholds each one's
@@ -42,14 +47,8 @@ struct HeapEndToEndTests {
                     ProtoCodec.encode(CreateMealRecordRequest(mealRecord: MealRecord(
                         name: "\(name) \(batch * 100 + index)", calories: 1, category: .lunch)))
                 }
-                var bytes: [UInt8] = []
-                for (index, request) in requests.enumerated() {
-                    Frame.append(ProtoCodec.encode(RequestEnvelope(callID: UInt64(batch * 100 + index + 1),
-                                                                   method: MealRecordMethods.createMealRecord.path,
-                                                                   payload: request)), to: &bytes)
-                }
-                raw.send(bytes)
-                return (0..<100).compactMap { _ in raw.receive() }
+                return Self.call(raw, MealRecordMethods.createMealRecord.path, payloads: requests,
+                                 firstID: UInt64(batch * 100 + 1))
             }
         }
         #expect(creates.count == 1000 && creates.allSatisfy { $0.statusCode == .ok }, "\(creates.first { $0.statusCode != .ok }.map { "\($0.statusCode): \($0.statusMessage)" } ?? "")")
