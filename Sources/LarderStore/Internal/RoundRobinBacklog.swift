@@ -7,9 +7,10 @@ protocol SourcedJob {
 
 /// Each source's jobs first in, first out, and the sources served in turn, one job each, at
 /// most `perSourceBatch` of one source in one `take` (even alone: a source arriving meanwhile
-/// then waits for a few of its jobs, not for a whole batch): a source with a thousand slow jobs queued delays another source's next
-/// job by a few of them, not by the thousand (measured before, with one FIFO: one connection
-/// keeping 1,024 summaries in flight made others' lists wait ~0.9 s; after, 4 ms).
+/// then waits for a few of its jobs, not for a whole batch): a source with a thousand slow
+/// jobs queued delays another source's next job by a few of them, not by the thousand
+/// (measured before, with one FIFO: one connection keeping 1,024 summaries in flight made
+/// others' lists wait ~0.9 s; after, 4 ms).
 struct RoundRobinBacklog<Job: SourcedJob>: JobBacklog {
     /// Each source's queue; kept while empty (its storage is reused when the source queues
     /// again) until there are `purgeAt` of them, when the empty ones go.
