@@ -178,9 +178,15 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
 
     /// `writeOutput`, putting the events in `events` (emptied first), as `receive(_:events:)` does.
     public func writeOutput(into buffer: inout [UInt8], events: inout [GRPCServerEvent]) throws(GRPCSessionError) {
+        try writeOutput(events: &events) { buffer.append(contentsOf: $0) }
+    }
+
+    /// `writeOutput(into:events:)`, handing the bytes to `sink` piece by piece, in order (each
+    /// piece valid only during its call), for a caller that stores them its own way.
+    public func writeOutput(events: inout [GRPCServerEvent], to sink: (UnsafeRawBufferPointer) -> Void) throws(GRPCSessionError) {
         events.removeAll(keepingCapacity: true)
         do {
-            try engine.send(into: &buffer)
+            try engine.send(sink)
         } catch {
             let reason = GRPCSessionError(.internalError, "HTTP/2 output failed: \(error)")
             failure = failure ?? reason

@@ -168,8 +168,10 @@ final class Connection: EventHandler, CallConnection {
 
     /// Lets `body` append bytes to the output (written by the next `flush()`), counted in the
     /// budget like `enqueue`'s, without a buffer of their own.
-    func appendOutput(_ body: (inout [UInt8]) -> Void) {
-        usage.add(output.append(with: body))
+    func appendOutput<E: Error>(_ body: (inout OutputBuffer) throws(E) -> Void) throws(E) {
+        let before = output.unwrittenCount
+        defer { usage.add(output.unwrittenCount - before) }
+        try body(&output)
     }
 
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
@@ -181,7 +183,9 @@ final class Connection: EventHandler, CallConnection {
             return (http2.answer(callID: callID, result: result), nil)
         }
         var refusal: RPCError?
-        let added = output.append { refusal = ResponseFrame.append(callID: callID, result: result, to: &$0) }
+        let added = output.append(reserving: ResponseFrame.maximumSize(of: result)) {
+            refusal = ResponseFrame.append(callID: callID, result: result, to: &$0)
+        }
         usage.add(added)
         return (added, refusal)
     }
@@ -294,7 +298,9 @@ final class Connection: EventHandler, CallConnection {
 
     /// Moves what the TLS session has to send into `tls.ciphertext`, counted in the budget.
     private func takeCiphertext(from tls: TLSLink) {
-        usage.add(tls.ciphertext.append { tls.session.takeOutput(into: &$0) })
+        let pending = tls.session.pendingOutputBytes
+        guard pending > 0 else { return }
+        usage.add(tls.ciphertext.append(reserving: pending) { tls.session.takeOutput(into: &$0) })
     }
 
     /// On a normal close of a TLS connection (the peer finished, the server stopped): queues

@@ -140,15 +140,11 @@ extension Server {
         guard let link = connection.http2, !connection.isClosed else { return }
         var events = link.takeEventBuffer()
         defer { link.returnEventBuffer(&events) }
-        var failed = false
-        connection.appendOutput { output in
-            do throws(GRPCSessionError) {
-                try link.session.writeOutput(into: &output, events: &events)
-            } catch {
-                failed = true
+        do throws(GRPCSessionError) {
+            try connection.appendOutput { (output: inout OutputBuffer) throws(GRPCSessionError) in
+                try link.session.writeOutput(events: &events) { output.append($0) }
             }
-        }
-        if failed {
+        } catch {
             endHTTP2(connection, link: link)
             return
         }

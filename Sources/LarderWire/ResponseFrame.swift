@@ -40,6 +40,21 @@ public enum ResponseFrame {
         return refusal
     }
 
+    /// At most how many bytes `append(callID:result:to:)` adds for `result`.
+    public static func maximumSize(of result: Result<[UInt8], RPCError>) -> Int {
+        // The frame's header, then each field's key and length: call_id and status_code as
+        // varints of up to 10 bytes, status_message's and payload's lengths up to 5.
+        let framing = 4 + (1 + 10) + (1 + 10) + (1 + 5) + (1 + 5)
+        switch result {
+        case .success(let payload) where payload.count <= Frame.defaultMaxSize:
+            return framing + payload.count
+        case .success(let payload):  // refused: `append` sends RESOURCE_EXHAUSTED instead
+            return framing + tooLargeMessage(replyBytes: payload.count, limit: Frame.defaultMaxSize).utf8.count
+        case .failure(let error):
+            return framing + error.message.utf8.count
+        }
+    }
+
     /// `append` of a call's result: its payload with OK, or its error's status.
     @discardableResult
     public static func append(callID: UInt64, result: Result<[UInt8], RPCError>, to buffer: inout [UInt8]) -> RPCError? {

@@ -44,11 +44,11 @@ struct OutputBufferTests {
             buffer.append(Self.bytes(10_000, from: &appended))
             Self.write(9_000, from: &buffer, expecting: &written)
             #expect(!buffer.isEmpty)
-            #expect(buffer.heldCount <= buffer.unwrittenCount + 3 * OutputBuffer.chunkLimit)
+            #expect(buffer.heldCount <= buffer.unwrittenCount + 4 * OutputBuffer.growthLimit)
         }
         // 5 MB went through, 0.5 MB are left unwritten; the buffer holds about that, not 5 MB.
         #expect(buffer.unwrittenCount == 500_000)
-        #expect(buffer.heldCount < 500_000 + 3 * OutputBuffer.chunkLimit, "\(buffer.heldCount)")
+        #expect(buffer.heldCount < 500_000 + 4 * OutputBuffer.growthLimit, "\(buffer.heldCount)")
         Self.write(buffer.unwrittenCount, from: &buffer, expecting: &written)
         #expect(buffer.isEmpty && written == appended)
         #expect(buffer.heldCount <= OutputBuffer.retainedCapacity)
@@ -80,9 +80,34 @@ struct OutputBufferTests {
         } }
         #expect(shared.count == 20)
         replies.removeAll()
-        #expect(buffer.heldCount < buffer.unwrittenCount + 2 * OutputBuffer.chunkLimit, "\(buffer.heldCount)")
+        #expect(buffer.heldCount < buffer.unwrittenCount + 4 * OutputBuffer.growthLimit, "\(buffer.heldCount)")
         Self.write(456_040 * 10 + 1_000, from: &buffer, expecting: &written)
-        #expect(buffer.heldCount < buffer.unwrittenCount + 2 * OutputBuffer.chunkLimit + 456_040, "\(buffer.heldCount)")
+        #expect(buffer.heldCount < buffer.unwrittenCount + 4 * OutputBuffer.growthLimit + 456_040, "\(buffer.heldCount)")
+        Self.write(buffer.unwrittenCount, from: &buffer, expecting: &written)
+        #expect(buffer.isEmpty && written == appended)
+    }
+
+    /// Peers that never read, with small or middling replies: an array grown by doubling held
+    /// up to twice their bytes (1.95× for 1 KB replies); the buffer's own chunks hold them
+    /// within a quarter, plus the last chunk.
+    @Test(arguments: [(1_000, 1.05), (30_000, 1.34), (60_000, 1.34)])
+    func smallRepliesHoldAboutTheirOwnSize(replySize: Int, ratio: Double) {
+        var buffer = OutputBuffer()
+        var appended: UInt8 = 0
+        var written: UInt8 = 0
+        let slack = 2 * OutputBuffer.growthLimit + OutputBuffer.retainedCapacity
+        var worst = (held: 0, unwritten: 0, excess: -Double.infinity)
+        for index in 0..<((8 << 20) / replySize) {
+            let reply = Self.bytes(replySize, from: &appended)
+            if index % 2 == 0 {
+                buffer.append(reply)
+            } else {
+                reply.withUnsafeBytes { buffer.append($0) }
+            }
+            let excess = Double(buffer.heldCount) - Double(buffer.unwrittenCount) * ratio - Double(slack)
+            if excess > worst.excess { worst = (buffer.heldCount, buffer.unwrittenCount, excess) }
+        }
+        #expect(worst.excess <= 0, "\(worst.held) bytes held for \(worst.unwritten) unwritten")
         Self.write(buffer.unwrittenCount, from: &buffer, expecting: &written)
         #expect(buffer.isEmpty && written == appended)
     }
@@ -92,12 +117,12 @@ struct OutputBufferTests {
         var appended: UInt8 = 0
         var written: UInt8 = 0
         buffer.append(Self.bytes(5, from: &appended))
-        #expect(buffer.append { $0.append(contentsOf: Self.bytes(7, from: &appended)) } == 7)
-        #expect(buffer.append { _ in } == 0)
+        #expect(buffer.append(reserving: 7) { $0.append(contentsOf: Self.bytes(7, from: &appended)) } == 7)
+        #expect(buffer.append(reserving: 100) { _ in } == 0)
         Self.write(3, from: &buffer, expecting: &written)
         #expect(buffer.unwrittenCount == 9)
         buffer.append(Self.bytes(100_000, from: &appended))
-        #expect(buffer.append { $0.append(contentsOf: Self.bytes(300_000, from: &appended)) } == 300_000)
+        #expect(buffer.append(reserving: 300_000) { $0.append(contentsOf: Self.bytes(300_000, from: &appended)) } == 300_000)
         buffer.append(Self.bytes(6, from: &appended))
         Self.write(70_000, from: &buffer, expecting: &written)
         #expect(buffer.unwrittenCount == 330_015)
