@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from fake_server import FakeServer, reply
-from larder_client import AsyncLarderClient, Connection, LarderClient, LarderError, StatusCode
+from larder_client import AsyncLarderClient, Connection, LarderClient, LarderError, StatusCode, parse_address
 from larder_client.messages import GetLocationRequest, ListMealRecordsRequest, ListMealRecordsResponse, Location, MealRecord
 
 
@@ -586,3 +586,19 @@ def test_a_forked_child_opens_its_own_connection(fake):
         assert client.call("/test/Echo", b"parent again") == b"parent again"
         assert client.connects == 1  # the parent kept its connection
     assert sorted(r.payload for r in fake.requests) == [b"child", b"parent", b"parent again"]
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:113389", "127.0.0.1:65536", "127.0.0.1:0", ("127.0.0.1", 70000),
+                                     "127.0.0.1:٣٣", "127.0.0.1:", "127.0.0.1"])
+def test_an_address_without_a_valid_port_is_refused_before_connecting(fake, address):
+    # getaddrinfo keeps the low 16 bits of a larger port: 113389 reached port 47853.
+    with pytest.raises(ValueError, match="port|HOST:PORT"):
+        LarderClient(address)
+
+    async def run() -> None:
+        with pytest.raises(ValueError, match="port|HOST:PORT"):
+            AsyncLarderClient(address)
+
+    asyncio.run(run())
+    assert parse_address(f"[::1]:{fake.port}") == ("::1", fake.port)
+    assert parse_address(("127.0.0.1", 65535)) == ("127.0.0.1", 65535)

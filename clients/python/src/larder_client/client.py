@@ -43,11 +43,16 @@ def parse_address(address: Optional[Address] = None) -> Tuple[str, int]:
     """'host:port', '[::1]:port' or (host, port); None = $LARDER_SERVER or 127.0.0.1:7411."""
     address = address or os.environ.get("LARDER_SERVER") or DEFAULT_ADDRESS
     if isinstance(address, tuple):
-        return address[0], int(address[1])
-    host, sep, port = address.rpartition(":")
-    if not sep or not port.isdigit():
-        raise ValueError(f"server address {address!r} is not HOST:PORT")
-    return host.strip("[]") or "127.0.0.1", int(port)
+        host, port_number = address[0], int(address[1])
+    else:
+        host, sep, port = address.rpartition(":")
+        if not sep or not port.isascii() or not port.isdigit():
+            raise ValueError(f"server address {address!r} is not HOST:PORT")
+        host, port_number = host.strip("[]") or "127.0.0.1", int(port)
+    # getaddrinfo would keep the low 16 bits of a larger number: another server's port.
+    if not 1 <= port_number <= 65535:
+        raise ValueError(f"server address {address!r} has an invalid port {port_number} (1-65535)")
+    return host, port_number
 
 
 class _ClientBase:
