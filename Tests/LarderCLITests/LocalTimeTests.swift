@@ -64,6 +64,22 @@ struct LocalTimeTests {
         #expect(LocalTime(environment: ["TZ": "Asia/Taipei"]).timeZone.identifier == "Asia/Taipei")
     }
 
+    /// A date is its day's first instant: on a day whose midnight the clocks skip, the end of the
+    /// change (west of Greenwich the old one-step correction gave 23:00 the day before); on one
+    /// where they repeat it, its first occurrence.
+    @Test("a date on a day whose midnight is skipped or repeated", arguments: [
+        ("America/Santiago", "2026-09-06", "2026-09-06T01:00:00-03:00"),  // skipped, behind UTC
+        ("America/Havana", "2026-03-08", "2026-03-08T01:00:00-04:00"),
+        ("Africa/Cairo", "2026-04-24", "2026-04-24T01:00:00+03:00"),  // skipped, ahead of UTC
+        ("America/Santiago", "2026-04-05", "2026-04-05T00:00:00-04:00"),  // the 4th's last hour repeats
+        ("America/Havana", "2026-11-01", "2026-11-01T00:00:00-04:00"),  // midnight repeats
+        ("America/New_York", "2026-11-01", "2026-11-01T00:00:00-04:00"),
+    ])
+    func dayStart(zone: String, date: String, expected: String) throws {
+        let local = LocalTime(timeZone: try #require(TimeZone(identifier: zone)))
+        #expect(local.format(try local.parse(date)) == expected)
+    }
+
     @Test("a TZ this machine does not know is warned about, not silently replaced")
     func unknownTZ() {
         for name in ["Mars/Base", "CST-8"] {

@@ -59,13 +59,32 @@ public struct LocalTime: Sendable {
         timestamp.rfc3339(offsetMinutes: offset(at: timestamp).minutes, useZ: false)
     }
 
-    /// Reads an RFC 3339 time (a space may stand for `T`), or a date `YYYY-MM-DD` meaning local midnight.
+    /// Reads an RFC 3339 time (a space may stand for `T`), or a date `YYYY-MM-DD` meaning the
+    /// day's first instant in this zone: local midnight, or the end of the clock change on a day
+    /// whose midnight is skipped (America/Santiago on 2026-09-06 starts at 01:00 -03:00).
     public func parse(_ text: String) throws(RFC3339.ParseError) -> Timestamp {
         guard let date = CivilDate(parsing: text) else { return try Timestamp(rfc3339: text, allowingSpace: true) }
-        let midnight = date.daysSinceEpoch * 86_400
-        // The offset at local midnight: guess with UTC midnight, then correct once across a DST change.
-        let guess = offset(at: Timestamp(seconds: midnight))
-        let corrected = offset(at: Timestamp(seconds: midnight - Int64(guess.minutes * 60)))
-        return Timestamp(seconds: midnight - Int64(corrected.minutes * 60))
+        return Timestamp(seconds: firstInstant(ofLocalDay: date.daysSinceEpoch * 86_400))
+    }
+
+    /// The first second whose local time is `midnight` (seconds of the local wall clock since
+    /// 1970-01-01T00:00) or later.
+    private func firstInstant(ofLocalDay midnight: Int64) -> Int64 {
+        func offsetSeconds(_ instant: Int64) -> Int64 { Int64(offset(at: Timestamp(seconds: instant)).minutes) * 60 }
+        // The zone's offsets around that day: a change near midnight has one on each side.
+        let offsets = Set([midnight - 86_400, midnight, midnight + 86_400].map(offsetSeconds))
+        // Midnight exists with offset o when the offset at midnight - o is o; the earliest when
+        // a clock set back at midnight repeats it.
+        let exact = offsets.map { midnight - $0 }.filter { offsetSeconds($0) == midnight - $0 }
+        if let first = exact.min() { return first }
+        // Skipped: the day starts at the change, the first instant whose local time is past
+        // midnight, between midnight at the latest offset and at the earliest.
+        var before = midnight - (offsets.max() ?? 0)  // local time before midnight
+        var after = midnight - (offsets.min() ?? 0)  // local time midnight or later
+        while after - before > 1 {
+            let middle = before + (after - before) / 2
+            if middle + offsetSeconds(middle) >= midnight { after = middle } else { before = middle }
+        }
+        return after
     }
 }
