@@ -92,10 +92,10 @@ let package = Package(
                 swiftSettings: settings),
         // The `larder` command line: commands, tables, JSON.
         .target(name: "LarderCLI",
-                dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON"],
+                dependencies: ["LarderClient", "LarderBench", "LarderAPI", "LarderWire", "LarderJSON", "LarderSystem"],
                 swiftSettings: settings),
-        .executableTarget(name: "larder-server", dependencies: ["LarderServerMain"], swiftSettings: settings),
-        .executableTarget(name: "larder", dependencies: ["LarderCLI"], swiftSettings: settings),
+        .executableTarget(name: "larder-server", dependencies: ["LarderServerMain", "LarderSystem"], swiftSettings: settings),
+        .executableTarget(name: "larder", dependencies: ["LarderCLI", "LarderSystem"], swiftSettings: settings),
 
         // Fuzz targets (Fuzz/): scripts/fuzz.sh builds them with libFuzzer; a normal build replays a corpus.
         .target(name: "LarderFuzzTargets", dependencies: ["LarderSystem", "LarderWire", "LarderAPI", "LarderStore", "LarderHTTP2", "LarderMemoryStore"],

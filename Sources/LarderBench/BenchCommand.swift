@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LarderClient
+import LarderSystem
 import LarderWire
 
 /// `larder bench`: the entry point the CLI calls.
@@ -113,10 +114,7 @@ public enum BenchCommand {
     /// Writes `report` to `--output`, or to stdout without it or when that file cannot be written.
     /// - Returns: false when `--output` could not be written (said on stderr).
     private static func writeReport(_ report: String, _ options: BenchOptions) -> Bool {
-        guard let path = options.outputPath else {
-            FileHandle.standardOutput.write(Data(report.utf8))
-            return true
-        }
+        guard let path = options.outputPath else { return writeToStandardOutput(report) }
         do {
             try ReportFile.write(report, to: path)
             StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
@@ -124,9 +122,17 @@ public enum BenchCommand {
         } catch {
             StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription); "
                                 + "the report follows on stdout\n")
-            FileHandle.standardOutput.write(Data(report.utf8))
+            _ = writeToStandardOutput(report)
             return false
         }
+    }
+
+    /// Writes `report` to stdout. - Returns: false when it could not be written (said on stderr).
+    private static func writeToStandardOutput(_ report: String) -> Bool {
+        guard let failure = DescriptorWriter.writeAll(1, report) else { return true }
+        StandardError.write("larder bench: cannot write the report to stdout (\(failure.message)): "
+                            + "what was written is incomplete\n")
+        return false
     }
 
     /// The notices after the report, on stderr: what became of the data (the text report says it itself),

@@ -7,6 +7,8 @@ public enum ExitCode {
     public static let notServing: Int32 = 1
     /// A command-line mistake.
     public static let usage: Int32 = 2
+    /// The output could not be written (a full disk, a closed stdout): what was written is incomplete.
+    public static let outputFailed: Int32 = 3
     /// Added to the gRPC status code of an error from the server or the connection.
     public static let statusBase: Int32 = 10
 

@@ -29,6 +29,18 @@ public enum LarderCommand {
     /// (not when `stdout` is a pipe or file; see `TerminalWidth`).
     public static func run(arguments: [String], environment: [String: String], stdout: OutputSink,
                            stderr: OutputSink, localTime: LocalTime? = nil) async -> Int32 {
+        let status = await execute(arguments: arguments, environment: environment, stdout: stdout, stderr: stderr,
+                                   localTime: localTime)
+        // A script writing `larder --json … > file` must be able to tell a cut-off file.
+        if let failure = stdout.writeFailure {
+            stderr.write("larder: cannot write the output (\(failure)): what was written is incomplete\n")
+            return ExitCode.outputFailed
+        }
+        return status
+    }
+
+    private static func execute(arguments: [String], environment: [String: String], stdout: OutputSink,
+                                stderr: OutputSink, localTime: LocalTime?) async -> Int32 {
         let catalog = CommandCatalog.larder
         let outcome: ParseOutcome
         do {

@@ -74,6 +74,8 @@ public enum Usage {
               2   usage error: unknown command or option, or a value larder checks itself
                   (a number, a time, a choice, a file); a value only the server checks
                   (e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT
+              3   the output could not be written (a full disk, a closed stdout): what was
+                  written is incomplete (said on stderr)
               10 + gRPC status code for an error from the server or the connection;
                    a code outside 0-16 exits 12 (UNKNOWN); the message gives the code:
 

@@ -46,4 +46,27 @@ struct CLIConventionsEndToEndTests {
         #expect(byName.status == 0, "\(byName.stderr)")
         #expect(byName.stdout.count == 37)
     }
+
+    /// A full disk or a closed stdout is not success: `larder --json … > file` must be able to
+    /// tell a cut-off file (larder exited 0 and said nothing; larder bench trapped in FileHandle).
+    @Test func outputThatCannotBeWrittenExits3AndSaysSo() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        _ = try await Self.bash(#""$0" locations add --name Pantry --color '#AABBCC' > /dev/null"#, server: server)
+        for redirect in ["> /dev/full", ">&-"] {
+            for command in ["--json locations list", "-o ids locations list", "locations list", "health"] {
+                let run = try await Self.bash(#""$0" "# + command + " " + redirect, server: server)
+                #expect(run.status == 3, "\(command) \(redirect): \(run.status) \(run.stderr)")
+                #expect(run.stderr.contains("larder: cannot write the output ("), "\(run.stderr)")
+                #expect(run.stderr.contains(redirect == ">&-" ? "Bad file descriptor" : "No space left on device"))
+            }
+        }
+        let bench = try await Self.bash(#""$0" bench --workload ping --requests 50 --warmup 0s --json > /dev/full"#,
+                                        server: server)
+        #expect(bench.status == 1, "\(bench.stderr)")
+        #expect(bench.stderr.contains("larder bench: cannot write the report to stdout (No space left on device)"))
+        #expect(!bench.stderr.contains("Fatal error"))
+        let written = try await Self.bash(#""$0" --json locations list"#, server: server)
+        #expect(written.status == 0 && written.stdout.contains("Pantry"), "\(written.stderr)")
+    }
 }

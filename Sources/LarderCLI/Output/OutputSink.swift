@@ -3,45 +3,52 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 import Synchronization
 
 /// Where the CLI writes text: the process's stdout/stderr, or a buffer in tests.
 public struct OutputSink: Sendable {
     private let writeText: @Sendable (String) -> Void
+    private let failure: @Sendable () -> String?
     /// The descriptor written to, so tables can ask the terminal for its width; nil for a buffer.
     public let fileDescriptor: Int32?
 
-    public init(fileDescriptor: Int32? = nil, _ write: @escaping @Sendable (String) -> Void) {
+    /// A sink writing through `write`; `failure` says why an earlier write failed (nil: none did).
+    public init(fileDescriptor: Int32? = nil, failure: @escaping @Sendable () -> String? = { nil },
+                _ write: @escaping @Sendable (String) -> Void) {
         self.fileDescriptor = fileDescriptor
+        self.failure = failure
         self.writeText = write
     }
 
     public func write(_ text: String) { writeText(text) }
 
-    /// File descriptor 1, unbuffered.
-    public static let standardOutput = OutputSink(fileDescriptor: 1) { writeAll(1, $0) }
-    /// File descriptor 2, unbuffered.
-    public static let standardError = OutputSink(fileDescriptor: 2) { writeAll(2, $0) }
+    /// Why a write failed (a full disk, a closed descriptor), nil while every write succeeded.
+    /// After a failure nothing more is written, so what was written is a prefix of the output.
+    public var writeFailure: String? { failure() }
 
-    private static func writeAll(_ fd: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { raw in
-                systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+    /// File descriptor 1, unbuffered.
+    public static let standardOutput = descriptor(1)
+    /// File descriptor 2, unbuffered.
+    public static let standardError = descriptor(2)
+
+    private static func descriptor(_ fd: Int32) -> OutputSink {
+        let firstFailure = DescriptorFailure(StandardDescriptors.closedAtStart.contains(fd) ? Errno(code: EBADF) : nil)
+        return OutputSink(fileDescriptor: fd, failure: { firstFailure.error.withLock { $0?.message } }) { text in
+            firstFailure.error.withLock { error in
+                guard error == nil else { return }
+                error = DescriptorWriter.writeAll(fd, text)
             }
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
         }
     }
 }
 
-#if canImport(Glibc)
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Glibc.write(fd, buffer, count) }
-#else
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { Darwin.write(fd, buffer, count) }
-#endif
+/// The first write error of a descriptor sink; writes stop after it.
+private final class DescriptorFailure: Sendable {
+    let error: Mutex<Errno?>
+
+    init(_ error: Errno?) { self.error = Mutex(error) }
+}
 
 /// Collects everything written to its `sink`, for tests.
 public final class OutputBuffer: Sendable {
