@@ -31,11 +31,27 @@ public struct CallContext: Sendable {
         }
     }
 
-    /// Throws RESOURCE_EXHAUSTED when the connection holds more than its share
-    /// of the memory budget in unread replies and undecoded requests: checked again when the
-    /// call starts to run, since calls pipelined at once were all admitted before any reply
-    /// existed. What the calls in flight hold, this one's included, was judged at admission.
-    func checkMemoryShare() throws(RPCError) {
-        if let error = usage?.admissionError(countingCalls: false) { throw error }
+    /// Throws `mustWaitSignal` when the call must wait before it runs: its connection holds
+    /// more than it may in unread replies and undecoded requests (`ConnectionUsage.mustWait`).
+    /// The handler's job then ends without doing anything, and `parkOrRespond` keeps the call
+    /// to be submitted again once the client has read. What the calls in flight hold, this
+    /// one's included, was judged at admission.
+    func waitForRoom() throws(RPCError) {
+        if let usage, usage.mustWait { throw Self.mustWaitSignal }
+    }
+
+    /// What `waitForRoom` throws: never sent to a client.
+    static let mustWaitSignal = RPCError(.resourceExhausted, "(internal: the call waits for its connection to have room)")
+
+    /// Hands `result` to `respond`, unless it is `mustWaitSignal`: then keeps `resubmit` until
+    /// the connection has room.
+    func parkOrRespond(_ result: Result<[UInt8], RPCError>, resubmit: @escaping @Sendable () -> Void,
+                       _ respond: MethodHandler.Respond) {
+        if case .failure(let error) = result, error.code == .resourceExhausted, error == Self.mustWaitSignal,
+           let usage {
+            usage.park(resubmit)
+        } else {
+            respond(result)
+        }
     }
 }

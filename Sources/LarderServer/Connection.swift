@@ -247,6 +247,8 @@ final class Connection: EventHandler, CallConnection {
         }
         updateInterest()
         if bufferedOutputBytes == 0 { server.outputDrained(self) }
+        // Calls waiting for the client to read may run now.
+        if usage.hasParkedCalls { server.core.resumeParkedCalls(on: self) }
     }
 
     /// Writes `buffer` until the socket would block.

@@ -66,9 +66,62 @@ final class ConnectionUsage: Sendable {
     /// still counted after the connection closed, while the store still holds them.
     private let heldCalls = Atomic<Int>(0)
 
+    /// Calls admitted already that found the connection over what it may hold when they came
+    /// to run (`mustWait`), as the closures that submit them again, oldest first; and whether
+    /// the connection closed (a call parking after that runs at once: nobody would resume it).
+    private let parked = Mutex<(calls: [@Sendable () -> Void], closed: Bool)>(([], false))
+    private let parkedCount = Atomic<Int>(0)
+
     init(budget: MemoryBudget) {
         self.budget = budget
         budget.connectionOpened()
+    }
+
+    /// True when a call admitted already must wait before it runs: the connection's unread
+    /// replies and undecoded requests are over its limit, or over its share of a used-up budget.
+    /// Checked when the call comes to run, since calls pipelined at once were all admitted
+    /// before any reply existed. It then parks (`park`) instead of failing: a client reading
+    /// as fast as it can leaves just-made replies unread too.
+    var mustWait: Bool { isOverShare(countingCalls: false) }
+
+    /// Keeps `resubmit` until the connection has room (`takeParkedIfRoom`); runs it now when
+    /// the connection has closed.
+    func park(_ resubmit: @escaping @Sendable () -> Void) {
+        let parkedNow = parked.withLock { state in
+            guard !state.closed else { return false }
+            state.calls.append(resubmit)
+            parkedCount.add(1, ordering: .relaxed)
+            return true
+        }
+        if !parkedNow { resubmit() }
+    }
+
+    /// True when calls are parked (a cheap look for the loop before `takeParkedIfRoom`).
+    var hasParkedCalls: Bool { parkedCount.load(ordering: .relaxed) > 0 }
+
+    /// The parked calls, oldest first, once the connection holds at most half of its limit
+    /// (and of its share, while the budget is used up), or all of them once it has closed;
+    /// none otherwise. The caller submits them again.
+    func takeParkedIfRoom() -> [@Sendable () -> Void] {
+        let bytes = bytes
+        let room = bytes <= budget.perConnectionLimit / 2 && !(budget.isExhausted && bytes > budget.share / 2)
+        return parked.withLock { state in
+            guard room || state.closed, !state.calls.isEmpty else { return [] }
+            parkedCount.store(0, ordering: .relaxed)
+            defer { state.calls = [] }
+            return state.calls
+        }
+    }
+
+    /// Marks the connection closed and takes its parked calls, to be submitted again (their
+    /// replies are dropped, and their ends free what they hold).
+    func closeParking() -> [@Sendable () -> Void] {
+        parked.withLock { state in
+            state.closed = true
+            parkedCount.store(0, ordering: .relaxed)
+            defer { state.calls = [] }
+            return state.calls
+        }
     }
 
     /// Bytes this connection holds now.
@@ -109,10 +162,10 @@ final class ConnectionUsage: Sendable {
     /// over its share while the whole budget is used up; `countingCalls`: what its calls in
     /// flight hold counts toward the share too (for admitting a new call, not for one already
     /// admitted, which would then be refused for its own bytes).
-    func isOverShare(countingCalls: Bool) -> Bool {
+    func isOverShare(countingCalls: Bool, perConnection: Bool = true) -> Bool {
         let bytes = bytes
         let calls = countingCalls ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) : 0
-        return bytes > budget.perConnectionLimit || (budget.isExhausted && bytes + calls > budget.share)
+        return (perConnection && bytes > budget.perConnectionLimit) || (budget.isExhausted && bytes + calls > budget.share)
     }
 
     /// True when the whole budget is used up and this connection holds more than its share:
@@ -120,10 +173,10 @@ final class ConnectionUsage: Sendable {
     var mustHoldInput: Bool { budget.isExhausted && bytes > budget.share }
 
     /// RESOURCE_EXHAUSTED when this connection may not start another call now; with
-    /// `countingCalls` false, when a call admitted already may not run now (the replies and
-    /// requests the connection leaves unread are over its share).
-    func admissionError(countingCalls: Bool = true) -> RPCError? {
-        guard isOverShare(countingCalls: countingCalls) else { return nil }
+    /// `perConnection` false, only when the whole budget is used up and it holds more than its
+    /// share (a call for the store, which waits for room instead: `mustWait`).
+    func admissionError(countingCalls: Bool = true, perConnection: Bool = true) -> RPCError? {
+        guard isOverShare(countingCalls: countingCalls, perConnection: perConnection) else { return nil }
         // Counted for the budget's log line only when the share, not the per-connection limit, refused it.
         if budget.isExhausted && bytes <= budget.perConnectionLimit { budget.recordRefusal() }
         let open = openCalls.load(ordering: .relaxed)

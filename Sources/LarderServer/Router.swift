@@ -93,17 +93,31 @@ struct Router: Sendable {
     ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
-            // `submit` with the read made here, not `store.read`: that generic extension method
-            // of an existential store runs unspecialized, and so would the read.
-            store.submit(StoreRead(source: context.connectionID, { reader throws(RPCError) in
-                try context.checkDeadline()
-                try context.checkMemoryShare()
-                reader.boundWaits(byDeadline: context.deadline)
-                let encoded = ProtoCodec.encode(try operation(request, reader))
-                try context.checkDeadline()
-                return encoded
-            }, completion: respond), cost: cost(request))
+            Self.submitRead(request, context, store: store, cost: cost(request), operation, respond)
         }
+    }
+
+    /// Submits a read; when it finds its connection without room (`CallContext.waitForRoom`),
+    /// it parks, to be submitted again.
+    private static func submitRead<Request: ProtoMessage, Reply: ProtoMessage>(
+        _ request: Request, _ context: CallContext, store: any Store, cost: ReadCost,
+        _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply,
+        _ respond: @escaping MethodHandler.Respond
+    ) {
+        // `submit` with the read made here, not `store.read`: that generic extension method
+        // of an existential store runs unspecialized, and so would the read.
+        store.submit(StoreRead(source: context.connectionID, { reader throws(RPCError) in
+            try context.checkDeadline()
+            try context.waitForRoom()
+            reader.boundWaits(byDeadline: context.deadline)
+            let encoded = ProtoCodec.encode(try operation(request, reader))
+            try context.checkDeadline()
+            return encoded
+        }, completion: { result in
+            context.parkOrRespond(result, resubmit: {
+                submitRead(request, context, store: store, cost: cost, operation, respond)
+            }, respond)
+        }), cost: cost)
     }
 
     /// A method that writes: runs on the writer, group-committed; the reply
@@ -129,22 +143,36 @@ struct Router: Sendable {
     ) {
         let store = self.store
         handlers[method.path] = Self.deferred(method) { request, context, respond in
-            store.submit(StoreWrite({ writer throws(RPCError) in
-                // A queued call whose deadline already passed is not executed.
-                try context.checkDeadline()
-                try context.checkMemoryShare()
-                writer.boundWaits(byDeadline: context.deadline)
-                return try operation(request, writer)
-            }, completion: { result in
-                guard case .success = result else { return respond(result) }
-                do throws(RPCError) {
-                    try context.checkDeadline()
-                    respond(result)
-                } catch {
-                    respond(.failure(error))
-                }
-            }))
+            Self.submitWrite(request, context, store: store, operation, respond)
         }
+    }
+
+    /// Submits a write; when it finds its connection without room (`CallContext.waitForRoom`),
+    /// it parks, to be submitted again (it has written nothing).
+    private static func submitWrite<Request: ProtoMessage>(
+        _ request: Request, _ context: CallContext, store: any Store,
+        _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> [UInt8],
+        _ respond: @escaping MethodHandler.Respond
+    ) {
+        store.submit(StoreWrite({ writer throws(RPCError) in
+            // A queued call whose deadline already passed is not executed.
+            try context.checkDeadline()
+            try context.waitForRoom()
+            writer.boundWaits(byDeadline: context.deadline)
+            return try operation(request, writer)
+        }, completion: { result in
+            guard case .success = result else {
+                return context.parkOrRespond(result, resubmit: {
+                    submitWrite(request, context, store: store, operation, respond)
+                }, respond)
+            }
+            do throws(RPCError) {
+                try context.checkDeadline()
+                respond(result)
+            } catch {
+                respond(.failure(error))
+            }
+        }))
     }
 
     /// A server-streaming method: `operation` runs on the loop with the decoded request and

@@ -66,6 +66,10 @@ extension Server {
         // Watch streams follow.
         core.expireCalls(now: now)
         core.expireStreams(now: now)
+        // Calls that parked after their connection's last write, or wait for the budget to free.
+        for connection in connections.values where connection.usage.hasParkedCalls {
+            core.resumeParkedCalls(on: connection)
+        }
         health.refresh(databaseAvailable: store.isAvailable)
         if let deadline = drainDeadline, now >= deadline {
             endDrainAtDeadline(now: now)

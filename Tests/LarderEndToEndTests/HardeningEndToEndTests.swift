@@ -91,39 +91,29 @@ struct HardeningEndToEndTests {
 
     // MARK: - Item 2: memory budget and write stalls
 
-    @Test func aPeerOverItsShareOfTheMemoryBudgetGetsResourceExhausted() async throws {
+    /// A peer whose unread replies use up the budget: its calls wait for it to read, the
+    /// exhaustion is logged, and once it reads every call is answered OK.
+    @Test func callsOfAPeerOverItsShareOfTheMemoryBudgetWaitForItToRead() async throws {
         let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--write-stall-timeout", "0",
                                                    "--durability", "normal"])
         defer { server.stop() }
         let client = try Self.client(server)
         defer { client.close() }
         try await Self.addLocations(200, to: client)
-        // 1,000 replies of ~27 KB (27 MB) to a peer that reads nothing until the server is done.
+        // 500 replies of ~27 KB (13.5 MB) to a peer that reads nothing at first.
         let raw = try RawConnection(port: server.port, receiveBufferBytes: 256 * 1024)
-        let count = 1000
+        let count = 500  // their requests held (~1 KB each) stay within the 1 MiB budget
         raw.send(Self.pipelinedLists(count))
-        // Every call answered (refused, or its reply held for the peer) before it reads any.
-        try await Self.waitUntilAnswered(count, client)
-        // Checked before this peer reads: while its replies sit unread the whole budget stays used up,
-        // so a tick logs it (after the read it may be gone before a tick came; seen on a busy machine).
+        // While its replies sit unread the whole budget stays used up, so a tick logs it.
         #expect(await server.waitForLog("event=memory_budget_exhausted"))
-        var ok = 0, exhausted = 0, answered = 0
-        var message = ""
+        var ok = 0, answered = 0
+        var refusal = ""
         while answered < count, let reply = raw.receive() {
             answered += 1
-            switch reply.statusCode {
-            case .ok: ok += 1
-            case .resourceExhausted:
-                exhausted += 1
-                message = reply.statusMessage
-            default: Issue.record("unexpected \(reply.statusCode.name): \(reply.statusMessage)")
-            }
+            if reply.statusCode == .ok { ok += 1 } else { refusal = "\(reply.statusCode.name): \(reply.statusMessage)" }
         }
         #expect(answered == count, "every call is answered")
-        #expect(ok > 0)
-        #expect(exhausted > 0, "calls run while the connection held more than its share are refused")
-        #expect(message.contains("unread replies"), "\(message)")
-        // Having read, the connection is admitted again.
+        #expect(ok == count, "none refused; one was \(refusal)")
         raw.send(Self.listLocations(UInt64(count + 1)))
         #expect(raw.receive()?.statusCode == .ok)
     }

@@ -314,6 +314,26 @@ def test_a_thousand_concurrent_calls_on_one_channel(stubs: Stubs, channel: grpc.
     assert len({location.id for location in created}) == 500
 
 
+def test_concurrent_big_replies_to_a_client_that_reads_are_all_served(
+        stubs: Stubs, start_server: Callable[..., RunningServer]) -> None:
+    # 128 pages of ~130 KB in flight on one channel are 17 MB, over the 8 MiB a connection may
+    # leave unread: calls that find it full wait for the client to read (before, some got
+    # RESOURCE_EXHAUSTED, although grpcio reads as fast as it can).
+    pb = stubs.meal_record_pb2
+    server = start_server()
+    with grpc.insecure_channel(server.address) as channel:
+        meals = stubs.meal_record_pb2_grpc.MealRecordServiceStub(channel)
+        creates = [meals.CreateMealRecord.future(pb.CreateMealRecordRequest(meal_record=pb.MealRecord(
+            name=f"{i:04d} " + "x" * 95, calories=i, category=stubs.common_pb2.MEAL_CATEGORY_SNACK)), timeout=TIMEOUT)
+            for i in range(1000)]
+        assert len({f.result().id for f in creates}) == 1000
+        lists = [meals.ListMealRecords.future(pb.ListMealRecordsRequest(page_size=1000), timeout=TIMEOUT)
+                 for _ in range(128)]
+        failures = [f.exception(timeout=TIMEOUT) for f in lists]
+        assert failures == [None] * 128, [failure for failure in failures if failure is not None][:1]
+        assert all(len(f.result().meal_records) == 1000 for f in lists)
+
+
 def test_a_cancelled_call_leaves_the_channel_and_server_serving(stubs: Stubs, shared_server: RunningServer,
                                                                 channel: grpc.Channel) -> None:
     pb = stubs.meal_record_pb2

@@ -69,6 +69,9 @@ final class CallCore: @unchecked Sendable {
     /// `connection` is gone: its streaming calls are cancelled, replies still queued for it are dropped.
     func unregister(_ connection: any CallConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
+        // Parked calls run now, their replies dropped: their ends free their slots and bytes.
+        let parked = connection.usage.closeParking()
+        if !parked.isEmpty { store.submitBatch { for resubmit in parked { resubmit() } } }
         let calls = connection.calls
         for stream in calls.streams.values { stream.cancel() }
         let receivers = calls.receivers.values
@@ -311,6 +314,16 @@ final class CallCore: @unchecked Sendable {
             && !connection.takesCallsWhileDraining {
             return RPCError.unavailable("server is shutting down")
         }
+        if case .deferred = method.handler?.execution {
+            if connection.calls.inFlight >= configuration.maxCallsPerConnection {
+                return .tooManyCallsInFlight(limit: configuration.maxCallsPerConnection)
+            }
+            // Not refused for the connection's unread replies: a call for the store waits for
+            // room when it comes to run (`ConnectionUsage.mustWait`), since a client reading as
+            // fast as it can leaves the replies just made unread too. Only the server-wide
+            // budget refuses it.
+            return connection.usage.admissionError(perConnection: false)
+        }
         let unsent = connection.unsentReplyBytes
         if unsent > configuration.maxBufferedOutputBytes {
             return RPCError(.resourceExhausted,
@@ -323,6 +336,18 @@ final class CallCore: @unchecked Sendable {
             return .tooManyCallsInFlight(limit: configuration.maxCallsPerConnection)
         }
         return connection.usage.admissionError()
+    }
+
+    /// Submits again the calls of `connection` that waited for room (`ConnectionUsage.park`),
+    /// once it has some (or has closed).
+    func resumeParkedCalls(on connection: some CallConnection) {
+        let usage = connection.usage
+        guard usage.hasParkedCalls else { return }
+        let calls = usage.takeParkedIfRoom()
+        guard !calls.isEmpty else { return }
+        store.submitBatch {
+            for resubmit in calls { resubmit() }
+        }
     }
 
     /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.
