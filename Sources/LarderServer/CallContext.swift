@@ -31,27 +31,17 @@ public struct CallContext: Sendable {
         }
     }
 
-    /// Throws `mustWaitSignal` when the call must wait before it runs: its connection holds
-    /// more than it may in unread replies and undecoded requests (`ConnectionUsage.mustWait`).
-    /// The handler's job then ends without doing anything, and `parkOrRespond` keeps the call
-    /// to be submitted again once the client has read. What the calls in flight hold, this
-    /// one's included, was judged at admission.
-    func waitForRoom() throws(RPCError) {
-        if let usage, usage.mustWait { throw Self.mustWaitSignal }
-    }
+    /// True when the call must wait before it runs: its connection holds more than it may in
+    /// unread replies and undecoded requests (`ConnectionUsage.mustWait`). The handler's job
+    /// then parks (`park`) and ends with `mustWaitSignal`, doing nothing; the core sends
+    /// nothing for that end. What the calls in flight hold, this one's included, was judged
+    /// at admission.
+    var mustWait: Bool { usage?.mustWait ?? false }
 
-    /// What `waitForRoom` throws: never sent to a client.
+    /// Keeps `resubmit` until the connection has room; false when it cannot (the connection
+    /// closed): the call then runs now.
+    func park(_ resubmit: @escaping @Sendable () -> Void) -> Bool { usage?.park(resubmit) ?? false }
+
+    /// What a job that parked ends with: never sent to a client.
     static let mustWaitSignal = RPCError(.resourceExhausted, "(internal: the call waits for its connection to have room)")
-
-    /// Hands `result` to `respond`, unless it is `mustWaitSignal`: then keeps `resubmit` until
-    /// the connection has room.
-    func parkOrRespond(_ result: Result<[UInt8], RPCError>, resubmit: @escaping @Sendable () -> Void,
-                       _ respond: MethodHandler.Respond) {
-        if case .failure(let error) = result, error.code == .resourceExhausted, error == Self.mustWaitSignal,
-           let usage {
-            usage.park(resubmit)
-        } else {
-            respond(result)
-        }
-    }
 }

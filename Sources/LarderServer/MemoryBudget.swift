@@ -68,7 +68,7 @@ final class ConnectionUsage: Sendable {
 
     /// Calls admitted already that found the connection over what it may hold when they came
     /// to run (`mustWait`), as the closures that submit them again, oldest first; and whether
-    /// the connection closed (a call parking after that runs at once: nobody would resume it).
+    /// the connection closed (a call does not park after that: nobody would resume it).
     private let parked = Mutex<(calls: [@Sendable () -> Void], closed: Bool)>(([], false))
     private let parkedCount = Atomic<Int>(0)
 
@@ -84,16 +84,15 @@ final class ConnectionUsage: Sendable {
     /// as fast as it can leaves just-made replies unread too.
     var mustWait: Bool { isOverShare(countingCalls: false) }
 
-    /// Keeps `resubmit` until the connection has room (`takeParkedIfRoom`); runs it now when
-    /// the connection has closed.
-    func park(_ resubmit: @escaping @Sendable () -> Void) {
-        let parkedNow = parked.withLock { state in
+    /// Keeps `resubmit` until the connection has room (`takeParkedIfRoom`); false, keeping
+    /// nothing, once the connection has closed (the call then runs now, its reply dropped).
+    func park(_ resubmit: @escaping @Sendable () -> Void) -> Bool {
+        parked.withLock { state in
             guard !state.closed else { return false }
             state.calls.append(resubmit)
             parkedCount.add(1, ordering: .relaxed)
             return true
         }
-        if !parkedNow { resubmit() }
     }
 
     /// True when calls are parked (a cheap look for the loop before `takeParkedIfRoom`).

@@ -97,7 +97,7 @@ struct Router: Sendable {
         }
     }
 
-    /// Submits a read; when it finds its connection without room (`CallContext.waitForRoom`),
+    /// Submits a read; when it finds its connection without room (`CallContext.mustWait`),
     /// it parks, to be submitted again.
     private static func submitRead<Request: ProtoMessage, Reply: ProtoMessage>(
         _ request: Request, _ context: CallContext, store: any Store, cost: ReadCost,
@@ -108,16 +108,16 @@ struct Router: Sendable {
         // of an existential store runs unspecialized, and so would the read.
         store.submit(StoreRead(source: context.connectionID, { reader throws(RPCError) in
             try context.checkDeadline()
-            try context.waitForRoom()
+            // The resubmission is made only when it parks: a closure built on every call cost ~900
+            // instructions (it copies the context).
+            if context.mustWait, context.park({ submitRead(request, context, store: store, cost: cost, operation, respond) }) {
+                throw CallContext.mustWaitSignal
+            }
             reader.boundWaits(byDeadline: context.deadline)
             let encoded = ProtoCodec.encode(try operation(request, reader))
             try context.checkDeadline()
             return encoded
-        }, completion: { result in
-            context.parkOrRespond(result, resubmit: {
-                submitRead(request, context, store: store, cost: cost, operation, respond)
-            }, respond)
-        }), cost: cost)
+        }, completion: respond), cost: cost)
     }
 
     /// A method that writes: runs on the writer, group-committed; the reply
@@ -147,7 +147,7 @@ struct Router: Sendable {
         }
     }
 
-    /// Submits a write; when it finds its connection without room (`CallContext.waitForRoom`),
+    /// Submits a write; when it finds its connection without room (`CallContext.mustWait`),
     /// it parks, to be submitted again (it has written nothing).
     private static func submitWrite<Request: ProtoMessage>(
         _ request: Request, _ context: CallContext, store: any Store,
@@ -157,15 +157,13 @@ struct Router: Sendable {
         store.submit(StoreWrite({ writer throws(RPCError) in
             // A queued call whose deadline already passed is not executed.
             try context.checkDeadline()
-            try context.waitForRoom()
+            if context.mustWait, context.park({ submitWrite(request, context, store: store, operation, respond) }) {
+                throw CallContext.mustWaitSignal
+            }
             writer.boundWaits(byDeadline: context.deadline)
             return try operation(request, writer)
         }, completion: { result in
-            guard case .success = result else {
-                return context.parkOrRespond(result, resubmit: {
-                    submitWrite(request, context, store: store, operation, respond)
-                }, respond)
-            }
+            guard case .success = result else { return respond(result) }
             do throws(RPCError) {
                 try context.checkDeadline()
                 respond(result)

@@ -145,6 +145,9 @@ final class CallCore: @unchecked Sendable {
             let held = connection.accountsCallMemory ? 0 : Self.heldBytes(of: context)
             connection.usage.addHeldCalls(held)
             let refused = start(call.payload, scratch, context) { [self] result in
+                // A job that parked (`CallContext.park`): its resubmission answers.
+                if case .failure(let error) = result, error.code == .resourceExhausted,
+                   error == CallContext.mustWaitSignal { return }
                 let result = result.mapError { publicError($0, context) }
                 let (bytes, refusal) = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
