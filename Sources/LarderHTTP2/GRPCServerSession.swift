@@ -504,7 +504,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 "a message has the compressed flag set but \(declared ?? "the request declared no grpc-encoding")"))
             return nil
         }
-        guard let encoding = GRPCMessageEncoding(rawValue: name) else {
+        guard let encoding = GRPCMessageEncoding(name: name) else {
             answerAndCancel(stream, RPCError(.unimplemented,
                 "grpc-encoding \(SafeText.quoted(name)) is not supported: compress with gzip or deflate, or send messages uncompressed (grpc-accept-encoding: \(GRPCMessageEncoding.acceptHeader))"),
                 extraHeaders: [HTTP2HeaderField("grpc-accept-encoding", GRPCMessageEncoding.acceptHeader)])
@@ -524,7 +524,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
             switch error {
             case .tooLarge where limit == inflateCredit && limit < configuration.maxMessageSize:
                 answerAndCancel(stream, RPCError(.resourceExhausted,
-                    "the compressed requests of this connection inflate to more than \(configuration.inflateBytesPerReceivedByte) times the bytes it sent (and \(configuration.initialInflateBytes) bytes more): this one was refused; send it uncompressed"))
+                    "the compressed requests of this connection inflate to more than \(configuration.inflateBytesPerReceivedByte) times the bytes it sent (and \(configuration.initialInflateBytes) bytes more): this one was refused; send it uncompressed (at most \(configuration.maxMessageSize) bytes)"))
             case .tooLarge where limit < configuration.maxMessageSize:
                 answerAndCancel(stream, RPCError(.resourceExhausted,
                     "the compressed requests of one read inflate to more than \(configuration.maxDecompressedBytesPerRead) bytes in all: this one was refused; retry it"))

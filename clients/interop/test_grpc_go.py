@@ -682,7 +682,7 @@ def test_gzip_compressed_calls_are_served_and_replies_read(go_client: GoClient, 
     # message) is served at once, as are uncompressed ones: byte counts, not time.
     assert steps.failed("fresh_get_zeros", grpc.StatusCode.RESOURCE_EXHAUSTED) == \
         "the compressed requests of this connection inflate to more than 32 times the bytes it sent " \
-        "(and 262144 bytes more): this one was refused; send it uncompressed"
+        f"(and 262144 bytes more): this one was refused; send it uncompressed (at most {DEFAULT_MAX_FRAME_BYTES} bytes)"
     recovery = steps["fresh_recovery"]
     assert (recovery["refusals"], recovery["first_ok"]) == (0, 0), recovery
     assert steps.ok("fresh_get_identity") == created

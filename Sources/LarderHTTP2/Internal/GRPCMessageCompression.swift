@@ -11,13 +11,19 @@ enum GRPCMessageEncoding: String {
     /// `grpc-accept-encoding`: what a client may compress its messages with.
     static let acceptHeader = "identity,deflate,gzip"
 
+    /// The encoding a `grpc-encoding` value names; content codings are case-insensitive
+    /// (RFC 9110 §8.4.1), so `GZIP` is gzip.
+    init?(name: String) {
+        self.init(rawValue: name.lowercased())
+    }
+
     /// Picks the encoding for a call's replies: the one its request was sent with (as grpc-go's
     /// servers do), when the client also accepts it (`grpc-accept-encoding`, or none sent).
     static func forReplies(requestEncoding: String?, acceptEncoding: String?) -> GRPCMessageEncoding? {
-        guard let requestEncoding, let encoding = GRPCMessageEncoding(rawValue: requestEncoding) else { return nil }
+        guard let requestEncoding, let encoding = GRPCMessageEncoding(name: requestEncoding) else { return nil }
         guard let acceptEncoding else { return encoding }
         let accepted = acceptEncoding.split(separator: ",").contains {
-            String($0.filter { $0 != " " && $0 != "\t" }) == requestEncoding
+            String($0.filter { $0 != " " && $0 != "\t" }).lowercased() == encoding.rawValue
         }
         return accepted ? encoding : nil
     }
