@@ -1,5 +1,5 @@
 import LarderTLS
-import LarderWire
+public import LarderWire
 
 /// TLS settings of a `LarderClient` connection: whom to trust and which name to check.
 public struct ClientTLS: Sendable, Equatable {
@@ -21,6 +21,10 @@ public struct ClientTLS: Sendable, Equatable {
         self.certificateFile = certificateFile
         self.keyFile = keyFile
     }
+
+    /// Loads the files as a connection would, for a caller that reports their problems itself.
+    /// - Throws: FAILED_PRECONDITION naming the file and what is wrong with it.
+    public func checkFiles() throws(RPCError) { _ = try makeContext() }
 
     /// The context every connection of one client shares (offering ALPN `larder`).
     func makeContext() throws(RPCError) -> TLSClientContext {

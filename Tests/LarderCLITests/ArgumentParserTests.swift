@@ -1,19 +1,26 @@
 import Foundation
 import LarderCLI
 import LarderClient
+import LarderTestSupport
 import Testing
 
 @Suite("ArgumentParser")
 struct ArgumentParserTests {
     let parser = ArgumentParser(catalog: .larder)
 
-    /// Readable files for the TLS flags (larder refuses a --ca, --cert or --key it cannot read):
-    /// one directory for every run (the same few bytes each time), not one more per run.
+    /// Files for the TLS flags that larder accepts (it refuses a --ca, --cert or --key it cannot
+    /// read or that holds no usable PEM): every .pem is one client certificate (good as a CA
+    /// file too), every .key its key, so any pair matches.
     static let tlsFiles: String = {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-parser-tls-files").path
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        for name in ["ca.pem", "env.pem", "flag.pem", "me.pem", "me.key", "env.key", "flag.key"] {
-            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("test".utf8))
+        let certificates = try? TestCertificates.make()
+        let certificate = certificates.flatMap { FileManager.default.contents(atPath: $0.clientCertificate) }
+        let key = certificates.flatMap { FileManager.default.contents(atPath: $0.clientKey) }
+        let directory = certificates?.directory.path ?? FileManager.default.temporaryDirectory.path
+        for name in ["ca.pem", "env.pem", "flag.pem", "me.pem"] {
+            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: certificate)
+        }
+        for name in ["me.key", "env.key", "flag.key"] {
+            _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: key)
         }
         return directory
     }()
@@ -274,6 +281,22 @@ struct ArgumentParserTests {
                     continue
                 }
                 #expect(message == "\(source) \(missing): cannot read the file (No such file or directory)")
+            }
+        }
+        // Readable but no PEM: also larder's own check (exit 2), not a status as if from a server (19).
+        let notPEM = FileManager.default.temporaryDirectory.appendingPathComponent("larder-not-pem-\(UInt64.random(in: 0 ... .max))").path
+        try "not a certificate\n".write(toFile: notPEM, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: notPEM) }
+        for words in [["--tls", "--ca", notPEM, "health"], ["--tls", "--cert", notPEM, "--key", notPEM, "health"]] {
+            do {
+                _ = try parser.parse(words, environment: [:])
+                Issue.record("\(words) parsed")
+            } catch {
+                guard case .usage(let message, _) = error else {
+                    Issue.record("not a usage error: \(error)")
+                    continue
+                }
+                #expect(message.contains(notPEM) && message.contains("PEM"), "\(message)")
             }
         }
     }

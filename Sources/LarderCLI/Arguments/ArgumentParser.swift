@@ -458,14 +458,19 @@ public struct ArgumentParser: Sendable {
                 throw .usage("a client certificate needs both --cert FILE and --key FILE (or LARDER_CERT and LARDER_KEY)",
                              command: state.usagePath)
             }
-            // A file larder cannot read is a usage error (exit 2) like any value it checks itself;
-            // what is in a readable one (a key that does not match) the TLS setup reports.
+            // A file larder cannot read, or one that holds no usable PEM (a key that does not
+            // match its certificate), is a usage error (exit 2) like any value it checks itself.
             let files = [("--ca", "LARDER_CA", state.tlsOptions.caFile), ("--cert", "LARDER_CERT", state.tlsOptions.certificateFile),
                          ("--key", "LARDER_KEY", state.tlsOptions.keyFile)]
             for case let (flag, variable, path?) in files where checkingTLS && access(path, R_OK) != 0 {
                 let source = state.tlsFlagsGiven.contains(flag) ? flag : variable
                 throw .usage("\(source) \(path): cannot read the file (\(String(cString: strerror(errno))))",
                              command: state.usagePath)
+            }
+            if checkingTLS && files.contains(where: { $0.2 != nil }) {
+                do throws(RPCError) { try state.tlsOptions.checkFiles() } catch {
+                    throw .usage(error.message, command: state.usagePath)
+                }
             }
             state.globals.tls = state.tlsOptions
         } else if checkingTLS, let flag = state.tlsFlagsGiven.first {
