@@ -42,6 +42,15 @@ struct CLIConventionsEndToEndTests {
                                   stdin: Array(##"{"location":{"name":"café","colorHex":"#AABBCC"}}"##.utf8))
         #expect(valid.status == 0, "\(valid.stderr)")
         #expect(valid.stdout.contains("café"))
+        // A UTF-8 byte-order mark (Notepad saves one) is skipped, from a file and from stdin.
+        let bomFile = server.directory.appendingPathComponent("bom.json")
+        try Data([0xEF, 0xBB, 0xBF] + Array(##"{"location":{"name":"Bom shelf","colorHex":"#AABBCC"}}"##.utf8)).write(to: bomFile)
+        let bom = try await Self.bash(#""$0" call /larder.v1.LocationService/CreateLocation -d @"$1""#
+                                      .replacingOccurrences(of: "$1", with: bomFile.path), server: server)
+        #expect(bom.status == 0 && bom.stdout.contains("Bom shelf"), "\(bom.stderr)")
+        let bomStdin = try await Self.bash(#""$0" call /larder.v1.LocationService/GetLocation -d @-"#, server: server,
+                                           stdin: [0xEF, 0xBB, 0xBF] + Array(#"{"id":"Bom shelf"}"#.utf8))
+        #expect(bomStdin.status != 2, "\(bomStdin.stderr)")
         let byName = try await Self.bash(#""$0" -o ids locations get café --timeout 60s"#, server: server)
         #expect(byName.status == 0, "\(byName.stderr)")
         #expect(byName.stdout.count == 37)

@@ -104,8 +104,10 @@ enum CallCommand {
         return try utf8(Array(contents), from: path, command)
     }
 
-    /// `bytes` as text, refused (never altered) when they are not valid UTF-8.
+    /// `bytes` as text, refused (never altered) when they are not valid UTF-8; a leading UTF-8
+    /// byte-order mark (Notepad writes one) is skipped, as RFC 8259 §8.1 allows.
     static func utf8(_ bytes: [UInt8], from source: String, _ command: ParsedCommand) throws(CLIError) -> String {
+        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         let offset = UTF8Check.firstInvalidOffset(bytes) ?? 0
         throw .usage("the request JSON from \(source) is not valid UTF-8 (byte \(offset) is "
