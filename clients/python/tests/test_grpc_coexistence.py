@@ -13,6 +13,7 @@ import sys
 import textwrap
 
 import grpc
+import pytest
 from google.protobuf import descriptor_pool
 
 import larder_client  # before grpc's packages: the order that used to fail here
@@ -43,6 +44,11 @@ def test_health_call_with_grpcio_health_checking_loaded(shared_server):
     request = stock_health_pb2.HealthCheckRequest(service="larder.v1.MealRecordService")
     assert HealthCheckRequest.FromString(request.SerializeToString()).service == "larder.v1.MealRecordService"
     assert hasattr(stock_health_pb2_grpc, "HealthStub")
+    # Passing grpc's class where ours is expected says why it is refused, not "expected X, got X".
+    with LarderClient(shared_server.address, timeout=30) as client:
+        with pytest.raises(TypeError, match=r"larder_client's grpc\.health\.v1\.HealthCheckRequest, got one from another "
+                                            r"module \(grpc_health\.v1\.health_pb2\): pass a dict of its fields"):
+            client.health.check(request)  # type: ignore[arg-type]
 
 
 def _run(code: str) -> subprocess.CompletedProcess:

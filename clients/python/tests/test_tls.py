@@ -48,6 +48,13 @@ def test_wrong_ca_is_a_clear_error(tls_server, certs):
     assert "unable to get local issuer certificate" in raised.value.message
 
 
+def test_tls_to_a_cleartext_server_says_so(shared_server, certs):
+    with pytest.raises(LarderError) as raised:
+        LarderClient(shared_server.address, tls=tls_context(certs.ca), server_hostname="localhost", timeout=60)
+    assert raised.value.code == StatusCode.UNAVAILABLE
+    assert "the server did not answer with TLS: is it serving TLS on this port" in raised.value.message
+
+
 def test_hostname_mismatch_is_a_clear_error(tls_server, certs):
     with pytest.raises(LarderError) as raised:
         LarderClient(tls_server.address, tls=tls_context(certs.ca), server_hostname="larder.example.com", timeout=60)

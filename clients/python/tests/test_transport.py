@@ -602,3 +602,11 @@ def test_an_address_without_a_valid_port_is_refused_before_connecting(fake, addr
     asyncio.run(run())
     assert parse_address(f"[::1]:{fake.port}") == ("::1", fake.port)
     assert parse_address(("127.0.0.1", 65535)) == ("127.0.0.1", 65535)
+
+
+def test_a_timeout_too_short_to_send_in_blames_the_timeout_not_other_calls(fake):
+    with LarderClient(fake.address) as client:
+        with pytest.raises(LarderError) as late:
+            client.call("/test/Echo", b"", timeout=1e-9)
+        assert late.value.code == StatusCode.DEADLINE_EXCEEDED
+        assert "other calls" not in late.value.message, late.value.message

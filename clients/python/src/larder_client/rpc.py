@@ -89,6 +89,12 @@ def build(cls: type[M], request: object, fields: Mapping[str, object]) -> M:
         return request
     if isinstance(request, Mapping):
         return _make(cls, _convert(cast(Descriptor, cls.DESCRIPTOR), dict(request)))
+    got = getattr(getattr(request, "DESCRIPTOR", None), "full_name", None)
+    if got == cls.DESCRIPTOR.full_name:
+        # The same message from other generated code (grpcio-health-checking's health_pb2):
+        # larder_client keeps its own descriptor pool, so its classes are not those.
+        raise TypeError(f"expected larder_client's {got}, got one from another module ({type(request).__module__}): "
+                        f"pass a dict of its fields, or build it with larder_client's messages")
     raise TypeError(f"expected a {cls.DESCRIPTOR.full_name} or a dict of its fields, got {type(request).__name__}")
 
 

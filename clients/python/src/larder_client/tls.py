@@ -46,6 +46,10 @@ def handshake_error(address: str, error: BaseException) -> LarderError:
         return LarderError(StatusCode.UNAVAILABLE,
                            f"TLS handshake with {address} failed: {error.verify_message} "
                            "(pass the CA that issued the server's certificate, or the name it lists)")
+    if isinstance(error, ssl.SSLError) and error.reason == "WRONG_VERSION_NUMBER":
+        return LarderError(StatusCode.UNAVAILABLE,
+                           f"TLS handshake with {address} failed: the server did not answer with TLS: is it serving "
+                           f"TLS on this port (larder-server --tls-cert)? ({error})")
     return LarderError(StatusCode.UNAVAILABLE, f"TLS handshake with {address} failed: {error}")
 
 

@@ -198,7 +198,10 @@ class Connection:
         deadline. A frame not started leaves the connection as it was; one cut off part way
         (deadline, KeyboardInterrupt) closes it, failing the other pending calls UNAVAILABLE."""
         wait = -1.0 if deadline is None else deadline - time.monotonic()
-        if (deadline is not None and wait <= 0) or not self._write_lock.acquire(timeout=wait):
+        if deadline is not None and wait <= 0:
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"{method}: the timeout of {timeout} s passed before the request could be sent")
+        if not self._write_lock.acquire(timeout=wait):
             raise LarderError(StatusCode.DEADLINE_EXCEEDED,
                               f"{method}: not sent to {self.address} within {timeout} s: other calls' requests "
                               "were still being written (is the server reading?)")
