@@ -29,6 +29,14 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// Bytes of the header block being received, as sent (its HEADERS and CONTINUATION frames).
     private var headerBlockWireBytes = 0
     private var pingStrikes = 0
+    /// Streams this session reset itself (`reset`, an early answer's NO_ERROR), so that the
+    /// RST_STREAM frames nghttp2 sends on its own can be told apart (`streamsResetByLibrary`).
+    private var ownResets: Set<Int32> = []
+    /// RST_STREAM frames nghttp2 sent on its own, by error code: REFUSED_STREAM for a stream
+    /// over the limit before the client acknowledged our SETTINGS, PROTOCOL_ERROR for a
+    /// malformed header field, … The core never saw those calls, so they appear in no call
+    /// metric; the server logs them when the connection closes (`http2_streams_reset`).
+    public private(set) var streamsResetByLibrary: [HTTP2ErrorCode: Int] = [:]
     private var lastPingAt: UInt64?
     private var sentDataSinceLastPing = true
     private var resets: TokenBucket
@@ -265,6 +273,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     public func reset(streamID: Int32, code: HTTP2ErrorCode = .cancel) {
         guard let stream = streams[stream: streamID] else { return }
         stream.phase = .answered
+        ownResets.insert(streamID)
         engine.submitReset(streamID: streamID, code: code)
     }
 
@@ -700,7 +709,12 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
             // A response complete before the request (an error answered early): gRPC servers
             // then reset the stream with NO_ERROR so the client stops sending.
             if frame.endStream, let stream = streams[stream: frame.streamID], !stream.clientHalfClosed {
+                ownResets.insert(frame.streamID)
                 engine.submitReset(streamID: frame.streamID, code: .noError)
+            }
+        case .rstStream:
+            if ownResets.remove(frame.streamID) == nil {
+                streamsResetByLibrary[HTTP2ErrorCode(rawValue: frame.errorCode), default: 0] += 1
             }
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
             if closeReason == nil {
@@ -715,6 +729,9 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     override func streamClosed(streamID: Int32, errorCode: UInt32) {
+        // nghttp2 sends a reset before it reports the stream closed; one it never sent (the
+        // client closed the stream first) is forgotten here.
+        if !ownResets.isEmpty { ownResets.remove(streamID) }
         guard let stream = streams.removeValue(forStream: streamID) else { return }
         if headerStream === stream { headerStream = nil }
         heldOutputBytes -= stream.queuedBytes

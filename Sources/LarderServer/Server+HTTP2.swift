@@ -190,6 +190,16 @@ extension Server {
         endHTTP2(connection, link: link)
     }
 
+    /// Logs the streams nghttp2 refused or reset by itself on a closing connection (the core
+    /// never saw those calls, so no call metric counts them): one line per connection.
+    func logLibraryResets(of connection: Connection, link: HTTP2Link) {
+        let resets = link.session.streamsResetByLibrary
+        guard !resets.isEmpty else { return }
+        let counts = resets.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key)=\($0.value)" }
+        logger.warn("http2_streams_reset", ["conn": connection.id, "peer": connection.peer,
+                                            "resets": counts.joined(separator: ",")])
+    }
+
     /// The session gave up (a protocol error, a flood): send its GOAWAY, then close.
     private func endHTTP2(_ connection: Connection, link: HTTP2Link) {
         var bytes: [UInt8] = []

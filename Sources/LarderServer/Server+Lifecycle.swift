@@ -34,6 +34,7 @@ extension Server {
             connection.tlsWaitingBytes = nil
         }
         core.unregister(connection)
+        if let link = connection.http2 { logLibraryResets(of: connection, link: link) }
         loop.unregister(connection.fd)
         SocketIO.close(connection.fd)
         connection.releaseBudget()

@@ -145,6 +145,25 @@ struct GRPCLimitsTests {
         #expect(loop.server.heldOutputBytes == 0)
     }
 
+    /// nghttp2 resets a stream whose DATA does not add up to its content-length (RFC 9113
+    /// §8.1.1) by itself; the session counts such resets, and not its own.
+    @Test("the resets nghttp2 sends on its own are counted by code; the session's own are not")
+    func libraryResetsAreCounted() throws {
+        let loop = try Loopback()
+        let malformed = try #require(loop.client.startCall(
+            headers: GRPCClientSession.requestHeaders(path: "/a/b", extra: [("content-length", "1")])))
+        loop.client.sendMessage(streamID: malformed, [1, 2, 3])
+        loop.client.endInput(streamID: malformed)
+        try loop.pump()
+        #expect(loop.client.responses[malformed]?.closeCode == .protocolError)
+        #expect(loop.server.streamsResetByLibrary == [.protocolError: 1])
+        let mine = try loop.call()
+        loop.server.reset(streamID: mine, code: .enhanceYourCalm)
+        try loop.pump()
+        #expect(loop.client.responses[mine]?.closeCode == .enhanceYourCalm)
+        #expect(loop.server.streamsResetByLibrary == [.protocolError: 1], "the session's own reset is not counted")
+    }
+
     @Test("drain: GOAWAY announces it, the call in flight finishes, a GOAWAY with its id follows, then the session is done")
     func drain() throws {
         let loop = try Loopback()
