@@ -148,8 +148,11 @@ public enum BenchCommand {
     }
 
     /// 0 when calls were answered, all OK, none lost, the run was not stopped, its data was not left
-    /// behind by a failed clean-up and the report was written; else 1.
+    /// behind by a failed clean-up and the report was written; 3 when no call was answered OK and
+    /// connections failed (the run never got going: a TLS-only server reached without --tls, say);
+    /// else 1.
     private static func exitStatus(_ result: BenchResult, reportWritten: Bool) -> Int32 {
+        if result.callsByCode[.ok, default: 0] == 0 && !result.connectionFailures.isEmpty { return 3 }
         let cleanedUp = result.cleanup?.failure == nil
         return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.stopReason == nil
             && cleanedUp && reportWritten ? 0 : 1

@@ -131,7 +131,8 @@ enum BenchHelp {
 
     Exit status: 0 when the run made calls, none failed, it was not stopped short (stopped_by) and its data was
     deleted (or kept), 1 when some calls failed, the run stopped short, deleting failed or the report (to a file
-    or stdout) could not be written, 2 for usage errors (an --output or --hist-out path that cannot be written included: checked before
-    the run), 3 when the run could not start (connect, creating data), 130 when interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.
+    or stdout) could not be written, 2 for usage errors (an --output or --hist-out path that cannot be written
+    included: checked before the run), 3 when the run could not start (connect, creating data, connections
+    failing before any call was answered OK), 130 when interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.
     """
 }

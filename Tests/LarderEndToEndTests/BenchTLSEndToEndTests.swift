@@ -137,9 +137,12 @@ final class BenchTLSEndToEndTests {
                                     + "is not signed by a trusted CA"), "\(workload): \(stderr)")
             #expect(stderr.contains("pass --ca FILE"), "\(workload): \(stderr)")
         }
-        // Cleartext against --tls-only: refused, not hung.
-        let (status, _, stderr) = try await bench(["--protocol", name, "--requests", "10"], server: server)
-        #expect(status != 0 && status != nil, "\(stderr)")
+        // Cleartext against --tls-only: refused, not hung; the run never started (exit 3, not 1).
+        for workload in ["ping", "get"] {
+            let (status, _, stderr) = try await bench(["--protocol", name, "--workload", workload, "--requests", "10"],
+                                                      server: server)
+            #expect(status == 3, "\(workload): \(stderr)")
+        }
     }
 
     @Test func clientCertificatesForTheBench() async throws {
