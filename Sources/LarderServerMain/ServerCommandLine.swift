@@ -100,8 +100,9 @@ public enum ServerCommandLine {
             config.server.maxCallsPerConnection = try parseInt(value, flag: "max-calls-per-connection", range: 1...1_000_000)
         },
         Option(name: "max-output-bytes", value: "N",
-               help: "reply bytes buffered per connection before the server stops reading from it and refuses its new calls; "
-                   + "an HTTP/2 stream leaving more unread is reset (default 8388608)") { config, value throws(UsageError) in
+               help: "reply bytes buffered per connection before the server stops reading from it, its calls for the "
+                   + "database wait to run and its other calls are refused; an HTTP/2 stream leaving more unread is reset "
+                   + "(default 8388608)") { config, value throws(UsageError) in
             config.server.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
         },
         Option(name: "memory-budget-bytes", value: "N",
