@@ -31,10 +31,11 @@ public enum LarderCommand {
                            stderr: OutputSink, localTime: LocalTime? = nil) async -> Int32 {
         let status = await execute(arguments: arguments, environment: environment, stdout: stdout, stderr: stderr,
                                    localTime: localTime)
-        // A script writing `larder --json … > file` must be able to tell a cut-off file.
+        // A script writing `larder --json … > file` must be able to tell a cut-off file. A
+        // command that failed already keeps its own status.
         if let failure = stdout.writeFailure {
             stderr.write("larder: cannot write the output (\(failure)): what was written is incomplete\n")
-            return ExitCode.outputFailed
+            if status == ExitCode.success { return ExitCode.outputFailed }
         }
         return status
     }

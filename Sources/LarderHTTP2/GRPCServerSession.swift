@@ -507,7 +507,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// encoding or identity (INTERNAL), data that does not inflate (INTERNAL), or more than the
     /// message size or this read's allowance (RESOURCE_EXHAUSTED).
     private func decompress(_ compressed: [UInt8], on stream: GRPCServerStream) -> [UInt8]? {
-        guard let name = stream.head?.messageEncoding, name != "identity" else {
+        guard let name = stream.head?.messageEncoding, name.lowercased() != "identity" else {
             let declared = stream.head?.messageEncoding.map { "the request's grpc-encoding is \(SafeText.quoted($0))" }
             answerAndCancel(stream, RPCError(.internal,
                 "a message has the compressed flag set but \(declared ?? "the request declared no grpc-encoding")"))

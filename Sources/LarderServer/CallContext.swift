@@ -38,9 +38,15 @@ public struct CallContext: Sendable {
     /// at admission.
     var mustWait: Bool { usage?.mustWait ?? false }
 
-    /// Keeps `resubmit` until the connection has room; false when it cannot (the connection
-    /// closed): the call then runs now.
-    func park(_ resubmit: @escaping @Sendable () -> Void) -> Bool { usage?.park(resubmit) ?? false }
+    /// Keeps the call until the connection has room, then `resubmit`s it, or `abandon`s it if
+    /// the connection closes first; false when it cannot (the connection closed): the call
+    /// then runs now.
+    func park(resubmit: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) -> Bool {
+        usage?.park(ParkedCall(resubmit: resubmit, abandon: abandon, bytes: requestBytes + 1024)) ?? false
+    }
+
+    /// What a parked call whose connection closed ends with (nobody receives it).
+    static let abandoned = RPCError(.cancelled, "the connection closed while the call waited for it to read its replies")
 
     /// What a job that parked ends with: never sent to a client.
     static let mustWaitSignal = RPCError(.resourceExhausted, "(internal: the call waits for its connection to have room)")

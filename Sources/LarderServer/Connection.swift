@@ -220,6 +220,13 @@ final class Connection: EventHandler, CallConnection {
 
     /// Writes what the socket takes now; watches for writability if some is left.
     func flush() {
+        writeOutput()
+        // Calls waiting for the client to read may run now: looked at once the bytes written
+        // have left the budget (in `write`'s defer), or they might wait for the next tick.
+        if !isClosed && usage.hasParkedCalls { server.core.resumeParkedCalls(on: self) }
+    }
+
+    private func writeOutput() {
         guard !isClosed else { return }
         var written = 0
         defer { usage.remove(written) }
@@ -247,8 +254,6 @@ final class Connection: EventHandler, CallConnection {
         }
         updateInterest()
         if bufferedOutputBytes == 0 { server.outputDrained(self) }
-        // Calls waiting for the client to read may run now.
-        if usage.hasParkedCalls { server.core.resumeParkedCalls(on: self) }
     }
 
     /// Writes `buffer` until the socket would block.

@@ -67,60 +67,86 @@ final class ConnectionUsage: Sendable {
     private let heldCalls = Atomic<Int>(0)
 
     /// Calls admitted already that found the connection over what it may hold when they came
-    /// to run (`mustWait`), as the closures that submit them again, oldest first; and whether
-    /// the connection closed (a call does not park after that: nobody would resume it).
-    private let parked = Mutex<(calls: [@Sendable () -> Void], closed: Bool)>(([], false))
+    /// to run (`mustWait`), oldest first; and whether the connection closed (a call does not
+    /// park after that: nobody would resume it).
+    private let parked = Mutex<(calls: [ParkedCall], closed: Bool)>(([], false))
     private let parkedCount = Atomic<Int>(0)
+    /// What the parked calls hold: in the server-wide budget and this connection's share, and
+    /// capped per connection (`storeCallAdmissionError`): over HTTP/2 a closed flow-control
+    /// window does not stop reading, so without the cap a peer could park 1,024 calls of 4 MiB.
+    private let parkedBytes = Atomic<Int>(0)
 
     init(budget: MemoryBudget) {
         self.budget = budget
         budget.connectionOpened()
     }
 
-    /// True when a call admitted already must wait before it runs: the connection's unread
-    /// replies and undecoded requests are over its limit, or over its share of a used-up budget.
-    /// Checked when the call comes to run, since calls pipelined at once were all admitted
-    /// before any reply existed. It then parks (`park`) instead of failing: a client reading
-    /// as fast as it can leaves just-made replies unread too.
+    /// True when a call for the database admitted already must wait before it runs: the
+    /// connection's unread replies and undecoded requests are over its limit, or over its share
+    /// of a used-up budget. Checked when the call comes to run, since calls pipelined at once
+    /// were all admitted before any reply existed. It then parks (`park`) instead of failing: a
+    /// client reading as fast as it can leaves just-made replies unread too.
     var mustWait: Bool { isOverShare(countingCalls: false) }
 
-    /// Keeps `resubmit` until the connection has room (`takeParkedIfRoom`); false, keeping
-    /// nothing, once the connection has closed (the call then runs now, its reply dropped).
-    func park(_ resubmit: @escaping @Sendable () -> Void) -> Bool {
-        parked.withLock { state in
+    /// Keeps `call` until the connection has room (`takeParkedIfRoom`); false, keeping nothing,
+    /// once the connection has closed (the call then runs now, its reply dropped).
+    func park(_ call: ParkedCall) -> Bool {
+        let kept = parked.withLock { state in
             guard !state.closed else { return false }
-            state.calls.append(resubmit)
+            state.calls.append(call)
             parkedCount.add(1, ordering: .relaxed)
+            parkedBytes.add(call.bytes, ordering: .relaxed)
             return true
         }
+        if kept { budget.add(call.bytes) }
+        return kept
     }
 
     /// True when calls are parked (a cheap look for the loop before `takeParkedIfRoom`).
     var hasParkedCalls: Bool { parkedCount.load(ordering: .relaxed) > 0 }
 
-    /// The parked calls, oldest first, once the connection holds at most half of its limit
-    /// (and of its share, while the budget is used up), or all of them once it has closed;
-    /// none otherwise. The caller submits them again.
-    func takeParkedIfRoom() -> [@Sendable () -> Void] {
+    /// Up to `limit` parked calls, oldest first, once the connection holds at most half of its
+    /// limit (and of its share, while the budget is used up); none otherwise. The caller submits
+    /// them again. A few at a time: calls resumed together may fill the connection again, and
+    /// those that then park once more would make the store run them again for nothing.
+    func takeParkedIfRoom(limit: Int) -> [ParkedCall] {
         let bytes = bytes
-        let room = bytes <= budget.perConnectionLimit / 2 && !(budget.isExhausted && bytes > budget.share / 2)
-        return parked.withLock { state in
-            guard room || state.closed, !state.calls.isEmpty else { return [] }
-            parkedCount.store(0, ordering: .relaxed)
-            defer { state.calls = [] }
-            return state.calls
-        }
+        guard bytes <= budget.perConnectionLimit / 2 && !(budget.isExhausted && bytes > budget.share / 2) else { return [] }
+        return takeParked(limit: limit, closing: false)
     }
 
-    /// Marks the connection closed and takes its parked calls, to be submitted again (their
-    /// replies are dropped, and their ends free what they hold).
-    func closeParking() -> [@Sendable () -> Void] {
-        parked.withLock { state in
-            state.closed = true
-            parkedCount.store(0, ordering: .relaxed)
-            defer { state.calls = [] }
-            return state.calls
+    /// Marks the connection closed and takes all its parked calls, to be abandoned.
+    func closeParking() -> [ParkedCall] { takeParked(limit: .max, closing: true) }
+
+    private func takeParked(limit: Int, closing: Bool) -> [ParkedCall] {
+        let taken = parked.withLock { state -> [ParkedCall] in
+            if closing { state.closed = true }
+            let count = min(limit, state.calls.count)
+            guard count > 0 else { return [] }
+            let taken = Array(state.calls.prefix(count))
+            state.calls.removeFirst(count)
+            parkedCount.subtract(count, ordering: .relaxed)
+            return taken
         }
+        let bytes = taken.reduce(0) { $0 + $1.bytes }
+        if bytes != 0 {
+            parkedBytes.subtract(bytes, ordering: .relaxed)
+            budget.add(-bytes)
+        }
+        return taken
+    }
+
+    /// RESOURCE_EXHAUSTED when a new call for the database may not start on this connection:
+    /// its parked calls hold more than `--max-output-bytes`, or the budget is used up and the
+    /// connection holds more than its share. (Unread replies alone do not refuse it: it parks.)
+    func storeCallAdmissionError() -> RPCError? {
+        let parkedBytes = parkedBytes.load(ordering: .relaxed)
+        if parkedBytes > budget.perConnectionLimit {
+            return RPCError(.resourceExhausted,
+                            "this connection has \(parkedBytes) bytes of calls waiting for it to read its replies (limit "
+                                + "\(budget.perConnectionLimit), --max-output-bytes); read the replies before sending more calls")
+        }
+        return admissionError(perConnection: false)
     }
 
     /// Bytes this connection holds now.
@@ -163,7 +189,8 @@ final class ConnectionUsage: Sendable {
     /// admitted, which would then be refused for its own bytes).
     func isOverShare(countingCalls: Bool, perConnection: Bool = true) -> Bool {
         let bytes = bytes
-        let calls = countingCalls ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) : 0
+        let calls = countingCalls
+            ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) + parkedBytes.load(ordering: .relaxed) : 0
         return (perConnection && bytes > budget.perConnectionLimit) || (budget.isExhausted && bytes + calls > budget.share)
     }
 

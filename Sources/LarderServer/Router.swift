@@ -110,7 +110,9 @@ struct Router: Sendable {
             try context.checkDeadline()
             // The resubmission is made only when it parks: a closure built on every call cost ~900
             // instructions (it copies the context).
-            if context.mustWait, context.park({ submitRead(request, context, store: store, cost: cost, operation, respond) }) {
+            if context.mustWait,
+               context.park(resubmit: { submitRead(request, context, store: store, cost: cost, operation, respond) },
+                            abandon: { respond(.failure(CallContext.abandoned)) }) {
                 throw CallContext.mustWaitSignal
             }
             reader.boundWaits(byDeadline: context.deadline)
@@ -147,8 +149,9 @@ struct Router: Sendable {
         }
     }
 
-    /// Submits a write; when it finds its connection without room (`CallContext.mustWait`),
-    /// it parks, to be submitted again (it has written nothing).
+    /// Submits a write. Writes never park: their replies are small, and a write that waited
+    /// would let later writes of the same connection overtake it (the writer runs them in the
+    /// order they came), or run twice when its batch is retried.
     private static func submitWrite<Request: ProtoMessage>(
         _ request: Request, _ context: CallContext, store: any Store,
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> [UInt8],
@@ -157,9 +160,6 @@ struct Router: Sendable {
         store.submit(StoreWrite({ writer throws(RPCError) in
             // A queued call whose deadline already passed is not executed.
             try context.checkDeadline()
-            if context.mustWait, context.park({ submitWrite(request, context, store: store, operation, respond) }) {
-                throw CallContext.mustWaitSignal
-            }
             writer.boundWaits(byDeadline: context.deadline)
             return try operation(request, writer)
         }, completion: { result in

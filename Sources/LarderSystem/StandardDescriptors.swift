@@ -15,11 +15,10 @@ public enum StandardDescriptors {
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             closed.insert(fd)
             // open returns the lowest free number, which is this one (those below are open).
+            // Another number means another thread took this one meanwhile: leave it be (a dup2
+            // would replace whatever that thread opened).
             let opened = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY)
-            if opened >= 0 && opened != fd {
-                _ = dup2(opened, fd)
-                _ = close(opened)
-            }
+            if opened >= 0 && opened != fd { _ = close(opened) }
         }
         return closed
     }()

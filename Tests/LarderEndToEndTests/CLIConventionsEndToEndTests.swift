@@ -70,6 +70,9 @@ struct CLIConventionsEndToEndTests {
                 #expect(run.stderr.contains(redirect == ">&-" ? "Bad file descriptor" : "No space left on device"))
             }
         }
+        // A command that fails keeps its own status (a closed stdout used to make every status 3).
+        let usage = try await Self.bash(#""$0" locations list --bogus >&-"#, server: server)
+        #expect(usage.status == 2, "\(usage.stderr)")
         let bench = try await Self.bash(#""$0" bench --workload ping --requests 50 --warmup 0s --json > /dev/full"#,
                                         server: server)
         #expect(bench.status == 1, "\(bench.stderr)")

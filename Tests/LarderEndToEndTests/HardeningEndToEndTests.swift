@@ -118,6 +118,52 @@ struct HardeningEndToEndTests {
         #expect(raw.receive()?.statusCode == .ok)
     }
 
+    /// Calls parked for a peer that does not read end CANCELLED, without running, when it
+    /// closes its socket (before, they ran: a parked write was applied with nobody told).
+    @Test func parkedCallsOfAClosedConnectionEndWithoutRunning() async throws {
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "16384", "--write-stall-timeout", "0",
+                                                         "--durability", "normal", "--log-level", "debug"])
+        defer { server.stop() }
+        let client = try Self.client(server)
+        defer { client.close() }
+        try await Self.addLocations(200, to: client)
+        let count = 200  // pages of ~27 KB: more than the kernel's socket buffers take
+        var raw: RawConnection? = try RawConnection(port: server.port, receiveBufferBytes: 4096)
+        raw?.send(Self.pipelinedLists(count))
+        #expect(await server.waitForLog("event=call_parked"))  // the connection is full
+        // The calls that will run have run: what is in flight now waits for this peer to read.
+        let settled = try await Self.waitUntilSettled(client)
+        #expect(settled > 0, "calls wait")
+        raw?.resetOnClose()
+        raw = nil  // reset: the server closes the connection
+        var codes: [String: UInt64] = [:]
+        for _ in 0..<1200 {
+            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            codes = metrics.methods.first { $0.method == LocationMethods.listLocations.path }?.callsByCode ?? [:]
+            if codes.values.reduce(0, +) >= UInt64(count) && metrics.callsInFlight == 1 { break }  // this call
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(codes.values.reduce(0, +) == UInt64(count), "\(codes)")
+        #expect((codes["CANCELLED"] ?? 0) >= 1, "the parked ones end CANCELLED: \(codes)")
+        #expect(codes.keys.allSatisfy { $0 == "OK" || $0 == "CANCELLED" }, "\(codes)")
+    }
+
+    /// The calls in flight once no call has ended for five looks in a row, 100 ms apart (a
+    /// peer that does not read: those left wait for it).
+    static func waitUntilSettled(_ client: LarderClient) async throws -> Int64 {
+        var last: UInt64 = .max
+        var unchanged = 0
+        for _ in 0..<1200 {
+            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            let ended = metrics.methods.first { $0.method == LocationMethods.listLocations.path }?.totalCalls ?? 0
+            unchanged = ended == last ? unchanged + 1 : 0
+            last = ended
+            if unchanged >= 5 { return metrics.callsInFlight - 1 }  // this call
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return 0
+    }
+
     @Test func aPeerThatStopsReadingIsDroppedAfterTheWriteStallTimeout() async throws {
         let server = try await ServerProcess(arguments: ["--write-stall-timeout", "1", "--durability", "normal"])
         defer { server.stop() }

@@ -29,6 +29,13 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
 
     deinit { close(fd) }
 
+    /// Makes the close (at deinit) a reset (RST), as a process that dies does, not a FIN the
+    /// server may take for a half-close.
+    public func resetOnClose() {
+        var noLinger = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &noLinger, socklen_t(MemoryLayout<linger>.size))
+    }
+
     public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {

@@ -107,10 +107,11 @@ enum CallCommand {
     /// `bytes` as text, refused (never altered) when they are not valid UTF-8; a leading UTF-8
     /// byte-order mark (Notepad writes one) is skipped, as RFC 8259 §8.1 allows.
     static func utf8(_ bytes: [UInt8], from source: String, _ command: ParsedCommand) throws(CLIError) -> String {
-        let bytes = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        let markLength = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let bytes = markLength == 0 ? bytes : Array(bytes.dropFirst(markLength))
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         let offset = UTF8Check.firstInvalidOffset(bytes) ?? 0
-        throw .usage("the request JSON from \(source) is not valid UTF-8 (byte \(offset) is "
+        throw .usage("the request JSON from \(source) is not valid UTF-8 (byte \(offset + markLength) is "
                      + "0x\(String(bytes[min(offset, bytes.count - 1)], radix: 16, uppercase: true))); "
                      + "larder sends text unchanged and will not guess", command.spec)
     }

@@ -33,11 +33,14 @@ public struct OutputSink: Sendable {
     public static let standardError = descriptor(2)
 
     private static func descriptor(_ fd: Int32) -> OutputSink {
-        let firstFailure = DescriptorFailure(StandardDescriptors.closedAtStart.contains(fd) ? Errno(code: EBADF) : nil)
+        let firstFailure = DescriptorFailure()
+        // Closed at start: reopened on /dev/null, so a write would seem to succeed; it fails
+        // here instead, when there is something to write.
+        let closedAtStart = StandardDescriptors.closedAtStart.contains(fd)
         return OutputSink(fileDescriptor: fd, failure: { firstFailure.error.withLock { $0?.message } }) { text in
             firstFailure.error.withLock { error in
-                guard error == nil else { return }
-                error = DescriptorWriter.writeAll(fd, text)
+                guard error == nil, !text.isEmpty else { return }
+                error = closedAtStart ? Errno(code: EBADF) : DescriptorWriter.writeAll(fd, text)
             }
         }
     }
@@ -45,9 +48,7 @@ public struct OutputSink: Sendable {
 
 /// The first write error of a descriptor sink; writes stop after it.
 private final class DescriptorFailure: Sendable {
-    let error: Mutex<Errno?>
-
-    init(_ error: Errno?) { self.error = Mutex(error) }
+    let error = Mutex<Errno?>(nil)
 }
 
 /// Collects everything written to its `sink`, for tests.

@@ -69,9 +69,13 @@ final class CallCore: @unchecked Sendable {
     /// `connection` is gone: its streaming calls are cancelled, replies still queued for it are dropped.
     func unregister(_ connection: any CallConnection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        // Parked calls run now, their replies dropped: their ends free their slots and bytes.
+        // Parked calls end without running (a write, run now, would be applied with nobody
+        // told); their ends, delivered to no one, free their slots and bytes.
         let parked = connection.usage.closeParking()
-        if !parked.isEmpty { store.submitBatch { for resubmit in parked { resubmit() } } }
+        if !parked.isEmpty {
+            for call in parked { call.abandon() }
+            wakeForReplies()
+        }
         let calls = connection.calls
         for stream in calls.streams.values { stream.cancel() }
         let receivers = calls.receivers.values
@@ -145,9 +149,14 @@ final class CallCore: @unchecked Sendable {
             let held = connection.accountsCallMemory ? 0 : Self.heldBytes(of: context)
             connection.usage.addHeldCalls(held)
             let refused = start(call.payload, scratch, context) { [self] result in
-                // A job that parked (`CallContext.park`): its resubmission answers.
+                // A job that parked (`CallContext.park`): its resubmission answers. The loop looks
+                // at the connection once more: its last write may have come before the park.
                 if case .failure(let error) = result, error.code == .resourceExhausted,
-                   error == CallContext.mustWaitSignal { return }
+                   error == CallContext.mustWaitSignal {
+                    replies.withLock { $0.parkedOn.append(context.connectionID) }
+                    logger.debug("call_parked", ["conn": context.connectionID, "call": context.callID])
+                    return
+                }
                 let result = result.mapError { publicError($0, context) }
                 let (bytes, refusal) = encoder.reply(callID: context.callID, result: result)
                 queue(bytes, context: context,
@@ -321,11 +330,11 @@ final class CallCore: @unchecked Sendable {
             if connection.calls.inFlight >= configuration.maxCallsPerConnection {
                 return .tooManyCallsInFlight(limit: configuration.maxCallsPerConnection)
             }
-            // Not refused for the connection's unread replies: a call for the store waits for
-            // room when it comes to run (`ConnectionUsage.mustWait`), since a client reading as
-            // fast as it can leaves the replies just made unread too. Only the server-wide
-            // budget refuses it.
-            return connection.usage.admissionError(perConnection: false)
+            // Not refused for the connection's unread replies: a read waits for room when it
+            // comes to run (`ConnectionUsage.mustWait`), since a client reading as fast as it
+            // can leaves the replies just made unread too, and a write's reply is small. Refused
+            // when its connection's waiting calls hold too much, or for the server-wide budget.
+            return connection.usage.storeCallAdmissionError()
         }
         let unsent = connection.unsentReplyBytes
         if unsent > configuration.maxBufferedOutputBytes {
@@ -346,12 +355,16 @@ final class CallCore: @unchecked Sendable {
     func resumeParkedCalls(on connection: some CallConnection) {
         let usage = connection.usage
         guard usage.hasParkedCalls else { return }
-        let calls = usage.takeParkedIfRoom()
+        let calls = usage.takeParkedIfRoom(limit: Self.parkedCallsResumedAtOnce)
         guard !calls.isEmpty else { return }
         store.submitBatch {
-            for resubmit in calls { resubmit() }
+            for call in calls { call.resubmit() }
         }
     }
+
+    /// How many parked calls of one connection go back to the store at a time; their replies,
+    /// written, bring the next ones.
+    static let parkedCallsResumedAtOnce = 16
 
     /// Answers a call with `error` on the loop, without reaching its handler; counts and access-logs it.
     func refuse(_ error: RPCError, _ context: CallContext, on connection: some CallConnection) {
@@ -419,7 +432,7 @@ final class CallCore: @unchecked Sendable {
     /// once, not once each: on a busy core each wake-up would let the loop preempt the writer).
     func wakeForReplies() {
         let wake = replies.withLock { queue in
-            guard !queue.pending.isEmpty && !queue.wakeScheduled else { return false }
+            guard (!queue.pending.isEmpty || !queue.parkedOn.isEmpty) && !queue.wakeScheduled else { return false }
             queue.wakeScheduled = true
             return true
         }
@@ -429,8 +442,10 @@ final class CallCore: @unchecked Sendable {
     /// Moves queued replies to their connections, then tells each connection once.
     func deliverReplies() {
         var batch: [PendingReply] = []
+        var parkedOn: [UInt64] = []
         replies.withLock { queue in
             swap(&batch, &queue.pending)
+            swap(&parkedOn, &queue.parkedOn)
             queue.wakeScheduled = false
         }
         var touched: [any CallConnection] = []
@@ -472,6 +487,7 @@ final class CallCore: @unchecked Sendable {
         store.submitBatch {
             for connection in touched { connection.repliesDelivered() }
             for connection in slotsFreed { connection.flushAnswers() }
+            for id in parkedOn { if let connection = connections[id] { resumeParkedCalls(on: connection) } }
         }
         afterDelivery()
     }
