@@ -56,16 +56,9 @@ public enum DecodeLimitScan {
             guard let tag = reader.varint(), tag >> 3 <= UInt64(UInt32.max) else { return nil }
             counts.fields += 1
             if counts.fields > limits.maxFields { return .bound("has more than \(limits.maxFields) fields") }
+            guard let fieldValue = reader.value(wireType: tag & 7) else { return nil }
             var value: UnsafeRawBufferPointer?
-            switch tag & 7 {
-            case 0: guard reader.varint() != nil else { return nil }
-            case 1: guard reader.skip(8) else { return nil }
-            case 5: guard reader.skip(4) else { return nil }
-            case 2:
-                guard let length = reader.varint(), let bytes = reader.take(length) else { return nil }
-                value = bytes
-            default: return nil
-            }
+            if case .lengthDelimited(let bytes) = fieldValue { value = bytes }
             guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
                 counts.unknown += 1
                 if counts.unknown > limits.maxUnknownFields {
@@ -147,16 +140,15 @@ public enum DecodeLimitScan {
         while !reader.isAtEnd && fields < fieldLimit {
             fields += 1
             guard let tag = reader.varint() else { break }
-            switch tag & 7 {
-            case 0:
-                guard let value = reader.varint() else { return (callID, metadataBytes) }
-                if tag >> 3 == 1 { callID = value }
-            case 1: guard reader.skip(8) else { return (callID, metadataBytes) }
-            case 5: guard reader.skip(4) else { return (callID, metadataBytes) }
-            case 2:
-                guard let length = reader.varint(), let entry = reader.take(length) else { return (callID, metadataBytes) }
-                if tag >> 3 == 5 && metadataBytes <= metadataLimit { metadataBytes += metadataEntrySize(entry) }
-            default: return (callID, metadataBytes)
+            switch reader.value(wireType: tag & 7) {
+            case .varint(let value)? where tag >> 3 == 1:
+                callID = value
+            case .lengthDelimited(let entry)? where tag >> 3 == 5 && metadataBytes <= metadataLimit:
+                metadataBytes += metadataEntrySize(entry)
+            case nil:
+                return (callID, metadataBytes)
+            default:
+                break
             }
         }
         return (callID, metadataBytes)
@@ -167,16 +159,8 @@ public enum DecodeLimitScan {
         var reader = WireReader(bytes: entry)
         var size = DecodeLimits.metadataEntryOverhead
         while !reader.isAtEnd {
-            guard let tag = reader.varint() else { break }
-            switch tag & 7 {
-            case 0: guard reader.varint() != nil else { return size }
-            case 1: guard reader.skip(8) else { return size }
-            case 5: guard reader.skip(4) else { return size }
-            case 2:
-                guard let length = reader.varint(), let value = reader.take(length) else { return size }
-                size += value.count
-            default: return size
-            }
+            guard let tag = reader.varint(), let value = reader.value(wireType: tag & 7) else { break }
+            if case .lengthDelimited(let bytes) = value { size += bytes.count }
         }
         return size
     }

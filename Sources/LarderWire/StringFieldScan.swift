@@ -32,29 +32,23 @@ enum StringFieldScan {
         var reader = WireReader(bytes: bytes)
         while !reader.isAtEnd {
             guard let tag = reader.varint(), tag >> 3 <= UInt64(UInt32.max) else { return nil }
-            switch tag & 7 {
-            case 0: guard reader.varint() != nil else { return nil }
-            case 1: guard reader.skip(8) else { return nil }
-            case 5: guard reader.skip(4) else { return nil }
-            case 2:
-                guard let length = reader.varint(), let value = reader.take(length) else { return nil }
-                guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
-                    continue  // an unknown field: protobuf-c keeps it aside, nobody reads it
-                }
-                switch field.pointee.type {
-                case PROTOBUF_C_TYPE_STRING:
-                    if value.contains(0) { return String(cString: field.pointee.name) }
-                case PROTOBUF_C_TYPE_MESSAGE:
-                    guard let nested = field.pointee.descriptor else { continue }
-                    let nestedDescriptor = nested.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
-                    if let path = scan(value, nestedDescriptor, depth: depth + 1) {
-                        return String(cString: field.pointee.name) + "." + path
-                    }
-                default:
-                    continue  // bytes, or a packed repeated scalar
+            // nil: cut off, or groups (3, 4) and wire types 6, 7, which protobuf-c rejects.
+            guard let fieldValue = reader.value(wireType: tag & 7) else { return nil }
+            guard case .lengthDelimited(let value) = fieldValue else { continue }
+            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(tag >> 3)) else {
+                continue  // an unknown field: protobuf-c keeps it aside, nobody reads it
+            }
+            switch field.pointee.type {
+            case PROTOBUF_C_TYPE_STRING:
+                if value.contains(0) { return String(cString: field.pointee.name) }
+            case PROTOBUF_C_TYPE_MESSAGE:
+                guard let nested = field.pointee.descriptor else { continue }
+                let nestedDescriptor = nested.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+                if let path = scan(value, nestedDescriptor, depth: depth + 1) {
+                    return String(cString: field.pointee.name) + "." + path
                 }
             default:
-                return nil  // groups (3, 4) and wire types 6, 7: protobuf-c rejects them
+                continue  // bytes, or a packed repeated scalar
             }
         }
         return nil

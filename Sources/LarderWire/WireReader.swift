@@ -23,6 +23,31 @@ struct WireReader {
         return true
     }
 
+    /// A field's value after its tag: what a scan looks at.
+    enum FieldValue {
+        /// Wire type 0.
+        case varint(UInt64)
+        /// Wire type 2: a string, bytes, a nested message or a packed repeated field.
+        case lengthDelimited(UnsafeRawBufferPointer)
+        /// Wire types 1 and 5, skipped.
+        case fixed
+    }
+
+    /// Reads the value of a field of `wireType` (a tag's low three bits); nil when it is cut off
+    /// or the wire type is one protobuf-c rejects (groups, 3 and 4; 6 and 7).
+    @inline(__always)
+    mutating func value(wireType: UInt64) -> FieldValue? {
+        switch wireType {
+        case 0: return varint().map { .varint($0) }
+        case 1: return skip(8) ? .fixed : nil
+        case 5: return skip(4) ? .fixed : nil
+        case 2:
+            guard let length = varint(), let bytes = take(length) else { return nil }
+            return .lengthDelimited(bytes)
+        default: return nil
+        }
+    }
+
     mutating func take(_ length: UInt64) -> UnsafeRawBufferPointer? {
         guard length <= UInt64(bytes.count - offset) else { return nil }
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
