@@ -23,11 +23,7 @@ struct ParkingTests {
             // Pages of 50 records of ~100-character names: ~7 KB each.
             let client = try server.client()
             defer { client.close() }
-            for index in 0..<60 {
-                let meal = MealRecord(name: "meal \(index) " + String(repeating: "x", count: 90), calories: 100,
-                                      category: .lunch)
-                _ = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(mealRecord: meal))
-            }
+            try await Self.seed(60, client)
             var options = GRPCClientSession.Options()
             options.initialWindowSize = 0  // the server may send no DATA at all
             let h2 = try HTTP2TestClient(port: server.port, options: options)
