@@ -256,7 +256,7 @@ const ProtobufCMessageDescriptor larder__admin__v1__get_metrics_request__descrip
   (ProtobufCMessageInit) larder__admin__v1__get_metrics_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__admin__v1__metrics__field_descriptors[8] =
+static const ProtobufCFieldDescriptor larder__admin__v1__metrics__field_descriptors[11] =
 {
   {
     "start_time",
@@ -354,21 +354,60 @@ static const ProtobufCFieldDescriptor larder__admin__v1__metrics__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "memory_held_bytes",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__Metrics, memory_held_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "calls_parked",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__Metrics, calls_parked),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "calls_parked_total",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Admin__V1__Metrics, calls_parked_total),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__admin__v1__metrics__field_indices_by_name[] = {
   4,   /* field[4] = bytes_received */
   5,   /* field[5] = bytes_sent */
   3,   /* field[3] = calls_in_flight */
+  9,   /* field[9] = calls_parked */
+  10,   /* field[10] = calls_parked_total */
   2,   /* field[2] = connections_accepted */
   1,   /* field[1] = connections_open */
   6,   /* field[6] = latency_bounds_seconds */
+  8,   /* field[8] = memory_held_bytes */
   7,   /* field[7] = methods */
   0,   /* field[0] = start_time */
 };
 static const ProtobufCIntRange larder__admin__v1__metrics__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 0, 11 }
 };
 const ProtobufCMessageDescriptor larder__admin__v1__metrics__descriptor =
 {
@@ -378,7 +417,7 @@ const ProtobufCMessageDescriptor larder__admin__v1__metrics__descriptor =
   "Larder__Admin__V1__Metrics",
   "larder.admin.v1",
   sizeof(Larder__Admin__V1__Metrics),
-  8,
+  11,
   larder__admin__v1__metrics__field_descriptors,
   larder__admin__v1__metrics__field_indices_by_name,
   1,  larder__admin__v1__metrics__number_ranges,

@@ -17,6 +17,9 @@ final class MemoryBudget: Sendable {
     /// Calls refused for a share of the exhausted budget since `takeRefusals`: the budget may be
     /// used up and free again between two of the loop's looks at it.
     private let refusals = Atomic<Int>(0)
+    /// Calls parked now, all connections together, and parks since start (the metrics').
+    private let parked = Atomic<Int>(0)
+    private let parks = Atomic<UInt64>(0)
 
     init(limit: Int, perConnectionLimit: Int) {
         self.limit = limit
@@ -43,6 +46,18 @@ final class MemoryBudget: Sendable {
 
     /// The refusals counted since the last call, and starts counting again.
     func takeRefusals() -> Int { refusals.exchange(0, ordering: .relaxed) }
+
+    /// Calls waiting now for their connection to read its replies (`ConnectionUsage.park`).
+    var parkedCalls: Int { parked.load(ordering: .relaxed) }
+
+    /// Parks since start; a call that waits twice counts twice.
+    var parksSinceStart: UInt64 { parks.load(ordering: .relaxed) }
+
+    /// Counts `count` calls parked (negative: resumed or abandoned).
+    func parkedCallsChanged(by count: Int) {
+        parked.add(count, ordering: .relaxed)
+        if count > 0 { parks.add(UInt64(count), ordering: .relaxed) }
+    }
 
     func add(_ bytes: Int) { used.add(bytes, ordering: .relaxed) }
     func remove(_ bytes: Int) { used.subtract(bytes, ordering: .relaxed) }
@@ -98,7 +113,10 @@ final class ConnectionUsage: Sendable {
             parkedBytes.add(call.bytes, ordering: .relaxed)
             return true
         }
-        if kept { budget.add(call.bytes) }
+        if kept {
+            budget.add(call.bytes)
+            budget.parkedCallsChanged(by: 1)
+        }
         return kept
     }
 
@@ -128,6 +146,7 @@ final class ConnectionUsage: Sendable {
             parkedCount.subtract(count, ordering: .relaxed)
             return taken
         }
+        if !taken.isEmpty { budget.parkedCallsChanged(by: -taken.count) }
         let bytes = taken.reduce(0) { $0 + $1.bytes }
         if bytes != 0 {
             parkedBytes.subtract(bytes, ordering: .relaxed)

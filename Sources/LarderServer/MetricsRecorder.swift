@@ -42,8 +42,19 @@ final class MetricsRecorder: @unchecked Sendable {
     private let boundCount = boundsNanoseconds.count
     /// connections accepted, bytes received, bytes sent.
     private let totals: UnsafeMutablePointer<UInt64>
-    /// Connections open and calls in flight, read from the server when a snapshot is taken.
-    var gauges: () -> (connectionsOpen: Int, callsInFlight: Int) = { (0, 0) }
+    /// What the server holds now, read from it when a snapshot is taken.
+    struct Gauges {
+        var connectionsOpen = 0
+        var callsInFlight = 0
+        /// The memory budget's use (`MemoryBudget.usedBytes`).
+        var memoryHeldBytes = 0
+        /// Calls waiting for their connection to read its replies, and such waits since start.
+        var callsParked = 0
+        var callsParkedTotal: UInt64 = 0
+    }
+
+    /// The server's gauges, read when a snapshot is taken.
+    var gauges: () -> Gauges = { Gauges() }
 
     init(methodPaths: [String]) {
         let paths = methodPaths + [Self.unknownMethod]
@@ -116,6 +127,8 @@ final class MetricsRecorder: @unchecked Sendable {
             startTime: startTime, connectionsOpen: Int64(gauges.connectionsOpen),
             connectionsAccepted: totals[0], callsInFlight: Int64(gauges.callsInFlight),
             bytesReceived: totals[1], bytesSent: totals[2],
-            latencyBoundsSeconds: Self.boundsNanoseconds.map { Double($0) / 1e9 }, methods: methods)
+            latencyBoundsSeconds: Self.boundsNanoseconds.map { Double($0) / 1e9 }, methods: methods,
+            memoryHeldBytes: Int64(gauges.memoryHeldBytes), callsParked: Int64(gauges.callsParked),
+            callsParkedTotal: gauges.callsParkedTotal)
     }
 }

@@ -78,6 +78,14 @@ enum PrometheusText {
         page.sample("larder_calls_in_flight", [], metrics.callsInFlight)
         page.family("larder_connections_open", "gauge", "Client connections open now.")
         page.sample("larder_connections_open", [], metrics.connectionsOpen)
+        page.family("larder_memory_held_bytes", "gauge",
+                    "Bytes held for peers now: unwritten replies, unanswered requests, waiting calls (--memory-budget-bytes).")
+        page.sample("larder_memory_held_bytes", [], metrics.memoryHeldBytes)
+        page.family("larder_parked_calls", "gauge", "Reads for the database waiting now for their connection to read its replies.")
+        page.sample("larder_parked_calls", [], metrics.callsParked)
+        page.family("larder_calls_parked_total", "counter",
+                    "Times a read for the database waited for its connection to read its replies, since start.")
+        page.sample("larder_calls_parked_total", [], metrics.callsParkedTotal)
         page.family("larder_connections_accepted_total", "counter", "Client connections accepted since start.")
         page.sample("larder_connections_accepted_total", [], metrics.connectionsAccepted)
         page.family("larder_received_bytes_total", "counter", "Bytes read from client connections.")

@@ -119,7 +119,11 @@ public final class Server: @unchecked Sendable {
         } else {
             metricsHTTP = nil
         }
-        metrics.gauges = { [unowned self] in (connections.count, callsInFlight) }
+        metrics.gauges = { [unowned self] in
+            MetricsRecorder.Gauges(connectionsOpen: connections.count, callsInFlight: callsInFlight,
+                                   memoryHeldBytes: budget.usedBytes, callsParked: budget.parkedCalls,
+                                   callsParkedTotal: budget.parksSinceStart)
+        }
         core.afterDelivery = { [unowned self] in finishDrainIfDone() }
         let core = self.core
         store.setCompletionsDelivered { [weak core] in core?.wakeForReplies() }

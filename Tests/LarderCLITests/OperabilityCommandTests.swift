@@ -92,10 +92,12 @@ struct OperabilityCommandTests {
         let method = MethodMetrics(method: "/a.B/C", callsByCode: ["OK": 98, "NOT_FOUND": 2],
                                    latencyBucketCounts: [50, 48, 1, 1], latencySumSeconds: 0.5)
         let text = StatsOutput.render(Metrics(connectionsOpen: 2, connectionsAccepted: 5, bytesReceived: 3 << 20,
-                                              latencyBoundsSeconds: bounds, methods: [method]),
+                                              latencyBoundsSeconds: bounds, methods: [method],
+                                              memoryHeldBytes: 2 << 20, callsParked: 3, callsParkedTotal: 40),
                                       LocalTime(environment: ["TZ": "UTC"]))
         #expect(text.contains("Connections  2 open, 5 accepted\n"))
         #expect(text.contains("Bytes        3 MiB received, 0 B sent\n"))
+        #expect(text.contains("Held         2 MiB for peers, 3 calls waiting for replies to be read (40 since start)\n"))
         let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("/a.B/C") })
         #expect(row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
                 == ["/a.B/C", "100", "2", "5ms", "≤1ms", "≤100ms", "OK", "98,", "NOT_FOUND", "2"])

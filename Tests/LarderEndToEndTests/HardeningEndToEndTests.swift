@@ -106,6 +106,9 @@ struct HardeningEndToEndTests {
         raw.send(Self.pipelinedLists(count))
         // While its replies sit unread the whole budget stays used up, so a tick logs it.
         #expect(await server.waitForLog("event=memory_budget_exhausted"))
+        // Until the peer reads, what it holds stays in the budget, and the metrics show it.
+        let held = try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).memoryHeldBytes
+        #expect(held >= 1_048_576 / 2, "memory held: \(held)")
         var ok = 0, answered = 0
         var refusal = ""
         while answered < count, let reply = raw.receive() {
@@ -134,6 +137,9 @@ struct HardeningEndToEndTests {
         // The calls that will run have run: what is in flight now waits for this peer to read.
         let settled = try await Self.waitUntilSettled(client)
         #expect(settled > 0, "calls wait")
+        let waiting = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        #expect(waiting.callsParked >= 1 && waiting.callsParked <= settled, "parked: \(waiting.callsParked) of \(settled)")
+        #expect(waiting.callsParkedTotal >= UInt64(max(waiting.callsParked, 0)))
         raw?.resetOnClose()
         raw = nil  // reset: the server closes the connection
         var codes: [String: UInt64] = [:]
@@ -146,6 +152,7 @@ struct HardeningEndToEndTests {
         #expect(codes.values.reduce(0, +) == UInt64(count), "\(codes)")
         #expect((codes["CANCELLED"] ?? 0) >= 1, "the parked ones end CANCELLED: \(codes)")
         #expect(codes.keys.allSatisfy { $0 == "OK" || $0 == "CANCELLED" }, "\(codes)")
+        #expect(try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsParked == 0)
     }
 
     /// The calls in flight once no call has ended for five looks in a row, 100 ms apart (a

@@ -77,10 +77,25 @@ struct  Larder__Admin__V1__Metrics
    */
   size_t n_methods;
   Larder__Admin__V1__MethodMetrics **methods;
+  /*
+   * Bytes held now on behalf of peers, all connections together: replies
+   * not yet written, requests read but not yet answered, calls waiting
+   * (what --memory-budget-bytes bounds).
+   */
+  int64_t memory_held_bytes;
+  /*
+   * Reads for the database waiting now for their connection to read its
+   * replies before they run (docs/LIMITS.md, "calls that wait for room").
+   */
+  int64_t calls_parked;
+  /*
+   * Times a read had to wait so, since start (a call may wait more than once).
+   */
+  uint64_t calls_parked_total;
 };
 #define LARDER__ADMIN__V1__METRICS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__admin__v1__metrics__descriptor) \
-    , NULL, 0, 0, 0, 0, 0, 0,NULL, 0,NULL }
+    , NULL, 0, 0, 0, 0, 0, 0,NULL, 0,NULL, 0, 0, 0 }
 
 
 struct  Larder__Admin__V1__MethodMetrics__CallsByCodeEntry

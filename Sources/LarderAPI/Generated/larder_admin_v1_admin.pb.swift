@@ -50,6 +50,15 @@ public struct Metrics: Hashable, Sendable {
     /// One entry per method that has been called, sorted by method name. Calls
     /// to unknown method names are counted under method "unknown".
     public var methods: [MethodMetrics]
+    /// Bytes held now on behalf of peers, all connections together: replies
+    /// not yet written, requests read but not yet answered, calls waiting
+    /// (what --memory-budget-bytes bounds).
+    public var memoryHeldBytes: Int64
+    /// Reads for the database waiting now for their connection to read its
+    /// replies before they run (docs/LIMITS.md, "calls that wait for room").
+    public var callsParked: Int64
+    /// Times a read had to wait so, since start (a call may wait more than once).
+    public var callsParkedTotal: UInt64
 
     public init(startTime: Timestamp? = nil,
                 connectionsOpen: Int64 = 0,
@@ -58,7 +67,10 @@ public struct Metrics: Hashable, Sendable {
                 bytesReceived: UInt64 = 0,
                 bytesSent: UInt64 = 0,
                 latencyBoundsSeconds: [Double] = [],
-                methods: [MethodMetrics] = []) {
+                methods: [MethodMetrics] = [],
+                memoryHeldBytes: Int64 = 0,
+                callsParked: Int64 = 0,
+                callsParkedTotal: UInt64 = 0) {
         self.startTime = startTime
         self.connectionsOpen = connectionsOpen
         self.connectionsAccepted = connectionsAccepted
@@ -67,6 +79,9 @@ public struct Metrics: Hashable, Sendable {
         self.bytesSent = bytesSent
         self.latencyBoundsSeconds = latencyBoundsSeconds
         self.methods = methods
+        self.memoryHeldBytes = memoryHeldBytes
+        self.callsParked = callsParked
+        self.callsParkedTotal = callsParkedTotal
     }
 }
 
@@ -89,6 +104,9 @@ extension Metrics: ProtoMessage {
         self.bytesSent = c.bytes_sent
         self.latencyBoundsSeconds = c.latency_bounds_seconds.map { Array(UnsafeBufferPointer(start: $0, count: c.n_latency_bounds_seconds)) } ?? []
         self.methods = try CFields.messages(c.methods, count: c.n_methods) { p throws(RPCError) in try MethodMetrics(c: p) }
+        self.memoryHeldBytes = c.memory_held_bytes
+        self.callsParked = c.calls_parked
+        self.callsParkedTotal = c.calls_parked_total
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -105,6 +123,9 @@ extension Metrics: ProtoMessage {
         c.pointee.latency_bounds_seconds = arena.values(latencyBoundsSeconds)
         c.pointee.n_methods = methods.count
         c.pointee.methods = arena.pointers(methods) { $0.buildC(in: arena) }
+        c.pointee.memory_held_bytes = memoryHeldBytes
+        c.pointee.calls_parked = callsParked
+        c.pointee.calls_parked_total = callsParkedTotal
         return c
     }
 }

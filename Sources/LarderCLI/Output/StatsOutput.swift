@@ -9,7 +9,9 @@ public enum StatsOutput {
         text += "Connections  \(metrics.connectionsOpen) open, \(metrics.connectionsAccepted) accepted\n"
         text += "Calls        \(metrics.callsInFlight) in flight, "
             + "\(metrics.methods.reduce(0) { $0 + $1.totalCalls }) finished\n"
-        text += "Bytes        \(bytes(metrics.bytesReceived)) received, \(bytes(metrics.bytesSent)) sent\n\n"
+        text += "Bytes        \(bytes(metrics.bytesReceived)) received, \(bytes(metrics.bytesSent)) sent\n"
+        text += "Held         \(bytes(UInt64(max(metrics.memoryHeldBytes, 0)))) for peers, "
+            + "\(metrics.callsParked) calls waiting for replies to be read (\(metrics.callsParkedTotal) since start)\n\n"
         // A method whose only calls are in flight (this very GetMetrics, on a fresh server) has no row yet.
         let methods = metrics.methods.filter { $0.totalCalls > 0 }
         if methods.isEmpty { return text + "No calls yet.\n" }

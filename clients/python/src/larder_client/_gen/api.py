@@ -371,6 +371,9 @@ class MetricsDict(TypedDict, total=False):
     bytes_sent: int
     latency_bounds_seconds: _abc.Iterable[float]
     methods: _abc.Iterable[_larder_admin_v1_admin.MethodMetrics | MethodMetricsDict]
+    memory_held_bytes: int
+    calls_parked: int
+    calls_parked_total: int
 
 
 class MethodMetricsDict(TypedDict, total=False):

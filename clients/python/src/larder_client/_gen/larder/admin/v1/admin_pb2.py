@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1blarder/admin/v1/admin.proto\x12\x0flarder.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x13\n\x11GetMetricsRequest\"\x87\x02\n\x07Metrics\x12.\n\nstart_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10\x63onnections_open\x18\x02 \x01(\x03\x12\x1c\n\x14\x63onnections_accepted\x18\x03 \x01(\x04\x12\x17\n\x0f\x63\x61lls_in_flight\x18\x04 \x01(\x03\x12\x16\n\x0e\x62ytes_received\x18\x05 \x01(\x04\x12\x12\n\nbytes_sent\x18\x06 \x01(\x04\x12\x1e\n\x16latency_bounds_seconds\x18\x07 \x03(\x01\x12/\n\x07methods\x18\x08 \x03(\x0b\x32\x1e.larder.admin.v1.MethodMetrics\"\xee\x01\n\rMethodMetrics\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x46\n\rcalls_by_code\x18\x02 \x03(\x0b\x32/.larder.admin.v1.MethodMetrics.CallsByCodeEntry\x12\x1d\n\x15latency_bucket_counts\x18\x03 \x03(\x04\x12\x1b\n\x13latency_sum_seconds\x18\x04 \x01(\x01\x12\x15\n\rcalls_started\x18\x05 \x01(\x04\x1a\x32\n\x10\x43\x61llsByCodeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\"\x16\n\x14GetServerInfoRequest\"w\n\nServerInfo\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0e\n\x06\x63ommit\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\t\x12.\n\nstart_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xa8\x01\n\x05\x41\x64min\x12J\n\nGetMetrics\x12\".larder.admin.v1.GetMetricsRequest\x1a\x18.larder.admin.v1.Metrics\x12S\n\rGetServerInfo\x12%.larder.admin.v1.GetServerInfoRequest\x1a\x1b.larder.admin.v1.ServerInfoB\x8e\x01\n\x0flarder.admin.v1B\nAdminProtoP\x01Z%larder/gen/go/larder/admin/v1;adminv1\xa2\x02\rLarderAdminV1\xaa\x02\x0fLarder.Admin.V1\xca\x02\x0fLarder\\Admin\\V1\xea\x02\x11Larder::Admin::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1blarder/admin/v1/admin.proto\x12\x0flarder.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x13\n\x11GetMetricsRequest\"\xd4\x02\n\x07Metrics\x12.\n\nstart_time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x18\n\x10\x63onnections_open\x18\x02 \x01(\x03\x12\x1c\n\x14\x63onnections_accepted\x18\x03 \x01(\x04\x12\x17\n\x0f\x63\x61lls_in_flight\x18\x04 \x01(\x03\x12\x16\n\x0e\x62ytes_received\x18\x05 \x01(\x04\x12\x12\n\nbytes_sent\x18\x06 \x01(\x04\x12\x1e\n\x16latency_bounds_seconds\x18\x07 \x03(\x01\x12/\n\x07methods\x18\x08 \x03(\x0b\x32\x1e.larder.admin.v1.MethodMetrics\x12\x19\n\x11memory_held_bytes\x18\t \x01(\x03\x12\x14\n\x0c\x63\x61lls_parked\x18\n \x01(\x03\x12\x1a\n\x12\x63\x61lls_parked_total\x18\x0b \x01(\x04\"\xee\x01\n\rMethodMetrics\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x46\n\rcalls_by_code\x18\x02 \x03(\x0b\x32/.larder.admin.v1.MethodMetrics.CallsByCodeEntry\x12\x1d\n\x15latency_bucket_counts\x18\x03 \x03(\x04\x12\x1b\n\x13latency_sum_seconds\x18\x04 \x01(\x01\x12\x15\n\rcalls_started\x18\x05 \x01(\x04\x1a\x32\n\x10\x43\x61llsByCodeEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\"\x16\n\x14GetServerInfoRequest\"w\n\nServerInfo\x12\x0f\n\x07version\x18\x01 \x01(\t\x12\x0e\n\x06\x63ommit\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\t\x12.\n\nstart_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp2\xa8\x01\n\x05\x41\x64min\x12J\n\nGetMetrics\x12\".larder.admin.v1.GetMetricsRequest\x1a\x18.larder.admin.v1.Metrics\x12S\n\rGetServerInfo\x12%.larder.admin.v1.GetServerInfoRequest\x1a\x1b.larder.admin.v1.ServerInfoB\x8e\x01\n\x0flarder.admin.v1B\nAdminProtoP\x01Z%larder/gen/go/larder/admin/v1;adminv1\xa2\x02\rLarderAdminV1\xaa\x02\x0fLarder.Admin.V1\xca\x02\x0fLarder\\Admin\\V1\xea\x02\x11Larder::Admin::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,15 +38,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETMETRICSREQUEST']._serialized_start=81
   _globals['_GETMETRICSREQUEST']._serialized_end=100
   _globals['_METRICS']._serialized_start=103
-  _globals['_METRICS']._serialized_end=366
-  _globals['_METHODMETRICS']._serialized_start=369
-  _globals['_METHODMETRICS']._serialized_end=607
-  _globals['_METHODMETRICS_CALLSBYCODEENTRY']._serialized_start=557
-  _globals['_METHODMETRICS_CALLSBYCODEENTRY']._serialized_end=607
-  _globals['_GETSERVERINFOREQUEST']._serialized_start=609
-  _globals['_GETSERVERINFOREQUEST']._serialized_end=631
-  _globals['_SERVERINFO']._serialized_start=633
-  _globals['_SERVERINFO']._serialized_end=752
-  _globals['_ADMIN']._serialized_start=755
-  _globals['_ADMIN']._serialized_end=923
+  _globals['_METRICS']._serialized_end=443
+  _globals['_METHODMETRICS']._serialized_start=446
+  _globals['_METHODMETRICS']._serialized_end=684
+  _globals['_METHODMETRICS_CALLSBYCODEENTRY']._serialized_start=634
+  _globals['_METHODMETRICS_CALLSBYCODEENTRY']._serialized_end=684
+  _globals['_GETSERVERINFOREQUEST']._serialized_start=686
+  _globals['_GETSERVERINFOREQUEST']._serialized_end=708
+  _globals['_SERVERINFO']._serialized_start=710
+  _globals['_SERVERINFO']._serialized_end=829
+  _globals['_ADMIN']._serialized_start=832
+  _globals['_ADMIN']._serialized_end=1000
 # @@protoc_insertion_point(module_scope)

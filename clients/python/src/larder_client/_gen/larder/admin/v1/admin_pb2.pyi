@@ -52,6 +52,9 @@ class Metrics(_message.Message):
     BYTES_SENT_FIELD_NUMBER: _builtins.int
     LATENCY_BOUNDS_SECONDS_FIELD_NUMBER: _builtins.int
     METHODS_FIELD_NUMBER: _builtins.int
+    MEMORY_HELD_BYTES_FIELD_NUMBER: _builtins.int
+    CALLS_PARKED_FIELD_NUMBER: _builtins.int
+    CALLS_PARKED_TOTAL_FIELD_NUMBER: _builtins.int
     connections_open: _builtins.int
     """Connections open now."""
     connections_accepted: _builtins.int
@@ -61,6 +64,17 @@ class Metrics(_message.Message):
     bytes_received: _builtins.int
     """Bytes read from / written to client connections."""
     bytes_sent: _builtins.int
+    memory_held_bytes: _builtins.int
+    """Bytes held now on behalf of peers, all connections together: replies
+    not yet written, requests read but not yet answered, calls waiting
+    (what --memory-budget-bytes bounds).
+    """
+    calls_parked: _builtins.int
+    """Reads for the database waiting now for their connection to read its
+    replies before they run (docs/LIMITS.md, "calls that wait for room").
+    """
+    calls_parked_total: _builtins.int
+    """Times a read had to wait so, since start (a call may wait more than once)."""
     @_builtins.property
     def start_time(self) -> _timestamp_pb2.Timestamp:
         """When the server started."""
@@ -88,10 +102,13 @@ class Metrics(_message.Message):
         bytes_sent: _builtins.int = ...,
         latency_bounds_seconds: _abc.Iterable[_builtins.float] | None = ...,
         methods: _abc.Iterable[Global___MethodMetrics] | None = ...,
+        memory_held_bytes: _builtins.int = ...,
+        calls_parked: _builtins.int = ...,
+        calls_parked_total: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["start_time", b"start_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bytes_received", b"bytes_received", "bytes_sent", b"bytes_sent", "calls_in_flight", b"calls_in_flight", "connections_accepted", b"connections_accepted", "connections_open", b"connections_open", "latency_bounds_seconds", b"latency_bounds_seconds", "methods", b"methods", "start_time", b"start_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bytes_received", b"bytes_received", "bytes_sent", b"bytes_sent", "calls_in_flight", b"calls_in_flight", "calls_parked", b"calls_parked", "calls_parked_total", b"calls_parked_total", "connections_accepted", b"connections_accepted", "connections_open", b"connections_open", "latency_bounds_seconds", b"latency_bounds_seconds", "memory_held_bytes", b"memory_held_bytes", "methods", b"methods", "start_time", b"start_time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
