@@ -52,6 +52,12 @@ public struct Logger: Sendable {
         log(.error, event, fields)
     }
 
+    /// An info line written whatever the minimum level: what a supervisor, script or test reads
+    /// to find the server (`listening` with the port it bound when 0 was asked for).
+    public func announce(_ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible> = [:]) {
+        emit(.info, event, fields)
+    }
+
     /// Writes one line with a single write(2), so lines from threads never interleave; an
     /// event of the rate limit past its lines for the interval is counted instead.
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible>) {

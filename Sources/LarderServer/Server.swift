@@ -189,11 +189,11 @@ public final class Server: @unchecked Sendable {
             return false
         }
         defer { withExtendedLifetime(signals) {} }
-        logger.info("listening", ["address": address])
+        logger.announce("listening", ["address": address])
         logCertificateValidity(loaded: true)
         if let metricsHTTP {
             metricsHTTP.start()
-            logger.info("metrics_listening", ["address": metricsHTTP.address])
+            logger.announce("metrics_listening", ["address": metricsHTTP.address])
         }
         defer { metricsHTTP?.stop() }
         loop.run(tickMilliseconds: 250) { [self] in tick() }

@@ -132,7 +132,7 @@ public enum ServerCommandLine {
                    + "before failing UNAVAILABLE (default 5); writes queued behind it wait for it first") { config, value throws(UsageError) in
             config.database.busyTimeoutSeconds = try parseInt(value, flag: "busy-timeout", range: 0...3_600)
         },
-        Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info)") { config, value throws(UsageError) in
+        Option(name: "log-level", value: "debug|info|warn|error", help: "minimum level of log lines (default info; the listening lines are written at every level)") { config, value throws(UsageError) in
             guard let level = Logger.Level(name: value) else { throw UsageError("--log-level: expected debug, info, warn or error, got \"\(value)\"") }
             config.server.logLevel = level
         },

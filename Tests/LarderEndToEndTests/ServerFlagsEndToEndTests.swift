@@ -1,4 +1,6 @@
 import Foundation
+import LarderAPI
+import LarderClient
 import LarderTestSupport
 import LarderWire
 import Testing
@@ -108,6 +110,20 @@ struct ServerFlagsEndToEndTests {
             environment: ["LARDER_READERS": "abc"])
         #expect(status == 1, "\(log)")
         #expect(!log.contains("LARDER_READERS") && log.contains("event=database_open_failed"), "\(log)")
+    }
+
+    /// The listening lines are how a supervisor learns the port 0 picked: written at every level,
+    /// while the level still holds back every other info line.
+    @Test func theListeningLinesAreWrittenAtEveryLogLevel() async throws {
+        let server = try await ServerProcess(arguments: ["--log-level", "error", "--metrics-listen", "127.0.0.1:0"])
+        defer { server.stop() }
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { client.close() }
+        _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+        let infoLines = server.stderr.split(separator: "\n").filter { $0.contains("level=info") }
+        #expect(infoLines.count == 2, "\(server.stderr)")
+        #expect(infoLines.contains { $0.contains("event=listening address=127.0.0.1:\(server.port)") }, "\(server.stderr)")
+        #expect(infoLines.contains { $0.contains("event=metrics_listening address=127.0.0.1:") }, "\(server.stderr)")
     }
 
     @Test func aFrameLimitOf256MiBIsServed() async throws {
