@@ -121,6 +121,35 @@ struct LarderCommandTests {
         #expect(result.stdout.contains("Color    #112233"))
     }
 
+    @Test("categories get shows its group by name, as categories list does; JSON keeps the id alone")
+    func categoryShowsItsGroupName() async throws {
+        let groupID = "e1b2c3d4-0000-4000-8000-000000000009"
+        let category = ItemCategory(id: "e1b2c3d4-0000-4000-8000-000000000001", name: "零食", iconName: "leaf",
+                                    categoryGroupID: groupID)
+        for json in [false, true] {
+            let server = try FakeServer()
+            let arguments = (json ? ["--json"] : []) + ["categories", "get", category.id]
+            let result = try await run(arguments, server: server) { requests in
+                let get = try #require(await requests.next())
+                #expect(get.method == ItemCategoryMethods.getItemCategory.path)
+                server.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(category)))
+                guard !json else { return }
+                let group = try #require(await requests.next())
+                #expect(group.method == CategoryGroupMethods.getCategoryGroup.path)
+                #expect(try ProtoCodec.decode(GetCategoryGroupRequest.self, from: group.payload).id == groupID)
+                server.reply(ResponseEnvelope(callID: group.callID,
+                                              payload: ProtoCodec.encode(CategoryGroup(id: groupID, name: "食品"))))
+            }
+            #expect(result.status == 0, "\(result.stderr)")
+            if json {
+                #expect(result.stdout.contains("\"categoryGroupId\": \"\(groupID)\""), "\(result.stdout)")
+                #expect(!result.stdout.contains("食品"))
+            } else {
+                #expect(result.stdout.contains("Group    食品 (\(groupID))\n"), "\(result.stdout)")
+            }
+        }
+    }
+
     @Test("the token is sent as a bearer authorization")
     func token() async throws {
         let server = try FakeServer()

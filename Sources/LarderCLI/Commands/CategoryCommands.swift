@@ -35,7 +35,10 @@ enum CategoryCommands {
     ) { command, context throws(CLIError) in
         let id = try await context.categoryID(command.id)
         let category = try await context.call(ItemCategoryMethods.getItemCategory, GetItemCategoryRequest(id: id))
-        try context.emit(category, ids: { [category.id] }) { HumanOutput.itemCategory(category, context.localTime) }
+        let groupName = await context.groupNameForTable(category.categoryGroupID)
+        try context.emit(category, ids: { [category.id] }) {
+            HumanOutput.itemCategory(category, groupName: groupName, context.localTime)
+        }
     }
 
     static let add = CommandSpec(
@@ -55,7 +58,10 @@ enum CategoryCommands {
                                     iconName: command.value("icon") ?? "", categoryGroupID: group)
         let created = try await context.call(ItemCategoryMethods.createItemCategory,
                                              CreateItemCategoryRequest(itemCategory: category))
-        try context.emit(created, ids: { [created.id] }) { HumanOutput.itemCategory(created, context.localTime) }
+        let groupName = await context.groupNameForTable(created.categoryGroupID)
+        try context.emit(created, ids: { [created.id] }) {
+            HumanOutput.itemCategory(created, groupName: groupName, context.localTime)
+        }
     }
 
     static let update = CommandSpec(
@@ -79,7 +85,10 @@ enum CategoryCommands {
                                     iconName: command.value("icon") ?? "", categoryGroupID: group ?? "")
         let updated = try await context.call(ItemCategoryMethods.updateItemCategory,
                                              UpdateItemCategoryRequest(itemCategory: category, updateMask: mask))
-        try context.emit(updated, ids: { [updated.id] }) { HumanOutput.itemCategory(updated, context.localTime) }
+        let groupName = await context.groupNameForTable(updated.categoryGroupID)
+        try context.emit(updated, ids: { [updated.id] }) {
+            HumanOutput.itemCategory(updated, groupName: groupName, context.localTime)
+        }
     }
 
     static let delete = CommandSpec(

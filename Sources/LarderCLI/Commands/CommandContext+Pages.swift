@@ -21,6 +21,13 @@ extension CommandContext {
         }
     }
 
+    /// The name of group `id` for a table (as `categories list` shows groups); nil in JSON and
+    /// ids output, or when the group cannot be read (the id is shown then).
+    func groupNameForTable(_ id: String) async -> String? {
+        guard globals.output == .table, !id.isEmpty else { return nil }
+        return try? await call(CategoryGroupMethods.getCategoryGroup, GetCategoryGroupRequest(id: id)).name
+    }
+
     /// Every item category of group `groupID` (of all groups when empty), page after page, as one response.
     func allItemCategories(groupID: String = "") async throws(CLIError) -> ListItemCategoriesResponse {
         try await everyPage(ItemCategoryMethods.listItemCategories, ListItemCategoriesRequest(categoryGroupID: groupID),

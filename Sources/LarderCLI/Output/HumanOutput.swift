@@ -50,10 +50,11 @@ public enum HumanOutput {
                              rows: groups.map { [$0.id, $0.name, $0.colorHex] }, maxWidth: width).render()
     }
 
-    public static func itemCategory(_ category: ItemCategory, _ localTime: LocalTime) -> String {
+    /// One category; with `groupName`, its group shows as the name, then the id.
+    public static func itemCategory(_ category: ItemCategory, groupName: String? = nil, _ localTime: LocalTime) -> String {
         detail([
             ("ID", category.id), ("Name", category.name), ("Icon", category.iconName),
-            ("Group", category.categoryGroupID),
+            ("Group", groupName.map { "\($0) (\(category.categoryGroupID))" } ?? category.categoryGroupID),
             ("Created", time(category.createTime, localTime)), ("Updated", time(category.updateTime, localTime)),
         ])
     }
