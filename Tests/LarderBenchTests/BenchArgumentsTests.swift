@@ -288,4 +288,24 @@ struct BenchArgumentsNewFlagsTests {
             return error?.code == .invalidArgument && error?.message.contains(message) == true
         }
     }
+
+    @Test("bench's flags for completion are the ones --help documents and the parser takes")
+    func benchFlagsMatchItsHelp() throws {
+        for flag in BenchFlag.all {
+            #expect(BenchHelp.text.contains("--\(flag.name)"), "--\(flag.name) is in bench --help")
+            if let short = flag.short {
+                #expect(BenchHelp.text.contains("-\(short), --\(flag.name)") || BenchHelp.text.contains("-\(short)/--\(flag.name)"))
+            }
+            let argument = flag.takesValue ? ["--\(flag.name)", flag.choices.first ?? "1"] : ["--\(flag.name)"]
+            do {
+                _ = try BenchArguments.parse(argument)
+            } catch {
+                #expect(!error.message.contains("unknown flag"), "\(error.message)")
+            }
+        }
+        let documented = Set(BenchHelp.text.matches(of: /--([a-z][a-z-]+)/).map { String($0.1) })
+        // Named there but not bench's: larder's global --timeout, the server's --tls-client-ca.
+        let others: Set = ["timeout", "tls-client-ca"]
+        #expect(documented.subtracting(BenchFlag.all.map(\.name)) == others)
+    }
 }

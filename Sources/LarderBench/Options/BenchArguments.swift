@@ -40,7 +40,7 @@ public enum BenchArguments {
     /// after its `=`, if any.
     /// - Throws: INVALID_ARGUMENT for an argument that is no flag.
     private static func flag(_ argument: String) throws(RPCError) -> (name: String, inlineValue: String?) {
-        let shortNames = ["-d": "data", "-m": "metadata", "-o": "output"]
+        let shortNames = shortFlagNames
         var name: String
         if let long = shortNames[String(argument.prefix(2))], argument.count == 2 || argument.dropFirst(2).first == "=" {
             name = long + argument.dropFirst(2)
@@ -54,14 +54,13 @@ public enum BenchArguments {
         return (String(name[..<equals]), String(name[name.index(after: equals)...]))
     }
 
+    /// `-d` → `data` and the like.
+    private static let shortFlagNames = Dictionary(
+        BenchFlag.all.compactMap { flag in flag.short.map { ("-\($0)", flag.name) } }, uniquingKeysWith: { first, _ in first })
+
     /// The flags that take no value.
-    private static let switchFlags: Set<String> = ["tls", "insecure-skip-verify", "json", "keep-data"]
+    private static let switchFlags = Set(BenchFlag.all.filter { !$0.takesValue }.map(\.name))
 
     /// The flags that take a value.
-    private static let valueFlags: Set<String> = [
-        "server", "workload", "protocol", "mix", "connections", "concurrency", "threads", "duration", "requests", "warmup",
-        "rate", "time-limit", "connect-timeout", "hist-out", "token", "server-pid", "seed-locations", "seed-meals",
-        "call", "data", "metadata", "format", "output", "load-schedule", "load-start", "load-step",
-        "load-step-duration", "load-end", "clean-up", "ca", "server-name", "cert", "key",
-    ]
+    private static let valueFlags = Set(BenchFlag.all.filter(\.takesValue).map(\.name))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderBench
 /// Shell completion scripts for bash, zsh and fish, generated from the command catalog,
 /// so every command, subcommand and option `--help` shows is completed, and nothing else.
 public enum ShellCompletion {
@@ -60,8 +61,24 @@ public enum ShellCompletion {
         for (path, choices) in positionalChoices.sorted(by: { $0.key < $1.key }) {
             text += "        \"\(path)\") echo \"\(choices.joined(separator: " "))\" ;;\n"
         }
-        text += "    esac\n}\n"
+        text += "    esac\n}\n\n" + benchWords()
         return text
+    }
+
+    /// `_larder_bench_words WHAT`: `larder bench`'s flags (`flags`), those taking a value (`values`)
+    /// or a file (`files`), and the choices of a flag (`--workload`).
+    private static func benchWords() -> String {
+        func words(_ flags: [BenchFlag]) -> String {
+            flags.flatMap { flag in ["--\(flag.name)"] + (flag.short.map { ["-\($0)"] } ?? []) }.joined(separator: " ")
+        }
+        var text = "_larder_bench_words() {\n    case \"$1\" in\n"
+        text += "        flags) echo \"\(words(BenchFlag.all))\" ;;\n"
+        text += "        values) echo \"\(words(BenchFlag.all.filter(\.takesValue)))\" ;;\n"
+        text += "        files) echo \"\(words(BenchFlag.all.filter(\.takesFile)))\" ;;\n"
+        for flag in BenchFlag.all where !flag.choices.isEmpty {
+            text += "        \(words([flag]).replacingOccurrences(of: " ", with: "|"))) echo \"\(flag.choices.joined(separator: " "))\" ;;\n"
+        }
+        return text + "    esac\n}\n"
     }
 
     private static func globalWords(valued: Bool) -> String {
@@ -101,7 +118,18 @@ public enum ShellCompletion {
                     path="$first $word"
                 fi
             done
-            [[ "$first" == "bench" ]] && return 0
+            if [[ "$first" == "bench" ]]; then
+                if [[ "$prev" == -* && " $(_larder_bench_words values) " == *" $prev "* ]]; then
+                    if [[ " $(_larder_bench_words files) " == *" $prev "* ]]; then
+                        COMPREPLY=($(compgen -f -- "$cur"))
+                    else
+                        COMPREPLY=($(compgen -W "$(_larder_bench_words "$prev")" -- "$cur"))
+                    fi
+                elif [[ "$cur" == -* ]]; then
+                    COMPREPLY=($(compgen -W "$(_larder_bench_words flags)" -- "$cur"))
+                fi
+                return 0
+            fi
             values=" $global_values $(_larder_value_options "$path") "
             if [[ "$prev" == -* && "$values" == *" $prev "* ]]; then
                 case "$prev" in
@@ -175,8 +203,16 @@ public enum ShellCompletion {
                     path="$first $word"
                 fi
             done
-            [[ "$first" == "bench" ]] && return 0
             local prev="${words[CURRENT-1]}" cur="${words[CURRENT]}"
+            if [[ "$first" == "bench" ]]; then
+                if [[ "$prev" == -* && " $(_larder_bench_words values) " == *" $prev "* ]]; then
+                    if [[ " $(_larder_bench_words files) " == *" $prev "* ]]; then _files
+                    else compadd -- ${=$(_larder_bench_words "$prev")}; fi
+                elif [[ "$cur" == -* ]]; then
+                    compadd -- ${=$(_larder_bench_words flags)}
+                fi
+                return 0
+            fi
             values=" $global_values $(_larder_value_options "$path") "
             if [[ "$prev" == -* && "$values" == *" $prev "* ]]; then
                 if [[ "$prev" == --token-file ]]; then _files; else compadd -- ${=$(_larder_choices "$prev")}; fi
@@ -234,6 +270,17 @@ public enum ShellCompletion {
                 let condition = "__fish_seen_subcommand_from \(resource.name); and not __fish_seen_subcommand_from \(names)"
                 text += "complete -c larder -n \(fishQuoted(condition)) -a \(command.name) -d \(fishQuoted(command.summary))\n"
             }
+        }
+        for flag in BenchFlag.all {
+            var line = "complete -c larder -n '__fish_seen_subcommand_from bench'"
+            if let short = flag.short { line += " -s \(short)" }
+            line += " -l \(flag.name)"
+            if flag.takesFile {
+                line += " -r -F"
+            } else if flag.takesValue {
+                line += " -x" + (flag.choices.isEmpty ? "" : " -a \(fishQuoted(flag.choices.joined(separator: " ")))")
+            }
+            text += line + "\n"
         }
         for command in allCommands(catalog) {
             let condition = command.resource.map {
