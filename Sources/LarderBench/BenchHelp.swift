@@ -24,7 +24,9 @@ enum BenchHelp {
     the prefix. The first Ctrl-C or SIGTERM stops the load and still deletes; a second one quits at once and prints
     what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
     (which must start with larder-bench-; larder-bench- alone removes what any run left); it runs no load and takes
-    only --server, --token, --metadata, --connect-timeout and the TLS flags.
+    only --server, --token, --metadata, --connect-timeout and the TLS flags. Creating and deleting are not
+    bounded by --time-limit: each gives up when the server sends nothing for 30 s. With --call, only what is
+    named under {{.Prefix}} is deleted (and counted); anything else a call creates stays, unreported.
 
     Workloads:
       ping     /grpc.health.v1.Health/Check (no database)
