@@ -210,7 +210,46 @@ public final class SQLiteStore: Store {
 
     private static func checkVersion(of connection: SQLiteConnection) throws(SQLiteError) {
         let version = try userVersion(connection)
+        guard version >= 0 else { throw impossibleVersion(version) }
         guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
+        if version == SQLiteSchema.latestVersion { try checkRelations(of: connection, version: version) }
+    }
+
+    /// A negative user_version: no build of larder wrote it (a damaged header, or a hand edit).
+    private static func impossibleVersion(_ version: Int) -> SQLiteError {
+        SQLiteError(code: SQLITE_SCHEMA, message: "schema version \(version) (the file's user_version) is not one larder "
+                    + "writes: the file header is damaged or was edited; restore the database from a backup")
+    }
+
+    /// The tables and indexes a database of the latest version holds, by name: the migrations run
+    /// once on an empty in-memory database.
+    private static let latestRelations: Result<Set<String>, SQLiteError> = {
+        do throws(SQLiteError) {
+            let scratch = try SQLiteConnection(path: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            for migration in SQLiteSchema.migrations { try scratch.execute(migration) }
+            return .success(try relations(of: scratch))
+        } catch {
+            return .failure(error)
+        }
+    }()
+
+    private static func relations(of connection: SQLiteConnection) throws(SQLiteError) -> Set<String> {
+        let statement = try connection.prepare(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%'")
+        var names = Set<String>()
+        while try statement.step() { names.insert(statement.string(at: 0)) }
+        return names
+    }
+
+    /// Refuses a database stamped with the latest version that lacks one of its tables or indexes
+    /// (dropped by hand, or a user_version changed): otherwise it would start, report SERVING, and
+    /// fail every call on that table.
+    private static func checkRelations(of connection: SQLiteConnection, version: Int) throws(SQLiteError) {
+        let missing = try latestRelations.get().subtracting(try relations(of: connection))
+        guard !missing.isEmpty else { return }
+        throw SQLiteError(code: SQLITE_SCHEMA, message: "its user_version says schema version \(version), but it lacks "
+                          + "\(missing.sorted().joined(separator: ", ")): the file was altered outside larder; restore "
+                          + "it from a backup")
     }
 
     /// Every table and index the migrations create.
@@ -243,12 +282,21 @@ public final class SQLiteStore: Store {
         try connection.execute("BEGIN IMMEDIATE")
         do throws(SQLiteError) {
             let version = try userVersion(connection)
+            guard version >= 0 else { throw impossibleVersion(version) }
             guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
             if version == SQLiteSchema.latestVersion {
+                try checkRelations(of: connection, version: version)
                 try connection.execute("COMMIT")
                 return
             }
-            for migration in SQLiteSchema.migrations[version...] { try connection.execute(migration) }
+            for migration in SQLiteSchema.migrations[version...] {
+                do throws(SQLiteError) { try connection.execute(migration) } catch {
+                    // The tables do not match the version stamp: say so, with SQLite's words.
+                    throw SQLiteError(code: SQLITE_SCHEMA, message: "upgrading it from schema version \(version) to "
+                                      + "\(SQLiteSchema.latestVersion) failed (\(error.message)); its tables do not match "
+                                      + "its user_version, so the file was altered outside larder: restore it from a backup")
+                }
+            }
             if version > 0 && version < SQLiteSchema.mealEncodingVersion {
                 do throws(RPCError) {
                     try writer.fillMissingMealEncodings()

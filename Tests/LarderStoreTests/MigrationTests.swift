@@ -72,6 +72,38 @@ import Testing
         #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
     }
 
+    /// A damaged header (user_version with its top bit set) is refused with a message, not a trap.
+    @Test func aNegativeSchemaVersionIsRefused() throws {
+        let db = try TestDatabase()
+        try db.closeAndExecute("PRAGMA user_version=-1")
+        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains("schema version -1 (the file's user_version) is not one larder writes") == true,
+                "\(String(describing: error))")
+    }
+
+    /// A version stamp that does not match the tables: the failed upgrade says so.
+    @Test func aVersionStampBehindItsTablesIsRefusedWithTheCause() throws {
+        let db = try TestDatabase()
+        try db.closeAndExecute("PRAGMA user_version=3")
+        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains("upgrading it from schema version 3 to \(SQLiteSchema.latestVersion) failed") == true,
+                "\(String(describing: error))")
+        #expect(try userVersion(db.path) == 3, "left as it was")
+    }
+
+    /// A table dropped by hand: refused at start, instead of SERVING and failing every call on it.
+    @Test func aLatestDatabaseMissingATableIsRefused() throws {
+        let db = try TestDatabase()
+        try db.closeAndExecute("DROP TABLE locations")
+        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains("lacks locations") == true, "\(String(describing: error))")
+        let readOnly = rpcError { try SQLiteStore.open(path: db.path, options: .init(readOnly: true)) }
+        #expect(readOnly?.message.contains("lacks locations") == true, "\(String(describing: readOnly))")
+    }
+
     /// Another application's SQLite file holding a table of our names is refused, naming it,
     /// and left as it was (still in its own journal mode, no table of ours added).
     @Test func aFileHoldingForeignTablesOfOurNamesIsRefusedUntouched() throws {
