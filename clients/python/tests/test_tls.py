@@ -95,3 +95,29 @@ def test_client_certificate_required(start_server, certs):
         with LarderClient(server.address, tls=tls_context(certs.ca), server_hostname="localhost", timeout=60) as c:
             c.list_locations()
     assert raised.value.code == StatusCode.UNAVAILABLE
+
+
+def test_asyncio_call_on_a_tls_connection_that_just_closed_is_unavailable(tls_server, certs):
+    """After the TLS transport lost its connection, and before the reader task heard of it, a
+    call's write used to raise AttributeError from CPython's SSL transport (audit 12 F6)."""
+    from larder_client.aio import AsyncConnection
+
+    host, port = tls_server.address.rsplit(":", 1)
+
+    async def run() -> LarderError:
+        connection = await AsyncConnection.connect(host, int(port), tls=tls_context(certs.ca),
+                                                   server_hostname="localhost")
+        await connection.call("/grpc.health.v1.Health/Check", timeout=60)
+        # The connection is lost and its transport closed again (as closing the writer does),
+        # before the reader task has told the calls: CPython's SSL transport then drops its
+        # protocol, and a write raised AttributeError.
+        connection._writer.transport.abort()
+        await asyncio.sleep(0)
+        connection._writer.close()
+        with pytest.raises(LarderError) as raised:
+            await connection.call("/grpc.health.v1.Health/Check", timeout=60)
+        await connection.close()
+        return raised.value
+
+    error = asyncio.run(run())
+    assert error.code == StatusCode.UNAVAILABLE, error

@@ -84,6 +84,10 @@ class AsyncConnection:
     async def _write(self, frame: bytes) -> None:
         """Writes one frame after the ones before it, and waits until the socket took it."""
         async with self._write_lock:
+            # Lost before the reader task told the calls: say so as the OSError it is (CPython's
+            # TLS transport raises AttributeError on a write once closed twice).
+            if self._writer.is_closing():
+                raise ConnectionResetError(f"the connection to {self.address} is closed")
             self._writer.write(frame)
             await self._writer.drain()
 
