@@ -22,6 +22,21 @@ static inline void larder_tls_ctx_set_max_cert_list(SSL_CTX *_Nonnull ctx, long 
     SSL_CTX_set_max_cert_list(ctx, bytes);
 }
 
+/// Verifies a peer's chain as OpenSSL does, after refusing one of more than `arg` certificates
+/// (leaf included, as sent): a peer that stalls after a long chain would keep it parsed.
+static inline int larder_tls_verify_bounded_chain(X509_STORE_CTX *_Nonnull ctx, void *_Nullable arg) {
+    STACK_OF(X509) *sent = X509_STORE_CTX_get0_untrusted(ctx);
+    if (sent != NULL && sk_X509_num(sent) > (int)(intptr_t)arg) {
+        X509_STORE_CTX_set_error(ctx, X509_V_ERR_CERT_CHAIN_TOO_LONG);
+        return 0;
+    }
+    return X509_verify_cert(ctx);
+}
+
+static inline void larder_tls_ctx_bound_peer_chain(SSL_CTX *_Nonnull ctx, int certificates) {
+    SSL_CTX_set_cert_verify_callback(ctx, larder_tls_verify_bounded_chain, (void *)(intptr_t)certificates);
+}
+
 static inline void larder_tls_ctx_enable_server_cache(SSL_CTX *_Nonnull ctx) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 }

@@ -27,11 +27,19 @@ final class SSLContextHandle: @unchecked Sendable {
         // A client's Certificate message, which OpenSSL buffers whole as soon as its header
         // announces its length: 32 KiB holds any real chain (a leaf and two intermediates are
         // 4–8 KB), where OpenSSL's 100 KiB default let each stalled mTLS handshake hold ~165 KB.
-        if server { larder_tls_ctx_set_max_cert_list(pointer, Self.maxClientCertificateListBytes) }
+        // And at most 10 certificates in it: a chain within 32 KiB can hold 80 small ones, which
+        // OpenSSL keeps parsed (~400 KB) while a client that sent it stalls before its Finished.
+        if server {
+            larder_tls_ctx_set_max_cert_list(pointer, Self.maxClientCertificateListBytes)
+            larder_tls_ctx_bound_peer_chain(pointer, Int32(Self.maxClientCertificates))
+        }
     }
 
     /// The largest client certificate chain a server accepts, in bytes of its Certificate message.
     static let maxClientCertificateListBytes = 32 * 1024
+
+    /// The most certificates (the leaf included) a client's chain may hold.
+    static let maxClientCertificates = 10
 
     deinit {
         SSL_CTX_free(pointer)

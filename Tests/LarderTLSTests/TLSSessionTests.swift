@@ -219,7 +219,7 @@ final class TLSSessionTests {
             try (leaf + String(repeating: ca, count: bytes / ca.utf8.count)).write(toFile: path, atomically: true, encoding: .utf8)
             return path
         }
-        var small = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 8 * 1024), certificates.clientKey))
+        var small = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 4 * 1024), certificates.clientKey))
                              .makeSession(serverName: "localhost"), server: try server.makeSession())
         try small.pump()
         #expect(small.server.peerCertificateSubject == TestCertificates.clientSubject)
@@ -232,6 +232,31 @@ final class TLSSessionTests {
             return
         }
         #expect(error.detail.contains("excessive message size"), "\(error)")
+    }
+
+    /// Within 32 KiB a chain can hold 80 small certificates, which a client that then stalls
+    /// kept parsed (~400 KB a handshake, audit 12): more than 10 are refused.
+    @Test func aClientCertificateChainOfMoreThan10IsRefused() throws {
+        let server = try serverContext(clientCA: true, auth: .require)
+        let leaf = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
+        let ca = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
+        func chain(certificates count: Int) throws -> String {
+            let path = certificates.path("chain-of-\(count).pem")
+            try (leaf + String(repeating: ca, count: count - 1)).write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        var ten = TLSPair(client: try clientContext(certificate: (try chain(certificates: 10), certificates.clientKey))
+                           .makeSession(serverName: "localhost"), server: try server.makeSession())
+        try ten.pump()
+        #expect(ten.server.peerCertificateSubject == TestCertificates.clientSubject)
+
+        var eleven = TLSPair(client: try clientContext(certificate: (try chain(certificates: 11), certificates.clientKey))
+                              .makeSession(serverName: "localhost"), server: try server.makeSession())
+        guard case .server(let error)? = eleven.pumpReportingSide() else {
+            Issue.record("a chain of 11 certificates got through")
+            return
+        }
+        #expect("\(error)".contains("certificate chain too long"), "\(error)")
     }
 
     /// TLS 1.3: the client's handshake ends before the server checks its certificate, so the
