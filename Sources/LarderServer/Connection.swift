@@ -126,6 +126,12 @@ final class Connection: EventHandler, CallConnection {
         return false
     }
 
+    /// True while the peer has sent no byte since it connected (`lastActivity` is then when
+    /// it did): the first byte picks TLS or cleartext and the protocol, leaving one of these set.
+    var hasSentNothing: Bool {
+        sniffing && sniffBuffer.isEmpty && tls == nil && tlsWaitingBytes == nil && http2 == nil && !isClosing
+    }
+
     func handle(_ events: IOEvents) {
         if events.contains(.writable) {
             let wasPaused = readPaused

@@ -12,6 +12,9 @@ extension Server {
 
     func acceptConnections() {
         var refusedWithoutDescriptors = 0
+        /// Connections that have sent nothing for a second or more, newest first: made once a
+        /// turn, when the server is full.
+        var silent: [Connection]?
         while listening {
             let accepted: (fd: Int32, peer: SocketAddress)?
             do {
@@ -31,9 +34,17 @@ extension Server {
             }
             guard let (fd, peer) = accepted else { return }
             if connections.count >= configuration.maxConnections {
-                refuse(fd: fd, peer: peer, reason: "max connections (\(configuration.maxConnections)) reached",
-                       message: "server has reached its maximum of \(configuration.maxConnections) connections")
-                continue
+                // Room is made by closing the connection that has sent nothing for longest: a
+                // peer holding connections it never speaks on cannot keep others out for
+                // --idle-timeout.
+                if silent == nil { silent = silentConnections() }
+                if let victim = silent?.popLast() {
+                    evict(victim)
+                } else {
+                    refuse(fd: fd, peer: peer, reason: "max connections (\(configuration.maxConnections)) reached",
+                           message: "server has reached its maximum of \(configuration.maxConnections) connections")
+                    continue
+                }
             }
             let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
                                         maxFrameBytes: configuration.maxFrameBytes, budget: budget,
@@ -51,6 +62,34 @@ extension Server {
             metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
         }
+    }
+
+    /// How long a connection must have sent nothing before a full server closes it for a new one.
+    static let silenceBeforeEviction: UInt64 = 1_000_000_000
+
+    /// The open connections that have sent nothing for `silenceBeforeEviction` or more, the
+    /// longest silent last.
+    private func silentConnections() -> [Connection] {
+        let now = MonotonicClock.nanoseconds()
+        return connections.values
+            .filter { $0.hasSentNothing && now &- $0.lastActivity >= Self.silenceBeforeEviction }
+            .sorted { $0.lastActivity > $1.lastActivity }
+    }
+
+    /// Closes a connection that has sent nothing, to admit a new one to a full server; a
+    /// cleartext-capable server tells it why in a lean error frame first.
+    private func evict(_ connection: Connection) {
+        let seconds = (MonotonicClock.nanoseconds() &- connection.lastActivity) / 1_000_000_000
+        if !configuration.tlsOnly {
+            let error = RPCError.unavailable(
+                "server is at its maximum of \(configuration.maxConnections) connections, and this one had sent nothing "
+                    + "for \(seconds) s: it was closed for a new one; connect again when you have a call to make")
+            let frame = ResponseFrame.encode(callID: 0, result: .failure(error)).bytes
+            _ = frame.withUnsafeBytes { try? SocketIO.write(connection.fd, $0) }
+        }
+        logger.warn("connection_evicted", ["conn": connection.id, "peer": connection.peer, "silent_s": seconds,
+                                           "max_connections": configuration.maxConnections])
+        close(connection, reason: "evicted: silent at max connections")
     }
 
     /// Connections refused through the spare descriptor in one turn of the loop, at most.

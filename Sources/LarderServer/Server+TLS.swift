@@ -294,6 +294,8 @@ extension Server {
             startedAt = link.startedAt
         } else if connection.tlsWaitingBytes != nil {
             startedAt = connection.lastActivity  // its first byte; nothing was read since
+        } else if configuration.tlsOnly && connection.hasSentNothing {
+            startedAt = connection.lastActivity  // connected, and a TLS client speaks first
         } else {
             return false
         }

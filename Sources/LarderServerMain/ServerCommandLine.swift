@@ -92,7 +92,7 @@ public enum ServerCommandLine {
             }
             config.server.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: range)
         },
-        Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused (default 10000)") { config, value throws(UsageError) in
+        Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused, unless one has sent nothing for a second: it is closed for the new one (default 10000)") { config, value throws(UsageError) in
             config.server.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)
         },
         Option(name: "max-calls-per-connection", value: "N",
@@ -159,7 +159,7 @@ public enum ServerCommandLine {
             config.server.tlsOnly = try parseSwitch(value, flag: "tls-only")
         },
         Option(name: "tls-handshake-timeout", value: "SECONDS",
-               help: "time a client may take to complete a TLS handshake it started (default 10)") { config, value throws(UsageError) in
+               help: "time a client may take to complete a TLS handshake it started (with --tls-only, from its connect) (default 10)") { config, value throws(UsageError) in
             config.server.tlsHandshakeTimeoutSeconds = try parseInt(value, flag: "tls-handshake-timeout", range: 1...3_600)
         },
         Option(name: "tls-max-handshakes", value: "N",

@@ -25,12 +25,46 @@ struct LimitsEndToEndTests {
         let second = try RawConnection(port: server.port)
         first.send(Self.listRequest(1))
         #expect(first.receive()?.statusCode == .ok)
+        second.send(Self.listRequest(2))  // both have spoken: neither makes room (below)
+        #expect(second.receive()?.statusCode == .ok)
         let third = try RawConnection(port: server.port)
         let refusal = try #require(third.receive())
         #expect(refusal.callID == 0 && refusal.statusCode == .resourceExhausted)
         #expect(third.isClosedByServer())
-        second.send(Self.listRequest(2))
+        second.send(Self.listRequest(3))
         #expect(second.receive()?.statusCode == .ok)
+    }
+
+    /// A full server closes the connection that has sent nothing for longest (a second or more)
+    /// to take a new one: a peer holding connections it never speaks on keeps nobody out
+    /// (audit 12: 300 silent connections held --max-connections 300 for the 300 s idle timeout).
+    @Test func aFullServerMakesRoomByClosingAConnectionThatNeverSpoke() async throws {
+        let server = try await ServerProcess(arguments: ["--max-connections", "3"])
+        defer { server.stop() }
+        let speaker = try RawConnection(port: server.port)
+        speaker.send(Self.listRequest(1))
+        #expect(speaker.receive()?.statusCode == .ok)
+        let silent = [try RawConnection(port: server.port), try RawConnection(port: server.port)]
+        try await Task.sleep(for: .milliseconds(1100))  // silent for a second or more
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { client.close() }
+        #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+        #expect(await server.waitForLog("event=connection_evicted"))
+        // The next newcomer takes the other silent one's place; the one that spoke stays.
+        let another = try RawConnection(port: server.port)
+        another.send(Self.listRequest(2))
+        #expect(another.receive()?.statusCode == .ok)
+        for connection in silent {
+            let notice = try #require(connection.receive(), "each silent one is told why")
+            #expect(notice.callID == 0 && notice.statusCode == .unavailable)
+            #expect(notice.statusMessage.contains("had sent nothing for"), "\(notice.statusMessage)")
+            #expect(connection.isClosedByServer())
+        }
+        speaker.send(Self.listRequest(3))
+        #expect(speaker.receive()?.statusCode == .ok)
+        // Now every connection has spoken: the next is refused, as before.
+        let refused = try RawConnection(port: server.port)
+        #expect(refused.receive()?.statusCode == .resourceExhausted)
     }
 
     @Test func callsBeyondThePerConnectionLimitGetResourceExhausted() async throws {

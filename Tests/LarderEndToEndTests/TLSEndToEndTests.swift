@@ -193,6 +193,20 @@ final class TLSEndToEndTests {
         #expect(stranger?.message.contains("the server rejected this client's certificate") == true)
     }
 
+    /// A TLS client speaks first, so on a --tls-only server a connection that sends nothing has
+    /// its handshake timeout run from the accept (before, it held a slot for --idle-timeout).
+    @Test func aSilentConnectionToATLSOnlyServerEndsAtTheHandshakeTimeout() async throws {
+        let server = try await ServerProcess(arguments: tlsArguments + ["--tls-only", "--tls-handshake-timeout", "1"])
+        defer { server.stop() }
+        let silent = try RawConnection(port: server.port)
+        let closed = await offThePool { silent.isClosedByServer() }
+        #expect(closed)
+        #expect(await server.waitForLog("event=tls_handshake_timeout"), "\(server.stderr)")
+        let secure = try tlsClient(server)
+        defer { secure.close() }
+        #expect(try await secure.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+    }
+
     @Test func garbageAndStalledHandshakesCloseOnlyThatConnection() async throws {
         let server = try await ServerProcess(arguments: tlsArguments + ["--tls-handshake-timeout", "5"])
         defer { server.stop() }
