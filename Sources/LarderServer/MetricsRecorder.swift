@@ -105,6 +105,10 @@ final class MetricsRecorder: @unchecked Sendable {
     /// Bytes written to peers so far (`/metrics`' bytes sent).
     var bytesSent: UInt64 { totals[2] }
 
+    /// Connections accepted, bytes received and bytes sent so far, added up: it changes
+    /// whenever a peer connects, sends or is answered (`Server.returnMemoryWhenQuiet`).
+    var trafficCount: UInt64 { totals[0] &+ totals[1] &+ totals[2] }
+
     /// Every counter now, for `Admin/GetMetrics` and `/metrics`. Methods never called are left out.
     func snapshot() -> Metrics {
         let gauges = gauges()

@@ -217,9 +217,11 @@ extension Server {
     /// would otherwise stay until the next burst, since a burst whose clients read their replies
     /// never fills the budget enough for `watchBudget` to give it back.
     func returnMemoryWhenQuiet(now: UInt64) {
-        let sent = metrics.bytesSent
-        if sent != bytesSentAtLastTick {
-            bytesSentAtLastTick = sent
+        // Traffic is any connection, byte read or byte written: a flood of TLS handshakes that
+        // never finish sends no application byte, yet leaves OpenSSL's freed memory behind.
+        let traffic = metrics.trafficCount
+        if traffic != trafficAtLastTick {
+            trafficAtLastTick = traffic
             lastTrafficAt = now
             heapReturnOwed = true
         } else if heapReturnOwed, callsInFlight == 0, now - lastTrafficAt >= Self.heapReturnIdleSeconds * 1_000_000_000 {

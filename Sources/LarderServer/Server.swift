@@ -48,9 +48,9 @@ public final class Server: @unchecked Sendable {
     /// The most connections open since free memory was last given back to the system
     /// (raised at each accept, so a short burst counts).
     var connectionPeak = 0
-    /// `metrics.bytesSent` at the last tick, when it last changed, and whether free memory is to
+    /// `metrics.trafficCount` at the last tick, when it last changed, and whether free memory is to
     /// be given back once the server has been quiet for `heapReturnIdleSeconds`.
-    var bytesSentAtLastTick: UInt64 = 0
+    var trafficAtLastTick: UInt64 = 0
     var lastTrafficAt: UInt64 = 0
     var heapReturnOwed = false
     /// The open connections; owned by the loop's thread, checked on every access in debug builds.

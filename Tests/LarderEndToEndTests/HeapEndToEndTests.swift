@@ -89,4 +89,13 @@ struct HeapEndToEndTests {
             server.stderr.components(separatedBy: "event=heap_returned").count == 3
         }, "once more after the new traffic")
     }
+
+    /// Connections that come and go without a byte count as traffic (audit 12: after a flood of
+    /// TLS handshakes that never finished, 131 MB stayed resident until the next call).
+    @Test func connectionsAloneAreTrafficForGivingHeapBack() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--log-level", "debug"])
+        defer { server.stop() }
+        for _ in 0..<20 { _ = try RawConnection(port: server.port) }  // each closed at once
+        #expect(await server.waitForLog("event=heap_returned quiet_seconds=5"))
+    }
 }
