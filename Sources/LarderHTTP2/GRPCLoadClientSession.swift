@@ -199,6 +199,13 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
         return .accept
     }
 
+    override func frameSent(_ frame: NGHTTP2Frame) {
+        // nghttp2 ends a session it cannot go on with by a GOAWAY of its own: keep why.
+        guard frame.kind == .goaway, lastLibraryError == nil else { return }
+        let text = String(decoding: frame.debugData, as: UTF8.self)
+        lastLibraryError = "sent GOAWAY \(HTTP2ErrorCode(rawValue: frame.errorCode))" + (text.isEmpty ? "" : " (\(text))")
+    }
+
     override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
         if frame.kind == .goaway {
             goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode)))

@@ -129,4 +129,26 @@ struct GRPCLoadClientSessionTests {
         #expect(!pair.client.startCall(headers, body: GRPCLoadClientSession.body(message: []), tag: 1))
         #expect(pair.client.inFlight == 1, "the call in flight is the loop's to count when the socket closes")
     }
+
+    /// A frame over the client's SETTINGS_MAX_FRAME_SIZE (16 KiB): nghttp2 ends the session with
+    /// a GOAWAY of its own, and the session says so (audit 14: the bench waited out its time limit).
+    @Test("a session nghttp2 ended by itself is finished, with the GOAWAY it sent as the reason")
+    func libraryEndedSession() throws {
+        let pair = try Pair()
+        #expect(pair.client.startCall(GRPCRequestHeaderBlock(path: "/a/b"), body: GRPCLoadClientSession.body(message: []),
+                                      tag: 0))
+        try pair.pump()
+        #expect(!pair.client.isFinished)
+        // A DATA frame of 20,000 bytes on stream 1: over the 16,384 the client allows.
+        let length = 20_000
+        var frame: [UInt8] = [UInt8(length >> 16), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF), 0x0, 0x0, 0, 0, 0, 1]
+        frame += [UInt8](repeating: 0, count: length)
+        let client = pair.client
+        try? frame.withUnsafeBytes { raw in try client.receive(raw) }
+        var sent: [UInt8] = []
+        try client.writeOutput { sent.append(contentsOf: $0) }
+        #expect(sent.count >= 17 && sent[3] == 0x7, "a GOAWAY went out")
+        #expect(client.isFinished)
+        #expect(client.lastLibraryError?.contains("FRAME_SIZE_ERROR") == true, "\(String(describing: client.lastLibraryError))")
+    }
 }

@@ -54,6 +54,9 @@ final class BenchTLSLink {
         try result.get()
     }
 
+    /// True once the server sent close_notify: nothing it sends after is read.
+    var peerClosed: Bool { session.peerClosed }
+
     /// Decrypts the first `count` bytes of `readBuffer` into `plaintext` (replacing what it held).
     func open(count: Int) throws(TLSError) {
         plaintext.removeAll(keepingCapacity: true)
@@ -104,6 +107,7 @@ final class BenchTLSLink {
     /// - Returns: false when the server closed the connection.
     func readOnce(_ fd: Int32, deadline: UInt64, address: BenchAddress, describe: (TLSError) -> RPCError)
         throws(RPCError) -> Bool {
+        if session.peerClosed { return false }  // close_notify: the end, even with TCP left open
         while true {
             switch TCPSocket.read(fd, into: readBuffer, count: Self.readCapacity) {
             case .bytes(let count):

@@ -344,6 +344,7 @@ final class LoadLoop: @unchecked Sendable {
 
     /// Writes as much output as the socket takes.
     private func flush(_ connection: BenchConnection) {
+        defer { failIfSessionEnded(connection) }
         if connection.http2 != nil && !collectOutput(connection) { return }
         if let tls = connection.tls {
             flushTLS(connection, tls)
@@ -388,6 +389,19 @@ final class LoadLoop: @unchecked Sendable {
         case .done: setWantsWritable(connection, false)
         case .blocked: setWantsWritable(connection, true)
         case .failed(let error): fail(connection, code: error.code, message: error.message)
+        }
+    }
+
+    /// Fails a connection whose HTTP/2 session ended by itself: nghttp2 answered a frame it could
+    /// not take (an oversized one, say) with GOAWAY and wants neither to read nor write. Before,
+    /// the run waited out its time limit and blamed a stuck server.
+    private func failIfSessionEnded(_ connection: BenchConnection) {
+        guard connection.isOpen, let session = connection.http2, session.isFinished else { return }
+        if let goaway = session.goaways.last {
+            fail(connection, code: .unavailable, message: "the server sent GOAWAY \(goaway.code)")
+        } else {
+            let reason = session.lastLibraryError ?? "the HTTP/2 session ended"
+            fail(connection, code: .internal, message: "the server broke HTTP/2: \(reason)")
         }
     }
 
@@ -444,6 +458,10 @@ final class LoadLoop: @unchecked Sendable {
                     handleHTTP2(connection, session)
                 } else {
                     handleFrames(connection, now: MonotonicClock.nanoseconds())
+                }
+                if connection.isOpen, connection.tls?.peerClosed == true {
+                    fail(connection, code: .unavailable, message: "server closed the connection (TLS close_notify)")
+                    return
                 }
                 if count < space { return }
             case .wouldBlock:

@@ -218,6 +218,12 @@ final class Connection: Sendable {
                     buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 }
                 if !deliverFrames(&decoder) { return }
+                // What came before close_notify is delivered; nothing comes after it, even if
+                // the server leaves the TCP connection open.
+                if tls?.peerClosed == true {
+                    fail(RPCError.unavailable("connection to \(address) closed by the server (TLS close_notify)"))
+                    return
+                }
             case .failure(let error):
                 if error.code == EAGAIN || error.code == EWOULDBLOCK { continue }
                 fail(explained(RPCError.unavailable("connection to \(address) failed: \(error.message)")))

@@ -104,6 +104,9 @@ final class TLSChannel: Sendable {
         }
     }
 
+    /// True once the server sent close_notify: it sends nothing more (PROTOCOL.md §1).
+    var peerClosed: Bool { session.withLock { $0.peerClosed } }
+
     /// Decrypts bytes read from the socket.
     func open(_ ciphertext: [UInt8]) -> Result<[UInt8], TLSError> {
         session.withLock { session -> Result<[UInt8], TLSError> in
