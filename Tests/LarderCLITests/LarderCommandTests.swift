@@ -229,6 +229,23 @@ struct LarderCommandTests {
         #expect(top.stdout.contains("  meals "))
     }
 
+    @Test("meals list --all that stops at its page cap with more to come fails, after printing what it got")
+    func allStopsAtItsCapWithAnError() async throws {
+        let server = try FakeServer()
+        let result = try await run(["-o", "ids", "meals", "list", "--all"], server: server) { requests in
+            for page in 0..<10_000 {
+                guard let request = await requests.next() else { return }
+                let meal = MealRecord(id: "m\(page)", name: "n", calories: 1, category: .lunch)
+                let reply = ListMealRecordsResponse(mealRecords: page < 2 ? [meal] : [], nextPageToken: "t\(page + 1)")
+                server.reply(ResponseEnvelope(callID: request.callID, payload: ProtoCodec.encode(reply)))
+            }
+        }
+        #expect(result.status == 18, "RESOURCE_EXHAUSTED, not a success: \(result.stderr)")
+        #expect(result.stdout == "m0\nm1\n")
+        #expect(result.stderr.contains("meals list --all stopped after 10000 pages with more to come"), "\(result.stderr)")
+        #expect(result.stderr.contains("--page-token t10000"), "\(result.stderr)")
+    }
+
     @Test("meals list --all follows page tokens; summary sends the UTC offset")
     func pagesAndSummary() async throws {
         let server = try FakeServer()

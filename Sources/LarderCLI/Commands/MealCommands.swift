@@ -23,7 +23,7 @@ enum MealCommands {
                        choices: MealCategoryNames.all),
             OptionSpec("page-size", value: "N", "Meals per page, 1-1000 (server default 50)"),
             OptionSpec("page-token", value: "TOKEN", "Continue after the page that returned TOKEN"),
-            .flag("all", "Fetch every page, at most \(maxPages) (a page token the server sends twice is an error); "
+            .flag("all", "Fetch every page, at most \(maxPages) (more, or a page token the server sends twice, is an error); "
                   + "-o ids prints each page as it comes, a table or JSON holds at most \(maxHeldBytes >> 20) MiB of meals"),
         ],
         examples: [
@@ -54,10 +54,23 @@ enum MealCommands {
                 HumanOutput.mealRecords(response.mealRecords, context.localTime, width: context.tableWidth)
             }
         }
-        if !response.nextPageToken.isEmpty {
-            context.hint("next page: add --page-token \(TerminalText.value(response.nextPageToken)) (or --all for every page)")
+        let token = response.nextPageToken
+        guard !token.isEmpty else { return }
+        let resume = token.utf8.count <= maxShownTokenBytes
+            ? "--page-token \(TerminalText.value(token))"
+            : "a page token of \(token.utf8.count) bytes (too long to show)"
+        if all {
+            // What was fetched is printed; the listing is not complete, and a script must know it.
+            throw .rpc(RPCError(.resourceExhausted, "meals list --all stopped after \(maxPages) pages with more to come; "
+                + "narrow the listing with --since, --until or --category (the server offered \(resume))"))
         }
+        context.hint(token.utf8.count <= maxShownTokenBytes
+            ? "next page: add \(resume) (or --all for every page)"
+            : "next page: the server's page token is \(token.utf8.count) bytes, too long to show; use --all for every page")
     }
+
+    /// The longest page token a hint shows (a Larder server's are ~50 bytes).
+    static let maxShownTokenBytes = 1024
 
     /// Every page of the listing `first` asks for, until one without a next_page_token or `maxPages`: with
     /// `-o ids` the ids are printed page by page and the result holds the last page's token
