@@ -107,7 +107,7 @@ public enum LarderCommand {
         case .usage(let message, let command):
             stderr.write(TerminalText.lines("larder: \(message)\nRun '\(command) --help' for usage.\n"))
         case .rpc(let rpc):
-            stderr.write("\(TerminalText.value(rpc.description))\n")
+            stderr.write("\(SafeText.message(rpc.description))\n")
         }
         return ExitCode.forError(error)
     }

@@ -61,6 +61,25 @@ public enum SafeText {
         return (shown, false)
     }
 
+    /// A whole message from the other side (a status message), escaped as `escaped` does and
+    /// cut after its first `maxMessageBytes` bytes on a scalar boundary, with its full size:
+    /// `…abc… (3145728 bytes in all)`. A server may send 4 MiB of it; nobody reads that on a terminal.
+    public static func message(_ text: String) -> String {
+        guard text.utf8.count > maxMessageBytes else { return escaped(text) }
+        var kept = text.unicodeScalars.startIndex
+        var bytes = 0
+        for index in text.unicodeScalars.indices {
+            let size = UTF8.width(text.unicodeScalars[index])
+            if bytes + size > maxMessageBytes { break }
+            bytes += size
+            kept = text.unicodeScalars.index(after: index)
+        }
+        return escaped(Substring(text.unicodeScalars[..<kept])) + "… (\(text.utf8.count) bytes in all)"
+    }
+
+    /// Bytes of a message `message` shows before it cuts the rest.
+    public static let maxMessageBytes = 4096
+
     /// `text` with every control character (C0, DEL, C1), format character (bidirectional
     /// overrides and the like; not the zero-width joiners that emoji and scripts need), line or
     /// paragraph separator and unassigned scalar written as `\u{1B}`; everything else as is.

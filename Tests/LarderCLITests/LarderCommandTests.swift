@@ -190,6 +190,19 @@ struct LarderCommandTests {
         #expect(result.stderr == "ALREADY_EXISTS: location name \"客廳\" already exists\n")
     }
 
+    @Test("a status message of megabytes is cut to 4 KiB on stderr, with its size")
+    func hugeStatusMessage() async throws {
+        let server = try FakeServer()
+        let message = String(repeating: "x", count: 3 << 20)
+        let result = try await run(["locations", "list"], server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: .notFound, statusMessage: message))
+        }
+        #expect(result.status == 15)
+        #expect(result.stderr.utf8.count < 5000, "\(result.stderr.utf8.count) bytes")
+        #expect(result.stderr.hasSuffix("… (3145739 bytes in all)\n"), "\(result.stderr.suffix(80))")
+    }
+
     @Test("an unreachable server is UNAVAILABLE with the address, exit 24")
     func unreachable() async throws {
         let closed = try ClosedPort()

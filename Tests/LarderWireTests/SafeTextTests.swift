@@ -72,4 +72,15 @@ struct SafeTextTests {
         let text = "xx\u{1B}yy"
         #expect(SafeText.quoted(text.dropFirst()) == #""x\u{1B}yy""#)
     }
+
+    /// A status message of megabytes (a hostile server's) is cut to its first 4 KiB, on a
+    /// scalar boundary, escaped, with its size (audit 14: the CLI printed 5.2 MB of it).
+    @Test func aLongMessageIsCutWithItsSize() {
+        #expect(SafeText.message("NOT_FOUND: no \u{1B}[31m") == "NOT_FOUND: no \\u{1B}[31m")
+        let long = String(repeating: "é", count: 3_000_000)  // 2 bytes each
+        let shown = SafeText.message(long)
+        #expect(shown == String(repeating: "é", count: 2048) + "… (6000000 bytes in all)")
+        let exact = String(repeating: "a", count: SafeText.maxMessageBytes)
+        #expect(SafeText.message(exact) == exact)
+    }
 }

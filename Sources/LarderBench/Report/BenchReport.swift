@@ -48,7 +48,7 @@ public enum BenchReport {
             lines.append(server)
         }
         for (code, count) in result.callsByCode.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where code != .ok {
-            let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \(SafeText.escaped($0)))" } ?? ""
+            let message = result.firstMessages[code].map { $0.isEmpty ? "" : " (first: \(SafeText.message($0)))" } ?? ""
             lines.append("  error        \(code.name) × \(Format.grouped(count))\(message)")
         }
         if let failure = result.stopReason { lines.append("  stopped      \(SafeText.escaped(failure))") }
