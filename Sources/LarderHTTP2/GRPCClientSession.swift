@@ -151,7 +151,8 @@ public final class GRPCClientSession: NGHTTP2SessionHandler {
             if response.headerBlocks == 1, frame.kind == .headers { response.trailers = response.headers }
             responses[frame.streamID] = response
         case .goaway:
-            goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode)))
+            goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode),
+                                   debugText: String(decoding: frame.debugData, as: UTF8.self)))
         case .ping where frame.isAck:
             pingAcks += 1
         default:

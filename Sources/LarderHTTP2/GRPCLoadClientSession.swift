@@ -208,7 +208,8 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
 
     override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
         if frame.kind == .goaway {
-            goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode)))
+            goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode),
+                                   debugText: String(decoding: frame.debugData, as: UTF8.self)))
         }
         return true
     }

@@ -142,6 +142,8 @@ final class BenchTLSEndToEndTests {
             let (status, _, stderr) = try await bench(["--protocol", name, "--workload", workload, "--requests", "10"],
                                                       server: server)
             #expect(status == 3, "\(workload): \(stderr)")
+            // The server's reason reaches the user over HTTP/2 too (GOAWAY debug data; audit 14).
+            #expect(stderr.contains("accepts TLS connections only"), "\(workload): \(stderr)")
         }
     }
 

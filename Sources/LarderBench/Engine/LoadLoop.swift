@@ -398,7 +398,7 @@ final class LoadLoop: @unchecked Sendable {
     private func failIfSessionEnded(_ connection: BenchConnection) {
         guard connection.isOpen, let session = connection.http2, session.isFinished else { return }
         if let goaway = session.goaways.last {
-            fail(connection, code: .unavailable, message: "the server sent GOAWAY \(goaway.code)")
+            fail(connection, code: .unavailable, message: "the server sent \(goaway.summary)")
         } else {
             let reason = session.lastLibraryError ?? "the HTTP/2 session ended"
             fail(connection, code: .internal, message: "the server broke HTTP/2: \(reason)")
@@ -522,7 +522,7 @@ final class LoadLoop: @unchecked Sendable {
         guard connection.isOpen else { return }
         if let goaway = session.goaways.last, goaway.code != .noError || connection.inFlight == 0 || session.isFinished {
             let reason = session.lastLibraryError.map { ": \($0)" } ?? ""
-            fail(connection, code: .unavailable, message: "the server sent GOAWAY \(goaway.code)\(reason)")
+            fail(connection, code: .unavailable, message: "the server sent \(goaway.summary)\(reason)")
         }
     }
 
@@ -541,7 +541,9 @@ final class LoadLoop: @unchecked Sendable {
         }
         if callID == 0 {
             let text = envelope.pointee.status_message.map { String(cString: $0) } ?? ""
-            fail(connection, code: StatusCode(rawValue: code), message: "connection error from server: \(text)")
+            // A connection error says why in a non-zero code; one that does not is still an error.
+            fail(connection, code: code == 0 ? .unknown : StatusCode(rawValue: code),
+                 message: "connection error from server: \(text.isEmpty ? "(no message)" : text)")
             return
         }
         guard let slot = connection.slot(for: callID) else {
