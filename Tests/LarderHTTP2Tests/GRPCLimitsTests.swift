@@ -4,6 +4,9 @@ import Testing
 
 @Suite("gRPC over HTTP/2: limits and hostile peers")
 struct GRPCLimitsTests {
+    /// The debug text of the server's final GOAWAY of a drain.
+    static let gracefulStop = "graceful stop: streams above the last stream id were not processed; retry them elsewhere"
+
     @Test("a message over the maximum size is RESOURCE_EXHAUSTED as soon as its prefix arrives")
     func oversizeMessage() throws {
         var configuration = GRPCServerConfiguration()
@@ -174,7 +177,7 @@ struct GRPCLimitsTests {
         try loop.pump()
         #expect(!loop.server.awaitsDrainAcknowledgement, "answered: the final GOAWAY went out")
         #expect(loop.client.goaways == [.init(lastStreamID: Int32.max, code: .noError),
-                                         .init(lastStreamID: inFlight, code: .noError)])
+                                         .init(lastStreamID: inFlight, code: .noError, debugText: Self.gracefulStop)])
         #expect(!loop.server.isFinished, "a call is still in flight")
 
         // A call the client opens now is refused (nghttp2's client does not start it after GOAWAY).
@@ -201,7 +204,7 @@ struct GRPCLimitsTests {
         #expect(!loop.server.awaitsDrainAcknowledgement)
         try loop.pump()
         #expect(loop.client.goaways == [.init(lastStreamID: Int32.max, code: .noError),
-                                         .init(lastStreamID: inFlight, code: .noError)])
+                                         .init(lastStreamID: inFlight, code: .noError, debugText: Self.gracefulStop)])
         loop.server.finishDrain()  // once only
         try loop.pump()
         #expect(loop.client.goaways.count == 2)
@@ -227,7 +230,7 @@ struct GRPCLimitsTests {
             loop.client.ping()
             try loop.pump()
         }
-        #expect(loop.client.goaways.last == .init(lastStreamID: 0, code: .enhanceYourCalm))
+        #expect(loop.client.goaways.last == .init(lastStreamID: 0, code: .enhanceYourCalm, debugText: "too_many_pings"))
         #expect(loop.serverError?.code == .enhanceYourCalm)
         #expect(loop.server.closeReason?.message == "too_many_pings")
         #expect(String(decoding: scanFrames(loop.serverBytes).last { $0.type == 7 }?.payload.dropFirst(8) ?? [], as: UTF8.self)

@@ -136,7 +136,7 @@ struct GRPCUnaryCallTests {
         let second = try loop.call()
         loop.server.close(code: .noError, message: "idle for 300 s")
         try loop.pump()
-        #expect(loop.client.goaways.last == .init(lastStreamID: second, code: .noError))
+        #expect(loop.client.goaways.last == .init(lastStreamID: second, code: .noError, debugText: "idle for 300 s"))
         #expect(throws: GRPCSessionError(.noError, "idle for 300 s")) { _ = try loop.server.receive([0]) }
     }
 }
