@@ -209,24 +209,26 @@ final class TLSSessionTests {
         #expect(strangerError.message.contains("the client's certificate") && strangerError.message.contains("--tls-client-ca"))
     }
 
+    /// A client presenting its own certificate followed by `copies` copies of its CA's, to `server`.
+    func pairWithChain(_ server: TLSServerContext, caCopies copies: Int) throws -> TLSPair {
+        let leaf = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
+        let path = certificates.path("chain-\(copies).pem")
+        try (leaf + String(repeating: try caPEM(), count: copies)).write(toFile: path, atomically: true, encoding: .utf8)
+        return TLSPair(client: try clientContext(certificate: (path, certificates.clientKey)).makeSession(serverName: "localhost"),
+                       server: try server.makeSession())
+    }
+
+    func caPEM() throws -> String { try String(contentsOfFile: certificates.caCertificate, encoding: .utf8) }
+
     @Test func aClientCertificateChainOver32KiBIsRefused() throws {
         let server = try serverContext(clientCA: true, auth: .require)
-        let leaf = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
-        let ca = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
-        /// The client's certificate followed by `bytes` of PEM: copies of the CA's certificate.
-        func chain(pemBytes bytes: Int) throws -> String {
-            let path = certificates.path("chain-\(bytes).pem")
-            try (leaf + String(repeating: ca, count: bytes / ca.utf8.count)).write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
-        var small = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 4 * 1024), certificates.clientKey))
-                             .makeSession(serverName: "localhost"), server: try server.makeSession())
+        let caBytes = try caPEM().utf8.count
+        var small = try pairWithChain(server, caCopies: 4 * 1024 / caBytes)
         try small.pump()
         #expect(small.server.peerCertificateSubject == TestCertificates.clientSubject)
 
         // ~44 KiB of DER: under OpenSSL's 100 KiB default, which let each stalled handshake hold it.
-        var big = TLSPair(client: try clientContext(certificate: (try chain(pemBytes: 60 * 1024), certificates.clientKey))
-                           .makeSession(serverName: "localhost"), server: try server.makeSession())
+        var big = try pairWithChain(server, caCopies: 60 * 1024 / caBytes)
         guard case .server(let error)? = big.pumpReportingSide() else {
             Issue.record("a 44 KiB client certificate chain got through")
             return
@@ -238,20 +240,11 @@ final class TLSSessionTests {
     /// kept parsed (~400 KB a handshake, audit 12): more than 10 are refused.
     @Test func aClientCertificateChainOfMoreThan10IsRefused() throws {
         let server = try serverContext(clientCA: true, auth: .require)
-        let leaf = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
-        let ca = try String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
-        func chain(certificates count: Int) throws -> String {
-            let path = certificates.path("chain-of-\(count).pem")
-            try (leaf + String(repeating: ca, count: count - 1)).write(toFile: path, atomically: true, encoding: .utf8)
-            return path
-        }
-        var ten = TLSPair(client: try clientContext(certificate: (try chain(certificates: 10), certificates.clientKey))
-                           .makeSession(serverName: "localhost"), server: try server.makeSession())
+        var ten = try pairWithChain(server, caCopies: 9)
         try ten.pump()
         #expect(ten.server.peerCertificateSubject == TestCertificates.clientSubject)
 
-        var eleven = TLSPair(client: try clientContext(certificate: (try chain(certificates: 11), certificates.clientKey))
-                              .makeSession(serverName: "localhost"), server: try server.makeSession())
+        var eleven = try pairWithChain(server, caCopies: 10)
         guard case .server(let error)? = eleven.pumpReportingSide() else {
             Issue.record("a chain of 11 certificates got through")
             return
