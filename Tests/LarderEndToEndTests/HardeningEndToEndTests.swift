@@ -130,14 +130,15 @@ struct HardeningEndToEndTests {
         let client = try Self.client(server)
         defer { client.close() }
         try await Self.addLocations(200, to: client)
-        let count = 200  // pages of ~27 KB: more than the kernel's socket buffers take
+        let count = 400  // pages of ~27 KB: 10.8 MB, well over what the kernel's socket buffers take (4 MiB and a little)
         var raw: RawConnection? = try RawConnection(port: server.port, receiveBufferBytes: 4096)
         raw?.send(Self.pipelinedLists(count))
         #expect(await server.waitForLog("event=call_parked"))  // the connection is full
-        // The calls that will run have run: what is in flight now waits for this peer to read.
-        let settled = try await Self.waitUntilSettled(client)
+        // The calls that will run have run: what is in flight now waits for this peer to read,
+        // some of it parked (the metrics say so; on a slow machine that may take a while).
+        let waiting = try await Self.waitUntilSettled(client)
+        let settled = waiting.callsInFlight - 1  // this call
         #expect(settled > 0, "calls wait")
-        let waiting = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
         #expect(waiting.callsParked >= 1 && waiting.callsParked <= settled, "parked: \(waiting.callsParked) of \(settled)")
         #expect(waiting.callsParkedTotal >= UInt64(max(waiting.callsParked, 0)))
         raw?.resetOnClose()
@@ -155,20 +156,21 @@ struct HardeningEndToEndTests {
         #expect(try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).callsParked == 0)
     }
 
-    /// The calls in flight once no call has ended for five looks in a row, 100 ms apart (a
-    /// peer that does not read: those left wait for it).
-    static func waitUntilSettled(_ client: LarderClient) async throws -> Int64 {
+    /// The metrics once no call has ended for five looks in a row, 100 ms apart, and a call is
+    /// parked (a peer that does not read: those left wait for it); the last look after 120 s.
+    static func waitUntilSettled(_ client: LarderClient) async throws -> Metrics {
         var last: UInt64 = .max
         var unchanged = 0
+        var metrics = Metrics()
         for _ in 0..<1200 {
-            let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+            metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
             let ended = metrics.methods.first { $0.method == LocationMethods.listLocations.path }?.totalCalls ?? 0
             unchanged = ended == last ? unchanged + 1 : 0
             last = ended
-            if unchanged >= 5 { return metrics.callsInFlight - 1 }  // this call
+            if unchanged >= 5 && metrics.callsParked >= 1 { return metrics }
             try await Task.sleep(for: .milliseconds(100))
         }
-        return 0
+        return metrics
     }
 
     @Test func aPeerThatStopsReadingIsDroppedAfterTheWriteStallTimeout() async throws {
