@@ -148,3 +148,67 @@ class FakeServer:
             self._close(conn)
         for thread in self._threads:
             thread.join(5)
+
+
+class RawPeer:
+    """A TCP server whose every connection runs `script(conn, stopped)` in a thread of its own:
+    for peers that do not speak the lean protocol, or speak it wrong at the byte level (another
+    protocol's reply, a TLS handshake trickled byte by byte, close_notify with TCP left open).
+    `stopped` is set by stop(), which also closes every connection; a script should return
+    when it is set (wait on it rather than sleep)."""
+
+    def __init__(self, script: Callable[[socket.socket, threading.Event], None]) -> None:
+        self._script = script
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.address = f"127.0.0.1:{self.port}"
+        self.stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._connections: List[socket.socket] = []
+        self._threads: List[threading.Thread] = []
+        self._start(self._accept_loop)
+
+    def _start(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        with self._lock:
+            self._threads.append(thread)
+        thread.start()
+
+    def _accept_loop(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                self._connections.append(conn)
+            self._start(self._run, conn)
+
+    def _run(self, conn: socket.socket) -> None:
+        try:
+            self._script(conn, self.stopped)
+        except OSError:
+            pass
+
+    def stop(self) -> None:
+        self.stopped.set()
+        FakeServer._close(self._listener)
+        with self._lock:
+            connections, threads = list(self._connections), list(self._threads)
+        for conn in connections:
+            FakeServer._close(conn)
+        for thread in threads:
+            thread.join(5)
+
+
+def read_some(conn: socket.socket, stopped: threading.Event) -> bytes:
+    """The next bytes from `conn` (b"" at its end, or once `stopped`), waiting at most 60 s."""
+    conn.settimeout(0.1)
+    for _ in range(600):
+        if stopped.is_set():
+            return b""
+        try:
+            return conn.recv(65536)
+        except socket.timeout:
+            continue
+    return b""

@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable
 
 import pytest
 
 import tls_certificates
+from fake_server import RawPeer, read_some
 from larder_client import AsyncLarderClient, LarderClient, LarderError, StatusCode, tls_context
 from larder_client.messages import CreateLocationRequest, Location
 
@@ -121,3 +126,78 @@ def test_asyncio_call_on_a_tls_connection_that_just_closed_is_unavailable(tls_se
 
     error = asyncio.run(run())
     assert error.code == StatusCode.UNAVAILABLE, error
+
+
+# --- TLS peers that misbehave (fake_server.RawPeer) -------------------------------------------------
+
+def _outcome_within(seconds: float, action: Callable[[], Any]) -> Any:
+    """What `action` returned or raised, run in a thread of its own; fails the test when it has
+    not ended within `seconds` (the thread is left to end when the peer is stopped)."""
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(action())
+        except BaseException as e:  # noqa: B902 (handed to the test)
+            outcome.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"still running after {seconds} s")
+    return outcome[0]
+
+
+def _trickle_handshake(conn: socket.socket, stopped: threading.Event) -> None:
+    """Reads the ClientHello, then answers with a handshake record of 16 KiB, one byte every
+    0.2 s: a peer slow enough to take an hour, fast enough for any per-read timeout."""
+    read_some(conn, stopped)
+    conn.sendall(b"\x16\x03\x03\x40\x00")
+    while not stopped.wait(0.2):
+        conn.sendall(b"\x00")
+
+
+@pytest.fixture
+def trickle():
+    peer = RawPeer(_trickle_handshake)
+    yield peer
+    peer.stop()
+
+
+def test_a_trickled_handshake_ends_at_connect_timeout(trickle):
+    """The sync client's handshake had a timeout per read, not for the whole handshake: one
+    byte every 0.2 s kept it going for as long as the peer liked (audit 14 H1)."""
+    started = time.monotonic()
+    error = _outcome_within(30, lambda: LarderClient(trickle.address, tls=tls_context(insecure_skip_verify=True),
+                                                     connect_timeout=2))
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.UNAVAILABLE
+    assert f"TLS handshake with {trickle.address} did not complete within 2 s" in error.message
+    assert time.monotonic() - started < 30
+
+
+def test_a_trickled_handshake_ends_at_the_calls_timeout(trickle):
+    """A connection attempt waits at most connect_timeout and at most the call's timeout."""
+    client = LarderClient(trickle.address, tls=tls_context(insecure_skip_verify=True), connect_timeout=600,
+                          connect=False)
+    try:
+        error = _outcome_within(30, lambda: client.health.check(timeout=2))
+    finally:
+        trickle.stop()  # ends a handshake still running, which holds the lock close() takes
+        client.close()
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.UNAVAILABLE
+    assert "TLS handshake" in error.message and "within 2 s" in error.message
+
+
+def test_the_async_client_ends_a_trickled_handshake_at_connect_timeout(trickle):
+    async def run() -> LarderError:
+        with pytest.raises(LarderError) as raised:
+            await AsyncLarderClient.connect(trickle.address, tls=tls_context(insecure_skip_verify=True),
+                                            connect_timeout=2)
+        return raised.value
+
+    error = _outcome_within(30, lambda: asyncio.run(run()))
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.UNAVAILABLE

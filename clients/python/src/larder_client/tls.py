@@ -16,6 +16,7 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass
 from typing import Optional
 
@@ -65,35 +66,58 @@ class TLSChannel:
     """One TLS session over a blocking socket, shared by a reader thread and writers."""
 
     def __init__(self, sock: socket.socket, context: ssl.SSLContext, server_hostname: str, address: str,
-                 timeout: float) -> None:
+                 timeout: float, *, deadline: Optional[float] = None) -> None:
+        """Runs the handshake; raises LarderError(UNAVAILABLE) when it fails or is not complete
+        by `deadline` (time.monotonic(); default `timeout` seconds from now). `timeout` is the
+        limit the error names: the whole handshake must finish within it, however slowly the
+        peer sends (a per-read timeout would let one byte a second keep it going for hours)."""
         self._sock = sock
         self._incoming = ssl.MemoryBIO()
         self._outgoing = ssl.MemoryBIO()
         self._object = context.wrap_bio(self._incoming, self._outgoing, server_hostname=server_hostname)
         self._lock = threading.Lock()
-        sock.settimeout(timeout)
+        self._deadline = time.monotonic() + timeout if deadline is None else deadline
+        self._address, self._limit = address, timeout
         try:
             while True:
                 try:
                     self._object.do_handshake()
                     break
                 except ssl.SSLWantReadError:
+                    self._set_handshake_timeout()
                     self._send_pending()
+                    self._set_handshake_timeout()
                     data = sock.recv(65536)
                     if not data:
                         raise LarderError(StatusCode.UNAVAILABLE,
                                           f"TLS handshake with {address} failed: the server closed the connection")
                     self._incoming.write(data)
+            self._set_handshake_timeout()
             self._send_pending()
         except ssl.SSLError as e:
             self._send_pending_quietly()
             raise handshake_error(address, e) from None
+        except socket.timeout:
+            raise self._too_slow() from None
         except OSError as e:
             raise LarderError(StatusCode.UNAVAILABLE, f"TLS handshake with {address} failed: {e}") from None
         finally:
             sock.settimeout(None)
         self.alpn = self._object.selected_alpn_protocol()
         self.version = self._object.version()
+
+    def _too_slow(self) -> LarderError:
+        return LarderError(StatusCode.UNAVAILABLE,
+                           f"TLS handshake with {self._address} did not complete within {self._limit:g} s "
+                           "(the connection attempt's limit: connect_timeout, or the call's timeout if shorter)")
+
+    def _set_handshake_timeout(self) -> None:
+        """The socket's timeout for the next handshake read or write: the time left, or
+        the handshake's error when none is."""
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise self._too_slow()
+        self._sock.settimeout(left)
 
     def _send_pending(self) -> None:
         data = self._outgoing.read()

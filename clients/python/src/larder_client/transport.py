@@ -75,6 +75,7 @@ class Connection:
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, tls: Optional[ssl.SSLContext] = None,
                  server_hostname: Optional[str] = None) -> None:
         self.address = f"{host}:{port}"
+        deadline = time.monotonic() + connect_timeout  # TCP and the TLS handshake together
         try:
             self._sock = socket.create_connection((host, port), timeout=connect_timeout)
         except OSError as e:
@@ -85,7 +86,8 @@ class Connection:
         self.tls: Optional[TLSChannel] = None
         if tls is not None:
             try:
-                self.tls = TLSChannel(self._sock, tls, server_hostname or host, self.address, connect_timeout)
+                self.tls = TLSChannel(self._sock, tls, server_hostname or host, self.address, connect_timeout,
+                                      deadline=deadline)
             except LarderError:
                 self._sock.close()
                 raise
