@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -201,3 +202,76 @@ def test_the_async_client_ends_a_trickled_handshake_at_connect_timeout(trickle):
     error = _outcome_within(30, lambda: asyncio.run(run()))
     assert isinstance(error, LarderError), error
     assert error.code == StatusCode.UNAVAILABLE
+
+
+def _close_notify(certs, at_once: bool = False):
+    """A TLS peer that completes the handshake, reads the first request, then sends close_notify
+    and leaves TCP open (until stopped). at_once: TLS 1.2, close_notify in the same write as the
+    server's Finished, so that the client's handshake reads it with its last bytes."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certs.server_cert, certs.server_key)
+    context.set_alpn_protocols(["larder"])
+    if at_once:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+
+    def script(conn: socket.socket, stopped: threading.Event) -> None:
+        incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+        session = context.wrap_bio(incoming, outgoing, server_side=True)
+        request = b""
+        while not request:
+            try:
+                if session.do_handshake() is None:
+                    if at_once:
+                        break
+                    request = session.read(65536)
+            except ssl.SSLWantReadError:
+                pass
+            conn.sendall(outgoing.read())
+            if request:
+                break
+            data = read_some(conn, stopped)
+            if not data:
+                return
+            incoming.write(data)
+        try:
+            session.unwrap()  # close_notify; it would wait for the client's
+        except ssl.SSLWantReadError:
+            pass
+        conn.sendall(outgoing.read())
+        stopped.wait(120)  # TCP stays open
+
+    return script
+
+
+@pytest.fixture(params=["after the request", "with the handshake"])
+def close_notify_peer(request, certs):
+    peer = RawPeer(_close_notify(certs, at_once=request.param == "with the handshake"))
+    yield peer
+    peer.stop()
+
+
+def test_close_notify_with_tcp_left_open_ends_the_connection(close_notify_peer, certs):
+    """The sync client read past the server's close_notify, waiting for TCP's end: for ever with
+    no timeout, DEADLINE_EXCEEDED with one (audit 14 M5)."""
+    client = LarderClient(close_notify_peer.address, tls=tls_context(certs.ca), server_hostname="localhost")
+    try:
+        error = _outcome_within(30, lambda: client.health.check(timeout=None))
+    finally:
+        close_notify_peer.stop()
+        client.close()
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.UNAVAILABLE
+    assert f"connection to {close_notify_peer.address} closed by the server" in error.message
+
+
+def test_the_async_client_ends_the_connection_at_close_notify(close_notify_peer, certs):
+    async def run() -> LarderError:
+        async with AsyncLarderClient(close_notify_peer.address, tls=tls_context(certs.ca),
+                                     server_hostname="localhost") as client:
+            with pytest.raises(LarderError) as raised:
+                await client.health.check(timeout=None)
+        return raised.value
+
+    error = _outcome_within(30, lambda: asyncio.run(run()))
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.UNAVAILABLE and "closed by the server" in error.message

@@ -76,6 +76,7 @@ class TLSChannel:
         self._outgoing = ssl.MemoryBIO()
         self._object = context.wrap_bio(self._incoming, self._outgoing, server_hostname=server_hostname)
         self._lock = threading.Lock()
+        self._peer_closed = False  # the server sent close_notify: its output has ended
         self._deadline = time.monotonic() + timeout if deadline is None else deadline
         self._address, self._limit = address, timeout
         try:
@@ -138,26 +139,35 @@ class TLSChannel:
             return self._outgoing.read()
 
     def recv(self) -> bytes:
-        """The next plaintext (b"" at the end of the connection); from the reader thread only."""
+        """The next plaintext (b"" at the end of the connection); from the reader thread only.
+
+        Records already received (with the handshake's last bytes) are read before the socket.
+        The server's close_notify ends its output (docs/PROTOCOL.md section 1) even when it
+        leaves TCP open: the plaintext before it is returned, then b"" without reading on."""
         while True:
-            data = self._sock.recv(65536)
-            if not data:
-                return b""
             chunks = []
             with self._lock:
-                self._incoming.write(data)
-                while True:
+                while not self._peer_closed:
                     try:
                         chunk = self._object.read(65536)
                     except ssl.SSLWantReadError:
                         break
                     except ssl.SSLZeroReturnError:
+                        self._peer_closed = True
                         break
-                    if not chunk:
+                    if not chunk:  # CPython's read returns b"" for a close_notify (else the error above)
+                        self._peer_closed = True
                         break
                     chunks.append(chunk)
             if chunks:
                 return b"".join(chunks)
+            if self._peer_closed:
+                return b""
+            data = self._sock.recv(65536)
+            if not data:
+                return b""
+            with self._lock:
+                self._incoming.write(data)
 
 
 class TLSStream:
