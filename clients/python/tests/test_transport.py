@@ -308,6 +308,88 @@ def test_async_iter_meal_records_stops_at_a_page_token_the_server_sent_before(fa
     asyncio.run(main())
 
 
+def _endless_pages(meals_a_page: int = 0, token_size: int = 0):
+    """ListMealRecords that always has a next page, with a token never sent before (page n+1's
+    token is "t<n>" padded to token_size characters)."""
+    pages = itertools.count(1)
+
+    def handle(request):
+        token = f"t{next(pages)}-".ljust(token_size, "z")
+        page = ListMealRecordsResponse(meal_records=[MealRecord(id=f"{token[:12]} {i}") for i in range(meals_a_page)],
+                                       next_page_token=token)
+        return reply(request, page.SerializeToString())
+    return handle
+
+
+def _ends_within(seconds: float, server: FakeServer, action):
+    """What `action` returned or raised, run in a thread; fails the test when it is still running
+    after `seconds` (then stops `server`, which ends it)."""
+    outcome = []
+
+    def run() -> None:
+        try:
+            outcome.append(action())
+        except BaseException as e:
+            outcome.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        server.stop()
+        pytest.fail(f"still running after {seconds} s")
+    return outcome[0]
+
+
+def test_iter_meal_records_stops_after_10000_pages_of_fresh_tokens(fake):
+    """Empty pages, each with a new token: the iterator fetched pages for ever, and the caller's
+    loop body never ran to stop it (audit 14 M1). It stops at 10,000 pages, as the CLI does."""
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _endless_pages()
+    with LarderClient(fake.address, timeout=10) as client:
+        error = _ends_within(120, fake, lambda: list(client.iter_meal_records()))
+    assert isinstance(error, LarderError), error
+    assert error.code == StatusCode.RESOURCE_EXHAUSTED
+    assert "list_meal_records: stopped after 10,000 pages" in error.message
+    assert "the listing is incomplete" in error.message
+    assert len(fake.requests) == 10_000
+
+
+@pytest.mark.parametrize("token_size", [10, 300_000])  # big tokens: past the 1 MiB of tokens kept
+def test_the_page_limit_is_larder_client_rpc_max_pages(fake, monkeypatch, token_size):
+    from larder_client import rpc
+
+    monkeypatch.setattr(rpc, "MAX_PAGES", 20)
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _endless_pages(3, token_size)
+    with LarderClient(fake.address, timeout=10) as client:
+        seen = []
+        with pytest.raises(LarderError) as info:
+            seen.extend(itertools.islice(client.iter_meal_records(), 1000))  # bounded without the limit
+    assert info.value.code == StatusCode.RESOURCE_EXHAUSTED and "stopped after 20 pages" in info.value.message
+    assert len(seen) == 60  # every page's items, then the error
+    # A listing that ends within the limit is followed to its end.
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _paging_handler(
+        {"": "p2", **{f"p{n}": f"p{n + 1}" for n in range(2, 20)}, "p20": ""})
+    with LarderClient(fake.address, timeout=10) as client:
+        assert len(list(client.iter_meal_records())) == 20
+
+
+def test_async_iter_meal_records_stops_after_max_pages(fake, monkeypatch):
+    from larder_client import rpc
+
+    monkeypatch.setattr(rpc, "MAX_PAGES", 20)
+    fake.handlers["/larder.v1.MealRecordService/ListMealRecords"] = _endless_pages()
+
+    async def main():
+        async with AsyncLarderClient(fake.address, timeout=10) as client:
+            with pytest.raises(LarderError) as info:
+                async for _ in client.iter_meal_records():
+                    pass
+            return info.value
+
+    error = asyncio.run(asyncio.wait_for(main(), 60))
+    assert error.code == StatusCode.RESOURCE_EXHAUSTED and "list_meal_records: stopped after 20 pages" in error.message
+
+
 # --- asyncio -------------------------------------------------------------------------------------
 
 def test_async_client(fake):

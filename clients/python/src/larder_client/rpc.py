@@ -237,10 +237,18 @@ class AsyncBoundUnary(Generic[P, R]):
 
 # --- page iterators --------------------------------------------------------------------------------
 
+#: The most pages one page iterator fetches (as the CLI's `--all`): past it, a server that
+#: keeps sending new next_page_tokens (with empty pages, the caller's loop never even runs)
+#: ends the listing with LarderError(RESOURCE_EXHAUSTED) instead of running for ever.
+#: Read when an iterator starts; at 1,000 rows a page it allows 10 million rows.
+MAX_PAGES = 10_000
+
+
 class _PageTokens:
     """The next_page_tokens one listing has had, to notice one the server sends again: following
     it would fetch the same pages for ever. Every token is kept while they total at most
-    MAX_CHARS characters (a Larder server's are 50), the last one always."""
+    MAX_CHARS characters (a Larder server's are 50), the last one always. A cycle of tokens
+    that begins past those is caught by the page limit, MAX_PAGES."""
 
     MAX_CHARS = 1 << 20
 
@@ -250,11 +258,13 @@ class _PageTokens:
         self._chars = 0
         self._last: str | None = None
         self._pages = 0
+        self._max_pages = MAX_PAGES
 
     def follow(self, token: str) -> bool:
         """True when the listing goes on with `token`, False when it ended (empty token).
 
-        Raises LarderError(INTERNAL) when this listing already had `token`."""
+        Raises LarderError(INTERNAL) when this listing already had `token`, and
+        LarderError(RESOURCE_EXHAUSTED) when it has had MAX_PAGES pages."""
         self._pages += 1
         if not token:
             return False
@@ -263,6 +273,11 @@ class _PageTokens:
             raise LarderError(StatusCode.INTERNAL,
                               f"{self._method}: page {self._pages} from the server has next_page_token {shown}, "
                               "which an earlier page of this listing had; following it would repeat pages for ever")
+        if self._pages >= self._max_pages:
+            raise LarderError(StatusCode.RESOURCE_EXHAUSTED,
+                              f"{self._method}: stopped after {self._pages:,} pages, the most a page iterator "
+                              f"follows (larder_client.rpc.MAX_PAGES); the server still sent a next_page_token, "
+                              "so the listing is incomplete")
         self._last = token
         if self._chars + len(token) <= self.MAX_CHARS:
             self._seen.add(token)
@@ -288,7 +303,8 @@ def iter_pages(fetch: Callable[..., Message], item_type: type[T], items: str,
                fields: Mapping[str, object], timeout: Timeout, metadata: Metadata | None) -> Iterator[T]:
     """Every item of a paged list method, following next_page_token until it is empty.
 
-    Raises LarderError(INTERNAL) when the server sends a next_page_token this listing already had."""
+    Raises LarderError(INTERNAL) when the server sends a next_page_token this listing already had,
+    and LarderError(RESOURCE_EXHAUSTED) after MAX_PAGES pages that all had one."""
     token = ""
     tokens = _PageTokens(getattr(fetch, "__name__", "list").lstrip("_"))
     fields = _page_fields(fields)
