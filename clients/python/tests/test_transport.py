@@ -103,6 +103,48 @@ def test_an_unknown_status_number_is_unknown_but_kept(conn):
     assert str(info.value).startswith("CODE_99:")
 
 
+_HOSTILE = ("no\x1b[2J\x1b]0;title\x07 such\r\nFAKE: ok\x00 \u202eevil\u202c \u2066x\u2069 \x9b31m \u0085"
+            " 玄關 \U0001F600 a\u200db \\ done")
+
+
+def _status_with(message: str):
+    return lambda request: reply(request, code=3, message=message)
+
+
+def test_str_and_repr_of_an_error_escape_what_could_drive_a_terminal(fake, conn):
+    """str(LarderError) passed the server's ESC sequences, CR/LF, NUL, bidirectional overrides
+    and C1 controls to whatever printed it (audit 14 L2); `message` keeps them, as received."""
+    import pickle
+    import traceback
+
+    fake.handlers["/test/Hostile"] = _status_with(_HOSTILE)
+    with pytest.raises(LarderError) as info:
+        conn.call("/test/Hostile", timeout=10)
+    error = info.value
+    assert error.code == StatusCode.INVALID_ARGUMENT and error.message == _HOSTILE
+    assert str(error) == ("INVALID_ARGUMENT: no\\x1b[2J\\x1b]0;title\\x07 such\\r\\nFAKE: ok\\x00 \\u202eevil\\u202c "
+                          "\\u2066x\\u2069 \\x9b31m \\x85 玄關 \U0001F600 a\u200db \\ done")
+    printed = "".join(traceback.format_exception(error)) + repr(error) + str(error)
+    for char in "\x1b\x07\r\x00\u202e\u202c\u2066\u2069\x9b\x85":
+        assert char not in printed, repr(char)
+    assert pickle.loads(pickle.dumps(error)).message == _HOSTILE
+
+
+def test_str_of_an_error_shows_at_most_4_kib_of_its_message(fake, conn):
+    fake.handlers["/test/Long"] = _status_with("é" * 1_000_000 + "x" * 1_000_000)
+    with pytest.raises(LarderError) as info:
+        conn.call("/test/Long", timeout=10)
+    error = info.value
+    assert len(error.message) == 2_000_000
+    shown = str(error)
+    assert shown.startswith("INVALID_ARGUMENT: éé") and shown.endswith("é… (3000000 bytes)")
+    assert len(shown.encode()) < 4096 + 100 and len(repr(error).encode()) < 4096 + 100
+    controls = LarderError(13, "\x01" * 100_000)  # escaped, then cut: 4 KiB of "\x01"s at most
+    assert str(controls).endswith("\\x01… (100000 bytes)") and len(str(controls)) < 4096 + 100
+    short = LarderError(13, "x" * 4096)
+    assert str(short) == "INTERNAL: " + "x" * 4096
+
+
 def test_call_id_zero_fails_every_pending_call(fake, conn):
     pending = [conn.call_future("/test/Wait", b"never-released") for _ in range(5)]
     with pytest.raises(LarderError) as info:
