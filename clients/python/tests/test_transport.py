@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from fake_server import FakeServer, reply
+from fake_server import FakeServer, RawPeer, read_some, reply
 from larder_client import AsyncLarderClient, Connection, LarderClient, LarderError, StatusCode, parse_address
 from larder_client.messages import GetLocationRequest, ListMealRecordsRequest, ListMealRecordsResponse, Location, MealRecord
 
@@ -180,6 +180,57 @@ def test_a_reply_frame_over_the_limit_closes_the_connection(fake):
         assert "1025" in info.value.message
     finally:
         conn.close()
+
+
+def _answers(data: bytes):
+    """A peer that answers the first request with `data` and then keeps the connection open."""
+    def script(conn, stopped):
+        if read_some(conn, stopped):
+            conn.sendall(data)
+            stopped.wait(120)
+    return script
+
+
+_SETTINGS = bytes.fromhex("000012 04 00 00000000") + bytes.fromhex("000300000064 000400100000 000600002000")
+_NOT_LEAN = {
+    "http": (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+             "answered in HTTP/1.x, not in Larder frames (its reply starts \"HTTP\"): is it a Larder server?"),
+    "text": (b"SSH-2.0-OpenSSH_9.6\r\n", "answered with text, not in Larder frames (its reply starts \"SSH-\"): "
+                                          "is it a Larder server?"),
+    "tls alert": (bytes.fromhex("15030100020246"), "answered with TLS (its reply starts like a TLS record), not in "
+                                                   "cleartext Larder frames: does the server want TLS (tls="),
+    "tls handshake": (bytes.fromhex("160303007a02000076030300"), "does the server want TLS"),
+    "h2 settings": (_SETTINGS, "answered in HTTP/2 (its reply starts with an HTTP/2 SETTINGS frame), not in "
+                               "Larder frames: it serves gRPC only; use a gRPC client (grpcio) for gRPC servers"),
+    "h2 empty settings": (bytes.fromhex("000000 04 00 00000000"), "answered in HTTP/2"),
+}
+
+
+@pytest.mark.parametrize("kind", list(_NOT_LEAN))
+def test_a_reply_in_another_protocol_is_unavailable_with_a_hint(kind):
+    """HTTP text or a TLS record was read as a length prefix of 1 GiB or more, RESOURCE_EXHAUSTED
+    "reply frame of 1213486160 bytes exceeds …"; an HTTP/2 SETTINGS frame as a frame whose rest
+    never came, or did not decode (audit 14 L3). The Swift client's hints, on both clients."""
+    data, hint = _NOT_LEAN[kind]
+    peer = RawPeer(_answers(data))
+    try:
+        conn = Connection("127.0.0.1", peer.port)
+        with pytest.raises(LarderError) as info:
+            conn.call("/grpc.health.v1.Health/Check", timeout=10)
+        conn.close()
+
+        async def main():
+            async with AsyncLarderClient(peer.address, timeout=10) as client:
+                with pytest.raises(LarderError) as raised:
+                    await client.health.check()
+                return raised.value
+
+        async_error = asyncio.run(main())
+    finally:
+        peer.stop()
+    for error in (info.value, async_error):
+        assert error.code == StatusCode.UNAVAILABLE, error
+        assert f"127.0.0.1:{peer.port} " in error.message and hint in error.message
 
 
 def test_close_fails_pending_calls_and_later_calls(fake):

@@ -11,7 +11,8 @@ from google.protobuf.message import DecodeError
 from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
 from .tls import TLSInfo, handshake_error
-from .transport import DEFAULT_MAX_FRAME_BYTES, HEADER, NotSent, check_request_size, encode_request
+from .transport import (DEFAULT_MAX_FRAME_BYTES, H2_SETTINGS_PEEK, HEADER, NotSent, check_request_size, encode_request,
+                        foreign_reply_error, h2_settings_error, may_be_h2_settings)
 
 
 class AsyncConnection:
@@ -123,14 +124,28 @@ class AsyncConnection:
 
     async def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
+        first = True
         try:
             while True:
-                (size,) = HEADER.unpack(await self._reader.readexactly(HEADER.size))
+                header = await self._reader.readexactly(HEADER.size)
+                (size,) = HEADER.unpack(header)
+                foreign = foreign_reply_error(self.address, header, tls=self.tls is not None)
+                if foreign is not None:
+                    reason = foreign
+                    break
                 if size > self._max_frame_bytes:
                     reason = LarderError(StatusCode.RESOURCE_EXHAUSTED,
                                          f"reply frame of {size} bytes exceeds {self._max_frame_bytes}")
                     break
-                env = ResponseEnvelope.FromString(await self._reader.readexactly(size))
+                body = b""
+                if first and may_be_h2_settings(header):
+                    body = await self._reader.readexactly(min(size, H2_SETTINGS_PEEK))
+                    foreign = h2_settings_error(self.address, body)
+                    if foreign is not None:
+                        reason = foreign
+                        break
+                first = False
+                env = ResponseEnvelope.FromString(body + await self._reader.readexactly(size - len(body)))
                 error = LarderError(env.status_code, env.status_message) if env.status_code else None
                 if env.call_id == 0:
                     reason = error or reason

@@ -58,6 +58,44 @@ def encode_request(call_id: int, method: str, payload: bytes, timeout: Optional[
     return HEADER.pack(len(body)) + body
 
 
+#: How many bytes after its header tell an HTTP/2 SETTINGS frame from a lean frame: the flags
+#: and stream id, all zero, where a lean frame's envelope has its first field's tag (never 0).
+H2_SETTINGS_PEEK = 5
+
+
+def foreign_reply_error(address: str, header: bytes, *, tls: bool) -> Optional[LarderError]:
+    """UNAVAILABLE with a hint when a reply's first 4 bytes are another protocol's (HTTP/1.x or
+    other text, or, on a cleartext connection, a TLS record): no Larder frame starts so, since
+    --max-frame-bytes is at most 256 MiB (a length prefix's first byte is at most 0x10)."""
+    if header == b"HTTP":
+        return LarderError(StatusCode.UNAVAILABLE, f"{address} answered in HTTP/1.x, not in Larder frames (its "
+                                                   "reply starts \"HTTP\"): is it a Larder server?")
+    if all(0x20 <= byte <= 0x7E for byte in header):
+        return LarderError(StatusCode.UNAVAILABLE, f"{address} answered with text, not in Larder frames (its reply "
+                                                   f"starts \"{header.decode('ascii')}\"): is it a Larder server?")
+    if not tls and 0x14 <= header[0] <= 0x17 and header[1] == 0x03:
+        return LarderError(StatusCode.UNAVAILABLE,
+                           f"{address} answered with TLS (its reply starts like a TLS record), not in cleartext "
+                           "Larder frames: does the server want TLS (tls=larder_client.tls_context(...))?")
+    return None
+
+
+def may_be_h2_settings(header: bytes) -> bool:
+    """Whether a first reply's 4 bytes may begin an HTTP/2 SETTINGS frame (a 24-bit length, a
+    multiple of 6, then type 4): h2_settings_error tells from the next H2_SETTINGS_PEEK bytes."""
+    return header[3] == 0x04 and int.from_bytes(header[:3], "big") % 6 == 0
+
+
+def h2_settings_error(address: str, start: bytes) -> Optional[LarderError]:
+    """UNAVAILABLE with a hint when the bytes after a header that may_be_h2_settings are all zero
+    (the SETTINGS frame's flags and stream id): an HTTP/2 server, which speaks first."""
+    if any(start):
+        return None
+    return LarderError(StatusCode.UNAVAILABLE,
+                       f"{address} answered in HTTP/2 (its reply starts with an HTTP/2 SETTINGS frame), not in "
+                       "Larder frames: it serves gRPC only; use a gRPC client (grpcio) for gRPC servers")
+
+
 class NotSent(LarderError):
     """UNAVAILABLE raised before a call left this client: the connection was already closed.
 
@@ -240,17 +278,30 @@ class Connection:
     def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
         stream = TLSStream(self.tls) if self.tls is not None else self._sock.makefile("rb")
+        first = True
         try:
             while True:
                 header = stream.read(HEADER.size)
                 if len(header) < HEADER.size:
                     break  # EOF
                 (size,) = HEADER.unpack(header)
+                foreign = foreign_reply_error(self.address, header, tls=self.tls is not None)
+                if foreign is not None:
+                    reason = foreign
+                    break
                 if size > self._max_frame_bytes:
                     reason = LarderError(StatusCode.RESOURCE_EXHAUSTED,
                                          f"reply frame of {size} bytes exceeds {self._max_frame_bytes}")
                     break
-                body = stream.read(size)
+                body = b""
+                if first and may_be_h2_settings(header):
+                    body = stream.read(min(size, H2_SETTINGS_PEEK))
+                    foreign = h2_settings_error(self.address, body)
+                    if foreign is not None:
+                        reason = foreign
+                        break
+                first = False
+                body += stream.read(size - len(body))
                 if len(body) < size:
                     break  # EOF inside a frame
                 env = ResponseEnvelope.FromString(body)
