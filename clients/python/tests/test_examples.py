@@ -31,6 +31,22 @@ def test_every_python_block_of_the_readme_is_an_example_file():
         assert block in examples.values(), f"README block is not a file in examples/ (mypy checks those):\n{block}"
 
 
+def test_the_readme_says_calls_have_no_deadline_by_default():
+    """The default timeout is None (no deadline): the README says so near the first example
+    rather than only by implication (audit 14 D1), and how to set one."""
+    import inspect
+
+    from larder_client import AsyncLarderClient, LarderClient
+
+    for cls in (LarderClient, AsyncLarderClient):
+        assert inspect.signature(cls).parameters["timeout"].default is None
+    text = (CLIENT_ROOT / "README.md").read_text(encoding="utf-8")
+    said = text.find("**Calls have no deadline by default.** The client's `timeout` defaults to\n`None`")
+    assert 0 < said < text.find("`examples/async_quickstart.py`"), "not said right after the first example"
+    paragraph = text[said:text.find("\n\n", said)]
+    assert "LarderClient(address, timeout=5)" in paragraph and "timeout=" in paragraph
+
+
 @pytest.mark.parametrize("name", ["quickstart.py", "async_quickstart.py"])
 def test_the_examples_run_against_the_server(shared_server, tmp_path, name):
     source = (EXAMPLES / name).read_text(encoding="utf-8")
