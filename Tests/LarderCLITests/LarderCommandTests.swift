@@ -203,6 +203,33 @@ struct LarderCommandTests {
         #expect(result.stderr.hasSuffix("… (3145739 bytes in all)\n"), "\(result.stderr.suffix(80))")
     }
 
+    /// Status messages a Swift string cannot hold as sent, and what the CLI shows of them.
+    static let unusualMessages: [([UInt8], String)] = {
+        let withNUL: [UInt8] = Array("bad id".utf8) + [0] + Array("and more".utf8)
+        let latin1: [UInt8] = Array("caf".utf8) + [0xE9] + Array(" id".utf8)
+        return [(withNUL, "bad id [the server's message went on after a NUL byte, not shown]"),
+                (latin1, "caf\u{FFFD} id")]
+    }()
+
+    @Test("a status message with a NUL byte or bad UTF-8 keeps the server's code", arguments: unusualMessages)
+    func mendedStatusMessage(message: [UInt8], shown: String) async throws {
+        let server = try FakeServer()
+        let result = try await run(["locations", "list"], server: server) { requests in
+            let request = try #require(await requests.next())
+            // call_id, status_code 3 (INVALID_ARGUMENT), status_message: written by hand, as
+            // protobuf-c would not write a NUL.
+            var envelope: [UInt8] = [0x08]
+            var id = request.callID
+            while id >= 0x80 { envelope.append(UInt8(id & 0x7F) | 0x80); id >>= 7 }
+            envelope += [UInt8(id), 0x10, 0x03, 0x1A, UInt8(message.count)] + message
+            var frame: [UInt8] = []
+            Frame.append(envelope, to: &frame)
+            server.sendRaw(frame)
+        }
+        #expect(result.status == 13, "INVALID_ARGUMENT, not INTERNAL: \(result.stderr)")
+        #expect(result.stderr == "INVALID_ARGUMENT: \(shown)\n", "\(result.stderr)")
+    }
+
     @Test("an unreachable server is UNAVAILABLE with the address, exit 24")
     func unreachable() async throws {
         let closed = try ClosedPort()

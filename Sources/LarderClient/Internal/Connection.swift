@@ -275,7 +275,7 @@ final class Connection: Sendable {
             }
             let reply: ResponseEnvelope
             do {
-                reply = try ProtoCodec.decode(ResponseEnvelope.self, from: body)
+                reply = try ResponseEnvelope.decodeReply(from: body)
             } catch {
                 fail(RPCError(.internal, "\(address) sent an undecodable reply: \(error.message)"))
                 return false
