@@ -43,4 +43,10 @@ public enum SocketIO {
 
     /// Closes a descriptor.
     public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+    /// True when the peer has sent bytes not read yet, or closed its side (a peek; never blocks).
+    public static func hasUnreadInput(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) >= 0
+    }
 }

@@ -291,6 +291,8 @@ public final class SQLiteStore: Store {
             }
             for migration in SQLiteSchema.migrations[version...] {
                 do throws(SQLiteError) { try connection.execute(migration) } catch {
+                    // A full disk, an I/O error and the like say what they are.
+                    guard error.code & 0xFF == SQLITE_ERROR else { throw error }
                     // The tables do not match the version stamp: say so, with SQLite's words.
                     throw SQLiteError(code: SQLITE_SCHEMA, message: "upgrading it from schema version \(version) to "
                                       + "\(SQLiteSchema.latestVersion) failed (\(error.message)); its tables do not match "

@@ -111,12 +111,10 @@ final class ConnectionUsage: Sendable {
             state.calls.append(call)
             parkedCount.add(1, ordering: .relaxed)
             parkedBytes.add(call.bytes, ordering: .relaxed)
+            budget.parkedCallsChanged(by: 1)  // under the lock: a take cannot count it first
             return true
         }
-        if kept {
-            budget.add(call.bytes)
-            budget.parkedCallsChanged(by: 1)
-        }
+        if kept { budget.add(call.bytes) }
         return kept
     }
 
@@ -144,9 +142,9 @@ final class ConnectionUsage: Sendable {
             let taken = Array(state.calls.prefix(count))
             state.calls.removeFirst(count)
             parkedCount.subtract(count, ordering: .relaxed)
+            budget.parkedCallsChanged(by: -count)
             return taken
         }
-        if !taken.isEmpty { budget.parkedCallsChanged(by: -taken.count) }
         let bytes = taken.reduce(0) { $0 + $1.bytes }
         if bytes != 0 {
             parkedBytes.subtract(bytes, ordering: .relaxed)

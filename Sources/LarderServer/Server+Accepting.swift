@@ -12,9 +12,6 @@ extension Server {
 
     func acceptConnections() {
         var refusedWithoutDescriptors = 0
-        /// Connections that have sent nothing for a second or more, newest first: made once a
-        /// turn, when the server is full.
-        var silent: [Connection]?
         while listening {
             let accepted: (fd: Int32, peer: SocketAddress)?
             do {
@@ -33,18 +30,18 @@ extension Server {
                 return
             }
             guard let (fd, peer) = accepted else { return }
+            var evicted = false
             if connections.count >= configuration.maxConnections {
                 // Room is made by closing the connection that has sent nothing for longest: a
                 // peer holding connections it never speaks on cannot keep others out for
                 // --idle-timeout.
-                if silent == nil { silent = silentConnections() }
-                if let victim = silent?.popLast() {
-                    evict(victim)
-                } else {
+                guard let victim = longestSilentConnection() else {
                     refuse(fd: fd, peer: peer, reason: "max connections (\(configuration.maxConnections)) reached",
                            message: "server has reached its maximum of \(configuration.maxConnections) connections")
                     continue
                 }
+                evict(victim)
+                evicted = true
             }
             let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
                                         maxFrameBytes: configuration.maxFrameBytes, budget: budget,
@@ -61,19 +58,47 @@ extension Server {
             core.register(connection)
             metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
+            queueAsSilent(connection)
+            // No more accepts this turn: one could reuse the evicted connection's descriptor
+            // number while this turn's events for it are still to be dispatched. The listener
+            // is level-triggered, so the next turn takes the rest.
+            if evicted { return }
         }
+    }
+
+    /// Adds a new connection to the eviction candidates, dropping the entries of connections
+    /// that spoke or closed once they outnumber the open connections (amortized O(1) an accept).
+    private func queueAsSilent(_ connection: Connection) {
+        silentQueue.append(connection.id)
+        if silentQueueHead > 4096 && silentQueueHead * 2 > silentQueue.count {
+            silentQueue.removeFirst(silentQueueHead)  // what evictions walked past
+            silentQueueHead = 0
+        }
+        guard silentQueue.count - silentQueueHead > 2 * max(connections.count, 512) else { return }
+        silentQueue = silentQueue[silentQueueHead...].filter { connections[$0]?.hasSentNothing == true }
+        silentQueueHead = 0
     }
 
     /// How long a connection must have sent nothing before a full server closes it for a new one.
     static let silenceBeforeEviction: UInt64 = 1_000_000_000
 
-    /// The open connections that have sent nothing for `silenceBeforeEviction` or more, the
-    /// longest silent last.
-    private func silentConnections() -> [Connection] {
+    /// The connection that has sent nothing for longest, if for `silenceBeforeEviction` or more
+    /// (and has no bytes waiting to be read: a client about to make its first call is not
+    /// silent). The queue is in accept order, and a silent connection's `lastActivity` is its
+    /// accept: the first silent entry is the oldest, and if it is too young, so are the rest.
+    private func longestSilentConnection() -> Connection? {
         let now = MonotonicClock.nanoseconds()
-        return connections.values
-            .filter { $0.hasSentNothing && now &- $0.lastActivity >= Self.silenceBeforeEviction }
-            .sorted { $0.lastActivity > $1.lastActivity }
+        while silentQueueHead < silentQueue.count {
+            guard let connection = connections[silentQueue[silentQueueHead]], connection.hasSentNothing else {
+                silentQueueHead += 1
+                continue
+            }
+            guard now &- connection.lastActivity >= Self.silenceBeforeEviction else { return nil }
+            silentQueueHead += 1
+            if SocketIO.hasUnreadInput(connection.fd) { continue }
+            return connection
+        }
+        return nil
     }
 
     /// Closes a connection that has sent nothing, to admit a new one to a full server; a

@@ -48,6 +48,11 @@ public final class Server: @unchecked Sendable {
     /// The most connections open since free memory was last given back to the system
     /// (raised at each accept, so a short burst counts).
     var connectionPeak = 0
+    /// Connection ids in accept order, from `silentQueueHead` on: those that had sent nothing
+    /// when last looked at, the candidates a full server evicts (`Server+Accepting`). Entries of
+    /// connections that spoke or closed are skipped when met, and dropped now and then.
+    var silentQueue: [UInt64] = []
+    var silentQueueHead = 0
     /// `metrics.trafficCount` at the last tick, when it last changed, and whether free memory is to
     /// be given back once the server has been quiet for `heapReturnIdleSeconds`.
     var trafficAtLastTick: UInt64 = 0

@@ -79,6 +79,10 @@ enum TLSFailure {
             : "pass --ca FILE with the CA that issued it"
         let why = String(cString: X509_verify_cert_error_string(Int(result)))
         switch result {
+        case X509_V_ERR_CERT_CHAIN_TOO_LONG where isServer:
+            return TLSError(.untrustedCertificate, .unavailable,
+                            "\(peer) certificate chain holds more than \(SSLContextHandle.maxClientCertificates) "
+                                + "certificates: send the client's certificate and its intermediates only", detail: detail)
         case X509_V_ERR_CERT_HAS_EXPIRED:
             return TLSError(.expiredCertificate, .unavailable,
                             "\(peer) certificate\(subject) has expired: it must be renewed", detail: detail)

@@ -249,7 +249,7 @@ final class TLSSessionTests {
             Issue.record("a chain of 11 certificates got through")
             return
         }
-        #expect("\(error)".contains("certificate chain too long"), "\(error)")
+        #expect(error.message.contains("chain holds more than 10 certificates"), "\(error)")
     }
 
     /// TLS 1.3: the client's handshake ends before the server checks its certificate, so the

@@ -233,6 +233,25 @@ def test_a_reply_in_another_protocol_is_unavailable_with_a_hint(kind):
         assert f"127.0.0.1:{peer.port} " in error.message and hint in error.message
 
 
+def test_a_first_reply_cut_short_is_the_end_of_the_connection_not_http2():
+    """A first reply whose header may begin a SETTINGS frame, then two zero bytes and the end:
+    the connection ended, and the caller is told so, not that the server speaks HTTP/2."""
+    def script(conn, stopped):
+        if read_some(conn, stopped):
+            conn.sendall(bytes.fromhex("00000604 0000"))
+            conn.shutdown(socket.SHUT_WR)
+    peer = RawPeer(script)
+    try:
+        conn = Connection("127.0.0.1", peer.port)
+        with pytest.raises(LarderError) as info:
+            conn.call("/grpc.health.v1.Health/Check", timeout=10)
+        conn.close()
+    finally:
+        peer.stop()
+    assert info.value.code == StatusCode.UNAVAILABLE, info.value
+    assert "HTTP/2" not in info.value.message and "closed by the server" in info.value.message, info.value
+
+
 def test_close_fails_pending_calls_and_later_calls(fake):
     conn = Connection("127.0.0.1", fake.port)
     pending = conn.call_future("/test/Wait", b"never")

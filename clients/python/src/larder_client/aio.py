@@ -140,7 +140,7 @@ class AsyncConnection:
                 body = b""
                 if first and may_be_h2_settings(header):
                     body = await self._reader.readexactly(min(size, H2_SETTINGS_PEEK))
-                    foreign = h2_settings_error(self.address, body)
+                    foreign = h2_settings_error(self.address, body, len(body))
                     if foreign is not None:
                         reason = foreign
                         break

@@ -86,10 +86,11 @@ def may_be_h2_settings(header: bytes) -> bool:
     return header[3] == 0x04 and int.from_bytes(header[:3], "big") % 6 == 0
 
 
-def h2_settings_error(address: str, start: bytes) -> Optional[LarderError]:
-    """UNAVAILABLE with a hint when the bytes after a header that may_be_h2_settings are all zero
-    (the SETTINGS frame's flags and stream id): an HTTP/2 server, which speaks first."""
-    if any(start):
+def h2_settings_error(address: str, start: bytes, expected: int) -> Optional[LarderError]:
+    """UNAVAILABLE with a hint when the `expected` bytes after a header that may_be_h2_settings
+    are all zero (the SETTINGS frame's flags and stream id): an HTTP/2 server, which speaks
+    first. Fewer bytes (the connection ended) are no such frame: the caller sees the end."""
+    if len(start) < expected or any(start):
         return None
     return LarderError(StatusCode.UNAVAILABLE,
                        f"{address} answered in HTTP/2 (its reply starts with an HTTP/2 SETTINGS frame), not in "
@@ -296,7 +297,7 @@ class Connection:
                 body = b""
                 if first and may_be_h2_settings(header):
                     body = stream.read(min(size, H2_SETTINGS_PEEK))
-                    foreign = h2_settings_error(self.address, body)
+                    foreign = h2_settings_error(self.address, body, min(size, H2_SETTINGS_PEEK))
                     if foreign is not None:
                         reason = foreign
                         break
