@@ -30,43 +30,81 @@ def reply(request: RequestEnvelope, payload: bytes = b"", code: int = 0, message
     return ResponseEnvelope(call_id=request.call_id, status_code=code, status_message=message, payload=payload)
 
 
-class FakeServer:
-    """Listens on 127.0.0.1:<ephemeral>; `requests` records every envelope received."""
+class _LoopbackServer:
+    """A listener on 127.0.0.1:<port, ephemeral by default> that runs `_serve_connection(conn)`
+    for each connection in a thread of its own; `stopped` is set by `_close_all`, which closes
+    the listener and every connection and joins the threads."""
 
     def __init__(self, port: int = 0) -> None:
-        self.handlers: Dict[str, Handler] = {}
-        self.requests: List[RequestEnvelope] = []
         self._listener = socket.create_server(("127.0.0.1", port))
         self.port = self._listener.getsockname()[1]
         self.address = f"127.0.0.1:{self.port}"
+        self.stopped = threading.Event()
         self._lock = threading.Lock()
         self._connections: List[socket.socket] = []
-        self._waits: Dict[bytes, threading.Event] = {}
         self._threads: List[threading.Thread] = []
-        self._stopped = threading.Event()
+
+    def _start_accepting(self) -> None:
+        """Call last in a subclass's __init__: connections are served from now on."""
         self._spawn(self._accept_loop)
 
     def _spawn(self, target, *args) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True)
-        self._threads.append(thread)
+        with self._lock:
+            self._threads.append(thread)
         thread.start()
 
-    def _event(self, key: bytes) -> threading.Event:
-        with self._lock:
-            event = self._waits.setdefault(key, threading.Event())
-            if self._stopped.is_set():
-                event.set()
-            return event
-
     def _accept_loop(self) -> None:
-        while not self._stopped.is_set():
+        while not self.stopped.is_set():
             try:
                 conn, _ = self._listener.accept()
             except OSError:
                 return
             with self._lock:
                 self._connections.append(conn)
-            self._spawn(self._serve, conn, threading.Lock())
+            self._spawn(self._serve_connection, conn)
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def _close(conn: socket.socket) -> None:
+        try:
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        conn.close()
+
+    def _close_all(self) -> None:
+        self.stopped.set()
+        self._close(self._listener)  # shutdown wakes the thread blocked in accept()
+        with self._lock:
+            connections, threads = list(self._connections), list(self._threads)
+        for conn in connections:
+            self._close(conn)
+        for thread in threads:
+            thread.join(5)
+
+
+class FakeServer(_LoopbackServer):
+    """Listens on 127.0.0.1:<ephemeral>; `requests` records every envelope received."""
+
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(port)
+        self.handlers: Dict[str, Handler] = {}
+        self.requests: List[RequestEnvelope] = []
+        self._waits: Dict[bytes, threading.Event] = {}
+        self._start_accepting()
+
+    def _event(self, key: bytes) -> threading.Event:
+        with self._lock:
+            event = self._waits.setdefault(key, threading.Event())
+            if self.stopped.is_set():
+                event.set()
+            return event
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        self._serve(conn, threading.Lock())
 
     def _serve(self, conn: socket.socket, write_lock: threading.Lock) -> None:
         stream = conn.makefile("rb")
@@ -126,31 +164,18 @@ class FakeServer:
         except OSError:
             pass
 
-    @staticmethod
-    def _close(conn: socket.socket) -> None:
-        try:
-            conn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        conn.close()
-
     def release(self, key: bytes) -> None:
         self._event(key).set()
 
     def stop(self) -> None:
         with self._lock:
-            self._stopped.set()
+            self.stopped.set()
             for event in self._waits.values():
                 event.set()
-            connections = list(self._connections)
-        self._close(self._listener)  # shutdown wakes the thread blocked in accept()
-        for conn in connections:
-            self._close(conn)
-        for thread in self._threads:
-            thread.join(5)
+        self._close_all()
 
 
-class RawPeer:
+class RawPeer(_LoopbackServer):
     """A TCP server whose every connection runs `script(conn, stopped)` in a thread of its own:
     for peers that do not speak the lean protocol, or speak it wrong at the byte level (another
     protocol's reply, a TLS handshake trickled byte by byte, close_notify with TCP left open).
@@ -158,47 +183,18 @@ class RawPeer:
     when it is set (wait on it rather than sleep)."""
 
     def __init__(self, script: Callable[[socket.socket, threading.Event], None]) -> None:
+        super().__init__()
         self._script = script
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self._listener.getsockname()[1]
-        self.address = f"127.0.0.1:{self.port}"
-        self.stopped = threading.Event()
-        self._lock = threading.Lock()
-        self._connections: List[socket.socket] = []
-        self._threads: List[threading.Thread] = []
-        self._start(self._accept_loop)
+        self._start_accepting()
 
-    def _start(self, target, *args) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=True)
-        with self._lock:
-            self._threads.append(thread)
-        thread.start()
-
-    def _accept_loop(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            with self._lock:
-                self._connections.append(conn)
-            self._start(self._run, conn)
-
-    def _run(self, conn: socket.socket) -> None:
+    def _serve_connection(self, conn: socket.socket) -> None:
         try:
             self._script(conn, self.stopped)
         except OSError:
             pass
 
     def stop(self) -> None:
-        self.stopped.set()
-        FakeServer._close(self._listener)
-        with self._lock:
-            connections, threads = list(self._connections), list(self._threads)
-        for conn in connections:
-            FakeServer._close(conn)
-        for thread in threads:
-            thread.join(5)
+        self._close_all()
 
 
 def read_some(conn: socket.socket, stopped: threading.Event) -> bytes:
