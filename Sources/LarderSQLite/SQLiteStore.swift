@@ -68,7 +68,7 @@ public final class SQLiteStore: Store {
             try configure(writerConnection, options: options, busyWait: busyWait,
                           cacheKilobytes: options.writerCacheKilobytes)
             if options.readOnly {
-                try checkVersion(of: writerConnection)
+                try checkedVersion(of: writerConnection)
             } else {
                 try refuseForeignTables(writerConnection)  // before WAL mode changes the file
                 let mode = try pragmaText(writerConnection, "PRAGMA journal_mode=WAL")
@@ -208,11 +208,15 @@ public final class SQLiteStore: Store {
         return try statement.step() ? Int(statement.int64(at: 0)) : 0
     }
 
-    private static func checkVersion(of connection: SQLiteConnection) throws(SQLiteError) {
+    /// The file's schema version, once it is one this build can serve or upgrade: not negative,
+    /// not newer, and (at the latest) with every table and index the migrations make.
+    @discardableResult
+    private static func checkedVersion(of connection: SQLiteConnection) throws(SQLiteError) -> Int {
         let version = try userVersion(connection)
         guard version >= 0 else { throw impossibleVersion(version) }
         guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
         if version == SQLiteSchema.latestVersion { try checkRelations(of: connection, version: version) }
+        return version
     }
 
     /// A negative user_version: no build of larder wrote it (a damaged header, or a hand edit).
@@ -281,11 +285,8 @@ public final class SQLiteStore: Store {
         let connection = writer.connection
         try connection.execute("BEGIN IMMEDIATE")
         do throws(SQLiteError) {
-            let version = try userVersion(connection)
-            guard version >= 0 else { throw impossibleVersion(version) }
-            guard version <= SQLiteSchema.latestVersion else { throw newerSchema(version) }
+            let version = try checkedVersion(of: connection)
             if version == SQLiteSchema.latestVersion {
-                try checkRelations(of: connection, version: version)
                 try connection.execute("COMMIT")
                 return
             }

@@ -106,11 +106,10 @@ extension Server {
     private func evict(_ connection: Connection) {
         let seconds = (MonotonicClock.nanoseconds() &- connection.lastActivity) / 1_000_000_000
         if !configuration.tlsOnly {
-            let error = RPCError.unavailable(
+            writeConnectionError(RPCError.unavailable(
                 "server is at its maximum of \(configuration.maxConnections) connections, and this one had sent nothing "
-                    + "for \(seconds) s: it was closed for a new one; connect again when you have a call to make")
-            let frame = ResponseFrame.encode(callID: 0, result: .failure(error)).bytes
-            _ = frame.withUnsafeBytes { try? SocketIO.write(connection.fd, $0) }
+                    + "for \(seconds) s: it was closed for a new one; connect again when you have a call to make"),
+                to: connection.fd)
         }
         logger.warn("connection_evicted", ["conn": connection.id, "peer": connection.peer, "silent_s": seconds,
                                            "max_connections": configuration.maxConnections])
@@ -181,10 +180,16 @@ extension Server {
         }
     }
 
+    /// One attempt to write `error` as a lean connection-level frame (call id 0) to a socket
+    /// that has nothing else to send: what a peer reads before the server closes it.
+    private func writeConnectionError(_ error: RPCError, to fd: Int32) {
+        let frame = ResponseFrame.encode(callID: 0, result: .failure(error)).bytes
+        _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
+    }
+
     /// Answers a connection the server cannot take with a connection-level error and closes it.
     func refuse(fd: Int32, peer: SocketAddress, reason: String, message: String) {
-        let frame = ResponseFrame.encode(callID: 0, result: .failure(RPCError(.resourceExhausted, message))).bytes
-        _ = frame.withUnsafeBytes { try? SocketIO.write(fd, $0) }
+        writeConnectionError(RPCError(.resourceExhausted, message), to: fd)
         SocketIO.close(fd)
         // Logged after the frame is written: a peer that saw the line has its answer.
         logger.warn("connection_refused", ["peer": peer, "reason": reason])

@@ -55,8 +55,7 @@ extension ResponseEnvelope {
             if StringFieldScan.fieldWithNUL(in: raw, of: descriptor.pointer) != nil {
                 text += " [the server's message went on after a NUL byte, not shown]"
             }
-            return ResponseEnvelope(callID: c.call_id, statusCode: StatusCode(rawValue: c.status_code),
-                                    statusMessage: text, payload: CFields.bytes(c.payload))
+            return ResponseEnvelope(c, statusMessage: text)
         }
         guard let mended else { throw strict }
         return mended
@@ -70,10 +69,14 @@ extension ResponseEnvelope: ProtoMessage {
 
     public init(unpacked message: UnpackedMessage) throws(RPCError) {
         let c = message.cast(to: Larder__Rpc__V1__ResponseEnvelope.self).pointee
-        callID = c.call_id
-        statusCode = StatusCode(rawValue: c.status_code)
-        statusMessage = try CFields.string(c.status_message, field: "status_message")
-        payload = CFields.bytes(c.payload)
+        self.init(c, statusMessage: try CFields.string(c.status_message, field: "status_message"))
+    }
+
+    /// The envelope `c` holds, with its status message read already (strictly, or as
+    /// `decodeReply` mends it).
+    private init(_ c: Larder__Rpc__V1__ResponseEnvelope, statusMessage: String) {
+        self.init(callID: c.call_id, statusCode: StatusCode(rawValue: c.status_code), statusMessage: statusMessage,
+                  payload: CFields.bytes(c.payload))
     }
 
     public func build(in arena: CArena) -> BuiltMessage {

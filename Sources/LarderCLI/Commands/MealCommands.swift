@@ -56,17 +56,15 @@ enum MealCommands {
         }
         let token = response.nextPageToken
         guard !token.isEmpty else { return }
-        let resume = token.utf8.count <= maxShownTokenBytes
-            ? "--page-token \(TerminalText.value(token))"
-            : "a page token of \(token.utf8.count) bytes (too long to show)"
+        let shown = token.utf8.count <= maxShownTokenBytes ? "--page-token \(TerminalText.value(token))" : nil
         if all {
             // What was fetched is printed; the listing is not complete, and a script must know it.
+            let resume = shown ?? "a page token of \(token.utf8.count) bytes (too long to show)"
             throw .rpc(RPCError(.resourceExhausted, "meals list --all stopped after \(maxPages) pages with more to come; "
                 + "narrow the listing with --since, --until or --category (the server offered \(resume))"))
         }
-        context.hint(token.utf8.count <= maxShownTokenBytes
-            ? "next page: add \(resume) (or --all for every page)"
-            : "next page: the server's page token is \(token.utf8.count) bytes, too long to show; use --all for every page")
+        context.hint(shown.map { "next page: add \($0) (or --all for every page)" }
+            ?? "next page: the server's page token is \(token.utf8.count) bytes, too long to show; use --all for every page")
     }
 
     /// The longest page token a hint shows (a Larder server's are ~50 bytes).
