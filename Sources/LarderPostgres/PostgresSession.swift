@@ -246,7 +246,7 @@ final class PostgresSession: StoreConnection {
     }
 
     private static func meal(_ r: PostgresResult, _ i: Int) throws(PostgresError) -> MealRecord {
-        guard let category = Int32(exactly: try r.int64(row: i, column: 3)).flatMap(MealCategory.init(rawValue:)),
+        guard let category = Int32(exactly: try r.int64(row: i, column: 3)).flatMap(MealCategory.init(known:)),
               let calories = Int32(exactly: try r.int64(row: i, column: 2)) else {
             throw PostgresError(sqlState: "XX001", message: "meal record \(r.string(row: i, column: 0)) has invalid values")
         }

@@ -142,7 +142,7 @@ final class SQLiteSession: StoreConnection {
 
     private static func meal(_ row: SQLiteStatement) throws(SQLiteError) -> MealRecord {
         let rawCategory = row.int64(at: 3)
-        guard let category = Int32(exactly: rawCategory).flatMap(MealCategory.init(rawValue:)),
+        guard let category = Int32(exactly: rawCategory).flatMap(MealCategory.init(known:)),
               let calories = Int32(exactly: row.int64(at: 2)) else {
             throw SQLiteError(code: SQLITE_CORRUPT, message: "meal record \(row.string(at: 0)) has invalid values")
         }

@@ -34,6 +34,14 @@ struct MealRecordEndToEndTests {
                     try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(mealRecord: bad))
                 }
             }
+            // A category number this server does not know (a newer client's) is refused by name.
+            do {
+                _ = try await client.call(MealRecordMethods.createMealRecord, CreateMealRecordRequest(
+                    mealRecord: MealRecord(name: "x", calories: 10, category: .unrecognized(7))))
+                Issue.record("category 7 was accepted")
+            } catch let error as RPCError {
+                #expect(error == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value 7"))
+            }
             _ = try await client.call(MealRecordMethods.deleteMealRecord, DeleteMealRecordRequest(id: meal.id))
             await expectStatus(.notFound) {
                 try await client.call(MealRecordMethods.getMealRecord, GetMealRecordRequest(id: meal.id))

@@ -75,6 +75,25 @@ import Testing
         #expect(error?.message.hasPrefix("meal_record.category is required") == true)
     }
 
+    @Test
+    static func unrecognizedCategoryIsRejectedNamingTheField() throws {
+        try Self(.sqlite).unrecognizedCategoryIsRejectedNamingTheField()
+    }
+
+    /// Enums decode open, so the store, not the decoder, refuses a number it does not know.
+    func unrecognizedCategoryIsRejectedNamingTheField() throws {
+        #expect(rpcError { try create(MealRecord(name: "M", calories: 1, category: .unrecognized(7))) }
+            == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value 7"))
+        let meal = try create(MealRecord(name: "M", calories: 1, category: .lunch))
+        let update = UpdateMealRecordRequest(mealRecord: MealRecord(id: meal.id, category: .unrecognized(-1)),
+                                             updateMask: FieldMask(paths: ["category"]))
+        #expect(rpcError { try db.write(Operations.updateMealRecord, update) }
+            == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value -1"))
+        #expect(rpcError { try db.read(Operations.listMealRecords, ListMealRecordsRequest(category: .unrecognized(9))) }
+            == RPCError(.invalidArgument, "category: unknown MealCategory value 9"))
+        #expect(try db.read(Operations.getMealRecord, GetMealRecordRequest(id: meal.id)).category == .lunch)
+    }
+
     static let badTimes: [(Timestamp, String)] = [
         (Timestamp(seconds: 0, nanos: -1), "nanos"),
         (Timestamp(seconds: 0, nanos: 1_000_000_000), "nanos"),

@@ -94,30 +94,25 @@ struct DecodeErrorTests {
 
 @Suite("MealCategory on the wire")
 struct MealCategoryWireTests {
-    @Test("an unknown MealCategory number names the field",
-          arguments: [(Int64(7), "7"), (5, "5"), (-1, "-1"), (Int64(Int32.max), "2147483647")])
-    func unknownMealRecordCategory(number: Int64, text: String) {
+    @Test("an unknown MealCategory number decodes as .unrecognized and encodes back unchanged",
+          arguments: [Int64(7), 5, -1, Int64(Int32.max)])
+    func unknownMealRecordCategory(number: Int64) throws {
         // MealRecord field 4 (category), varint.
         let bytes = [0x20] + ProtobufWireBytes.varint(UInt64(bitPattern: number))
-        let error = #expect(throws: RPCError.self) { try ProtoCodec.decode(MealRecord.self, from: bytes) }
-        #expect(error == RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value \(text)"))
+        let record = try ProtoCodec.decode(MealRecord.self, from: bytes)
+        #expect(record.category == .unrecognized(Int32(number)))
+        #expect(record.category.rawValue == Int32(number))
+        #expect(ProtoCodec.encode(record) == bytes)
     }
 
-    @Test("unknown MealCategory inside requests and totals")
-    func unknownNested() {
-        let record = [0x20] + ProtobufWireBytes.varint(7)
-        let create = [0x0A, UInt8(record.count)] + record  // CreateMealRecordRequest.meal_record
-        #expect(throws: RPCError(.invalidArgument, "meal_record.category: unknown MealCategory value 7")) {
-            try ProtoCodec.decode(CreateMealRecordRequest.self, from: create)
-        }
-        #expect(throws: RPCError(.invalidArgument, "category: unknown MealCategory value 9")) {
-            try ProtoCodec.decode(ListMealRecordsRequest.self, from: [0x28] + ProtobufWireBytes.varint(9))  // field 5
-        }
+    @Test("an unknown MealCategory inside a reply's totals decodes, so an older client reads a newer server")
+    func unknownNested() throws {
         let total = [0x08] + ProtobufWireBytes.varint(42)
         let response = [0x22, UInt8(total.count)] + total  // SummarizeMealRecordsResponse.categories
-        #expect(throws: RPCError(.invalidArgument, "category_total.category: unknown MealCategory value 42")) {
-            try ProtoCodec.decode(SummarizeMealRecordsResponse.self, from: response)
-        }
+        let decoded = try ProtoCodec.decode(SummarizeMealRecordsResponse.self, from: response)
+        #expect(decoded.categories.map(\.category) == [.unrecognized(42)])
+        #expect(MealCategory(known: 42) == nil && MealCategory(known: 2) == .lunch)
+        #expect(MealCategory(rawValue: 42).shortName == "unknown(42)")
     }
 
     @Test("every known number decodes", arguments: MealCategory.allCases)

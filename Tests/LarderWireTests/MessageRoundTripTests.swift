@@ -64,10 +64,12 @@ struct MessageRoundTripTests {
         #expect(try ProtoCodec.decode(CreateMealRecordRequest.self, from: []).mealRecord == MealRecord())
     }
 
-    @Test("a status number the build does not know reads as UNKNOWN")
+    @Test("a status number the build does not know reads as .unrecognized and encodes back")
     func unknownServingStatus() throws {
         let bytes: [UInt8] = [0x08, 0x09]  // field 1 (status), varint 9
-        #expect(try ProtoCodec.decode(HealthCheckResponse.self, from: bytes).status == .unknown)
+        let response = try ProtoCodec.decode(HealthCheckResponse.self, from: bytes)
+        #expect(response.status == .unrecognized(9))
+        #expect(ProtoCodec.encode(response) == bytes)
         #expect(try ProtoCodec.decode(HealthCheckResponse.self, from: [0x08, 0x01]).status == .serving)
     }
 

@@ -48,25 +48,55 @@ public struct HealthCheckResponse: Hashable, Sendable {
     }
 
     /// `grpc.health.v1.HealthCheckResponse.ServingStatus`.
-    public enum ServingStatus: Int32, CaseIterable, Hashable, Sendable {
-        case unknown = 0
-        case serving = 1
-        case notServing = 2
-        case serviceUnknown = 3
+    ///
+    /// Open, as proto3 enums are: a number this build does not know is `.unrecognized`.
+    public enum ServingStatus: RawRepresentable, CaseIterable, Hashable, Sendable {
+        case unknown
+        case serving
+        case notServing
+        case serviceUnknown
+        /// A number this build does not know (a newer peer's value), kept so it is sent back unchanged.
+        case unrecognized(Int32)
 
-        /// The value's name in proto/, e.g. `SERVICE_UNKNOWN`.
+        /// The values this build knows, in proto/'s order.
+        public static let allCases: [ServingStatus] = [.unknown, .serving, .notServing, .serviceUnknown]
+
+        /// The value for wire number `rawValue`; a number this build does not know is `.unrecognized`.
+        public init(rawValue: Int32) {
+            switch rawValue {
+            case 0: self = .unknown
+            case 1: self = .serving
+            case 2: self = .notServing
+            case 3: self = .serviceUnknown
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// The wire number.
+        public var rawValue: Int32 {
+            switch self {
+            case .unknown: 0
+            case .serving: 1
+            case .notServing: 2
+            case .serviceUnknown: 3
+            case .unrecognized(let number): number
+            }
+        }
+
+        /// The value's name in proto/, e.g. `SERVICE_UNKNOWN`; for `.unrecognized`, its number.
         public var protoName: String {
             switch self {
             case .unknown: "UNKNOWN"
             case .serving: "SERVING"
             case .notServing: "NOT_SERVING"
             case .serviceUnknown: "SERVICE_UNKNOWN"
+            case .unrecognized(let number): String(number)
             }
         }
 
-        /// Reads a wire value; a number this build does not know reads as `.unknown`.
-        init(c value: Grpc__Health__V1__HealthCheckResponse__ServingStatus, field: String) {
-            self = ServingStatus(rawValue: Int32(truncatingIfNeeded: value.rawValue)) ?? .unknown
+        /// Reads a wire value.
+        init(c value: Grpc__Health__V1__HealthCheckResponse__ServingStatus) {
+            self.init(rawValue: Int32(truncatingIfNeeded: value.rawValue))
         }
 
         /// The generated C enum value.
@@ -85,7 +115,7 @@ extension HealthCheckResponse: ProtoMessage {
 
     init(c pointer: UnsafePointer<Grpc__Health__V1__HealthCheckResponse>) throws(RPCError) {
         let c = pointer.pointee
-        self.status = HealthCheckResponse.ServingStatus(c: c.status, field: "status")
+        self.status = HealthCheckResponse.ServingStatus(c: c.status)
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }

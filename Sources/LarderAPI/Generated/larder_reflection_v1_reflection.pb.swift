@@ -334,27 +334,84 @@ public struct FieldInfo: Hashable, Sendable {
     }
 
     /// `larder.reflection.v1.FieldInfo.Type`.
-    public enum TypeEnum: Int32, CaseIterable, Hashable, Sendable {
-        case unspecified = 0
-        case double = 1
-        case float = 2
-        case int64 = 3
-        case uint64 = 4
-        case int32 = 5
-        case fixed64 = 6
-        case fixed32 = 7
-        case bool = 8
-        case string = 9
-        case message = 11
-        case bytes = 12
-        case uint32 = 13
-        case `enum` = 14
-        case sfixed32 = 15
-        case sfixed64 = 16
-        case sint32 = 17
-        case sint64 = 18
+    ///
+    /// Open, as proto3 enums are: a number this build does not know is `.unrecognized`.
+    public enum TypeEnum: RawRepresentable, CaseIterable, Hashable, Sendable {
+        case unspecified
+        case double
+        case float
+        case int64
+        case uint64
+        case int32
+        case fixed64
+        case fixed32
+        case bool
+        case string
+        case message
+        case bytes
+        case uint32
+        case `enum`
+        case sfixed32
+        case sfixed64
+        case sint32
+        case sint64
+        /// A number this build does not know (a newer peer's value), kept so it is sent back unchanged.
+        case unrecognized(Int32)
 
-        /// The value's name in proto/, e.g. `TYPE_SINT64`.
+        /// The values this build knows, in proto/'s order.
+        public static let allCases: [TypeEnum] = [.unspecified, .double, .float, .int64, .uint64, .int32, .fixed64, .fixed32, .bool, .string, .message, .bytes, .uint32, .`enum`, .sfixed32, .sfixed64, .sint32, .sint64]
+
+        /// The value for wire number `rawValue`; a number this build does not know is `.unrecognized`.
+        public init(rawValue: Int32) {
+            switch rawValue {
+            case 0: self = .unspecified
+            case 1: self = .double
+            case 2: self = .float
+            case 3: self = .int64
+            case 4: self = .uint64
+            case 5: self = .int32
+            case 6: self = .fixed64
+            case 7: self = .fixed32
+            case 8: self = .bool
+            case 9: self = .string
+            case 11: self = .message
+            case 12: self = .bytes
+            case 13: self = .uint32
+            case 14: self = .`enum`
+            case 15: self = .sfixed32
+            case 16: self = .sfixed64
+            case 17: self = .sint32
+            case 18: self = .sint64
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// The wire number.
+        public var rawValue: Int32 {
+            switch self {
+            case .unspecified: 0
+            case .double: 1
+            case .float: 2
+            case .int64: 3
+            case .uint64: 4
+            case .int32: 5
+            case .fixed64: 6
+            case .fixed32: 7
+            case .bool: 8
+            case .string: 9
+            case .message: 11
+            case .bytes: 12
+            case .uint32: 13
+            case .`enum`: 14
+            case .sfixed32: 15
+            case .sfixed64: 16
+            case .sint32: 17
+            case .sint64: 18
+            case .unrecognized(let number): number
+            }
+        }
+
+        /// The value's name in proto/, e.g. `TYPE_SINT64`; for `.unrecognized`, its number.
         public var protoName: String {
             switch self {
             case .unspecified: "TYPE_UNSPECIFIED"
@@ -375,12 +432,13 @@ public struct FieldInfo: Hashable, Sendable {
             case .sfixed64: "TYPE_SFIXED64"
             case .sint32: "TYPE_SINT32"
             case .sint64: "TYPE_SINT64"
+            case .unrecognized(let number): String(number)
             }
         }
 
-        /// Reads a wire value; a number this build does not know reads as `.unspecified`.
-        init(c value: Larder__Reflection__V1__FieldInfo__Type, field: String) {
-            self = TypeEnum(rawValue: Int32(truncatingIfNeeded: value.rawValue)) ?? .unspecified
+        /// Reads a wire value.
+        init(c value: Larder__Reflection__V1__FieldInfo__Type) {
+            self.init(rawValue: Int32(truncatingIfNeeded: value.rawValue))
         }
 
         /// The generated C enum value.
@@ -388,16 +446,47 @@ public struct FieldInfo: Hashable, Sendable {
     }
 
     /// `larder.reflection.v1.FieldInfo.Label`.
-    public enum Label: Int32, CaseIterable, Hashable, Sendable {
-        case unspecified = 0
+    ///
+    /// Open, as proto3 enums are: a number this build does not know is `.unrecognized`.
+    public enum Label: RawRepresentable, CaseIterable, Hashable, Sendable {
+        case unspecified
         /// A proto3 field without a label (no presence for scalars).
-        case singular = 1
+        case singular
         /// proto3 `optional` (explicit presence) or proto2 optional.
-        case optional = 2
-        case repeated = 3
-        case required = 4
+        case optional
+        case repeated
+        case required
+        /// A number this build does not know (a newer peer's value), kept so it is sent back unchanged.
+        case unrecognized(Int32)
 
-        /// The value's name in proto/, e.g. `LABEL_REQUIRED`.
+        /// The values this build knows, in proto/'s order.
+        public static let allCases: [Label] = [.unspecified, .singular, .optional, .repeated, .required]
+
+        /// The value for wire number `rawValue`; a number this build does not know is `.unrecognized`.
+        public init(rawValue: Int32) {
+            switch rawValue {
+            case 0: self = .unspecified
+            case 1: self = .singular
+            case 2: self = .optional
+            case 3: self = .repeated
+            case 4: self = .required
+            default: self = .unrecognized(rawValue)
+            }
+        }
+
+        /// The wire number.
+        public var rawValue: Int32 {
+            switch self {
+            case .unspecified: 0
+            case .singular: 1
+            case .optional: 2
+            case .repeated: 3
+            case .required: 4
+            case .unrecognized(let number): number
+            }
+        }
+
+        /// The value's name in proto/, e.g. `LABEL_REQUIRED`; for `.unrecognized`, its number.
         public var protoName: String {
             switch self {
             case .unspecified: "LABEL_UNSPECIFIED"
@@ -405,12 +494,13 @@ public struct FieldInfo: Hashable, Sendable {
             case .optional: "LABEL_OPTIONAL"
             case .repeated: "LABEL_REPEATED"
             case .required: "LABEL_REQUIRED"
+            case .unrecognized(let number): String(number)
             }
         }
 
-        /// Reads a wire value; a number this build does not know reads as `.unspecified`.
-        init(c value: Larder__Reflection__V1__FieldInfo__Label, field: String) {
-            self = Label(rawValue: Int32(truncatingIfNeeded: value.rawValue)) ?? .unspecified
+        /// Reads a wire value.
+        init(c value: Larder__Reflection__V1__FieldInfo__Label) {
+            self.init(rawValue: Int32(truncatingIfNeeded: value.rawValue))
         }
 
         /// The generated C enum value.
@@ -432,8 +522,8 @@ extension FieldInfo: ProtoMessage {
         self.name = try CFields.string(c.name, field: "field_info.name")
         self.jsonName = try CFields.string(c.json_name, field: "field_info.json_name")
         self.number = c.number
-        self.type = FieldInfo.TypeEnum(c: c.type, field: "field_info.type")
-        self.label = FieldInfo.Label(c: c.label, field: "field_info.label")
+        self.type = FieldInfo.TypeEnum(c: c.type)
+        self.label = FieldInfo.Label(c: c.label)
         self.typeName = try CFields.string(c.type_name, field: "field_info.type_name")
         self.inOneof = c.in_oneof != 0
         self._mapKey = try c.map_key.map { p throws(RPCError) in try FieldInfo(c: p) }.map(IndirectValue.init)

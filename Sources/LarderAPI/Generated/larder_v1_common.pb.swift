@@ -6,14 +6,45 @@ import CProtobufC
 import LarderWire
 
 /// The kind of meal a MealRecord describes.
-public enum MealCategory: Int32, CaseIterable, Hashable, Sendable {
-    case unspecified = 0
-    case breakfast = 1
-    case lunch = 2
-    case dinner = 3
-    case snack = 4
+///
+/// Open, as proto3 enums are: a number this build does not know is `.unrecognized`.
+public enum MealCategory: RawRepresentable, CaseIterable, Hashable, Sendable {
+    case unspecified
+    case breakfast
+    case lunch
+    case dinner
+    case snack
+    /// A number this build does not know (a newer peer's value), kept so it is sent back unchanged.
+    case unrecognized(Int32)
 
-    /// The value's name in proto/, e.g. `MEAL_CATEGORY_SNACK`.
+    /// The values this build knows, in proto/'s order.
+    public static let allCases: [MealCategory] = [.unspecified, .breakfast, .lunch, .dinner, .snack]
+
+    /// The value for wire number `rawValue`; a number this build does not know is `.unrecognized`.
+    public init(rawValue: Int32) {
+        switch rawValue {
+        case 0: self = .unspecified
+        case 1: self = .breakfast
+        case 2: self = .lunch
+        case 3: self = .dinner
+        case 4: self = .snack
+        default: self = .unrecognized(rawValue)
+        }
+    }
+
+    /// The wire number.
+    public var rawValue: Int32 {
+        switch self {
+        case .unspecified: 0
+        case .breakfast: 1
+        case .lunch: 2
+        case .dinner: 3
+        case .snack: 4
+        case .unrecognized(let number): number
+        }
+    }
+
+    /// The value's name in proto/, e.g. `MEAL_CATEGORY_SNACK`; for `.unrecognized`, its number.
     public var protoName: String {
         switch self {
         case .unspecified: "MEAL_CATEGORY_UNSPECIFIED"
@@ -21,17 +52,13 @@ public enum MealCategory: Int32, CaseIterable, Hashable, Sendable {
         case .lunch: "MEAL_CATEGORY_LUNCH"
         case .dinner: "MEAL_CATEGORY_DINNER"
         case .snack: "MEAL_CATEGORY_SNACK"
+        case .unrecognized(let number): String(number)
         }
     }
 
     /// Reads a wire value.
-    /// - Throws: INVALID_ARGUMENT naming `field` for a number this build does not know.
-    init(c value: Larder__V1__MealCategory, field: String) throws(RPCError) {
-        let number = Int32(truncatingIfNeeded: value.rawValue)
-        guard let known = MealCategory(rawValue: number) else {
-            throw RPCError.invalidArgument("\(field): unknown MealCategory value \(number)")
-        }
-        self = known
+    init(c value: Larder__V1__MealCategory) {
+        self.init(rawValue: Int32(truncatingIfNeeded: value.rawValue))
     }
 
     /// The generated C enum value.

@@ -54,7 +54,7 @@ extension MealRecord: ProtoMessage {
         self.id = try CFields.string(c.id, field: "meal_record.id")
         self.name = try CFields.string(c.name, field: "meal_record.name")
         self.calories = c.calories
-        self.category = try MealCategory(c: c.category, field: "meal_record.category")
+        self.category = MealCategory(c: c.category)
         self.eatenAt = Timestamp?(c: c.eaten_at)
         self.createTime = Timestamp?(c: c.create_time)
         self.updateTime = Timestamp?(c: c.update_time)
@@ -182,7 +182,7 @@ extension ListMealRecordsRequest: ProtoMessage {
         self.pageToken = try CFields.string(c.page_token, field: "page_token")
         self.startTime = Timestamp?(c: c.start_time)
         self.endTime = Timestamp?(c: c.end_time)
-        self.category = try MealCategory(c: c.category, field: "category")
+        self.category = MealCategory(c: c.category)
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -392,7 +392,7 @@ extension CategoryTotal: ProtoMessage {
 
     init(c pointer: UnsafePointer<Larder__V1__CategoryTotal>) throws(RPCError) {
         let c = pointer.pointee
-        self.category = try MealCategory(c: c.category, field: "category_total.category")
+        self.category = MealCategory(c: c.category)
         self.totalCalories = c.total_calories
         self.mealCount = c.meal_count
     }

@@ -142,7 +142,7 @@ extension RequestCatalog.Builder {
         -> MealRecord
     {
         MealRecord(name: "\(prefix)-\(mealNames[index % mealNames.count])", calories: Int32(50 + random.below(1200)),
-                   category: MealCategory(rawValue: Int32(1 + random.below(4))) ?? .snack, eatenAt: eatenAt)
+                   category: MealCategory(rawValue: Int32(1 + random.below(4))), eatenAt: eatenAt)
     }
 
     /// A random `#RRGGBB` colour.

@@ -12,7 +12,13 @@ enum HealthCommand {
     ) { command, context throws(CLIError) in
         let response = try await context.call(HealthMethods.check,
                                               HealthCheckRequest(service: command.value("service") ?? ""))
-        try context.emit(response) { response.status.protoName + "\n" }
+        try context.emit(response) { HealthCommand.statusText(response.status) + "\n" }
         if response.status != .serving { context.exitStatus = ExitCode.notServing }
+    }
+
+    /// `SERVING`, or for a status a newer server added, its number and that this build does not know it.
+    static func statusText(_ status: HealthCheckResponse.ServingStatus) -> String {
+        if case .unrecognized(let number) = status { return "status \(number) (unknown to this larder)" }
+        return status.protoName
     }
 }

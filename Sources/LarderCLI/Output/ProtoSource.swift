@@ -63,7 +63,7 @@ public enum ProtoSource {
             case .repeated: "repeated "
             case .optional: "optional "
             case .required: "required "
-            case .singular, .unspecified: ""
+            case .singular, .unspecified, .unrecognized: ""
             }
             text = "\(label)\(typeName(field)) \(name(field.name)) = \(field.number);"
         }

@@ -69,7 +69,8 @@ extension Operations {
         if let start, let end, end <= start {
             throw RPCError.invalidArgument("end_time must be after start_time")
         }
-        let category = request.category == .unspecified ? nil : request.category
+        let filter = try Validation.knownMealCategory(request.category, field: "category")
+        let category = filter == .unspecified ? nil : filter
         let hash = PageToken.filterHash(start: start, end: end, category: request.category.rawValue)
         let after = request.pageToken.isEmpty
             ? nil : try PageToken.decode(request.pageToken, filterHash: hash).cursor

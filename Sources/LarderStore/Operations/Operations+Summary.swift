@@ -100,7 +100,7 @@ extension Operations {
         var totals: [Int64: CategoryTotal] = [:]
         var mealCount: Int64 = 0
         for row in rows {
-            guard let category = MealCategory(rawValue: row.category) else {
+            guard let category = MealCategory(known: row.category) else {
                 throw RPCError.internalError("the database holds a meal with unknown category \(row.category)")
             }
             let total = CategoryTotal(category: category, totalCalories: row.totalCalories,

@@ -144,6 +144,15 @@ enum Validation {
             throw RPCError.invalidArgument(
                 "\(field) is required: one of BREAKFAST, LUNCH, DINNER, SNACK (not UNSPECIFIED)")
         }
+        return try knownMealCategory(value, field: field)
+    }
+
+    /// A meal category this build knows (UNSPECIFIED included): enums decode open, so a number
+    /// from a newer client arrives as `.unrecognized` and is refused here, naming the field.
+    static func knownMealCategory(_ value: MealCategory, field: String) throws(RPCError) -> MealCategory {
+        if case .unrecognized(let number) = value {
+            throw RPCError.invalidArgument("\(field): unknown MealCategory value \(number)")
+        }
         return value
     }
 
