@@ -23,7 +23,11 @@ public final class EventLoop: @unchecked Sendable {
     // register traps, in a child process).
     private let epollFD: Int32
     private let wakeFD: Int32
-    private var handlers: [Int32: any EventHandler] = [:]
+    /// Each watched descriptor's handler, and the registration it came with: events carry
+    /// both (`token`), so an event reported for a descriptor closed earlier in the same turn
+    /// never reaches a new connection that got its number.
+    private var handlers: [Int32: (handler: any EventHandler, registration: UInt32)] = [:]
+    private var lastRegistration: UInt32 = 0
     private let pending = Mutex<PendingTasks>(PendingTasks())
     /// The thread in (or last in) `run()`; none before the first run.
     private let owner = ThreadOwner()
@@ -64,7 +68,7 @@ public final class EventLoop: @unchecked Sendable {
         // Edge-triggered, and never read: every write to an eventfd signals its waiters, so each
         // wake-up is reported once and a turn costs no read(2) of the counter. The counter only
         // grows (by one per wake-up, at most one per turn): it cannot reach its limit of 2^64 - 2.
-        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLET.rawValue, data: epoll_data_t(fd: wakeFD))
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLET.rawValue, data: epoll_data_t(u64: Self.token(wakeFD, 0)))
         _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
     }
 
@@ -78,15 +82,23 @@ public final class EventLoop: @unchecked Sendable {
     /// it stays signalled, and a handler not reading would be called in a busy loop.
     public func register(_ fd: Int32, for events: IOEvents, handler: any EventHandler) throws(SystemError) {
         assertOnLoopThread("the handler table")
-        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(fd: fd))
+        lastRegistration = lastRegistration == .max ? 1 : lastRegistration + 1  // 0 is the wake-up's
+        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(u64: Self.token(fd, lastRegistration)))
         try syscall("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
-        handlers[fd] = handler
+        handlers[fd] = (handler, lastRegistration)
     }
 
     /// Changes the events watched for `fd`.
     public func modify(_ fd: Int32, for events: IOEvents) throws(SystemError) {
-        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(fd: fd))
+        assertOnLoopThread("the handler table")
+        guard let registration = handlers[fd]?.registration else { throw SystemError("epoll_ctl(MOD)", errno: EBADF) }
+        var event = epoll_event(events: Self.epollEvents(events), data: epoll_data_t(u64: Self.token(fd, registration)))
         try syscall("epoll_ctl(MOD)") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+    }
+
+    /// An event's data: the descriptor in the low half, its registration in the high one.
+    private static func token(_ fd: Int32, _ registration: UInt32) -> UInt64 {
+        UInt64(registration) << 32 | UInt64(UInt32(bitPattern: fd))
     }
 
     private static func epollEvents(_ events: IOEvents) -> UInt32 {
@@ -178,9 +190,12 @@ public final class EventLoop: @unchecked Sendable {
     /// One turn: the handlers of `count` ready events, then the queued tasks; true when stop was requested.
     private func dispatch(_ events: UnsafeMutablePointer<epoll_event>, count: Int) -> Bool {
         for index in 0..<max(count, 0) {
-            let fd = events[index].data.fd
+            let token = events[index].data.u64
+            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
             if fd == wakeFD { continue }  // edge-triggered: nothing to read (see init)
-            handlers[fd]?.handle(IOEvents(rawValue: events[index].events))
+            // A handler closed earlier this turn may have left its number to a new registration.
+            guard let entry = handlers[fd], UInt64(entry.registration) == token >> 32 else { continue }
+            entry.handler.handle(IOEvents(rawValue: events[index].events))
         }
         return runPendingTasks()
     }

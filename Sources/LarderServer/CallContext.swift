@@ -23,6 +23,9 @@ public struct CallContext: Sendable {
     /// The `CallCore`'s number for this call, unique in the process (0 outside a core): tells a
     /// late reply from the reply of a newer call that reuses its call id.
     var serial: UInt64 = 0
+    /// True when the core counts what the call holds in the budget while the store has it
+    /// (lean calls, `CallCore.heldBytes(of:)`); HTTP/2 counts its streams itself.
+    var heldByCore = false
 
     /// Throws DEADLINE_EXCEEDED when the deadline has passed.
     public func checkDeadline() throws(RPCError) {
@@ -42,7 +45,8 @@ public struct CallContext: Sendable {
     /// the connection closes first; false when it cannot (the connection closed): the call
     /// then runs now.
     func park(resubmit: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) -> Bool {
-        usage?.park(ParkedCall(resubmit: resubmit, abandon: abandon, bytes: requestBytes + 1024)) ?? false
+        usage?.park(ParkedCall(resubmit: resubmit, abandon: abandon, bytes: requestBytes + 1024,
+                               countedAsHeld: heldByCore)) ?? false
     }
 
     /// What a parked call whose connection closed ends with (nobody receives it).

@@ -135,6 +135,9 @@ final class Connection: EventHandler, CallConnection {
     func handle(_ events: IOEvents) {
         if events.contains(.writable) {
             let wasPaused = readPaused
+            // Replies delivered while output was waiting went into the HTTP/2 session only
+            // (`deliver`): they join the output now, or would wait for the peer's next bytes.
+            if http2 != nil { server.pumpHTTP2(self) }
             flush()
             // Reading resumed: frames read before the pause may already be whole in the decoder,
             // and no more bytes need come for them (a peer that pipelined its calls and then
@@ -154,6 +157,7 @@ final class Connection: EventHandler, CallConnection {
 
     /// Counts the decoder's buffer, partial frame included, in the memory budget.
     func accountInput() {
+        guard !isClosed else { return }
         let buffered = decoder.bufferedByteCount
         usage.add(buffered - accountedInput)
         accountedInput = buffered
@@ -166,8 +170,10 @@ final class Connection: EventHandler, CallConnection {
         isClosed = true
     }
 
-    /// Queues framed reply bytes; written by the next `flush()`.
+    /// Queues framed reply bytes; written by the next `flush()`. Dropped once the connection
+    /// closed: its bytes left the budget then, and none may enter it again.
     func enqueue(_ bytes: [UInt8]) {
+        guard !isClosed else { return }
         usage.add(bytes.count)
         output.append(bytes)
     }
@@ -175,6 +181,7 @@ final class Connection: EventHandler, CallConnection {
     /// Lets `body` append bytes to the output (written by the next `flush()`), counted in the
     /// budget like `enqueue`'s, without a buffer of their own.
     func appendOutput<E: Error>(_ body: (inout OutputBuffer) throws(E) -> Void) throws(E) {
+        guard !isClosed else { return }
         let before = output.unwrittenCount
         defer { usage.add(output.unwrittenCount - before) }
         try body(&output)
@@ -183,6 +190,7 @@ final class Connection: EventHandler, CallConnection {
     /// Frames a reply straight into the output buffer; written by the next `flush()`.
     /// Returns the frame's size.
     func appendReply(callID: UInt64, result: Result<[UInt8], RPCError>) -> (bytes: Int, refusal: RPCError?) {
+        guard !isClosed else { return (0, nil) }
         if let http2 {
             // Framed by the pump that follows the events being handled (`Server.receiveHTTP2`):
             // one nghttp2 send for all the calls a read brought.
@@ -221,7 +229,13 @@ final class Connection: EventHandler, CallConnection {
     func flushAnswers() {
         guard !isClosed else { return }
         if http2 != nil { server.pumpHTTP2(self) }
+        let wasPaused = readPaused
         flush()
+        // This write may have resumed reading: frames already whole in the decoder are handled
+        // now (as in `handle`), since no writable event need come (the output may be empty).
+        if wasPaused && !readPaused && !isClosed && !isClosing && http2 == nil && decoder.bufferedByteCount > 0 {
+            server.processBufferedFrames(of: self)
+        }
     }
 
     /// Writes what the socket takes now; watches for writability if some is left.

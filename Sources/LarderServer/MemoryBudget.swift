@@ -90,6 +90,9 @@ final class ConnectionUsage: Sendable {
     /// capped per connection (`storeCallAdmissionError`): over HTTP/2 a closed flow-control
     /// window does not stop reading, so without the cap a peer could park 1,024 calls of 4 MiB.
     private let parkedBytes = Atomic<Int>(0)
+    /// The part of `parkedBytes` parking added to the budget: not that of calls counted as held
+    /// already (`ParkedCall.countedAsHeld`), which would otherwise count twice.
+    private let parkedBudgetBytes = Atomic<Int>(0)
 
     init(budget: MemoryBudget) {
         self.budget = budget
@@ -111,10 +114,11 @@ final class ConnectionUsage: Sendable {
             state.calls.append(call)
             parkedCount.add(1, ordering: .relaxed)
             parkedBytes.add(call.bytes, ordering: .relaxed)
+            if !call.countedAsHeld { parkedBudgetBytes.add(call.bytes, ordering: .relaxed) }
             budget.parkedCallsChanged(by: 1)  // under the lock: a take cannot count it first
             return true
         }
-        if kept { budget.add(call.bytes) }
+        if kept && !call.countedAsHeld { budget.add(call.bytes) }
         return kept
     }
 
@@ -146,9 +150,11 @@ final class ConnectionUsage: Sendable {
             return taken
         }
         let bytes = taken.reduce(0) { $0 + $1.bytes }
-        if bytes != 0 {
-            parkedBytes.subtract(bytes, ordering: .relaxed)
-            budget.add(-bytes)
+        if bytes != 0 { parkedBytes.subtract(bytes, ordering: .relaxed) }
+        let budgeted = taken.reduce(0) { $0 + ($1.countedAsHeld ? 0 : $1.bytes) }
+        if budgeted != 0 {
+            parkedBudgetBytes.subtract(budgeted, ordering: .relaxed)
+            budget.add(-budgeted)
         }
         return taken
     }
@@ -207,7 +213,8 @@ final class ConnectionUsage: Sendable {
     func isOverShare(countingCalls: Bool, perConnection: Bool = true) -> Bool {
         let bytes = bytes
         let calls = countingCalls
-            ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed) + parkedBytes.load(ordering: .relaxed) : 0
+            ? openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed)
+                + parkedBudgetBytes.load(ordering: .relaxed) : 0
         return (perConnection && bytes > budget.perConnectionLimit) || (budget.isExhausted && bytes + calls > budget.share)
     }
 

@@ -6,6 +6,9 @@ struct ParkedCall: Sendable {
     let resubmit: @Sendable () -> Void
     /// Ends the call without running it (the connection closed first): its end frees its slot.
     let abandon: @Sendable () -> Void
-    /// What it holds while it waits, as the memory budget counts it (its request and context).
+    /// What it holds while it waits (its request and context).
     let bytes: Int
+    /// True when `bytes` are in the budget already, as a lean call waiting for the store
+    /// (`ConnectionUsage.addHeldCalls`): parking counts them only against the parked-bytes cap.
+    let countedAsHeld: Bool
 }

@@ -59,9 +59,10 @@ extension Server {
             metrics.connectionAccepted()
             logger.debug("connection_opened", ["conn": connection.id, "peer": peer])
             queueAsSilent(connection)
-            // No more accepts this turn: one could reuse the evicted connection's descriptor
-            // number while this turn's events for it are still to be dispatched. The listener
-            // is level-triggered, so the next turn takes the rest.
+            // One accept per eviction each turn, so a burst of newcomers cannot evict every
+            // silent connection at once; the listener is level-triggered, so the next turn takes
+            // the rest. (A descriptor number the eviction freed is safe to reuse at once: the
+            // loop drops the closed one's events still due this turn, `EventLoop.dispatch`.)
             if evicted { return }
         }
     }

@@ -108,7 +108,8 @@ extension Server {
 
     func processFrames(of connection: Connection) {
         var completedFrame = false
-        while !connection.isClosing && !connection.readPaused {
+        // A flush below may close the connection (a failed write): nothing more happens on it.
+        while !connection.isClosed && !connection.isClosing && !connection.readPaused {
             do {
                 let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
                 if handled == nil { break }
@@ -123,6 +124,7 @@ extension Server {
                 return
             }
         }
+        guard !connection.isClosed else { return }
         connection.accountInput()
         // A frame completed, so what is left began arriving just now: a peer that pipelines
         // without pause (every read ending mid-frame) is not a slow one.

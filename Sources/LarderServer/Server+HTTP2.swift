@@ -52,6 +52,7 @@ extension Server {
         do {
             try link.session.receive(bytes, events: &events)
             handleHTTP2(events, on: connection, link: link)
+            guard !connection.isClosed else { return }
             trackIncompleteRequests(of: connection, link: link, events: events)
         } catch {
             logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
@@ -68,12 +69,16 @@ extension Server {
             return
         }
         for event in events {
+            // Delivering replies below writes to every connection they touched, this one too,
+            // and a failed write closes it: the core has let it go, so nothing more starts on it.
+            guard !connection.isClosed else { return }
             switch link.handle(event) {
             case .start(let head, let method, let message)?:
                 if link.cancelledSinceDelivery {
                     // A cancelled stream's end (its handler finished on the loop) frees its slot first.
                     link.cancelledSinceDelivery = false
                     core.deliverReplies()
+                    guard !connection.isClosed else { return }
                 }
                 // What the session holds now (answers of calls earlier in this read included)
                 // is in the budget before this call is admitted.

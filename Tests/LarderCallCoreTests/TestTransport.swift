@@ -60,6 +60,8 @@ final class TestConnection: CallConnection, @unchecked Sendable {
     let supportsStreaming: Bool
     var accountsCallMemory: Bool { supportsStreaming }
     var unsentReplyBytes = 0
+    /// Set by a test that closes the connection (after unregistering it from the core).
+    var isClosed = false
     var replyEncoder: any ReplyEncoder { TestEncoder() }
     private(set) var received: [Received] = []
     private(set) var deliveryBatches = 0

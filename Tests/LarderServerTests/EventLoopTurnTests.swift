@@ -146,4 +146,59 @@ struct EventLoopTurnTests {
         #expect(result.callsDuringChain == 0, "beforeSleep ran while the loop had tasks queued")
         #expect(result.calls == 1, "beforeSleep ran \(result.calls) times; once, when the chain ended, was expected")
     }
+
+    /// A handler that closes another descriptor while the turn's events are dispatched, and a
+    /// new registration that gets its number in the same turn: the closed one's event, already
+    /// taken from epoll, must not reach the new handler (its descriptor is not ready at all).
+    @Test func anEventOfADescriptorClosedThisTurnDoesNotReachItsSuccessor() async throws {
+        /// Touched on the loop thread only (set up before `run`, read after it returned).
+        final class Turn: @unchecked Sendable {
+            var closedOne = false
+            var reused = false
+            var staleCalls = 0
+            var open: Set<Int32> = []
+        }
+        final class Closer: EventHandler {
+            let loop: EventLoop, turn: Turn, other: Int32
+            init(_ loop: EventLoop, _ turn: Turn, other: Int32) { self.loop = loop; self.turn = turn; self.other = other }
+            func handle(_ events: IOEvents) {
+                guard !turn.closedOne else { return }
+                turn.closedOne = true
+                loop.unregister(other)
+                close(other)
+                turn.open.remove(other)
+                var ends: [Int32] = [-1, -1]
+                guard pipe(&ends) == 0 else { return }
+                let successor = ends[0]  // nothing is ever written to it: never readable
+                turn.open.formUnion(ends)
+                turn.reused = successor == other
+                try? loop.register(successor, for: .readable, handler: Stale(turn))
+                loop.stop()
+            }
+        }
+        final class Stale: EventHandler {
+            let turn: Turn
+            init(_ turn: Turn) { self.turn = turn }
+            func handle(_ events: IOEvents) { turn.staleCalls += 1 }
+        }
+        let turn = try await offThePool { () throws -> Turn in
+            let loop = try EventLoop()
+            let turn = Turn()
+            // Both readable from the start, so one epoll_wait reports both; whichever handler
+            // runs first closes the other's descriptor, whose event is then still to dispatch.
+            var first: [Int32] = [-1, -1], second: [Int32] = [-1, -1]
+            guard pipe(&first) == 0, pipe(&second) == 0 else { throw CocoaError(.fileReadUnknown) }
+            turn.open = Set(first + second)
+            for end in [first[1], second[1]] { _ = write(end, "x", 1) }
+            let a = first[0], b = second[0]
+            try loop.register(a, for: .readable, handler: Closer(loop, turn, other: b))
+            try loop.register(b, for: .readable, handler: Closer(loop, turn, other: a))
+            loop.run(tickMilliseconds: 3_600_000)
+            for fd in turn.open { close(fd) }
+            return turn
+        }
+        #expect(turn.closedOne)
+        #expect(turn.reused, "the new eventfd got the closed one's number (else this test shows nothing)")
+        #expect(turn.staleCalls == 0, "the closed descriptor's event reached the new handler")
+    }
 }

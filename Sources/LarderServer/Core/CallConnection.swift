@@ -29,6 +29,9 @@ protocol CallConnection: AnyObject {
     /// `--max-output-bytes`, new calls are refused.
     var unsentReplyBytes: Int { get }
 
+    /// True once the transport closed the connection (the core unregistered it): no call
+    /// starts on it any more.
+    var isClosed: Bool { get }
     /// The subject of the client's verified TLS certificate; nil without one.
     var clientCertificate: String? { get }
     /// True when calls that reach the core while the server drains are still served, because

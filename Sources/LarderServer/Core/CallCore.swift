@@ -101,11 +101,14 @@ final class CallCore: @unchecked Sendable {
         return CallContext(connectionID: connection.id, callID: call.callID, method: call.method.path,
                            metadata: call.metadata, deadline: call.deadline, receivedAt: call.receivedAt,
                            peer: connection.peer, requestBytes: call.requestBytes, usage: connection.usage,
-                           clientCertificate: connection.clientCertificate, serial: lastSerial)
+                           clientCertificate: connection.clientCertificate, serial: lastSerial,
+                           heldByCore: !connection.accountsCallMemory)
     }
 
     /// Admits, authenticates and runs `call`; its result goes back through `connection`.
     func start<Connection: CallConnection>(_ call: IncomingCall, on connection: Connection) {
+        // A transport still reading what a closed connection sent: nobody would end the call.
+        guard !connection.isClosed else { return }
         let handler = call.method.handler
         metrics.started(method: handler?.metricsIndex ?? metrics.index(of: call.method.path))
         let context = context(for: call, on: connection)

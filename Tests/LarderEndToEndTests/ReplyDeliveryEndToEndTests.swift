@@ -1,0 +1,131 @@
+import Foundation
+import LarderAPI
+import LarderClient
+import LarderHTTP2
+import LarderTestSupport
+import LarderWire
+import Testing
+
+/// Replies and the memory budget at the edges of a connection's life: a lean connection that
+/// fails while its pipelined calls are being handled, and an HTTP/2 peer that only reads
+/// while a reply arrives behind output still waiting for it (audit 17, items 1 and 2).
+@Suite("Reply delivery and the budget at a connection's edges")
+struct ReplyDeliveryEndToEndTests {
+    /// A failed write in the middle of a read's frames closes the connection; before, the
+    /// frames after it were still handled, and what their answers added to the memory budget
+    /// was never given back (5 MB after 100 such peers): the whole budget leaked away in time.
+    @Test("peers that reset with pipelined calls in flight leave nothing held in the memory budget")
+    func resetMidReadLeavesNoBudget() async throws {
+        // The smallest output cap, so a flush (and its failed write) comes every few answers.
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "1024", "--no-seed"])
+        defer { server.stop() }
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { client.close() }
+        var batch: [UInt8] = []
+        for id in 1...400 {
+            Frame.append(ProtoCodec.encode(RequestEnvelope(
+                callID: UInt64(id), method: HealthMethods.check.path,
+                payload: ProtoCodec.encode(HealthCheckRequest()))), to: &batch)
+        }
+        for _ in 0..<60 {
+            let peer = try RawConnection(port: server.port)
+            peer.resetOnClose()
+            peer.send(batch)
+        }  // each peer's socket closes, with a reset, as it goes out of scope
+        // Once the server has closed them all, nothing may stay held (bounded wait: 60 s).
+        var metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        for _ in 0..<600 where metrics.connectionsOpen > 1 || metrics.memoryHeldBytes != 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        }
+        #expect(metrics.connectionsOpen == 1, "only the metrics client is left")
+        #expect(metrics.memoryHeldBytes == 0, "memory held with no peer left: \(metrics.memoryHeldBytes) bytes")
+    }
+
+    /// HPACK: a literal header field without indexing, new name, no Huffman (RFC 7541 §6.2.2).
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        [0, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
+    }
+
+    /// HEADERS (END_HEADERS) and DATA (END_STREAM) of one unary gRPC call.
+    static func call(_ stream: UInt32, _ path: String, _ message: [UInt8]) -> [UInt8] {
+        let block = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "x"),
+                     ("content-type", "application/grpc"), ("te", "trailers")].flatMap { literal($0.0, $0.1) }
+        let length = UInt32(message.count)
+        let prefixed = [0, UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF),
+                        UInt8(length & 0xFF)] + message
+        return HTTP2SlowPeerEndToEndTests.frame(1, flags: 4, stream: stream, block)
+            + HTTP2SlowPeerEndToEndTests.frame(0, flags: 1, stream: stream, prefixed)
+    }
+
+    /// The streams the frames in `bytes` end (END_STREAM on HEADERS or DATA); returns the bytes
+    /// of a last frame not yet whole.
+    static func endedStreams(_ bytes: [UInt8], into ended: inout Set<UInt32>) -> [UInt8] {
+        var index = 0
+        while index + 9 <= bytes.count {
+            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            guard index + 9 + length <= bytes.count else { break }
+            if bytes[index + 3] <= 1 && bytes[index + 4] & 1 != 0 {
+                ended.insert((0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[index + 5 + $1]) } & 0x7FFF_FFFF)
+            }
+            index += 9 + length
+        }
+        return Array(bytes[index...])
+    }
+
+    /// A reply the store delivered while the connection's earlier output was still waiting for
+    /// the socket went into the HTTP/2 session only; the socket's draining wrote the output but
+    /// never took it from the session, so a peer that only reads (windows large enough that it
+    /// owes no WINDOW_UPDATE) waited until it sent something else.
+    @Test("an HTTP/2 reply delivered behind waiting output reaches a peer that only reads")
+    func replyBehindWaitingOutputIsSent() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed"])
+        defer { server.stop() }
+        let lean = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { lean.close() }
+        let peer = try RawConnection(port: server.port, receiveBufferBytes: 4096)
+        let window: UInt32 = 0x7FFF_FFFF
+        let grow = window - 65_535
+        let settings = HTTP2SlowPeerEndToEndTests.frame(4, [0, 4, UInt8(window >> 24), UInt8(window >> 16 & 0xFF),
+                                                            UInt8(window >> 8 & 0xFF), UInt8(window & 0xFF)])
+        let windowUpdate = HTTP2SlowPeerEndToEndTests.frame(8, [UInt8(grow >> 24), UInt8(grow >> 16 & 0xFF),
+                                                                UInt8(grow >> 8 & 0xFF), UInt8(grow & 0xFF)])
+        // Answered on the loop: ~7 MB of replies, more than the sockets hold, less than the
+        // output cap (8 MiB), so reading goes on and the last call reaches a store thread.
+        let describe = ProtoCodec.encode(DescribeTypeRequest(name: "larder.v1.MealRecord"))
+        let inline = 20_000
+        var requests = HTTP2Preface.bytes + settings + windowUpdate + HTTP2SlowPeerEndToEndTests.frame(4, flags: 1)
+        for index in 0..<inline {
+            requests += Self.call(UInt32(2 * index + 1), ServerReflectionMethods.describeType.path, describe)
+        }
+        let listStream = UInt32(2 * inline + 1)
+        requests += Self.call(listStream, LocationMethods.listLocations.path, ProtoCodec.encode(ListLocationsRequest()))
+        let bytes = requests
+        await offThePool { peer.send(bytes) }
+        // The store has answered ListLocations (its reply is with the loop) before the peer reads a byte.
+        var answered = false
+        for _ in 0..<1200 where !answered {
+            let metrics = try await lean.call(AdminMethods.getMetrics, GetMetricsRequest())
+            answered = (metrics.methods.first { $0.method == LocationMethods.listLocations.path }?.totalCalls ?? 0) >= 1
+            if !answered { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(answered, "ListLocations answered within 120 s")
+        // Now read everything, sending nothing (bounded: 60 s of reads).
+        let ended = await offThePool { () -> Set<UInt32> in
+            var ended = Set<UInt32>()
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            while !ended.contains(listStream) && ContinuousClock.now < deadline {
+                let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
+                if count == 0 { break }
+                if count < 0 { continue }  // the receive timeout: read again until the deadline
+                pending = Self.endedStreams(pending + buffer[0..<count], into: &ended)
+            }
+            return ended
+        }
+        let listAnswered = ended.contains(listStream)
+        #expect(listAnswered, "the ListLocations reply came without the peer sending anything")
+        #expect(ended.count == inline + 1, "every call answered: \(ended.count)")
+    }
+}
