@@ -35,6 +35,14 @@ final class PostgresSession: StoreConnection {
     private var cutByDeadline = false
     /// True inside a write transaction: reads by id lock their row (`…ForUpdate`).
     private var writing = false
+    /// Set when a statement gave up waiting for a lock another session holds (55P03), until
+    /// `takeLockWaitTimedOut` or the next savepoint.
+    private var lockWaitTimedOut = false
+
+    func takeLockWaitTimedOut() -> Bool {
+        defer { lockWaitTimedOut = false }
+        return lockWaitTimedOut
+    }
 
     init(connection: PostgresConnection, setup: [String] = [],
          availability: PostgresAvailability? = nil) throws(PostgresError) {
@@ -81,6 +89,7 @@ final class PostgresSession: StoreConnection {
     /// counts as the database being lost.
     private func failure(_ error: PostgresError) -> RPCError {
         if error.sqlState == PostgresError.deadlineExceeded { cutByDeadline = true }
+        if error.sqlState == PostgresError.lockNotAvailable { lockWaitTimedOut = true }
         if error.sqlState == PostgresError.readOnlyTransaction {
             connection.close()
             let message = "the PostgreSQL session at \(connection.target) is read-only (a standby, after a "
@@ -173,6 +182,7 @@ final class PostgresSession: StoreConnection {
     }
 
     func savepoint() throws(RPCError) {
+        lockWaitTimedOut = false
         if pendingBegin {
             pendingBegin = false
             pendingRelease = false

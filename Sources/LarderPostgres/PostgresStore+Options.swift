@@ -25,11 +25,17 @@ extension PostgresStore {
         /// its connection is dropped and the call fails UNAVAILABLE; calls with a shorter
         /// deadline stop there. (Not the server's `statement_timeout`: see `open`.)
         public var statementTimeoutSeconds: Int
-        /// The server-side `lock_timeout` of every data session: nine tenths of the statement
-        /// timeout, so a statement waiting for a lock another session holds fails on its own
-        /// (55P03, that call alone UNAVAILABLE, the batch and connection kept) before the
-        /// client-side limit would take it for a server that stopped answering.
+        /// How long a statement may wait for a lock another session holds: the readers'
+        /// `lock_timeout`, and a write's wait in all (tried `writeLockTryMilliseconds` at a time).
+        /// Nine tenths of the statement timeout, so it fails on its own (55P03, that call alone
+        /// UNAVAILABLE, the connection kept) before the client-side limit would take it for a
+        /// server that stopped answering.
         public var lockTimeoutMilliseconds: Int { statementTimeoutSeconds * 900 }
+        /// The writer's `lock_timeout`: how long one try of a write waits for a lock another
+        /// session holds before the writer sets it aside, commits the rest of its batch, and tries
+        /// it again later (until it has waited `lockTimeoutMilliseconds` in all). Short, so that
+        /// a row someone keeps locked holds up only the writes that need it.
+        public var writeLockTryMilliseconds = 100
         /// How long startup waits for the schema migration lock (and the locks its statements
         /// take) while another replica migrates or a session holds it; then `open` fails
         /// UNAVAILABLE (busy) instead of hanging.

@@ -50,7 +50,10 @@ public final class PostgresStore: Store {
             // standby makes PostgreSQL report the COMMIT as done although no standby has it. A
             // lock_timeout covers only waits for locks (not for a standby), so it is safe.
             let lockTimeout = "SET lock_timeout = '\(options.lockTimeoutMilliseconds)ms'"
-            let setup = [lockTimeout] + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
+            // The writer waits for a lock only briefly at a time: a write held up is set aside and
+            // tried again while the rest of the writes go on (StoreExecutor), up to the same total.
+            let writerLockTimeout = "SET lock_timeout = '\(options.writeLockTryMilliseconds)ms'"
+            let setup = [writerLockTimeout] + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
             let writerConnection = try connect()
             // Migrating may take long: only the server's own limits apply to it.
             writerConnection.statementTimeoutNanoseconds = nil
@@ -74,8 +77,9 @@ public final class PostgresStore: Store {
                 writer.close()
                 throw error
             }
-            let executor = StoreExecutor(writer: writer, readers: readers,
-                                         options: StoreExecutor.Options(maxWriteBatch: options.maxWriteBatch))
+            let executor = StoreExecutor(writer: writer, readers: readers, options: StoreExecutor.Options(
+                maxWriteBatch: options.maxWriteBatch,
+                lockWaitLimitNanoseconds: UInt64(options.lockTimeoutMilliseconds) * 1_000_000))
             let monitor = PostgresMonitor(interval: options.monitorInterval, availability: availability) {
                 () throws(PostgresError) -> PostgresConnection in
                 let probe = try PostgresConnection(url: url, applicationName: options.applicationName + "-monitor",

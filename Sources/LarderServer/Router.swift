@@ -157,7 +157,7 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> [UInt8],
         _ respond: @escaping MethodHandler.Respond
     ) {
-        store.submit(StoreWrite({ writer throws(RPCError) in
+        store.submit(StoreWrite(source: context.connectionID, { writer throws(RPCError) in
             // A queued call whose deadline already passed is not executed.
             try context.checkDeadline()
             writer.boundWaits(byDeadline: context.deadline)

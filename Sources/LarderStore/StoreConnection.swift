@@ -38,9 +38,14 @@ public protocol StoreConnection: AnyObject, StoreWriter {
     /// True while a transaction is open (a backend may end one by itself on a
     /// severe error, such as a full disk).
     var isInTransaction: Bool { get }
+    /// True (and cleared) when the last statement that failed gave up waiting for a lock
+    /// another session holds (PostgreSQL's `lock_timeout`): the writer sets that write aside
+    /// and tries it again later, instead of failing it, while the others go on.
+    func takeLockWaitTimedOut() -> Bool
 }
 
 extension StoreConnection {
+    public func takeLockWaitTimedOut() -> Bool { false }
     public var undoesFailedStatements: Bool { false }
     public var changeCount: Int { 0 }
     public var isInTransaction: Bool { true }

@@ -47,9 +47,13 @@ public final class StoreExecutor: @unchecked Sendable {
         /// nothing commits: bounds how long a change made to the database by anyone but
         /// this executor's writer stays unseen under a steady load (1: one per batch).
         public var maxHeldReadBatches: Int
+        /// How long in all a write may wait for locks other sessions hold (each try bounded by
+        /// the writer connection's short lock wait, see `takeLockWaitTimedOut`) before it fails.
+        public var lockWaitLimitNanoseconds: UInt64
 
         public init(maxWriteBatch: Int = 512, maxReadBatch: Int = 32, maxBatchPointReads: Int = 64,
-                    maxHeldReadBatches: Int = 64) {
+                    maxHeldReadBatches: Int = 64, lockWaitLimitNanoseconds: UInt64 = 9_000_000_000) {
+            self.lockWaitLimitNanoseconds = lockWaitLimitNanoseconds
             self.maxWriteBatch = max(1, maxWriteBatch)
             self.maxReadBatch = max(1, maxReadBatch)
             self.maxBatchPointReads = max(1, maxBatchPointReads)
@@ -304,24 +308,51 @@ public final class StoreExecutor: @unchecked Sendable {
     }
 
     private func writeLoop() {
-        var batch: [StoreWrite] = []
-        batch.reserveCapacity(options.maxWriteBatch)
-        while writeQueue.take(max: options.maxWriteBatch, into: &batch) {
-            let error = runWriteBatch(batch)
+        var taken: [StoreWrite] = []
+        taken.reserveCapacity(options.maxWriteBatch)
+        var waiting = LockWaitingWrites(limit: options.lockWaitLimitNanoseconds)
+        while writeQueue.take(max: options.maxWriteBatch, into: &taken,
+                              waitingAtMost: waiting.nanosecondsUntilDue(now: MonotonicClock.nanoseconds())) {
+            let now = MonotonicClock.nanoseconds()
+            // Writes a lock held up, when due, run first (they came first); a new write of a
+            // source with one still waiting waits behind it.
+            var batch = waiting.takeIfDue(now: now)
+            let retried = !batch.isEmpty
+            for job in taken {
+                if waiting.holds(source: job.source) {
+                    waiting.append(job)
+                } else {
+                    batch.append(LockWaitingWrites.Entry(job: job, waitingSince: nil))
+                }
+            }
+            taken.removeAll(keepingCapacity: true)
+            guard !batch.isEmpty else { continue }
+            let (error, setAside) = runWriteBatch(batch, now: now)
             // Before any caller hears of the commit: a read it sends next must not be answered
             // from a snapshot older than its write (see `runBatchReads`).
             writerCommits.add(1, ordering: .releasing)
-            if let error {
-                for job in batch { job.fail(error) }
+            waiting.setAside(setAside.map { batch[$0.index] }, startingAt: now, retried: retried,
+                             now: MonotonicClock.nanoseconds())
+            var skipped = 0  // setAside is in batch order
+            for (index, entry) in batch.enumerated() {
+                if skipped < setAside.count && setAside[skipped].index == index {
+                    skipped += 1
+                    continue
+                }
+                if let error { entry.job.fail(error) }
+                // Every caller of the commit is answered before anyone is woken for the answers.
+                entry.job.complete()
             }
-            // Every caller of the commit is answered before anyone is woken for the answers.
-            for job in batch { job.complete() }
             notifyDelivered()
-            batch.removeAll(keepingCapacity: true)
         }
+        let left = waiting.removeAll()
+        for job in left { job.refuse(Self.closedError) }
+        if !left.isEmpty { notifyDelivered() }
     }
 
-    /// Runs `batch` in one transaction; returns the error that failed all of it.
+    /// Runs `batch` in one transaction; returns the error that failed all of it, and the writes
+    /// set aside because a lock another session holds stopped them (not run: see
+    /// `LockWaitingWrites`), with every later write of their sources.
     ///
     /// A write that fails must leave no trace while the others commit. With a
     /// backend that undoes failed statements by itself (SQLite), a write that
@@ -330,15 +361,17 @@ public final class StoreExecutor: @unchecked Sendable {
     /// touches: ~18% of a create); only if a write fails after changing rows is
     /// the transaction rolled back and the batch run again, every write in its
     /// own savepoint. Nothing was acknowledged yet, so running again is safe.
-    private func runWriteBatch(_ batch: [StoreWrite]) -> RPCError? {
+    private func runWriteBatch(_ batch: [LockWaitingWrites.Entry], now: UInt64)
+        -> (error: RPCError?, setAside: [SetAside])
+    {
         if writer.undoesFailedStatements {
             switch runWriteBatchUnguarded(batch) {
-            case .committed: return nil
-            case .failed(let error): return error
+            case .committed: return (nil, [])
+            case .failed(let error): return (error, [])
             case .needsSavepoints: break
             }
         }
-        return runWriteBatchWithSavepoints(batch)
+        return runWriteBatchWithSavepoints(batch, now: now)
     }
 
     private enum UnguardedOutcome {
@@ -348,11 +381,12 @@ public final class StoreExecutor: @unchecked Sendable {
         case needsSavepoints
     }
 
-    private func runWriteBatchUnguarded(_ batch: [StoreWrite]) -> UnguardedOutcome {
+    private func runWriteBatchUnguarded(_ batch: [LockWaitingWrites.Entry]) -> UnguardedOutcome {
         let connection = writer
         do throws(RPCError) {
             try connection.beginWrite()
-            for job in batch {
+            for entry in batch {
+                let job = entry.job
                 let changesBefore = connection.changeCount
                 if job.run(on: connection) { continue }
                 guard connection.isInTransaction else {
@@ -371,23 +405,43 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    private func runWriteBatchWithSavepoints(_ batch: [StoreWrite]) -> RPCError? {
+    /// A write of a batch set aside (by its index in the batch).
+    private struct SetAside { let index: Int }
+
+    private func runWriteBatchWithSavepoints(_ batch: [LockWaitingWrites.Entry], now: UInt64)
+        -> (error: RPCError?, setAside: [SetAside])
+    {
         let connection = writer
+        var setAside: [SetAside] = []
+        /// Sources with a write set aside in this batch: their later writes wait behind it.
+        var heldSources: Set<UInt64> = []
         do throws(RPCError) {
             try connection.beginWrite()
-            for job in batch {
+            for (index, entry) in batch.enumerated() {
+                if !heldSources.isEmpty && heldSources.contains(entry.job.source) {
+                    setAside.append(SetAside(index: index))
+                    continue
+                }
                 try connection.savepoint()
-                if job.run(on: connection) {
+                if entry.job.run(on: connection) {
                     try connection.releaseSavepoint()
-                } else {
-                    try connection.rollbackToSavepoint()
+                    continue
+                }
+                try connection.rollbackToSavepoint()
+                // Held up by another session's lock: tried again later (nothing of it stayed),
+                // unless it has waited long enough in all; then its lock timeout is its answer.
+                if connection.takeLockWaitTimedOut()
+                    && MonotonicClock.nanoseconds() &- (entry.waitingSince ?? now) < options.lockWaitLimitNanoseconds {
+                    setAside.append(SetAside(index: index))
+                    heldSources.insert(entry.job.source)
                 }
             }
             try connection.commit()
-            return nil
+            return (nil, setAside)
         } catch {
             connection.rollback()
-            return error
+            // The transaction failed: the writes set aside did nothing, and wait on.
+            return (error, setAside)
         }
     }
 }

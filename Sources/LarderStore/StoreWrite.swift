@@ -13,14 +13,21 @@ public struct StoreWrite: Sendable {
     }
 
     @usableFromInline let body: @Sendable (Step) -> Bool
+    /// Who asked (a connection's id; 0: nobody in particular): a source's writes are applied
+    /// in the order they came, even when one waits for a lock another session holds.
+    public let source: UInt64
 
     /// A write that runs `operation` and, once its transaction ended, passes what it returned
-    /// or threw (or the error that failed the transaction) to `completion`.
+    /// or threw (or the error that failed the transaction) to `completion`. It may run more than
+    /// once (a lock held it up): only the last run's result counts, and only a run whose
+    /// transaction committed changed anything.
     @inlinable
     public init<R: Sendable>(
+        source: UInt64 = 0,
         _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void
     ) {
+        self.source = source
         let outcome = StoreWriteOutcome<R>()
         body = { step in
             switch step {

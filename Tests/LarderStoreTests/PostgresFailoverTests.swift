@@ -228,6 +228,46 @@ struct PostgresFailoverTests {
         #expect(changes.withLock { $0 }.isEmpty, "no database_lost for a lock: \(changes.withLock { $0 })")
     }
 
+    /// A row another session keeps locked holds up only the writes that need it: the writer sets
+    /// the blocked write aside (with its connection's later writes, which keep their order) and
+    /// commits the others; once the lock goes, the blocked write and those behind it commit.
+    /// Before, the whole batch, and every write queued behind it, waited for the lock timeout.
+    @Test func aLockedRowHoldsUpOnlyTheWritesThatNeedItInOrder() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false))
+        defer { store.close() }
+        let locked = try Self.create(store, "Locked").get()
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(locked.id)])
+        // Connection 1 deletes the locked row, then creates one of the same name (a unique name:
+        // it can succeed only after the delete); connection 2 creates another, in the same batch.
+        let deleted = Waiter<Empty>()
+        let recreated = Waiter<Location>()
+        let other = Waiter<Location>()
+        store.submitBatch {
+            store.submit(StoreWrite(source: 1, { w throws(RPCError) in
+                try Operations.deleteLocation(DeleteLocationRequest(id: locked.id), w)
+            }, completion: deleted.finish))
+            store.submit(StoreWrite(source: 1, { w throws(RPCError) in
+                try Operations.createLocation(CreateLocationRequest(location: Location(name: "Locked", colorHex: "#000000")), w)
+            }, completion: recreated.finish))
+            store.submit(StoreWrite(source: 2, { w throws(RPCError) in
+                try Operations.createLocation(CreateLocationRequest(location: Location(name: "Other", colorHex: "#000000")), w)
+            }, completion: other.finish))
+        }
+        #expect(try other.wait().get().name == "Other", "the write the lock does not block commits")
+        // While the lock is held (up to 9 s of waiting in all), connection 1's writes wait.
+        #expect(!deleted.isFinished && !recreated.isFinished, "connection 1's writes wait for the lock, in order")
+        #expect(try Self.create(store, "Meanwhile").get().name == "Meanwhile", "and so do no other writes")
+        _ = try admin.execute("ROLLBACK")
+        #expect(throws: Never.self) { try deleted.wait().get() }
+        #expect(try recreated.wait().get().name == "Locked", "applied after the delete it came after")
+        #expect(try admin.query("SELECT count(*) FROM locations WHERE id = $1", [.text(locked.id)])
+            .int64(row: 0, column: 0) == 0)
+    }
+
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
         let database = try PostgresTestDatabase()
         let changes = Mutex<[PostgresStore.AvailabilityChange]>([])

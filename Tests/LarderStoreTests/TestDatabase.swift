@@ -129,6 +129,13 @@ final class Waiter<Value: Sendable>: @unchecked Sendable {
         semaphore.wait()
         return result ?? .failure(.internalError("no result"))
     }
+
+    /// True when the result is in (without waiting for it).
+    var isFinished: Bool {
+        guard semaphore.wait(timeout: .now()) == .success else { return false }
+        semaphore.signal()
+        return true
+    }
 }
 
 /// The error `body` throws, or nil when it succeeds.

@@ -61,6 +61,26 @@ final class JobQueue<Backlog: JobBacklog>: @unchecked Sendable {
         return true
     }
 
+    /// As `take(max:into:)`, but waits at most `nanoseconds` (nil: as long as it takes) and
+    /// then returns true with `batch` left empty.
+    func take(max: Int, into batch: inout [Job], waitingAtMost nanoseconds: UInt64?) -> Bool {
+        guard let nanoseconds else { return take(max: max, into: &batch) }
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = MonotonicClock.nanoseconds() &+ nanoseconds
+        while backlog.isEmpty {
+            if closed { return false }
+            let now = MonotonicClock.nanoseconds()
+            guard now < deadline else { return true }
+            waiting += 1
+            _ = condition.wait(nanoseconds: deadline - now)
+            waiting -= 1
+        }
+        backlog.take(max: max, into: &batch)
+        if !backlog.isEmpty && waiting > 0 { condition.signal() }
+        return true
+    }
+
     /// Refuses new jobs and wakes every consumer; returns the jobs still queued, which no
     /// consumer will take (the caller completes them).
     func close() -> [Job] {
