@@ -23,6 +23,48 @@ struct PostgresMigrator {
     static let newerSchemaState = "LR001"
     /// The SQLSTATE for "a database never migrated holds tables of our names" (another application's).
     static let foreignTablesState = "LR002"
+    /// The SQLSTATE for "the schema larder would use has no larder tables, but one later on the
+    /// search_path has": starting there would serve an empty dataset beside the real one.
+    static let shadowedSchemaState = "LR003"
+
+    /// The schema larder's tables live in: the session's `current_schema()` (the first schema of
+    /// its search_path that exists). Every session then pins its search_path to it, so a
+    /// search_path an administrator changes later cannot move a running server to other tables.
+    /// - Throws: FAILED_PRECONDITION (LR003) when that schema has no larder tables but a schema
+    ///   later on the search_path has (an administrator put a schema of their own in front);
+    ///   a clear error when no schema of the search_path exists.
+    static func resolveSchema(on connection: PostgresConnection) throws(PostgresError) -> String {
+        let found = try connection.query("""
+            SELECT current_schema()::text,
+                   coalesce((SELECT string_agg(s, ', ') FROM unnest(current_schemas(false)) AS s
+                             WHERE s <> current_schema()
+                               AND to_regclass(quote_ident(s) || '.schema_migrations') IS NOT NULL), ''),
+                   to_regclass(quote_ident(current_schema()) || '.schema_migrations') IS NOT NULL,
+                   current_setting('search_path')
+            """)
+        guard !found.isNull(row: 0, column: 0) else {
+            throw PostgresError(sqlState: "3F000", message: "no schema of this session's search_path (\""
+                + found.string(row: 0, column: 3) + "\") exists, so larder has nowhere to keep its tables: "
+                + "create it, or set search_path (e.g. options=-csearch_path%3Dpublic in the URL)")
+        }
+        let schema = found.string(row: 0, column: 0)
+        let shadowed = found.string(row: 0, column: 1)
+        let migratedHere = found.string(row: 0, column: 2) == "t"
+        guard migratedHere || shadowed.isEmpty else {
+            throw PostgresError(sqlState: shadowedSchemaState, message: "schema \"\(schema)\", the first of this "
+                + "session's search_path (\(found.string(row: 0, column: 3))), has no larder tables, but \(shadowed) "
+                + "later on it does: larder would start an empty dataset beside its data there. Set the search_path "
+                + "to the schema that holds them (e.g. options=-csearch_path%3D\(shadowed.split(separator: ",")[0]) "
+                + "in the URL, or ALTER ROLE … SET search_path), or drop the schema in front")
+        }
+        return schema
+    }
+
+    /// `SET search_path` to `schema` alone, quoted as an identifier.
+    static func pinSearchPath(_ schema: String) -> String {
+        "SET search_path TO \"" + schema.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"")
+            + "\""
+    }
     /// Every table and index the migrations create, for that check.
     static let relationNames = SchemaRelationNames.created(by: PostgresSchema.migrations)
 

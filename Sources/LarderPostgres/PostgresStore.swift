@@ -15,10 +15,13 @@ public final class PostgresStore: Store {
     private let monitor: PostgresMonitor
     /// The database URL without its password.
     public let target: String
+    /// The schema that holds larder's tables (every session's search_path is pinned to it).
+    public let schema: String
 
-    private init(target: String, executor: StoreExecutor, availability: PostgresAvailability,
+    private init(target: String, schema: String, executor: StoreExecutor, availability: PostgresAvailability,
                  monitor: PostgresMonitor) {
         self.target = target
+        self.schema = schema
         self.executor = executor
         self.availability = availability
         self.monitor = monitor
@@ -53,8 +56,17 @@ public final class PostgresStore: Store {
             // The writer waits for a lock only briefly at a time: a write held up is set aside and
             // tried again while the rest of the writes go on (StoreExecutor), up to the same total.
             let writerLockTimeout = "SET lock_timeout = '\(options.writeLockTryMilliseconds)ms'"
-            let setup = [writerLockTimeout] + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
             let writerConnection = try connect()
+            let schema: String
+            do throws(PostgresError) {
+                schema = try PostgresMigrator.resolveSchema(on: writerConnection)
+            } catch {
+                writerConnection.close()
+                throw error
+            }
+            let searchPath = PostgresMigrator.pinSearchPath(schema)
+            let setup = [searchPath, writerLockTimeout]
+                + (options.durability == .normal ? ["SET synchronous_commit TO off"] : [])
             // Migrating may take long: only the server's own limits apply to it.
             writerConnection.statementTimeoutNanoseconds = nil
             let writer = try PostgresSession(connection: writerConnection, setup: setup, availability: availability)
@@ -69,7 +81,7 @@ public final class PostgresStore: Store {
             var readers: [any StoreConnection] = []
             do throws(PostgresError) {
                 for _ in 0..<max(1, options.readerCount) {
-                    readers.append(try PostgresSession(connection: try connect(), setup: [lockTimeout],
+                    readers.append(try PostgresSession(connection: try connect(), setup: [searchPath, lockTimeout],
                                                        availability: availability))
                 }
             } catch {
@@ -87,10 +99,12 @@ public final class PostgresStore: Store {
                 probe.statementTimeoutNanoseconds = 2_000_000_000
                 return probe
             }
-            return PostgresStore(target: target, executor: executor, availability: availability, monitor: monitor)
+            return PostgresStore(target: target, schema: schema, executor: executor, availability: availability,
+                                 monitor: monitor)
         } catch {
-            var rpc = error.sqlState == PostgresMigrator.newerSchemaState || error.sqlState == PostgresMigrator.foreignTablesState
-                ? RPCError.failedPrecondition(error.message) : error.rpcError
+            let refusals = [PostgresMigrator.newerSchemaState, PostgresMigrator.foreignTablesState,
+                            PostgresMigrator.shadowedSchemaState, "3F000"]
+            var rpc = refusals.contains(error.sqlState) ? RPCError.failedPrecondition(error.message) : error.rpcError
             // For the operator starting the server, not a client: PostgreSQL's own words.
             if rpc.code == .internal { rpc.message = error.description }
             if !rpc.message.contains(target) { rpc.message = "database \"\(target)\": " + rpc.message }

@@ -59,9 +59,13 @@ public enum ServerMain {
             logger.error("database_open_failed", ["db": database, "error": error.description])
             return 1
         }
-        logger.info("database_opened", ["db": database,
-                                        "backend": PostgresURL.isPostgres(launch.database.databasePath) ? "postgres" : "sqlite",
-                                        "durability": launch.database.durability.rawValue])
+        if let postgres = store as? PostgresStore {
+            logger.info("database_opened", ["db": database, "backend": "postgres", "schema": postgres.schema,
+                                            "durability": launch.database.durability.rawValue])
+        } else {
+            logger.info("database_opened", ["db": database, "backend": "sqlite",
+                                            "durability": launch.database.durability.rawValue])
+        }
         let server: Server
         do {
             server = try Server(configuration: configuration, store: store, logger: logger)

@@ -268,6 +268,44 @@ struct PostgresFailoverTests {
             .int64(row: 0, column: 0) == 0)
     }
 
+    /// An administrator who puts a schema of their own in front of the database's search_path
+    /// (audit 16 M2): a new server refused to start on an empty dataset beside the real one
+    /// (before, it migrated and seeded the new schema and served that), and a running one keeps
+    /// its tables after reconnecting, its search_path pinned (before, an acknowledged record
+    /// then read NOT_FOUND).
+    @Test func aSearchPathChangedUnderTheServerDoesNotMoveItToOtherTables() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false))
+        defer { store.close() }
+        #expect(store.schema == "public")
+        let kept = try Self.create(store, "Kept").get()
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        _ = try admin.execute("CREATE SCHEMA other")
+        _ = try admin.execute("ALTER DATABASE \"\(database.name)\" SET search_path = other, public")
+        // A table of that name in front: an unpinned session would now read this one.
+        _ = try admin.execute("CREATE TABLE other.locations (LIKE public.locations INCLUDING ALL)")
+        do {
+            let second = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false))
+            second.close()
+            Issue.record("a server started on the empty schema in front")
+        } catch {
+            #expect(error.code == .failedPrecondition, "\(error)")
+            #expect(error.message.contains("schema \"other\"") && error.message.contains("public"), "\(error)")
+        }
+        try admin.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = $1 AND application_name = 'larder-server'
+            """, [.text(database.name)])
+        var found: Location?
+        #expect(Self.eventually {
+            found = try? PostgresStoreTests.list(store).first { $0.id == kept.id }
+            return found != nil
+        }, "the record acknowledged before is still there after reconnecting")
+        #expect(try admin.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'other'").int64(row: 0, column: 0) == 1,
+                "nothing was migrated into the schema in front")
+    }
+
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
         let database = try PostgresTestDatabase()
         let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
