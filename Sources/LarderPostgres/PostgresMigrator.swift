@@ -90,16 +90,18 @@ struct PostgresMigrator {
         // Migrating a big table may take longer than the statement timeout of normal calls.
         try connection.execute("SET LOCAL statement_timeout = 0")
         try connection.execute("SET LOCAL lock_timeout = '\(lockTimeoutSeconds)s'")
+        let current: PostgresResult
         do throws(PostgresError) {
             try lock()
             try connection.execute(PostgresSchema.migrationsTable)
+            // Reading the table waits too while a session holds a lock on it.
+            current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
         } catch where error.sqlState == PostgresError.lockNotAvailable {
             throw PostgresError(sqlState: PostgresError.lockNotAvailable, message: "waited \(lockTimeoutSeconds) s for the "
                 + "schema migration lock: another larder-server is migrating this database, or a session holds "
                 + "pg_advisory_xact_lock(\(PostgresSchema.migrationLockKey)) or a lock on schema_migrations; "
                 + "start again once it is released")
         }
-        let current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
         let version = Int(try current.int64(row: 0, column: 0))
         guard version <= PostgresSchema.latestVersion else {
             throw PostgresError(sqlState: Self.newerSchemaState,

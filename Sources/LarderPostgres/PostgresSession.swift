@@ -44,6 +44,9 @@ final class PostgresSession: StoreConnection {
         return lockWaitTimedOut
     }
 
+    /// Set when a statement of the current read transaction failed (PostgreSQL then ends it).
+    private(set) var readTransactionFailed = false
+
     init(connection: PostgresConnection, setup: [String] = [],
          availability: PostgresAvailability? = nil) throws(PostgresError) {
         self.connection = connection
@@ -88,6 +91,7 @@ final class PostgresSession: StoreConnection {
     /// Maps a failure to its status; a lost or read-only session is dropped and
     /// counts as the database being lost.
     private func failure(_ error: PostgresError) -> RPCError {
+        if !writing { readTransactionFailed = true }
         if error.sqlState == PostgresError.deadlineExceeded { cutByDeadline = true }
         if error.sqlState == PostgresError.lockNotAvailable { lockWaitTimedOut = true }
         if error.sqlState == PostgresError.readOnlyTransaction {
@@ -97,10 +101,9 @@ final class PostgresSession: StoreConnection {
             availability?.markLost(message)
             return RPCError.unavailable(message)
         }
-        // A call's deadline passing says little about the database (the monitor finds out).
-        if error.isConnectionProblem && error.sqlState != PostgresError.deadlineExceeded {
-            availability?.markLost(error.message)
-        }
+        // One connection lost (a backend an administrator or a pooler ended, a restart) says
+        // little about the database yet: it is lost when reconnecting fails (`ensureConnected`)
+        // or the monitor finds it gone. So is a call's deadline passing.
         return error.rpcError
     }
 
@@ -124,8 +127,9 @@ final class PostgresSession: StoreConnection {
         } catch {
             let rpc = failure(error)
             connection.close()
-            // Whatever the reason (a refused login too), this server has no database until it reconnects.
-            if !error.isConnectionProblem { availability?.markLost(rpc.message) }
+            // Whatever the reason (a refused login too), this server has no database until it
+            // reconnects; but a call's deadline passing while it tried says little about that.
+            if error.sqlState != PostgresError.deadlineExceeded { availability?.markLost(rpc.message) }
             backoff.failed(now: PostgresConnection.monotonicNanoseconds(), error: rpc.message)
             throw rpc
         }
@@ -157,6 +161,7 @@ final class PostgresSession: StoreConnection {
     func beginRead() throws(RPCError) {
         resetDeadlines()
         writing = false
+        readTransactionFailed = false
         // One snapshot for every read of the batch.
         try start("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
     }

@@ -1,3 +1,5 @@
+import CLibPQ
+
 /// Recognizes PostgreSQL URLs and hides their passwords.
 public enum PostgresURL {
     /// True for `postgres://…` and `postgresql://…`, the scheme in any case (the forms `--db` accepts).
@@ -22,6 +24,42 @@ public enum PostgresURL {
         if words.contains(where: { word in keys.contains { word.hasPrefix($0 + "=") } }) {
             return "a libpq key=value connection string, which larder-server does not take: write it as a URL, "
                 + "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]"
+        }
+        return nil
+    }
+
+    /// Why libpq would refuse `url` before trying to connect (malformed, an unknown parameter, a
+    /// port that is not a number in 1–65535, an unknown `sslmode` or `target_session_attrs`), or
+    /// nil: a configuration error to report as one at start, not as an unreachable server.
+    public static func problem(_ url: String) -> String? {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(normalized(url), &error) else {
+            defer { if let error { PQfreemem(error) } }
+            let text = error.map { String(cString: $0) } ?? "not a valid connection URL"
+            return scrubbed(String(text.reversed().drop(while: \.isWhitespace).reversed()), url: url)
+        }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            defer { option += 1 }
+            guard let rawValue = option.pointee.val else { continue }
+            let name = String(cString: keyword), value = String(cString: rawValue)
+            switch name {
+            case "port":
+                for port in value.split(separator: ",", omittingEmptySubsequences: false) where !port.isEmpty {
+                    guard let number = Int(port), (1...65535).contains(number) else {
+                        return "port \"\(port)\" is not a number in 1-65535"
+                    }
+                }
+            case "sslmode" where !["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(value):
+                return "sslmode \"\(value)\" is not one of disable, allow, prefer, require, verify-ca, verify-full"
+            case "target_session_attrs"
+                where !["any", "read-write", "read-only", "primary", "standby", "prefer-standby"].contains(value):
+                return "target_session_attrs \"\(value)\" is not one of any, read-write, read-only, primary, "
+                    + "standby, prefer-standby"
+            default:
+                break
+            }
         }
         return nil
     }

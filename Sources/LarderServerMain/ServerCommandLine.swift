@@ -65,6 +65,9 @@ public enum ServerCommandLine {
             if let problem = PostgresURL.misreadDatabase(value) {
                 throw UsageError("--db: \"\(PostgresURL.redacted(value))\" is \(problem)")
             }
+            if PostgresURL.isPostgres(value), let problem = PostgresURL.problem(value) {
+                throw UsageError("--db: \"\(PostgresURL.redacted(value))\" is not a valid PostgreSQL URL: \(problem)")
+            }
             config.database.databasePath = value
         },
         Option(name: "durability", value: "full|normal",

@@ -21,7 +21,7 @@ public enum DatabaseFailure: Hashable, Sendable {
     case conflict
     /// The call's deadline passed while waiting for the database.
     case deadlineExceeded
-    /// The database cancelled the statement (its own timeout).
+    /// The database cancelled the statement (a statement_timeout, or an administrator).
     case statementCancelled
     /// The database refused the login.
     case loginRefused
@@ -92,7 +92,12 @@ extension DatabaseError {
             return RPCError(.deadlineExceeded, "the call's deadline passed while waiting for \(subject): \(message)",
                             cause: self)
         case .statementCancelled:
-            return RPCError(.deadlineExceeded, "\(subject) canceled the statement: \(message)", cause: self)
+            // Never larder's own doing (its deadlines drop the connection instead): a
+            // statement_timeout set for the database, role or URL, or an administrator's
+            // pg_cancel_backend. Not applied, and a retry may well succeed.
+            return RPCError(.unavailable, "\(subject) canceled the statement (a statement_timeout set for the "
+                            + "database, role or URL, or an administrator's pg_cancel_backend), so it was not applied; "
+                            + "retry: \(message)", cause: self)
         case .loginRefused:
             return RPCError(.permissionDenied, "\(subject) refused the login: \(message)", cause: self)
         case .permissionDenied:

@@ -42,10 +42,15 @@ public protocol StoreConnection: AnyObject, StoreWriter {
     /// another session holds (PostgreSQL's `lock_timeout`): the writer sets that write aside
     /// and tries it again later, instead of failing it, while the others go on.
     func takeLockWaitTimedOut() -> Bool
+    /// True when a statement failed inside the current read transaction and the backend ended
+    /// it for that (PostgreSQL: every later statement would fail with "current transaction is
+    /// aborted"): the reader starts another for the rest of its batch.
+    var readTransactionFailed: Bool { get }
 }
 
 extension StoreConnection {
     public func takeLockWaitTimedOut() -> Bool { false }
+    public var readTransactionFailed: Bool { false }
     public var undoesFailedStatements: Bool { false }
     public var changeCount: Int { 0 }
     public var isInTransaction: Bool { true }

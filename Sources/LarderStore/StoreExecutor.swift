@@ -300,9 +300,21 @@ public final class StoreExecutor: @unchecked Sendable {
             notifyDelivered()
             return
         }
-        for job in batch {
+        for (index, job) in batch.enumerated() {
             job.run(on: connection)
             notifyDelivered()
+            // A read whose statement failed (a table lock's timeout) ended the transaction: the
+            // rest of the batch gets a new one, instead of failing for that read's sake.
+            if connection.readTransactionFailed && index + 1 < batch.count {
+                connection.rollback()
+                do throws(RPCError) {
+                    try connection.beginRead()
+                } catch {
+                    for rest in batch[(index + 1)...] { rest.fail(error) }
+                    notifyDelivered()
+                    return
+                }
+            }
         }
         Self.endRead(on: connection)
     }

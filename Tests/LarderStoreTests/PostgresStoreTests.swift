@@ -239,6 +239,17 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("waited 1 s for the schema migration lock") == true)
         _ = try holder.execute("COMMIT")
         try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1)).close()
+
+        // A table lock on schema_migrations: the read of the version waits for it, and says so too
+        // (audit 16 D1: it waited, then gave the bare "lock timeout").
+        _ = try holder.execute("BEGIN")
+        _ = try holder.execute("LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE")
+        let tableError = rpcError {
+            try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1))
+        }
+        #expect(tableError?.message.contains("waited 1 s for the schema migration lock") == true,
+                "\(String(describing: tableError))")
+        _ = try holder.execute("ROLLBACK")
     }
 
     /// Sessions the server ends while idle (an administrator, `idle_session_timeout`) are

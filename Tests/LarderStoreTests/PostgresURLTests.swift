@@ -77,4 +77,28 @@ import Testing
         #expect(!PostgresError(sqlState: PostgresError.timedOut, message: "x").needsTheOperator)
         #expect(PostgresError(sqlState: "53100", message: "disk full").needsTheOperator)
     }
+
+    /// A URL libpq would refuse before connecting is a configuration error, found when the flags
+    /// are read (exit 2), not an "unreachable, try again" at start (audit 16 L3).
+    @Test("URLs libpq refuses before connecting are named as such", arguments: [
+        ("postgres://u@h:notaport/d", "port \"notaport\" is not a number in 1-65535"),
+        ("postgres://u:pw@h:5432,g:99999/d", "port \"99999\" is not a number in 1-65535"),
+        ("postgres://[::1/a1", "IPv6 host address"),
+        ("postgres://u@h/d?sslmode=bogus", "sslmode \"bogus\" is not one of"),
+        ("postgres://u@h/d?nosuchparam=1", "invalid URI query parameter"),
+        ("postgres://u@h/d?target_session_attrs=writable", "target_session_attrs \"writable\" is not one of"),
+    ])
+    func malformedURLs(url: String, fragment: String) {
+        let problem = PostgresURL.problem(url)
+        #expect(problem?.contains(fragment) == true, "\(problem ?? "nil")")
+        #expect(problem?.contains("pw") != true, "no password in the message")
+    }
+
+    @Test("valid URLs have no problem", arguments: [
+        "postgres://larder@127.0.0.1:5432/larder", "POSTGRESQL://u:p@h1:5432,h2:5433/d?target_session_attrs=read-write",
+        "postgres://u@h/d?sslmode=verify-full&connect_timeout=5", "postgres:///d", "postgres://u@[::1]:5432/d",
+    ])
+    func validURLs(url: String) {
+        #expect(PostgresURL.problem(url) == nil)
+    }
 }
