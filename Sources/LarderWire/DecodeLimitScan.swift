@@ -12,12 +12,15 @@ public enum DecodeLimitScan {
     /// Throws when `bytes`, as a `descriptor` message, exceed `limits`: RESOURCE_EXHAUSTED naming
     /// the bound, or INVALID_ARGUMENT naming a singular message field that occurs more than
     /// `maxMessageFieldOccurrences` times (no encoder writes one twice).
+    /// - Returns: whether a singular message field occurs more than once anywhere in the message,
+    ///   so that it must be merged (see `MessageFieldMerge`) before protobuf-c unpacks it.
+    @discardableResult
     public static func check(_ bytes: UnsafeRawBufferPointer, as descriptor: MessageDescriptor,
-                             limits: DecodeLimits) throws(RPCError) {
+                             limits: DecodeLimits) throws(RPCError) -> Bool {
         var counts = Counts()
         switch scan(bytes, descriptor.pointer, limits, &counts, depth: 0) {
         case nil:
-            return
+            return counts.repeatedMessageField
         case .bound(let exceeded)?:
             throw RPCError(.resourceExhausted, "\(descriptor.name) \(exceeded) (a limit of this server)")
         case .repeatedMessageField(let path)?:
@@ -30,6 +33,8 @@ public enum DecodeLimitScan {
     struct Counts {
         var fields = 0
         var unknown = 0
+        /// A singular message field occurred more than once in some message.
+        var repeatedMessageField = false
     }
 
     /// Why a scan stopped.
@@ -91,6 +96,7 @@ public enum DecodeLimitScan {
                     }
                     messageFieldRepeats[index] += 1
                     let occurrences = messageFieldRepeats[index] + (bit == 0 ? 0 : 1)
+                    if occurrences > 1 { counts.repeatedMessageField = true }
                     if occurrences > limits.maxMessageFieldOccurrences { return .repeatedMessageField(name()) }
                 }
             }

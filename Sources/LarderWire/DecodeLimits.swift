@@ -19,9 +19,10 @@ public struct DecodeLimits: Hashable, Sendable {
     /// bytes plus 32.
     public var maxMetadataBytes: Int
     /// Occurrences of one singular (not repeated) message field in one message. Protobuf merges
-    /// each repeat into what came before, and protobuf-c does it by copying every repeated field
-    /// merged so far into a new array (never freed in an `UnpackArena`), so a field written
-    /// thousands of times costs quadratic time and memory. Encoders write it once.
+    /// each repeat into what came before (a later one sets only the fields it carries); the
+    /// server does that by concatenating the occurrences' payloads before protobuf-c unpacks
+    /// (`MessageFieldMerge`: protobuf-c itself keeps only the last occurrence's scalar fields).
+    /// Each merge level rereads the payloads, so this bounds the work. Encoders write it once.
     public var maxMessageFieldOccurrences: Int
 
     public init(maxFields: Int = 10_000, maxUnknownFields: Int = 100, maxRepeatedElements: Int = 1_000,

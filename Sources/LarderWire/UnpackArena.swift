@@ -34,7 +34,8 @@ public final class UnpackArena {
     private let allocator: UnsafeMutablePointer<ProtobufCAllocator>
     /// Nesting of `withUnpacked`: memory is reclaimed when it drops to zero.
     private var depth = 0
-    /// Checked on the wire bytes of every message before it is unpacked; nil = none.
+    /// Checked on the wire bytes of every message before it is unpacked; nil = none. With limits,
+    /// a singular message field that occurs more than once is merged as protobuf does.
     public let limits: DecodeLimits?
 
     /// An arena whose reusable block holds `blockSize` bytes, refusing messages over `limits`.
@@ -69,13 +70,25 @@ public final class UnpackArena {
         _ descriptor: MessageDescriptor, from bytes: UnsafeRawBufferPointer,
         _ body: (UnpackedMessage) throws(RPCError) -> R
     ) throws(RPCError) -> R {
-        if let limits { try DecodeLimitScan.check(bytes, as: descriptor, limits: limits) }
+        var needsMerge = false
+        if let limits { needsMerge = try DecodeLimitScan.check(bytes, as: descriptor, limits: limits) }
         depth += 1
         defer {
             depth -= 1
             if depth == 0 { reset() }
         }
-        let message = try ProtoCodec.unpack(descriptor.pointer, from: bytes, allocator: allocator)
+        let message: UnsafeMutablePointer<ProtobufCMessage>
+        if needsMerge, let merged = MessageFieldMerge.merged(bytes, as: descriptor.pointer) {
+            // protobuf-c copies what it keeps, so the merged bytes may go once unpacked.
+            let unpacked = merged.withUnsafeBytes { raw in
+                Result { () throws(RPCError) in
+                    try ProtoCodec.unpack(descriptor.pointer, from: raw, allocator: allocator)
+                }
+            }
+            message = try unpacked.get()
+        } else {
+            message = try ProtoCodec.unpack(descriptor.pointer, from: bytes, allocator: allocator)
+        }
         defer { protobuf_c_message_free_unpacked(message, allocator) }
         return try body(UnpackedMessage(message))
     }

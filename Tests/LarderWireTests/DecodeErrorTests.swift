@@ -242,6 +242,60 @@ struct DecodeLimitsTests {
         #expect(Self.decodeError(ListItemCategoriesResponse.self, categories, in: arena) == nil)
     }
 
+    /// A length-delimited field `number` (< 16) holding `body` (< 128 bytes).
+    static func field(_ number: UInt32, _ body: [UInt8]) -> [UInt8] {
+        precondition(number < 16 && body.count < 128)
+        return [UInt8(number << 3 | 2), UInt8(body.count)] + body
+    }
+
+    /// Repeats of a singular message field merge as protobuf says (a later occurrence sets only
+    /// the fields it carries); protobuf-c alone kept the last occurrence's scalars, zeros included,
+    /// so a Timestamp sent as `{seconds}` then `{nanos}` lost its seconds.
+    @Test func repeatsOfASingularMessageFieldMergeAsProtobufSays() throws {
+        let arena = UnpackArena(limits: .server)
+        let seconds = [0x08] + ProtobufWireBytes.varint(1_767_225_600)
+        // MealRecord { name, calories, eaten_at {seconds} } then MealRecord { category, eaten_at {nanos: 7} }.
+        let first = Self.field(2, Array("raw".utf8)) + [0x18, 0x01] + Self.field(5, seconds)
+        let second: [UInt8] = [0x20, 0x04] + Self.field(5, [0x10, 0x07])
+        let bytes = Self.field(1, first) + Self.field(1, second)
+        let decoded = try bytes.withUnsafeBytes { try arena.decode(CreateMealRecordRequest.self, from: $0) }
+        let record = decoded.mealRecord
+        #expect(record.name == "raw" && record.calories == 1 && record.category == .snack)
+        #expect(record.eatenAt == Timestamp(seconds: 1_767_225_600, nanos: 7))
+
+        // A later scalar replaces an earlier one; repeated fields append (update_mask.paths).
+        let twice = Self.field(1, Self.field(2, Array("a".utf8))) + Self.field(1, Self.field(2, Array("b".utf8)))
+        let masks = Self.field(2, Self.field(1, Array("name".utf8))) + Self.field(2, Self.field(1, Array("calories".utf8)))
+        let update = try (twice + masks).withUnsafeBytes { try arena.decode(UpdateMealRecordRequest.self, from: $0) }
+        #expect(update.mealRecord.name == "b")
+        #expect(update.updateMask.paths == ["name", "calories"])
+
+        // Merged at every depth: eaten_at repeated inside each of two meal_record occurrences.
+        let deep = Self.field(1, Self.field(5, seconds) + Self.field(5, [0x10, 0x01]))
+            + Self.field(1, Self.field(5, [0x10, 0x09]))
+        let merged = try deep.withUnsafeBytes { try arena.decode(CreateMealRecordRequest.self, from: $0) }
+        #expect(merged.mealRecord.eatenAt == Timestamp(seconds: 1_767_225_600, nanos: 9))
+    }
+
+    /// A oneof member merges only with its occurrences since another member of its oneof
+    /// (which cleared it), and the last member on the wire wins.
+    @Test func aOneofMemberMergesOnlySinceAnotherMemberCleared() throws {
+        let arena = UnpackArena(limits: .server)
+        typealias Request = GrpcReflectionV1ServerReflectionRequest
+        let typeA = Self.field(5, Self.field(1, Array("a.A".utf8)))  // file_containing_extension { containing_type }
+        let number = Self.field(5, [0x10, 0x05])  // file_containing_extension { extension_number: 5 }
+        let symbol = Self.field(4, Array("x".utf8))  // file_containing_symbol
+        func decode(_ bytes: [UInt8]) throws -> Request.OneOf_MessageRequest? {
+            let request = try bytes.withUnsafeBytes { raw in try arena.decode(Request.self, from: raw) }
+            return request.messageRequest
+        }
+        let both = GrpcReflectionV1ExtensionRequest(containingType: "a.A", extensionNumber: 5)
+        #expect(try decode(typeA + number) == .fileContainingExtension(both))
+        #expect(try decode(typeA + symbol + number)
+                == .fileContainingExtension(GrpcReflectionV1ExtensionRequest(containingType: "", extensionNumber: 5)))
+        #expect(try decode(typeA + number + symbol) == .fileContainingSymbol("x"))
+    }
+
     /// The rule holds for every message type compiled in, request or not, for each of its
     /// singular message fields (oneof members included).
     @Test func everySingularMessageFieldOfEveryMessageIsBounded() throws {
