@@ -58,20 +58,42 @@ class Call(Generic[R]):
 
 
 def to_timestamp(value: _dt.datetime) -> Timestamp:
-    """An aware datetime as a Timestamp; a naive one is a TypeError (never silently UTC)."""
+    """An aware datetime as a Timestamp; a naive one is a TypeError (never silently UTC).
+
+    A datetime holds microseconds, so the Timestamp's nanos are a multiple of 1,000. An
+    instant before 0001-01-01T00:00:00Z (e.g. 0001-01-01T00:30:00+01:00) is a ValueError:
+    no Timestamp the server takes is there.
+    """
     if not isinstance(value, _dt.datetime):
         raise TypeError(f"expected a datetime, got {type(value).__name__}")
     if value.tzinfo is None or value.utcoffset() is None:
         raise TypeError(f"naive datetime {value.isoformat()} has no time zone: pass an aware one, "
                         f"e.g. datetime.now(timezone.utc) or dt.replace(tzinfo=ZoneInfo('Asia/Taipei'))")
+    try:
+        utc = value.astimezone(_dt.timezone.utc)
+    except OverflowError as error:
+        raise ValueError(f"{value.isoformat()} is outside the years 1-9999 in UTC, "
+                         f"where times must be") from error
     stamp = Timestamp()
-    stamp.FromDatetime(value.astimezone(_dt.timezone.utc))
+    stamp.FromDatetime(utc)
     return stamp
 
 
 def to_datetime(value: Timestamp, tz: _dt.tzinfo = _dt.timezone.utc) -> _dt.datetime:
-    """A Timestamp as an aware datetime, in UTC unless tz is given."""
-    return value.ToDatetime(tzinfo=tz)
+    """A Timestamp as an aware datetime, in UTC unless tz is given.
+
+    A datetime holds microseconds: the nanoseconds below them are dropped (123456789 ns
+    becomes 123456 us), so writing the datetime back moves the time up to 999 ns earlier.
+    To keep a time exactly, pass the Timestamp itself (or a {"seconds", "nanos"} dict).
+    A Timestamp whose local time in tz falls outside the years 1-9999 (0001-01-01T00:00:00Z
+    in America/New_York), or that is not a valid Timestamp, is a ValueError.
+    """
+    try:
+        return value.ToDatetime(tzinfo=tz)
+    except (OverflowError, ValueError) as error:
+        raise ValueError(f"Timestamp(seconds={value.seconds}, nanos={value.nanos}) has no datetime in {tz}: "
+                         f"{error} (a datetime holds the years 1-9999; keep the Timestamp, "
+                         f"or convert in UTC)") from error
 
 
 def build(cls: type[M], request: object, fields: Mapping[str, object]) -> M:
@@ -125,7 +147,12 @@ def _convert(descriptor: Descriptor, values: Mapping[str, Any]) -> dict[str, Any
         field = descriptor.fields_by_name.get(name)
         if field is None:
             raise ValueError(f'{descriptor.full_name} has no field "{name}"')
-        out[name] = _convert_field(field, value)
+        try:
+            out[name] = _convert_field(field, value)
+        except ValueError as error:
+            if not isinstance(value, _dt.datetime):
+                raise
+            raise ValueError(f"{descriptor.full_name}.{name}: {error}") from error
     return out
 
 
