@@ -147,6 +147,49 @@ import Testing
         }
     }
 
+    @Test(arguments: Backend.all)
+    static func anEndOfYear10000ReachesTheLastInstant(backend: Backend) throws {
+        try Self(backend).anEndOfYear10000ReachesTheLastInstant()
+    }
+
+    /// `end_time` is exclusive, so 10000-01-01T00:00:00Z, one past the last valid instant, is
+    /// taken as an end of a list or summary: a meal at 9999-12-31T23:59:59.999999999Z is then
+    /// in range (found by an audit: the latest end allowed left it out). Nothing else past it is.
+    func anEndOfYear10000ReachesTheLastInstant() throws {
+        let last = Timestamp(seconds: TimestampRange.maxSeconds, nanos: 999_999_999)
+        for at in [last, Timestamp(seconds: TimestampRange.maxSeconds - 3600)] {
+            _ = try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: MealRecord(
+                name: "last", calories: 10, category: .dinner, eatenAt: at)))
+        }
+        let end = Timestamp(seconds: TimestampRange.maxSeconds + 1)
+        let start = Timestamp(seconds: TimestampRange.maxSeconds - 86_399)
+        let listed = try db.read(Operations.listMealRecords, ListMealRecordsRequest(startTime: start, endTime: end))
+        #expect(try listed.decoded().mealRecords.map(\.eatenAt) == [last, Timestamp(seconds: TimestampRange.maxSeconds - 3600)])
+        for zone in ["UTC", "America/New_York"] {
+            let summary = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+                startTime: start, endTime: end, timeZone: zone))
+            #expect(summary.mealCount == 2 && summary.totalCalories == 20, "\(zone)")
+        }
+        let beforeLast = try db.read(Operations.summarizeMealRecords, SummarizeMealRecordsRequest(
+            startTime: start, endTime: last))
+        #expect(beforeLast.mealCount == 1)
+
+        for (field, request) in [
+            ("end_time", ListMealRecordsRequest(endTime: Timestamp(seconds: TimestampRange.maxSeconds + 1, nanos: 1))),
+            ("end_time", ListMealRecordsRequest(endTime: Timestamp(seconds: TimestampRange.maxSeconds + 2))),
+            ("start_time", ListMealRecordsRequest(startTime: end)),
+        ] {
+            let error = rpcError { _ = try db.read(Operations.listMealRecords, request) }
+            #expect(error?.code == .invalidArgument && error?.message.hasPrefix("\(field) is outside years 1-9999") == true,
+                    "\(String(describing: error))")
+        }
+        let eaten = rpcError {
+            _ = try db.write(Operations.createMealRecord, CreateMealRecordRequest(mealRecord: MealRecord(
+                name: "late", calories: 1, category: .dinner, eatenAt: end)))
+        }
+        #expect(eaten?.message.hasPrefix("meal_record.eaten_at is outside years 1-9999") == true)
+    }
+
     /// Our TZif reader agrees with Foundation's TimeZone (ICU) on the offset at every
     /// hour-and-a-bit step over 1990-2100 in zones with and without daylight time.
     @Test(arguments: ["America/New_York", "Europe/Paris", "Europe/London", "Australia/Sydney", "Pacific/Auckland",

@@ -65,7 +65,7 @@ extension Operations {
         }
         let pageSize = request.pageSize == 0 ? defaultPageSize : min(Int(request.pageSize), maxPageSize)
         let start = try request.startTime.map { t throws(RPCError) in try Validation.instant(t, field: "start_time") }
-        let end = try request.endTime.map { t throws(RPCError) in try Validation.instant(t, field: "end_time") }
+        let end = try request.endTime.map { t throws(RPCError) in try Validation.endInstant(t, field: "end_time") }
         if let start, let end, end <= start {
             throw RPCError.invalidArgument("end_time must be after start_time")
         }

@@ -27,7 +27,7 @@ extension Operations {
         guard let startTime = request.startTime else { throw RPCError.invalidArgument("start_time is required") }
         guard let endTime = request.endTime else { throw RPCError.invalidArgument("end_time is required") }
         let start = try Validation.instant(startTime, field: "start_time")
-        let end = try Validation.instant(endTime, field: "end_time")
+        let end = try Validation.endInstant(endTime, field: "end_time")
         guard end > start else { throw RPCError.invalidArgument("end_time must be after start_time") }
         guard (-maxUTCOffsetMinutes...maxUTCOffsetMinutes).contains(request.utcOffsetMinutes) else {
             throw RPCError.invalidArgument(

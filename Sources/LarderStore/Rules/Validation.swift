@@ -118,6 +118,14 @@ enum Validation {
         StoreInstant(try storedTime(time, field: field))
     }
 
+    /// The exclusive end of a range: a valid timestamp, or 10000-01-01T00:00:00Z (seconds
+    /// 253402300800, nanos 0), one past the last valid instant, so that a range can include
+    /// 9999-12-31T23:59:59.999999999Z.
+    static func endInstant(_ time: Timestamp, field: String) throws(RPCError) -> StoreInstant {
+        if time.seconds == TimestampRange.maxSeconds + 1 && time.nanos == 0 { return StoreInstant(time) }
+        return try instant(time, field: field)
+    }
+
     /// A valid timestamp (year 1-9999, nanos 0-999999999), kept to the nanosecond.
     static func storedTime(_ time: Timestamp, field: String) throws(RPCError) -> Timestamp {
         guard (0...999_999_999).contains(time.nanos) else {
