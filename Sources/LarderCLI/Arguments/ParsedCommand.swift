@@ -34,14 +34,23 @@ public struct ParsedCommand: Sendable {
         return number
     }
 
-    /// A time option: RFC 3339, or a date meaning local midnight.
+    /// A time option: RFC 3339, or a date meaning local midnight; within the years 1-9999 in UTC,
+    /// the times the server keeps (checked here, so that every time is a usage error, exit 2).
     func timestamp(_ option: String, _ localTime: LocalTime) throws(CLIError) -> Timestamp? {
         guard let text = value(option) else { return nil }
+        let time: Timestamp
         do {
-            return try localTime.parse(text)
+            time = try localTime.parse(text)
         } catch {
             throw .usage("--\(option): \(error.description)", spec)
         }
+        guard TimestampRange.seconds.contains(time.seconds) else {
+            let first = Timestamp(seconds: TimestampRange.minSeconds).rfc3339()
+            let last = Timestamp(seconds: TimestampRange.maxSeconds, nanos: 999_999_999).rfc3339()
+            throw .usage("--\(option): \(SafeText.quoted(text)) is \(time.rfc3339()), outside \(first) to \(last), "
+                         + "the times larder keeps", spec)
+        }
+        return time
     }
 
     /// A meal category option (breakfast, lunch, dinner or snack).

@@ -59,11 +59,16 @@ public struct LocalTime: Sendable {
         timestamp.rfc3339(offsetMinutes: offset(at: timestamp).minutes, useZ: false)
     }
 
-    /// Reads an RFC 3339 time (a space may stand for `T`), or a date `YYYY-MM-DD` meaning the
-    /// day's first instant in this zone: local midnight, or the end of the clock change on a day
-    /// whose midnight is skipped (America/Santiago on 2026-09-06 starts at 01:00 -03:00).
+    /// Reads an RFC 3339 time with a year 0001-9999, as `larder call`'s JSON does (a space may
+    /// stand for `T` here), or a date `YYYY-MM-DD` meaning the day's first instant in this zone:
+    /// local midnight, or the end of the clock change on a day whose midnight is skipped
+    /// (America/Santiago on 2026-09-06 starts at 01:00 -03:00). The result may still fall outside
+    /// `TimestampRange` once the offset is applied (`0001-01-01T00:00:00+00:01`).
     public func parse(_ text: String) throws(RFC3339.ParseError) -> Timestamp {
-        guard let date = CivilDate(parsing: text) else { return try Timestamp(rfc3339: text, allowingSpace: true) }
+        guard let date = CivilDate(parsing: text) else {
+            let (seconds, nanos) = try RFC3339.parse(text, allowingSpace: true, years: TimestampRange.years)
+            return Timestamp(seconds: seconds, nanos: nanos)
+        }
         return Timestamp(seconds: firstInstant(ofLocalDay: date.daysSinceEpoch * 86_400))
     }
 
