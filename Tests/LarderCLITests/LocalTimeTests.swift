@@ -91,6 +91,35 @@ struct LocalTimeTests {
         }
     }
 
+    /// A local mean time offset has seconds (Africa/Monrovia: -00:44:30 until 1972): local
+    /// midnight is found with it, as the server counts days, and such a time, which RFC 3339
+    /// cannot write at its offset, is shown in UTC (found by an audit: midnight came 30 s early,
+    /// so a summary showed the day before, and 12:00Z showed as 11:16:00-00:44).
+    @Test("offsets with seconds: exact midnight, shown in UTC")
+    func localMeanTime() throws {
+        let monrovia = LocalTime(timeZone: try #require(TimeZone(identifier: "Africa/Monrovia")))
+        let midnight = Timestamp(seconds: 13_046_400 + 44 * 60 + 30)  // 1970-06-01T00:44:30Z
+        #expect(try monrovia.parse("1970-06-01") == midnight)
+        #expect(monrovia.offsetSeconds(at: midnight.seconds) == -(44 * 60 + 30))
+        #expect(monrovia.format(Timestamp(seconds: 13_046_400 + 12 * 3600)) == "1970-06-01T12:00:00Z")
+        #expect(monrovia.format(Timestamp(seconds: 1_795_996_800)) == "2026-11-30T00:00:00+00:00")
+    }
+
+    /// A time whose local year is 0 or 10000 is shown in UTC, which larder reads back (found by
+    /// an audit: 10000-01-01T13:59:59.999999999+14:00 was refused as input).
+    @Test("local years outside 0001-9999 are shown in UTC")
+    func localYearsOutsideTheRange() throws {
+        let kiritimati = LocalTime(timeZone: try #require(TimeZone(identifier: "Pacific/Kiritimati")))
+        let last = Timestamp(seconds: TimestampRange.maxSeconds, nanos: 999_999_999)
+        #expect(kiritimati.format(last) == "9999-12-31T23:59:59.999999999Z")
+        #expect(try kiritimati.parse(kiritimati.format(last)) == last)
+        #expect(kiritimati.format(Timestamp(seconds: TimestampRange.maxSeconds - 14 * 3600))
+                == "9999-12-31T23:59:59+14:00")
+        let west = LocalTime(timeZone: try #require(TimeZone(secondsFromGMT: -3600)))
+        #expect(west.format(Timestamp(seconds: TimestampRange.minSeconds + 1800)) == "0001-01-01T00:30:00Z")
+        #expect(west.format(Timestamp(seconds: TimestampRange.minSeconds + 3600)) == "0001-01-01T00:00:00-01:00")
+    }
+
     @Test("UTC offsets", arguments: [
         ("+08:00", 480), ("-05:30", -330), ("Z", 0), ("UTC", 0), ("+0800", 480), ("+8", 480), ("-10", -600),
         ("+14:00", 840),

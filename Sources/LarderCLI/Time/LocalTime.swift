@@ -44,9 +44,15 @@ public struct LocalTime: Sendable {
         return FileManager.default.fileExists(atPath: directory + "/" + name) ? name : nil
     }
 
-    /// The zone's offset from UTC at `timestamp`.
+    /// The zone's offset from UTC at `timestamp`, in whole minutes (see `offsetSeconds(at:)`).
     public func offset(at timestamp: Timestamp) -> UTCOffset {
-        UTCOffset(seconds: timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(timestamp.seconds))))
+        UTCOffset(seconds: offsetSeconds(at: timestamp.seconds))
+    }
+
+    /// The zone's exact offset from UTC at `second`, in seconds: a local mean time has seconds
+    /// (Africa/Monrovia was -00:44:30 until 1972), as the server's tzdata does.
+    public func offsetSeconds(at second: Int64) -> Int {
+        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(second)))
     }
 
     /// The zone's offset now.
@@ -54,9 +60,14 @@ public struct LocalTime: Sendable {
         UTCOffset(seconds: timeZone.secondsFromGMT(for: Date()))
     }
 
-    /// `timestamp` as RFC 3339 in this zone, e.g. `2026-11-30T08:00:00+08:00`.
+    /// `timestamp` as RFC 3339 in this zone, e.g. `2026-11-30T08:00:00+08:00`; in UTC (`Z`) when
+    /// RFC 3339 cannot write its local time, so that every time shown can be pasted back: an
+    /// offset with seconds (a local mean time, `-00:44:30`) or a local year outside 0001-9999.
     public func format(_ timestamp: Timestamp) -> String {
-        timestamp.rfc3339(offsetMinutes: offset(at: timestamp).minutes, useZ: false)
+        let seconds = offsetSeconds(at: timestamp.seconds)
+        let (local, overflow) = timestamp.seconds.addingReportingOverflow(Int64(seconds))
+        guard seconds % 60 == 0, !overflow, TimestampRange.seconds.contains(local) else { return timestamp.rfc3339() }
+        return timestamp.rfc3339(offsetMinutes: seconds / 60, useZ: false)
     }
 
     /// Reads an RFC 3339 time with a year 0001-9999, as `larder call`'s JSON does (a space may
@@ -75,7 +86,7 @@ public struct LocalTime: Sendable {
     /// The first second whose local time is `midnight` (seconds of the local wall clock since
     /// 1970-01-01T00:00) or later.
     private func firstInstant(ofLocalDay midnight: Int64) -> Int64 {
-        func offsetSeconds(_ instant: Int64) -> Int64 { Int64(offset(at: Timestamp(seconds: instant)).minutes) * 60 }
+        func offsetSeconds(_ instant: Int64) -> Int64 { Int64(self.offsetSeconds(at: instant)) }
         // The zone's offsets around that day: a change near midnight has one on each side.
         let offsets = Set([midnight - 86_400, midnight, midnight + 86_400].map(offsetSeconds))
         // Midnight exists with offset o when the offset at midnight - o is o; the earliest when
