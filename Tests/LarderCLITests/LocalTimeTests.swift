@@ -82,9 +82,10 @@ struct LocalTimeTests {
 
     @Test("a TZ this machine does not know is warned about, not silently replaced")
     func unknownTZ() {
-        for name in ["Mars/Base", "CST-8"] {
+        for name in ["Mars/Base", "CST-8CDT,M3.2.0,M11.1.0", "/tmp/Asia/Tokyo", "/usr/share/zoneinfo/right/UTC", "AB-8"] {
             let warning = LocalTime.unknownZoneWarning(environment: ["TZ": name])
             #expect(warning?.contains("TZ=\"\(name)\" is not a time zone this machine knows") == true, "\(String(describing: warning))")
+            #expect(warning?.contains("times are shown, dates YYYY-MM-DD read and summary days counted in ") == true)
         }
         for environment in [["TZ": "Asia/Taipei"], ["TZ": ":Europe/Paris"], ["TZ": ""], [:]] {
             #expect(LocalTime.unknownZoneWarning(environment: environment) == nil)
@@ -118,6 +119,20 @@ struct LocalTimeTests {
         let west = LocalTime(timeZone: try #require(TimeZone(secondsFromGMT: -3600)))
         #expect(west.format(Timestamp(seconds: TimestampRange.minSeconds + 1800)) == "0001-01-01T00:30:00Z")
         #expect(west.format(Timestamp(seconds: TimestampRange.minSeconds + 3600)) == "0001-01-01T00:00:00-01:00")
+    }
+
+    /// TZ as glibc reads it: a zone file by its absolute path or under posix/, and a POSIX rule
+    /// without daylight time (found by an audit: these fell back to UTC with a warning).
+    @Test("TZ values glibc accepts", arguments: [
+        ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo", 9 * 3600), (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo", 9 * 3600),
+        ("posix/Asia/Taipei", "Asia/Taipei", 8 * 3600), (":posix/Asia/Taipei", "Asia/Taipei", 8 * 3600),
+        ("<+0330>-3:30", nil, 12_600), ("CST-8", nil, 28_800), ("EST+5", nil, -18_000), ("<-01>1:00:30", nil, -3630),
+    ] as [(String, String?, Int)])
+    func glibcZones(tz: String, identifier: String?, offset: Int) {
+        let local = LocalTime(environment: ["TZ": tz])
+        #expect(LocalTime.unknownZoneWarning(environment: ["TZ": tz]) == nil)
+        if let identifier { #expect(local.timeZone.identifier == identifier) }
+        #expect(local.offsetSeconds(at: 1_795_996_800) == offset, "\(local.timeZone.identifier)")
     }
 
     @Test("UTC offsets", arguments: [

@@ -96,6 +96,24 @@ struct SummaryTimeZoneTests {
         #expect(run.stderr.contains("does not know the zone \"Mars/Olympus_Mons\""))
     }
 
+    /// A zone the server refuses is named as the user gave it: by --tz, or as this machine's
+    /// (found by an audit: TZ=Factory was reported as `--tz "Factory"`, a flag not typed).
+    @Test("a refused zone of this machine is not called --tz", arguments: [
+        ([], "INVALID_ARGUMENT: this machine's time zone (TZ or /etc/localtime) \"Asia/Taipei\" is not an IANA time zone name"),
+        (["--tz", "Asia/Taipei"], "INVALID_ARGUMENT: --tz \"Asia/Taipei\" is not an IANA time zone name"),
+    ])
+    func refusedZoneNamesItsSource(extra: [String], message: String) async throws {
+        let server = try FakeServer()
+        let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02"] + extra,
+                                          server: server) { requests in
+            guard let request = await requests.next() else { return }
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: .invalidArgument,
+                                          statusMessage: "time_zone \"Asia/Taipei\" is not an IANA time zone name"))
+        }
+        #expect(run.status == 13)
+        #expect(run.stderr.hasPrefix(message), "\(run.stderr)")
+    }
+
     @Test("--tz with --utc-offset is a usage error")
     func both() async throws {
         let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",

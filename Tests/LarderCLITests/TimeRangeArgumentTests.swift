@@ -45,3 +45,28 @@ struct TimeRangeArgumentTests {
         #expect(sent?.endTime == Timestamp(seconds: TimestampRange.minSeconds + 60))
     }
 }
+
+/// A page token refused for other filters, with a date-only bound: the date is local midnight,
+/// so another TZ is another filter, which the message says (found by an audit: it blamed flags
+/// repeated unchanged).
+@Suite("Page tokens and dates")
+struct PageTokenDateTests {
+    static let refusal = "page_token was issued for other filters; repeat start_time, end_time and category unchanged"
+
+    @Test("the refusal names the time zone when a bound is a date", arguments: [
+        (["--since", "2026-11-01"], true), (["--until", "2026-12-01"], true),
+        (["--since", "2026-11-01T00:00:00Z"], false), ([], false),
+    ])
+    func refusal(bounds: [String], mentionsZone: Bool) async throws {
+        let server = try FakeServer()
+        let run = try await CLIRunner.run(["meals", "list", "--page-token", "t"] + bounds, server: server) { requests in
+            guard let request = await requests.next() else { return }
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: .invalidArgument, statusMessage: Self.refusal))
+        }
+        #expect(run.status == 13)
+        #expect(run.stderr.hasPrefix("INVALID_ARGUMENT: --page-token was issued for other filters; repeat --since, "
+                                     + "--until and --category unchanged"), "\(run.stderr)")
+        #expect(run.stderr.contains("a date YYYY-MM-DD is midnight in this machine's time zone: give the same TZ")
+                == mentionsZone, "\(run.stderr)")
+    }
+}

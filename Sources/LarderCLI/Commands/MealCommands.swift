@@ -43,10 +43,12 @@ enum MealCommands {
             throw .usage("--all and --page-token cannot be combined", command.spec)
         }
         let all = command.isSet("all")
-        let response = if all {
-            try await listAll(request, context)
-        } else {
-            try await context.call(MealRecordMethods.listMealRecords, request)
+        let response: ListMealRecordsResponse
+        do throws(CLIError) {
+            response = all ? try await listAll(request, context)
+                : try await context.call(MealRecordMethods.listMealRecords, request)
+        } catch {
+            throw withDateHint(error, command)
         }
         // `--all -o ids` printed its ids page by page.
         if !all || context.globals.output != .ids {
@@ -65,6 +67,17 @@ enum MealCommands {
         }
         context.hint(shown.map { "next page: add \($0) (or --all for every page)" }
             ?? "next page: the server's page token is \(token.utf8.count) bytes, too long to show; use --all for every page")
+    }
+
+    /// `error` noting, when the server refused a page token for other filters, that a date-only
+    /// `--since`/`--until` is local midnight: the same text in another zone (TZ) is another filter.
+    static func withDateHint(_ error: CLIError, _ command: ParsedCommand) -> CLIError {
+        guard case .rpc(let rpc) = error, rpc.code == .invalidArgument,
+              rpc.message.hasPrefix("--page-token was issued for other filters"),
+              ["since", "until"].contains(where: { command.value($0).flatMap(CivilDate.init(parsing:)) != nil })
+        else { return error }
+        return .rpc(RPCError(rpc.code, rpc.message + " (a date YYYY-MM-DD is midnight in this machine's time zone: "
+            + "give the same TZ, or RFC 3339 times, as for the first page)"))
     }
 
     /// The longest page token a hint shows (a Larder server's are ~50 bytes).
@@ -220,12 +233,21 @@ enum MealCommands {
             // Foundation knows only as a fixed offset ("GMT+0800") is sent as that offset.
             if let name = context.localTime.tzdataName { zone = name }
         }
+        let zoneIsThisMachines = !zone.isEmpty && command.value("tz") == nil
         let days = try dayZone(zone: zone, offset: offset, command, context)
         let request = SummarizeMealRecordsRequest(
             startTime: try command.timestamp("since", days),
             endTime: try command.timestamp("until", days),
             utcOffsetMinutes: zone.isEmpty ? Int32(offset.minutes) : 0, timeZone: zone)
-        let response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
+        let response: SummarizeMealRecordsResponse
+        do throws(CLIError) {
+            response = try await context.call(MealRecordMethods.summarizeMealRecords, request)
+        } catch {
+            // The zone came from TZ or /etc/localtime, not from a --tz the user typed.
+            guard zoneIsThisMachines, case .rpc(let rpc) = error else { throw error }
+            let message = rpc.message.replacing("--tz \"", with: "this machine's time zone (TZ or /etc/localtime) \"")
+            throw .rpc(message == rpc.message ? rpc : RPCError(rpc.code, message))
+        }
         try context.emit(response) {
             let text = HumanOutput.summary(response, offset: offset, width: context.tableWidth)
             return zone.isEmpty ? text : text.replacing("at UTC\(offset)", with: "in \(zone)")

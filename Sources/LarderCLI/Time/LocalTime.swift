@@ -17,18 +17,72 @@ public struct LocalTime: Sendable {
         }
     }
 
-    /// The zone a `TZ` value names (`Asia/Taipei`, or `:Asia/Taipei` as POSIX allows); nil when unknown here.
-    private static func zone(tz name: String) -> TimeZone? {
-        TimeZone(identifier: name.hasPrefix(":") ? String(name.dropFirst()) : name)
+    /// The zone a `TZ` value names, as glibc reads it (an optional leading `:`): an IANA name
+    /// (`Asia/Taipei`), a file of the zone database by its path (`/usr/share/zoneinfo/Asia/Tokyo`,
+    /// or under `posix/`), or a POSIX rule without daylight time (`CST-8`, `<+0330>-3:30`); nil
+    /// for anything else (a rule with daylight time, `right/` leap-second zones, a typo).
+    static func zone(tz value: String, zoneDirectory: String = defaultZoneDirectory) -> TimeZone? {
+        let name = value.hasPrefix(":") ? String(value.dropFirst()) : value
+        guard !name.isEmpty else { return nil }
+        if !name.hasPrefix("/"), let zone = TimeZone(identifier: name) { return zone }
+        var relative = Substring(name)
+        if name.hasPrefix("/") {
+            let directory = URL(fileURLWithPath: zoneDirectory).resolvingSymlinksInPath().path + "/"
+            let path = URL(fileURLWithPath: name).resolvingSymlinksInPath().path
+            guard path.hasPrefix(directory) else { return nil }
+            relative = path.dropFirst(directory.count)
+        }
+        if relative.hasPrefix("posix/") { relative = relative.dropFirst("posix/".count) }
+        if relative != Substring(name), !relative.isEmpty, !relative.hasPrefix("right/"),
+           let zone = TimeZone(identifier: String(relative)) {
+            return zone
+        }
+        return fixedRule(name).flatMap { TimeZone(secondsFromGMT: $0) }
+    }
+
+    /// Where glibc looks for zone files: `TZDIR`, else /usr/share/zoneinfo.
+    static var defaultZoneDirectory: String { ProcessInfo.processInfo.environment["TZDIR"] ?? "/usr/share/zoneinfo" }
+
+    /// The offset east of UTC, in seconds, of a POSIX `TZ` rule with no daylight time: a name
+    /// of 3+ letters or `<…>`, then an offset west of UTC, `[+-]hh[:mm[:ss]]`; nil otherwise.
+    static func fixedRule(_ rule: String) -> Int? {
+        var rest = Substring(rule)
+        if rest.first == "<" {
+            guard let close = rest.firstIndex(of: ">"), rest.distance(from: rest.startIndex, to: close) >= 4 else {
+                return nil
+            }
+            rest = rest[rest.index(after: close)...]
+        } else {
+            let letters = rest.prefix { $0.isASCII && $0.isLetter }
+            guard letters.count >= 3 else { return nil }
+            rest = rest.dropFirst(letters.count)
+        }
+        var sign = 1
+        if let first = rest.first, first == "+" || first == "-" {
+            sign = first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var seconds = 0
+        for (index, part) in parts.enumerated() {
+            guard (1...2).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part),
+                  index == 0 ? value <= 24 : value <= 59
+            else { return nil }
+            seconds += value * [3600, 60, 1][index]
+        }
+        return -sign * seconds  // POSIX offsets are west of UTC
     }
 
     /// The warning for a `TZ` in `environment` that names no zone this machine knows (a POSIX
-    /// rule such as `CST-8`, a typo): `init(environment:)` then falls back to the process's zone,
-    /// which the user did not ask for. Nil when `TZ` is unset, empty or known.
+    /// rule with daylight time, a typo): `init(environment:)` then falls back to the process's
+    /// zone, which the user did not ask for. Nil when `TZ` is unset, empty or known.
     public static func unknownZoneWarning(environment: [String: String]) -> String? {
         guard let name = environment["TZ"], !name.isEmpty, zone(tz: name) == nil else { return nil }
+        let fallback = TimeZone.current.identifier
         return "larder: warning: TZ=\(SafeText.quoted(name)) is not a time zone this machine knows (use an IANA "
-            + "name such as Asia/Taipei); times are shown in \(TimeZone.current.identifier)\n"
+            + "name such as Asia/Taipei); times are shown, dates YYYY-MM-DD read and summary days counted in "
+            + "\(fallback)\n"
     }
 
     /// The zone's name in the tz database, for a server to follow its offset changes: its
