@@ -43,12 +43,26 @@ public enum Usage {
             }
             text += TableRenderer(columns: [.init(""), .init("")], rows: rows, showsHeader: false).render()
         }
+        if command.options.contains(where: { $0.usageForm.hasSuffix(" TIME") }) { text += "\n" + times }
         text += "\n" + globalOptions()
         if !command.examples.isEmpty {
             text += "\nExamples:\n" + command.examples.map { "  \($0)\n" }.joined()
         }
         return text
     }
+
+    /// How a TIME option is read and how times are shown, for the commands that take one.
+    static let times = """
+        TIME is RFC 3339 with Z or ±HH:MM (2026-11-30T08:00:00.5+08:00; a space may stand for T;
+        at most 9 fraction digits; no leap second :60), in the years 0001-9999 in UTC. A date
+        YYYY-MM-DD is the first instant of that day in this machine's zone (TZ, else
+        /etc/localtime; for meals summary, the zone its days are counted in): midnight, the
+        earlier one when midnight repeats, the end of the clock change when it is skipped, and
+        the next day's start for a date skipped entirely. A time without an offset is refused.
+        Tables show times in this machine's zone with its offset and up to 9 fraction digits
+        (in UTC where RFC 3339 cannot write the local time); --json shows them in UTC.
+
+        """
 
     /// `larder meals add --name NAME --calories N [--at TIME]`.
     public static func synopsis(_ command: CommandSpec) -> String {

@@ -70,3 +70,16 @@ struct PageTokenDateTests {
                 == mentionsZone, "\(run.stderr)")
     }
 }
+
+/// Every command with a TIME option says how TIME is read and how times are shown.
+@Suite("TIME in --help")
+struct TimeHelpTests {
+    @Test(arguments: [["meals", "add"], ["meals", "update"], ["meals", "list"], ["meals", "summary"], ["locations", "list"]])
+    func help(command: [String]) async throws {
+        let run = try await CLIRunner.run(command + ["--help"], server: nil)
+        #expect(run.status == 0)
+        let explained = run.stdout.contains("TIME is RFC 3339 with Z or ±HH:MM")
+            && run.stdout.contains("no leap second :60") && run.stdout.contains("--json shows them in UTC")
+        #expect(explained == (command[0] == "meals"), "\(run.stdout)")
+    }
+}
