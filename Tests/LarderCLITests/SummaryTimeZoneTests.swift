@@ -114,6 +114,18 @@ struct SummaryTimeZoneTests {
         #expect(run.stderr.hasPrefix(message), "\(run.stderr)")
     }
 
+    /// TZ=UTC is sent and shown as UTC (found by an audit: Foundation calls it GMT, and the
+    /// footer said "Days are local dates in GMT.").
+    @Test("TZ=UTC is sent and shown by that name")
+    func utcByName() async throws {
+        let (request, run) = try await summarize([], localTime: LocalTime(environment: ["TZ": "UTC"]))
+        #expect(run.status == 0)
+        #expect(request?.timeZone == "UTC")
+        #expect(run.stdout.hasSuffix("Days are local dates in UTC.\n"), "\(run.stdout)")
+        #expect(LocalTime(environment: ["TZ": ":UTC"]).tzdataName == "UTC")
+        #expect(LocalTime(environment: ["TZ": "posix/Asia/Taipei"]).tzdataName == "Asia/Taipei")
+    }
+
     @Test("--tz with --utc-offset is a usage error")
     func both() async throws {
         let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",

@@ -5,13 +5,21 @@ public import LarderWire
 /// The user's time zone: how timestamps are shown and how local dates are read.
 public struct LocalTime: Sendable {
     public let timeZone: TimeZone
+    /// The IANA name `TZ` gave, when Foundation calls the zone otherwise (`UTC` is its `GMT`).
+    private let givenName: String?
 
-    public init(timeZone: TimeZone) { self.timeZone = timeZone }
+    public init(timeZone: TimeZone) { self.init(timeZone: timeZone, givenName: nil) }
+
+    private init(timeZone: TimeZone, givenName: String?) {
+        self.timeZone = timeZone
+        self.givenName = givenName
+    }
 
     /// The zone named by `TZ` in `environment` when it is valid, else the process's current zone.
     public init(environment: [String: String]) {
-        if let name = environment["TZ"], let zone = Self.zone(tz: name) {
-            self.init(timeZone: zone)
+        if let value = environment["TZ"], let zone = Self.zone(tz: value) {
+            let name = value.hasPrefix(":") ? String(value.dropFirst()) : value
+            self.init(timeZone: zone, givenName: TimeZone(identifier: name) == nil ? nil : name)
         } else {
             self.init(timeZone: .current)
         }
@@ -90,7 +98,7 @@ public struct LocalTime: Sendable {
     /// the names without a `/` such as `CET` or `EST5EDT`); nil for a zone Foundation knows only
     /// as a fixed offset (`GMT+0800`).
     public var tzdataName: String? {
-        let name = timeZone.identifier
+        let name = givenName ?? timeZone.identifier
         if name.contains("/") || name == "UTC" { return name }
         guard !name.isEmpty, !name.hasPrefix("."), name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "+" })
         else { return nil }
