@@ -26,6 +26,11 @@ struct PostgresMigrator {
     /// The SQLSTATE for "the schema larder would use has no larder tables, but one later on the
     /// search_path has": starting there would serve an empty dataset beside the real one.
     static let shadowedSchemaState = "LR003"
+    /// The SQLSTATE for "the schema is stamped with the latest version but lacks tables or
+    /// indexes that version has" (changed outside larder).
+    static let missingRelationsState = "LR004"
+    /// The tables and indexes a database at the latest version holds.
+    static let latestRelationNames = SchemaRelationNames.present(after: PostgresSchema.migrations)
 
     /// The schema larder's tables live in: the session's `current_schema()` (the first schema of
     /// its search_path that exists). Every session then pins its search_path to it, so a
@@ -109,6 +114,7 @@ struct PostgresMigrator {
                                     + "(\(PostgresSchema.latestVersion)); upgrade larder")
         }
         guard version < PostgresSchema.latestVersion else {
+            try refuseMissingRelations(version: version)
             try connection.execute("COMMIT")
             return
         }
@@ -148,6 +154,21 @@ struct PostgresMigrator {
         throw PostgresError(sqlState: Self.foreignTablesState, message: "schema \"\(schema)\" already holds \(names), "
             + "which larder did not create (it has no schema_migrations row): give larder a database of its own "
             + "(CREATE DATABASE larder OWNER …), or drop these if they are left from a failed attempt")
+    }
+
+    /// A database at the latest version that lacks a table or index of it (dropped by hand):
+    /// refused by name at start, rather than serving and failing every call on it INTERNAL.
+    private func refuseMissingRelations(version: Int) throws(PostgresError) {
+        let found = try session.connection.query(
+            "SELECT coalesce(string_agg(relname::text, ','), '') FROM pg_class "
+                + "WHERE relnamespace = current_schema()::regnamespace AND relname = ANY($1::text[])",
+            [.text("{" + Self.latestRelationNames.sorted().joined(separator: ",") + "}")])
+        let present = Set(found.string(row: 0, column: 0).split(separator: ",").map(String.init))
+        let missing = Self.latestRelationNames.subtracting(present).sorted()
+        guard !missing.isEmpty else { return }
+        throw PostgresError(sqlState: Self.missingRelationsState, message: "the database is stamped with schema "
+            + "version \(version) but lacks \(missing.joined(separator: ", ")), which that version has: it was changed "
+            + "outside larder; restore it from a backup, or recreate what is missing")
     }
 
     /// Takes the migration lock until the transaction ends; skipped (inside a

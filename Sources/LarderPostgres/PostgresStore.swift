@@ -103,7 +103,7 @@ public final class PostgresStore: Store {
                                  monitor: monitor)
         } catch {
             let refusals = [PostgresMigrator.newerSchemaState, PostgresMigrator.foreignTablesState,
-                            PostgresMigrator.shadowedSchemaState, "3F000"]
+                            PostgresMigrator.shadowedSchemaState, PostgresMigrator.missingRelationsState, "3F000"]
             var rpc = refusals.contains(error.sqlState) ? RPCError.failedPrecondition(error.message) : error.rpcError
             // For the operator starting the server, not a client: PostgreSQL's own words.
             if rpc.code == .internal { rpc.message = error.description }

@@ -25,4 +25,29 @@ public enum SchemaRelationNames {
         var seen = Set<String>()
         return names.filter { seen.insert($0).inserted }
     }
+
+    /// The tables and indexes that exist after `migrations` ran in order: each `CREATE` as
+    /// `created(by:)` reads it, less what a later `DROP TABLE|INDEX [IF EXISTS] name` removed.
+    public static func present(after migrations: [String]) -> Set<String> {
+        var present = Set<String>()
+        for migration in migrations {
+            let words = migration.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "(" || $0 == "," || $0 == ";" })
+                .map(String.init)
+            for index in words.indices {
+                func word(_ offset: Int) -> String? { index + offset < words.count ? words[index + offset] : nil }
+                switch words[index] {
+                case "CREATE", "CONSTRAINT":
+                    // One statement's words, up to the next one, read as `created(by:)` does.
+                    present.formUnion(created(by: [words[index..<min(words.count, index + 8)].joined(separator: " ")]))
+                case "DROP":
+                    guard word(1) == "TABLE" || word(1) == "INDEX" else { continue }
+                    let next = word(2) == "IF" && word(3) == "EXISTS" ? 4 : 2
+                    if let name = word(next) { present.remove(name) }
+                default:
+                    break
+                }
+            }
+        }
+        return present
+    }
 }

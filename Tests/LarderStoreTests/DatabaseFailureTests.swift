@@ -79,7 +79,7 @@ import Testing
         let cases: [(String, StatusCode)] = [
             ("08006", .unavailable), ("57P01", .unavailable), ("40001", .aborted), ("40P01", .aborted),
             ("53100", .resourceExhausted), ("28P01", .permissionDenied), ("42501", .permissionDenied),
-            ("57014", .deadlineExceeded), (PostgresError.deadlineExceeded, .deadlineExceeded),
+            ("57014", .unavailable), (PostgresError.deadlineExceeded, .deadlineExceeded),
             ("25006", .failedPrecondition), ("XX001", .dataLoss), ("42P01", .internal), ("XX000", .internal),
         ]
         for (state, code) in cases {

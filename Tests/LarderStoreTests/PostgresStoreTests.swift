@@ -223,6 +223,24 @@ struct PostgresStoreTests {
         #expect(error?.message.contains("database \"larder_no_such_db\" does not exist") == true)
     }
 
+    /// A database at the latest version that lacks a table or index of it (dropped by hand) is
+    /// refused at start, naming what is missing (audit 16 L4: it reported SERVING and failed
+    /// every meal call INTERNAL).
+    @Test func aMigratedDatabaseMissingATableIsRefusedByName() throws {
+        let database = try PostgresTestDatabase()
+        try Self.open(database.url).close()
+        let admin = try PostgresConnection(url: database.url)
+        defer { admin.close() }
+        _ = try admin.execute("DROP INDEX meal_records_category_eaten_at")
+        let error = rpcError { try Self.open(database.url) }
+        #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
+        #expect(error?.message.contains("lacks meal_records_category_eaten_at") == true, "\(String(describing: error))")
+        _ = try admin.execute("DROP TABLE meal_records")
+        let table = rpcError { try Self.open(database.url) }
+        #expect(table?.message.contains("meal_records, meal_records_category_eaten_at, meal_records_eaten_at_covering") == true,
+                "\(String(describing: table))")
+    }
+
     /// Startup waits for the schema migration lock a bounded time, then says who may hold it
     /// (it waited for ever, not listening and logging nothing, and ignored SIGTERM meanwhile).
     @Test func aHeldMigrationLockEndsStartupAfterItsTimeout() throws {
