@@ -12,11 +12,19 @@ extension Server {
 
     func acceptConnections() {
         var refusedWithoutDescriptors = 0
+        var evicted = false
         while listening {
             let accepted: (fd: Int32, peer: SocketAddress)?
             do {
                 accepted = try listener.accept()
             } catch {
+                // Out of descriptors: the connection silent longest makes room, as at
+                // --max-connections (once a turn), and the accept is tried again.
+                if error.errno == EMFILE || error.errno == ENFILE, !evicted, let victim = longestSilentConnection() {
+                    evict(victim, outOfDescriptors: true)
+                    evicted = true
+                    continue
+                }
                 // Out of descriptors: refuse what waits in the backlog through the spare (a
                 // bounded number per turn; the listener stays readable), else rest a moment.
                 if error.errno == EMFILE || error.errno == ENFILE, spareDescriptor.isHeld,
@@ -30,8 +38,7 @@ extension Server {
                 return
             }
             guard let (fd, peer) = accepted else { return }
-            var evicted = false
-            if connections.count >= configuration.maxConnections {
+            if connections.count >= configuration.maxConnections && !evicted {
                 // Room is made by closing the connection that has sent nothing for longest: a
                 // peer holding connections it never speaks on cannot keep others out for
                 // --idle-timeout.
@@ -40,8 +47,12 @@ extension Server {
                            message: "server has reached its maximum of \(configuration.maxConnections) connections")
                     continue
                 }
-                evict(victim)
+                evict(victim, outOfDescriptors: false)
                 evicted = true
+            } else if connections.count >= configuration.maxConnections {
+                refuse(fd: fd, peer: peer, reason: "max connections (\(configuration.maxConnections)) reached",
+                       message: "server has reached its maximum of \(configuration.maxConnections) connections")
+                continue
             }
             let connection = Connection(id: core.makeConnectionID(), fd: fd, peer: peer, server: self,
                                         maxFrameBytes: configuration.maxFrameBytes, budget: budget,
@@ -102,19 +113,25 @@ extension Server {
         return nil
     }
 
-    /// Closes a connection that has sent nothing, to admit a new one to a full server; a
-    /// cleartext-capable server tells it why in a lean error frame first.
-    private func evict(_ connection: Connection) {
+    /// Closes a connection that has sent nothing, to admit a new one to a full server (at
+    /// --max-connections, or out of file descriptors); a cleartext-capable server tells it why
+    /// in a lean error frame first.
+    private func evict(_ connection: Connection, outOfDescriptors: Bool) {
         let seconds = (MonotonicClock.nanoseconds() &- connection.lastActivity) / 1_000_000_000
+        let full = outOfDescriptors
+            ? "out of file descriptors\(DescriptorLimit.current.map { " (limit \($0))" } ?? "")"
+            : "at its maximum of \(configuration.maxConnections) connections"
         if !configuration.tlsOnly {
             writeConnectionError(RPCError.unavailable(
-                "server is at its maximum of \(configuration.maxConnections) connections, and this one had sent nothing "
-                    + "for \(seconds) s: it was closed for a new one; connect again when you have a call to make"),
+                "server is \(full), and this one had sent nothing for \(seconds) s: it was closed for a new one; "
+                    + "connect again when you have a call to make"),
                 to: connection.fd)
         }
         logger.warn("connection_evicted", ["conn": connection.id, "peer": connection.peer, "silent_s": seconds,
+                                           "reason": outOfDescriptors ? "out of file descriptors" : "max connections",
                                            "max_connections": configuration.maxConnections])
-        close(connection, reason: "evicted: silent at max connections")
+        close(connection, reason: outOfDescriptors ? "evicted: silent while out of descriptors"
+                                                   : "evicted: silent at max connections")
     }
 
     /// Connections refused through the spare descriptor in one turn of the loop, at most.

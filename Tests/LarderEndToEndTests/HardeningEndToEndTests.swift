@@ -384,6 +384,33 @@ struct HardeningEndToEndTests {
 
     // MARK: - Item 6: out of file descriptors
 
+    /// Out of descriptors, the connection silent longest (a second or more) makes room for a
+    /// newcomer, as at --max-connections: silent connections cannot lock out a server whose
+    /// descriptor limit is below --max-connections (before, every newcomer was refused).
+    @Test func outOfDescriptorsASilentConnectionMakesRoom() async throws {
+        let server = try await ServerProcess(descriptorLimit: 64)
+        defer { server.stop() }
+        var silent: [RawConnection] = []
+        for _ in 0..<80 {
+            guard let connection = try? RawConnection(port: server.port) else { break }
+            silent.append(connection)
+        }
+        #expect(await server.waitForLog("event=accept_failed", seconds: 20), "the server ran out of descriptors")
+        try await Task.sleep(for: .milliseconds(1100))  // silent for a second or more
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { client.close() }
+        #expect(try await client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
+        #expect(await server.waitForLog("reason=\"out of file descriptors\""), "\(server.stderr.suffix(2000))")
+        // The one evicted was told why (read without waiting: the others have nothing to read).
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let told = silent.contains { connection in
+            let count = recv(connection.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            return count > 0 && String(decoding: buffer.prefix(count), as: UTF8.self).contains(
+                "server is out of file descriptors (limit 64), and this one had sent nothing")
+        }
+        #expect(told, "the evicted connection is told why")
+    }
+
     @Test func runningOutOfDescriptorsBacksOffAndRecovers() async throws {
         let server = try await ServerProcess(descriptorLimit: 64)
         defer { server.stop() }
