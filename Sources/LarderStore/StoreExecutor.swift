@@ -326,32 +326,51 @@ public final class StoreExecutor: @unchecked Sendable {
         while writeQueue.take(max: options.maxWriteBatch, into: &taken,
                               waitingAtMost: waiting.nanosecondsUntilDue(now: MonotonicClock.nanoseconds())) {
             let now = MonotonicClock.nanoseconds()
-            // Writes a lock held up, when due, run first (they came first); a new write of a
-            // source with one still waiting waits behind it.
-            var batch = waiting.takeIfDue(now: now)
-            let retried = !batch.isEmpty
+            // Writes a lock held up, when due, run first (they came first), except those that
+            // have waited long enough: they fail untried. A new write of a source with one still
+            // waiting waits behind it.
+            let (expired, retried) = waiting.takeIfDue(now: now, max: options.maxWriteBatch)
+            if !expired.isEmpty {
+                let error = RPCError.unavailable("the database is busy, try again: a lock another session holds kept "
+                    + "this write (or one before it on this connection) waiting \(options.lockWaitLimitNanoseconds / 1_000_000) "
+                    + "ms in all (lock timeout), so it was not applied")
+                for entry in expired {
+                    entry.job.fail(error)  // one that was tried keeps its own lock timeout
+                    entry.job.complete()
+                }
+                notifyDelivered()
+            }
+            var batch = retried
             for job in taken {
                 if waiting.holds(source: job.source) {
-                    waiting.append(job)
+                    waiting.append(job, now: now)
                 } else {
                     batch.append(LockWaitingWrites.Entry(job: job, waitingSince: nil))
                 }
             }
             taken.removeAll(keepingCapacity: true)
             guard !batch.isEmpty else { continue }
-            let (error, setAside) = runWriteBatch(batch, now: now)
+            let outcome = runWriteBatch(batch, now: now)
             // Before any caller hears of the commit: a read it sends next must not be answered
             // from a snapshot older than its write (see `runBatchReads`).
             writerCommits.add(1, ordering: .releasing)
-            waiting.setAside(setAside.map { batch[$0.index] }, startingAt: now, retried: retried,
-                             now: MonotonicClock.nanoseconds())
-            var skipped = 0  // setAside is in batch order
-            for (index, entry) in batch.enumerated() {
-                if skipped < setAside.count && setAside[skipped].index == index {
-                    skipped += 1
-                    continue
+            var answered = batch.indices.map { _ in true }
+            var setAside: [LockWaitingWrites.Entry] = []
+            if outcome.error == nil {
+                // (When the transaction failed, the writes set aside fail with it: the writes of
+                // their connections before them in it failed, and none may land after those.)
+                for aside in outcome.setAside {
+                    answered[aside.index] = false
+                    var entry = batch[aside.index]
+                    entry.waitingSince = entry.waitingSince ?? now
+                    if aside.tried { entry.tries += 1 }
+                    setAside.append(entry)
                 }
-                if let error { entry.job.fail(error) }
+            }
+            waiting.setAside(setAside, round: !retried.isEmpty, blockedAgain: outcome.blockedAgain,
+                             now: MonotonicClock.nanoseconds())
+            for (index, entry) in batch.enumerated() where answered[index] {
+                if let error = outcome.error { entry.job.fail(error) }
                 // Every caller of the commit is answered before anyone is woken for the answers.
                 entry.job.complete()
             }
@@ -361,6 +380,21 @@ public final class StoreExecutor: @unchecked Sendable {
         for job in left { job.refuse(Self.closedError) }
         if !left.isEmpty { notifyDelivered() }
     }
+
+    /// What running a batch came to: the error that failed all of it, the writes set aside
+    /// (by index, in batch order; `tried`: it ran and found a lock taken, else it was not run),
+    /// and whether a write that had waited already found a lock taken again.
+    private struct BatchOutcome {
+        struct SetAside { let index: Int; let tried: Bool }
+        var error: RPCError?
+        var setAside: [SetAside] = []
+        var blockedAgain = false
+    }
+
+    /// The most lock timeouts one batch waits out (100 ms each on PostgreSQL): past them, the
+    /// rest of the batch is set aside untried for the next round, so writes blocked on locks
+    /// cost the other writes at most this many waits a round, however many there are.
+    static let lockTimeoutsPerBatch = 2
 
     /// Runs `batch` in one transaction; returns the error that failed all of it, and the writes
     /// set aside because a lock another session holds stopped them (not run: see
@@ -373,13 +407,11 @@ public final class StoreExecutor: @unchecked Sendable {
     /// touches: ~18% of a create); only if a write fails after changing rows is
     /// the transaction rolled back and the batch run again, every write in its
     /// own savepoint. Nothing was acknowledged yet, so running again is safe.
-    private func runWriteBatch(_ batch: [LockWaitingWrites.Entry], now: UInt64)
-        -> (error: RPCError?, setAside: [SetAside])
-    {
+    private func runWriteBatch(_ batch: [LockWaitingWrites.Entry], now: UInt64) -> BatchOutcome {
         if writer.undoesFailedStatements {
             switch runWriteBatchUnguarded(batch) {
-            case .committed: return (nil, [])
-            case .failed(let error): return (error, [])
+            case .committed: return BatchOutcome()
+            case .failed(let error): return BatchOutcome(error: error)
             case .needsSavepoints: break
             }
         }
@@ -417,21 +449,19 @@ public final class StoreExecutor: @unchecked Sendable {
         }
     }
 
-    /// A write of a batch set aside (by its index in the batch).
-    private struct SetAside { let index: Int }
-
-    private func runWriteBatchWithSavepoints(_ batch: [LockWaitingWrites.Entry], now: UInt64)
-        -> (error: RPCError?, setAside: [SetAside])
-    {
+    private func runWriteBatchWithSavepoints(_ batch: [LockWaitingWrites.Entry], now: UInt64) -> BatchOutcome {
         let connection = writer
-        var setAside: [SetAside] = []
+        var outcome = BatchOutcome()
         /// Sources with a write set aside in this batch: their later writes wait behind it.
         var heldSources: Set<UInt64> = []
+        var lockTimeouts = 0
         do throws(RPCError) {
             try connection.beginWrite()
             for (index, entry) in batch.enumerated() {
-                if !heldSources.isEmpty && heldSources.contains(entry.job.source) {
-                    setAside.append(SetAside(index: index))
+                let source = entry.job.source
+                if lockTimeouts >= Self.lockTimeoutsPerBatch || (source != 0 && heldSources.contains(source)) {
+                    outcome.setAside.append(.init(index: index, tried: false))
+                    if source != 0 { heldSources.insert(source) }
                     continue
                 }
                 try connection.savepoint()
@@ -442,18 +472,20 @@ public final class StoreExecutor: @unchecked Sendable {
                 try connection.rollbackToSavepoint()
                 // Held up by another session's lock: tried again later (nothing of it stayed),
                 // unless it has waited long enough in all; then its lock timeout is its answer.
-                if connection.takeLockWaitTimedOut()
-                    && MonotonicClock.nanoseconds() &- (entry.waitingSince ?? now) < options.lockWaitLimitNanoseconds {
-                    setAside.append(SetAside(index: index))
-                    heldSources.insert(entry.job.source)
+                guard connection.takeLockWaitTimedOut() else { continue }
+                lockTimeouts += 1
+                if entry.waitingSince != nil { outcome.blockedAgain = true }
+                if MonotonicClock.nanoseconds() &- (entry.waitingSince ?? now) < options.lockWaitLimitNanoseconds {
+                    outcome.setAside.append(.init(index: index, tried: true))
+                    if source != 0 { heldSources.insert(source) }
                 }
             }
             try connection.commit()
-            return (nil, setAside)
+            return outcome
         } catch {
             connection.rollback()
-            // The transaction failed: the writes set aside did nothing, and wait on.
-            return (error, setAside)
+            outcome.error = error
+            return outcome
         }
     }
 }

@@ -78,7 +78,12 @@ public final class UnpackArena {
             if depth == 0 { reset() }
         }
         let message: UnsafeMutablePointer<ProtobufCMessage>
-        if needsMerge, let merged = MessageFieldMerge.merged(bytes, as: descriptor.pointer) {
+        if needsMerge {
+            // Bytes that cannot be merged are refused: unpacked as they came, the last of the
+            // repeats would silently win.
+            guard let merged = MessageFieldMerge.merged(bytes, as: descriptor.pointer) else {
+                throw RPCError.invalidArgument("payload is not a valid \(descriptor.name) message")
+            }
             // protobuf-c copies what it keeps, so the merged bytes may go once unpacked.
             let unpacked = merged.withUnsafeBytes { raw in
                 Result { () throws(RPCError) in

@@ -127,6 +127,10 @@ struct LocalTimeTests {
         ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo", 9 * 3600), (":/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo", 9 * 3600),
         ("posix/Asia/Taipei", "Asia/Taipei", 8 * 3600), (":posix/Asia/Taipei", "Asia/Taipei", 8 * 3600),
         ("<+0330>-3:30", nil, 12_600), ("CST-8", nil, 28_800), ("EST+5", nil, -18_000), ("<-01>1:00:30", nil, -3630),
+        // West of UTC as glibc reads them (Foundation alone took GMT+5 for 5 h east: review 18).
+        ("GMT+5", nil, -18_000), ("UTC+2", nil, -7_200), ("GMT-3", nil, 10_800),
+        // Zone files of these names: their own rules.
+        ("Etc/GMT+5", "Etc/GMT+5", -18_000), ("EST5EDT", "EST5EDT", -18_000), ("GMT0", nil, 0), ("UTC", nil, 0),
     ] as [(String, String?, Int)])
     func glibcZones(tz: String, identifier: String?, offset: Int) {
         let local = LocalTime(environment: ["TZ": tz])

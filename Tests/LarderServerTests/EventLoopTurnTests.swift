@@ -198,7 +198,7 @@ struct EventLoopTurnTests {
             return turn
         }
         #expect(turn.closedOne)
-        #expect(turn.reused, "the new eventfd got the closed one's number (else this test shows nothing)")
+        #expect(turn.reused, "the new pipe got the closed one's number (else this test shows nothing)")
         #expect(turn.staleCalls == 0, "the closed descriptor's event reached the new handler")
     }
 }

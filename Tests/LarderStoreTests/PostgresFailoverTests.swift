@@ -268,6 +268,59 @@ struct PostgresFailoverTests {
             .int64(row: 0, column: 0) == 0)
     }
 
+    /// Many connections' writes blocked on one locked row, and more arriving all the time: each
+    /// fails once it has waited the limit (1.8 s here), however many keep coming, and the other
+    /// writes go on meanwhile (review 18: every new blocked write put the next try off, so the
+    /// first waited 78 s; and each round waited out every blocked write's lock timeout in turn).
+    @Test func blockedWritesFailAtTheLimitWhileMoreKeepComing() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStore.open(url: database.url, options: .init(
+            durability: .normal, seed: false, statementTimeoutSeconds: 2))
+        defer { store.close() }
+        let locked = try Self.create(store, "Locked").get()
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        _ = try admin.execute("BEGIN")
+        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(locked.id)])
+        defer { _ = try? admin.execute("ROLLBACK") }
+        func delete(from source: UInt64, _ waiter: Waiter<Empty>) {
+            store.submit(StoreWrite(source: source, { w throws(RPCError) in
+                try Operations.deleteLocation(DeleteLocationRequest(id: locked.id), w)
+            }, completion: waiter.finish))
+        }
+        let first = Waiter<Empty>()
+        delete(from: 1, first)
+        var others: [Waiter<Empty>] = []
+        var unrelated = 0
+        var firstAnsweredDuringStream = false
+        // A new blocked write every 30 ms, and unrelated creates in between, for 6 s (3.3× the limit).
+        let end = Date().addingTimeInterval(6)
+        var source: UInt64 = 100
+        while Date() < end {
+            let waiter = Waiter<Empty>()
+            delete(from: source, waiter)
+            others.append(waiter)
+            source += 1
+            if case .success = Self.create(store, "u\(source)") { unrelated += 1 }
+            if first.isFinished { firstAnsweredDuringStream = true }
+            usleep(30_000)
+        }
+        #expect(firstAnsweredDuringStream, "the first blocked write was answered while more kept coming")
+        guard case .failure(let error) = first.wait() else {
+            Issue.record("a delete of a row locked elsewhere succeeded")
+            return
+        }
+        #expect(error.code == .unavailable && error.message.contains("lock timeout"), "\(error)")
+        #expect(unrelated > 0, "other writes committed while the row was locked")
+        _ = try admin.execute("ROLLBACK")
+        // Once the lock is gone, the deletes still waiting find the row: one applies, the others NOT_FOUND.
+        let results = others.map { $0.wait() }
+        #expect(results.allSatisfy { result in
+            if case .failure(let error) = result { return [.unavailable, .notFound].contains(error.code) }
+            return true
+        })
+    }
+
     /// An administrator who puts a schema of their own in front of the database's search_path
     /// (audit 16 M2): a new server refused to start on an empty dataset beside the real one
     /// (before, it migrated and seeded the new schema and served that), and a running one keeps

@@ -19,7 +19,8 @@ public struct LocalTime: Sendable {
     public init(environment: [String: String]) {
         if let value = environment["TZ"], let zone = Self.zone(tz: value) {
             let name = value.hasPrefix(":") ? String(value.dropFirst()) : value
-            self.init(timeZone: zone, givenName: TimeZone(identifier: name) == nil ? nil : name)
+            let named = Self.posixRule(name) == nil && TimeZone(identifier: name) != nil
+            self.init(timeZone: zone, givenName: named ? name : nil)
         } else {
             self.init(timeZone: .current)
         }
@@ -32,6 +33,8 @@ public struct LocalTime: Sendable {
     static func zone(tz value: String, zoneDirectory: String = defaultZoneDirectory) -> TimeZone? {
         let name = value.hasPrefix(":") ? String(value.dropFirst()) : value
         guard !name.isEmpty else { return nil }
+        // A POSIX rule first: Foundation reads `GMT+5` as 5 h east, glibc (and POSIX) as 5 h west.
+        if let offset = posixRule(name, zoneDirectory: zoneDirectory) { return TimeZone(secondsFromGMT: offset) }
         if !name.hasPrefix("/"), let zone = TimeZone(identifier: name) { return zone }
         var relative = Substring(name)
         if name.hasPrefix("/") {
@@ -46,6 +49,14 @@ public struct LocalTime: Sendable {
             return zone
         }
         return fixedRule(name).flatMap { TimeZone(secondsFromGMT: $0) }
+    }
+
+    /// The offset east of UTC of `name` read as a POSIX rule without daylight time (`fixedRule`),
+    /// when no zone file has that name (glibc looks for a file first: `GMT0`, `EST5EDT` are files).
+    static func posixRule(_ name: String, zoneDirectory: String = defaultZoneDirectory) -> Int? {
+        guard !name.hasPrefix("/"), let offset = fixedRule(name),
+              !FileManager.default.fileExists(atPath: zoneDirectory + "/" + name) else { return nil }
+        return offset
     }
 
     /// Where glibc looks for zone files: `TZDIR`, else /usr/share/zoneinfo.
