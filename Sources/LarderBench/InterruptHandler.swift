@@ -39,9 +39,15 @@ final class InterruptHandler: @unchecked Sendable {
     /// The exit status of a run the first signal stopped: 128 + its number (130 for SIGINT, 143 for SIGTERM).
     var exitStatus: Int32 { queue.sync { 128 + (signalNumber == 0 ? SIGINT : signalNumber) } }
 
-    /// Restores the default SIGINT and SIGTERM behaviour.
+    /// Restores the default SIGINT and SIGTERM behaviour, unless a signal stopped the run: the
+    /// bench is then about to exit with `exitStatus`, and a second signal arriving just now (the
+    /// user pressing Ctrl-C again as the clean-up ends) is ignored rather than killing it, which
+    /// would report a death by signal instead of that status.
     func stop() {
+        let interrupted = queue.sync { count > 0 }
         for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
+        if !interrupted {
+            for number in Self.signals { signal(number, SIG_DFL) }
+        }
     }
 }
