@@ -165,12 +165,13 @@ struct EventLoopTurnTests {
                 guard !turn.closedOne else { return }
                 turn.closedOne = true
                 loop.unregister(other)
-                close(other)
-                turn.open.remove(other)
+                // A new pipe put at the closed one's number (dup2 closes it and reuses it at once:
+                // other tests of this process open descriptors too, so the lowest free one may not be it).
                 var ends: [Int32] = [-1, -1]
                 guard pipe(&ends) == 0 else { return }
-                let successor = ends[0]  // nothing is ever written to it: never readable
-                turn.open.formUnion(ends)
+                let successor = dup2(ends[0], other)  // nothing is ever written to it: never readable
+                close(ends[0])
+                turn.open.insert(ends[1])
                 turn.reused = successor == other
                 try? loop.register(successor, for: .readable, handler: Stale(turn))
                 loop.stop()
