@@ -269,6 +269,19 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         return true
     }
 
+    /// The client ended its input (end of stream on the connection): a request it has not
+    /// finished (no END_STREAM yet) never will be. Resets those streams (CANCEL), so what they
+    /// hold goes once the session's output is taken; a call the owner already has is ended by
+    /// it (streams). Returns how many were reset.
+    public func endOfInput() -> Int {
+        var unfinished: [Int32] = []
+        streams.forEach { _, stream in
+            if !stream.clientHalfClosed && stream.phase != .answered { unfinished.append(stream.id) }
+        }
+        for id in unfinished { reset(streamID: id) }
+        return unfinished.count
+    }
+
     /// Resets a stream (RST_STREAM `code`), e.g. when the core abandons a call.
     public func reset(streamID: Int32, code: HTTP2ErrorCode = .cancel) {
         guard let stream = streams[stream: streamID] else { return }

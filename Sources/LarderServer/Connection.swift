@@ -163,6 +163,14 @@ final class Connection: EventHandler, CallConnection {
         accountedInput = buffered
     }
 
+    /// Drops a frame begun and never to be completed (the peer ended its input), and its bytes
+    /// from the budget.
+    func dropPartialFrame() {
+        guard decoder.bufferedByteCount > 0 else { return }
+        decoder.discardBuffered()
+        accountInput()
+    }
+
     /// Gives this connection's bytes back to the budget (it is closing).
     func releaseBudget() {
         usage.release(bufferedOutputBytes + accountedInput + (http2?.accountedSessionBytes ?? 0))

@@ -69,6 +69,15 @@ extension Server {
             connection.partialFrameSince = nil
             core.endStreams(on: connection, RPCError(.cancelled,
                 "the client ended its connection (end of stream) while the stream was open"))
+            // Requests begun and never finished never will be: their bytes go, or they would hold
+            // the budget, and the calls waiting for the connection to have room, for ever.
+            if let link = connection.http2 {
+                if link.session.endOfInput() > 0 { pumpHTTP2(connection) }
+            } else {
+                connection.dropPartialFrame()
+            }
+            connection.flush()  // also runs the calls that waited for room, if there is now
+            guard !connection.isClosed else { return }
             connection.updateInterest()
             logger.debug("peer_half_closed", ["conn": connection.id, "calls_in_flight": connection.callsInFlight])
             return

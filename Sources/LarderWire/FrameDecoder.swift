@@ -78,6 +78,13 @@ public struct FrameDecoder: Sendable {
         return result
     }
 
+    /// Drops the bytes held (a frame begun that can never be completed: the peer ended its
+    /// input) and gives back their memory.
+    public mutating func discardBuffered() {
+        buffer = []
+        start = 0
+    }
+
     /// Empties the buffer, keeping its memory only when it is small.
     private mutating func releaseConsumed() {
         buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)

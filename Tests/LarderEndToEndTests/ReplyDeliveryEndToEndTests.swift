@@ -128,4 +128,77 @@ struct ReplyDeliveryEndToEndTests {
         #expect(listAnswered, "the ListLocations reply came without the peer sending anything")
         #expect(ended.count == inline + 1, "every call answered: \(ended.count)")
     }
+
+    /// Metrics until the server holds nothing for peers but the metrics client (bounded: 60 s).
+    static func settled(_ client: LarderClient) async throws -> Metrics {
+        var metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        for _ in 0..<600 where metrics.connectionsOpen > 1 || metrics.memoryHeldBytes != 0 || metrics.callsParked != 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        }
+        return metrics
+    }
+
+    /// A lean peer that sends a read, then part of a frame, then ends its input: the part can never
+    /// be completed, and the read waited for the connection to hold less (its bytes counted). Before,
+    /// the connection stayed open for good with all it held (audit 19 F1); now the part is dropped,
+    /// the read runs and is answered, and the connection closes.
+    @Test("a lean peer that ends its input inside a frame gets its earlier read answered, and nothing stays held")
+    func leanEndOfInputInsideAFrame() async throws {
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "1024"])
+        defer { server.stop() }
+        let metricsClient = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { metricsClient.close() }
+        let peer = try RawConnection(port: server.port)
+        var bytes: [UInt8] = []
+        Frame.append(ProtoCodec.encode(RequestEnvelope(callID: 1, method: LocationMethods.listLocations.path,
+                                                        payload: ProtoCodec.encode(ListLocationsRequest()))), to: &bytes)
+        bytes += [0, 3, 0, 0] + [UInt8](repeating: 7, count: 100_000)  // a frame of 196,608 bytes, half sent
+        peer.send(bytes)
+        peer.shutdownSending()
+        let reply = await offThePool { peer.receive() }
+        #expect(reply?.callID == 1 && reply?.statusCode == .ok, "\(String(describing: reply))")
+        #expect(await offThePool { peer.isClosedByServer() })
+        let metrics = try await Self.settled(metricsClient)
+        #expect(metrics.connectionsOpen == 1 && metrics.memoryHeldBytes == 0 && metrics.callsParked == 0,
+                "connections \(metrics.connectionsOpen), held \(metrics.memoryHeldBytes), parked \(metrics.callsParked)")
+    }
+
+    /// The same over HTTP/2: a request stream never half-closed, a read after it, then the end of
+    /// input. The unfinished stream is reset, the read answered, and nothing stays held.
+    @Test("an HTTP/2 peer that ends its input with a request unfinished gets its read answered, and nothing stays held")
+    func http2EndOfInputWithAnUnfinishedRequest() async throws {
+        let server = try await ServerProcess(arguments: ["--max-output-bytes", "1024"])
+        defer { server.stop() }
+        let metricsClient = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
+        defer { metricsClient.close() }
+        let peer = try RawConnection(port: server.port)
+        let frame = HTTP2SlowPeerEndToEndTests.frame
+        let block = [(":method", "POST"), (":scheme", "http"), (":path", LocationMethods.createLocation.path),
+                     (":authority", "x"), ("content-type", "application/grpc")].flatMap { Self.literal($0.0, $0.1) }
+        // Stream 1: a 40 KB message begun (its 5-byte prefix says 100,000 bytes), never finished.
+        let unfinished = frame(1, 4, 1, nil, block) + frame(0, 0, 1, nil, [0, 0, 1, 0x86, 0xA0] + [UInt8](repeating: 1, count: 16_000))
+            + frame(0, 0, 1, nil, [UInt8](repeating: 1, count: 16_000)) + frame(0, 0, 1, nil, [UInt8](repeating: 1, count: 8_000))
+        let read = Self.call(3, LocationMethods.listLocations.path, ProtoCodec.encode(ListLocationsRequest()))
+        peer.send(HTTP2Preface.bytes + frame(4, 0, 0, nil, []) + unfinished + read)
+        peer.shutdownSending()
+        let ended = await offThePool { () -> Set<UInt32> in
+            var ended = Set<UInt32>()
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            while !ended.contains(3) && ContinuousClock.now < deadline {
+                let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
+                if count == 0 { break }
+                if count < 0 { continue }
+                pending = Self.endedStreams(pending + buffer[0..<count], into: &ended)
+            }
+            return ended
+        }
+        let answered = ended.contains(3)
+        #expect(answered, "the read after the unfinished request was answered")
+        let metrics = try await Self.settled(metricsClient)
+        #expect(metrics.connectionsOpen == 1 && metrics.memoryHeldBytes == 0 && metrics.callsParked == 0,
+                "connections \(metrics.connectionsOpen), held \(metrics.memoryHeldBytes), parked \(metrics.callsParked)")
+    }
 }
