@@ -276,7 +276,9 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     public func endOfInput() -> Int {
         var unfinished: [Int32] = []
         streams.forEach { _, stream in
-            if !stream.clientHalfClosed && stream.phase != .answered { unfinished.append(stream.id) }
+            // Those the owner has (`active`) it ends itself (a stream's end, or a unary reply).
+            let unstarted = stream.phase == .receivingHeaders || stream.phase == .collecting
+            if !stream.clientHalfClosed && unstarted { unfinished.append(stream.id) }
         }
         for id in unfinished { reset(streamID: id) }
         return unfinished.count
