@@ -39,6 +39,15 @@ struct PostgresFailoverTests {
             """, [.text(database.name)])
     }
 
+    /// A session of its own that holds location `id` locked (SELECT … FOR UPDATE in an open
+    /// transaction) until it rolls back or closes.
+    static func lockingLocation(_ id: String, in database: PostgresTestDatabase) throws -> PostgresConnection {
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        _ = try admin.execute("BEGIN")
+        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(id)])
+        return admin
+    }
+
     /// Backend pids of the store's connections (writer, readers, monitor) on `database`.
     static func backends(_ admin: PostgresConnection, _ database: PostgresTestDatabase) throws -> [Int32] {
         let rows = try admin.query("""
@@ -200,10 +209,8 @@ struct PostgresFailoverTests {
             durability: .normal, seed: false, statementTimeoutSeconds: 2) { change in changes.withLock { $0.append(change) } })
         defer { store.close() }
         let before = try Self.create(store, "before").get()
-        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        let admin = try Self.lockingLocation(before.id, in: database)
         defer { admin.close() }
-        _ = try admin.execute("BEGIN")
-        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(before.id)])
         // The blocked delete and a create in one batch (one transaction).
         let blocked = Waiter<Empty>()
         let beside = Waiter<Location>()
@@ -237,10 +244,8 @@ struct PostgresFailoverTests {
         let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false))
         defer { store.close() }
         let locked = try Self.create(store, "Locked").get()
-        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        let admin = try Self.lockingLocation(locked.id, in: database)
         defer { admin.close() }
-        _ = try admin.execute("BEGIN")
-        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(locked.id)])
         // Connection 1 deletes the locked row, then creates one of the same name (a unique name:
         // it can succeed only after the delete); connection 2 creates another, in the same batch.
         let deleted = Waiter<Empty>()
@@ -278,10 +283,8 @@ struct PostgresFailoverTests {
             durability: .normal, seed: false, statementTimeoutSeconds: 2))
         defer { store.close() }
         let locked = try Self.create(store, "Locked").get()
-        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        let admin = try Self.lockingLocation(locked.id, in: database)
         defer { admin.close() }
-        _ = try admin.execute("BEGIN")
-        try admin.query("SELECT id FROM locations WHERE id = $1 FOR UPDATE", [.text(locked.id)])
         defer { _ = try? admin.execute("ROLLBACK") }
         func delete(from source: UInt64, _ waiter: Waiter<Empty>) {
             store.submit(StoreWrite(source: source, { w throws(RPCError) in
