@@ -110,16 +110,20 @@ struct ReplyDeliveryEndToEndTests {
             if !answered { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(answered, "ListLocations answered within 120 s")
-        // Now read everything, sending nothing (bounded: 60 s of reads).
+        // Now read everything, sending nothing, until 60 s pass without a byte (a server under
+        // ThreadSanitizer on a busy machine takes minutes for the 7 MB; the stuck one sends nothing
+        // more), or 15 minutes in all.
         let ended = await offThePool { () -> Set<UInt32> in
             var ended = Set<UInt32>()
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-            while !ended.contains(listStream) && ContinuousClock.now < deadline {
+            let end = ContinuousClock.now.advanced(by: .seconds(900))
+            var quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
+            while !ended.contains(listStream) && ContinuousClock.now < quietUntil && ContinuousClock.now < end {
                 let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
                 if count == 0 { break }
                 if count < 0 { continue }  // the receive timeout: read again until the deadline
+                quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
                 pending = Self.endedStreams(pending + buffer[0..<count], into: &ended)
             }
             return ended
