@@ -110,27 +110,31 @@ struct ReplyDeliveryEndToEndTests {
             if !answered { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(answered, "ListLocations answered within 120 s")
-        // Now read everything, sending nothing, until 60 s pass without a byte (a server under
-        // ThreadSanitizer on a busy machine takes minutes for the 7 MB; the stuck one sends nothing
-        // more), or 15 minutes in all.
-        let ended = await offThePool { () -> Set<UInt32> in
-            var ended = Set<UInt32>()
-            var pending: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let end = ContinuousClock.now.advanced(by: .seconds(900))
-            var quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
-            while !ended.contains(listStream) && ContinuousClock.now < quietUntil && ContinuousClock.now < end {
-                let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
-                if count == 0 { break }
-                if count < 0 { continue }  // the receive timeout: read again until the deadline
-                quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
-                pending = Self.endedStreams(pending + buffer[0..<count], into: &ended)
-            }
-            return ended
-        }
+        // Now read everything, sending nothing.
+        let ended = await offThePool { Self.readEndedStreams(from: peer, until: listStream) }
         let listAnswered = ended.contains(listStream)
         #expect(listAnswered, "the ListLocations reply came without the peer sending anything")
         #expect(ended.count == inline + 1, "every call answered: \(ended.count)")
+    }
+
+    /// Reads HTTP/2 frames from `peer`, sending nothing, until `stream` has ended, the server
+    /// closes, 60 s pass without a byte (a slow server under ThreadSanitizer on a busy machine
+    /// still sends; a stuck one sends nothing more), or 15 minutes in all; returns the streams
+    /// that ended.
+    static func readEndedStreams(from peer: RawConnection, until stream: UInt32) -> Set<UInt32> {
+        var ended = Set<UInt32>()
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let end = ContinuousClock.now.advanced(by: .seconds(900))
+        var quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
+        while !ended.contains(stream) && ContinuousClock.now < quietUntil && ContinuousClock.now < end {
+            let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
+            if count == 0 { break }
+            if count < 0 { continue }  // the receive timeout: read again until a deadline
+            quietUntil = ContinuousClock.now.advanced(by: .seconds(60))
+            pending = endedStreams(pending + buffer[0..<count], into: &ended)
+        }
+        return ended
     }
 
     /// Metrics until the server holds nothing for peers but the metrics client (bounded: 60 s).
@@ -186,19 +190,7 @@ struct ReplyDeliveryEndToEndTests {
         let read = Self.call(3, LocationMethods.listLocations.path, ProtoCodec.encode(ListLocationsRequest()))
         peer.send(HTTP2Preface.bytes + frame(4, 0, 0, nil, []) + unfinished + read)
         peer.shutdownSending()
-        let ended = await offThePool { () -> Set<UInt32> in
-            var ended = Set<UInt32>()
-            var pending: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-            while !ended.contains(3) && ContinuousClock.now < deadline {
-                let count = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
-                if count == 0 { break }
-                if count < 0 { continue }
-                pending = Self.endedStreams(pending + buffer[0..<count], into: &ended)
-            }
-            return ended
-        }
+        let ended = await offThePool { Self.readEndedStreams(from: peer, until: 3) }
         let answered = ended.contains(3)
         #expect(answered, "the read after the unfinished request was answered")
         let metrics = try await Self.settled(metricsClient)
