@@ -60,11 +60,21 @@ LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh 
 # before its store reply (it checks a reply is sent, not concurrency; under TSan the 20,000
 # took over two minutes). SQLite only, to bound the time (so the
 # check that CI provides a PostgreSQL URL is skipped too; the run above made it).
+# A report of the test process itself goes to its stderr among thousands of lines; it is
+# repeated at the end when the run fails, so that the tail of a CI log shows it.
 echo "== swift test --sanitize=thread" >&2
+tsan_log=.build/tsan-test.log
+tsan_status=0
 env -u LARDER_TEST_POSTGRES_URL TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-suppressions.txt" \
   swift test --sanitize=thread --scratch-path .build/tsan --skip aClientThatNeverReadsDoesNotGrowServerMemory \
   --skip memoryOfStalledHandshakesIsGivenBackWhenTheyLeave --skip bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain \
-  --skip postgresServerIsReachable --skip replyBehindWaitingOutputIsSent
+  --skip postgresServerIsReachable --skip replyBehindWaitingOutputIsSent 2>&1 | tee "$tsan_log" || tsan_status=$?
+if [ "$tsan_status" -ne 0 ]; then
+  echo "== swift test --sanitize=thread failed ($tsan_status); its reports and failures again:" >&2
+  awk '/WARNING: ThreadSanitizer/,/SUMMARY: ThreadSanitizer/' "$tsan_log" | head -c 20000 >&2
+  grep -a "recorded an issue" "$tsan_log" | head -40 >&2 || true
+  exit "$tsan_status"
+fi
 
 # Failover under load, one kill -9 round plus a 15 s freeze of the primary and a killed
 # replica (~2 min): Patroni + etcd + HAProxy on 127.0.0.1 (docs/DEPLOY.md; the full run is
