@@ -14,4 +14,10 @@ struct SchemaRelationNamesTests {
         #expect(SchemaRelationNames.present(after: migrations) == ["a", "a_pkey", "a_new", "a_old"])
         #expect(SchemaRelationNames.created(by: migrations) == ["a", "a_pkey", "a_old", "a_u", "a_new"])
     }
+
+    @Test func ifNotExistsAndPunctuationAreNotNames() {
+        let migrations = ["CREATE TABLE IF NOT EXISTS t(id INT);\nCREATE INDEX IF NOT EXISTS t_i ON t(id);DROP INDEX t_i;"]
+        #expect(SchemaRelationNames.created(by: migrations) == ["t", "t_i"])
+        #expect(SchemaRelationNames.present(after: migrations) == ["t"])
+    }
 }
