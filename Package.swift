@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI", "LarderTestSupport"],
                     swiftSettings: settings),
-        .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire"], swiftSettings: settings),
+        .testTarget(name: "LarderHTTP2Tests", dependencies: ["LarderHTTP2", "LarderWire", "LarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderTLSTests", dependencies: ["LarderTLS", "LarderWire", "LarderTestSupport"],
                     swiftSettings: settings),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderWire", "LarderAPI"],

@@ -51,9 +51,9 @@ echo "== benchmark tools: scripts/bench-grpc.sh --smoke" >&2
 LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh --smoke
 
 # The whole suite again under ThreadSanitizer (servers the e2e tests start are built
-# with it too, and their reports fail the test). Suppressions: one proven toolchain false
-# positive, see the file. The 150,000-call backpressure test is skipped here: it checks
-# memory, not concurrency, and takes 90 s under TSan; so is the one that checks RSS falls
+# with it too, and their reports fail the test). No suppressions (docs/FUZZING.md). The
+# 150,000-call backpressure test is skipped here: it checks memory, not concurrency, and
+# takes 90 s under TSan; so is the one that checks RSS falls
 # after 1,500 stalled TLS handshakes leave (TSan's allocator keeps freed memory whatever
 # malloc_trim says), and the one that counts page faults per big reply (TSan's allocator
 # ignores mallopt); and the one that answers 20,000 inline HTTP/2 calls to fill the sockets
@@ -65,7 +65,7 @@ LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh 
 echo "== swift test --sanitize=thread" >&2
 tsan_log=.build/tsan-test.log
 tsan_status=0
-env -u LARDER_TEST_POSTGRES_URL TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-suppressions.txt" \
+env -u LARDER_TEST_POSTGRES_URL \
   swift test --sanitize=thread --scratch-path .build/tsan --skip aClientThatNeverReadsDoesNotGrowServerMemory \
   --skip memoryOfStalledHandshakesIsGivenBackWhenTheyLeave --skip bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain \
   --skip postgresServerIsReachable --skip replyBehindWaitingOutputIsSent 2>&1 | tee "$tsan_log" || tsan_status=$?

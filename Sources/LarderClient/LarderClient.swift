@@ -1,6 +1,6 @@
 import LarderTLS
 public import LarderWire
-import Synchronization
+import LarderSystem
 
 /// A connection to a Larder server that carries many calls at once, and reconnects
 /// when it ends.
@@ -22,7 +22,7 @@ public final class LarderClient: Sendable {
     /// The server this client connects to.
     public let server: ServerAddress
     public let options: ClientOptions
-    private let link: Mutex<Link>
+    private let link: LockedValue<Link>
     /// Shared by every connection when `options.tls` is set.
     private let tlsContext: TLSClientContext?
 
@@ -49,7 +49,7 @@ public final class LarderClient: Sendable {
         let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
                                         maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
                                         serverName: options.tls?.serverName)
-        self.link = Mutex(Link(connection: connection))
+        self.link = LockedValue(Link(connection: connection))
     }
 
     deinit {

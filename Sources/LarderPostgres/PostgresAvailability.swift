@@ -1,4 +1,5 @@
 import Synchronization
+import LarderSystem
 
 /// Whether one store's database answers and takes writes, as last seen by any of
 /// its connections or its monitor; announces each change once: lost (with the
@@ -6,7 +7,7 @@ import Synchronization
 final class PostgresAvailability: Sendable {
     private let available = Atomic<Bool>(true)
     /// When the database was lost (monotonic nanoseconds); nil while available.
-    private let lostAt = Mutex<UInt64?>(nil)
+    private let lostAt = LockedValue<UInt64?>(nil)
     private let onChange: @Sendable (PostgresStore.AvailabilityChange) -> Void
 
     init(onChange: @escaping @Sendable (PostgresStore.AvailabilityChange) -> Void) {

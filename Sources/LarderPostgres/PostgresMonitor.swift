@@ -8,7 +8,7 @@ final class PostgresMonitor: Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Guards `stopped` changes against the probe thread's timed wait.
     private let wake = ThreadCondition()
-    private let thread: Mutex<SystemThread?> = Mutex(nil)
+    private let thread: LockedValue<SystemThread?> = LockedValue(nil)
 
     /// Starts probing at once; `connect` opens the probe's connection.
     init(interval: Duration, availability: PostgresAvailability,

@@ -1,6 +1,5 @@
 import CEpoll
 import LarderSystem
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +15,7 @@ import Glibc
 /// `run()`, whoever sets the loop up owns it. State other objects keep for the loop
 /// lives in `LoopBound`, which checks the thread in debug builds.
 public final class EventLoop: @unchecked Sendable {
-    // Sendable because: `epollFD` and `wakeFD` are immutable; `pending` is a Mutex;
+    // Sendable because: `epollFD` and `wakeFD` are immutable; `pending` is a LockedValue;
     // `owner` is atomic; `handlers` is touched only on the loop's thread, which
     // register and unregister check in debug builds (`assertOnLoopThread`), and
     // run() reads it on that thread; `aroundTurn` and `beforeSleep` are set before run() and read only by it. Tested in LoopBoundTests (a wrong-thread
@@ -28,7 +27,7 @@ public final class EventLoop: @unchecked Sendable {
     /// never reaches a new connection that got its number.
     private var handlers: [Int32: (handler: any EventHandler, registration: UInt32)] = [:]
     private var lastRegistration: UInt32 = 0
-    private let pending = Mutex<PendingTasks>(PendingTasks())
+    private let pending = LockedValue<PendingTasks>(PendingTasks())
     /// The thread in (or last in) `run()`; none before the first run.
     private let owner = ThreadOwner()
     /// Wraps each turn's work (its events, then its queued tasks): e.g. a store that holds the

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderStore
-import Synchronization
+import LarderSystem
 
 /// Where each meal record is stored: its id → its eaten_at (`eaten_at_ms`,
 /// `eaten_at_ns`), the rest of the table's primary key `(eaten_at_ms, eaten_at_ns, id)`.
@@ -53,7 +53,7 @@ final class MealKeyIndex: Sendable {
     /// grows short: doubling one of 1.5 million entries took ~100 ms under the lock every
     /// reader and the writer wait on; a part holds 1/64 of them.
     private final class Shard: Sendable {
-        let state = Mutex(State())
+        let state = LockedValue(State())
     }
 
     private static let shardBits = 6

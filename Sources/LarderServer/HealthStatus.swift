@@ -1,6 +1,7 @@
 import LarderAPI
 import LarderWire
 import Synchronization
+import LarderSystem
 
 /// The server's serving status for the health service: SERVING until shutdown
 /// begins, except while the database is unavailable (`Store.isAvailable`).
@@ -20,7 +21,7 @@ final class HealthStatus: Sendable {
 
     private let serving = Atomic<Bool>(true)
     private let serviceNames: Set<String>
-    private let watches = Mutex<[ObjectIdentifier: Watch]>([:])
+    private let watches = LockedValue<[ObjectIdentifier: Watch]>([:])
 
     init(serviceNames: [String]) {
         self.serviceNames = Set(serviceNames)

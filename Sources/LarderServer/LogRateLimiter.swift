@@ -1,4 +1,4 @@
-import Synchronization
+import LarderSystem
 
 /// The state of a `LogRateLimit`: a window per event, shared by every copy of a `Logger` and
 /// by every thread that logs through it.
@@ -20,7 +20,7 @@ final class LogRateLimiter: Sendable {
 
     let limit: LogRateLimit
     private let intervalNanoseconds: UInt64
-    private let windows = Mutex<[String: Window]>([:])
+    private let windows = LockedValue<[String: Window]>([:])
 
     init(_ limit: LogRateLimit) {
         self.limit = limit

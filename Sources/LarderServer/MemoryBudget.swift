@@ -1,5 +1,6 @@
 import LarderWire
 import Synchronization
+import LarderSystem
 
 /// The server-wide budget for memory held on behalf of peers: replies produced
 /// but not yet written, and request bytes read but not yet decoded (partial
@@ -84,7 +85,7 @@ final class ConnectionUsage: Sendable {
     /// Calls admitted already that found the connection over what it may hold when they came
     /// to run (`mustWait`), oldest first; and whether the connection closed (a call does not
     /// park after that: nobody would resume it).
-    private let parked = Mutex<(calls: [ParkedCall], closed: Bool)>(([], false))
+    private let parked = LockedValue<(calls: [ParkedCall], closed: Bool)>(([], false))
     private let parkedCount = Atomic<Int>(0)
     /// What the parked calls hold: in the server-wide budget and this connection's share, and
     /// capped per connection (`storeCallAdmissionError`): over HTTP/2 a closed flow-control

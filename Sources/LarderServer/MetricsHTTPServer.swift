@@ -29,7 +29,7 @@ final class MetricsHTTPServer: Sendable {
     private let listener: TCPListener
     private let render: Render
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<SystemThread?>(nil)
+    private let thread = LockedValue<SystemThread?>(nil)
     let address: SocketAddress
 
     /// Binds `address` now, so a bad address fails at startup.

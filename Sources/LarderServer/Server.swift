@@ -4,7 +4,6 @@ import LarderTLS
 public import LarderReactor
 public import LarderStore
 public import LarderWire
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -146,7 +145,7 @@ public final class Server: @unchecked Sendable {
     /// nil when the loop does not answer within 2 seconds.
     static func snapshot(of metrics: MetricsRecorder, on loop: EventLoop) -> Metrics? {
         let answered = ThreadCondition()
-        let result = Mutex<Metrics?>(nil)
+        let result = LockedValue<Metrics?>(nil)
         loop.execute {
             let snapshot = metrics.snapshot()
             answered.withLock {

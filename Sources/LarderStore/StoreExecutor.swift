@@ -71,14 +71,14 @@ public final class StoreExecutor: @unchecked Sendable {
     private var threads: [SystemThread] = []
     private let closeLock = ThreadCondition()
     private var closed = false
-    /// Boxed: a function value read through `Mutex.withLock`'s inout access is re-abstracted
+    /// Boxed: a function value read through `LockedValue.withLock`'s inout access is re-abstracted
     /// and written back wrapped in thunks, one more pair per access.
     private final class Callback: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
 
-    private let completionsDelivered = Mutex<Callback?>(nil)
+    private let completionsDelivered = LockedValue<Callback?>(nil)
 
     /// The connection the point reads of a batch run on (see the type's comment); nil: none do.
     private let batchReader: (any StoreConnection)?

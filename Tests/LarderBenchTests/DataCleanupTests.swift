@@ -2,9 +2,9 @@ import Foundation
 import LarderAPI
 import LarderTestSupport
 import LarderWire
-import Synchronization
 import Testing
 @testable import LarderBench
+import LarderSystem
 
 @Suite("What a run creates is deleted afterwards")
 struct DataCleanupTests {
@@ -143,7 +143,7 @@ struct DataCleanupTests {
         }
         defer { server.stop() }
         let options = try Self.options(port: server.port, ["--workload", "get", "--seed-locations", "5000"])
-        let notices = Mutex<[String]>([])
+        let notices = LockedValue<[String]>([])
         await #expect {
             try await BenchRunner.run(options, cancellation: cancellation) { notice in notices.withLock { $0.append(notice) } }
         } throws: { error in

@@ -2,9 +2,9 @@ import Foundation
 import LarderAPI
 import LarderTestSupport
 import LarderWire
-import Synchronization
 import Testing
 @testable import LarderBench
+import LarderSystem
 
 @Suite("Load engine against a fake server")
 struct LoadEngineTests {
@@ -139,7 +139,7 @@ struct LoadEngineTests {
             "--workload", "mix", "--mix", "get=50,create=30,list=20", "--requests", "400", "--concurrency", "4",
             "--seed-locations", "20", "--seed-meals", "10", "--time-limit", "300s",
         ])
-        let notices = Mutex<[String]>([])
+        let notices = LockedValue<[String]>([])
         let result = try await BenchRunner.run(options) { notice in notices.withLock { $0.append(notice) } }
         #expect(result.callsByCode == [.ok: 400])
         #expect(result.seeded == ["20 locations", "10 meal records"])

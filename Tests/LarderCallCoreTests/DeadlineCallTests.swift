@@ -7,7 +7,6 @@ import LarderStore
 @testable import LarderServer
 import LarderSystem
 import LarderWire
-import Synchronization
 import Testing
 
 /// Unary calls the store has not answered by their deadline: answered DEADLINE_EXCEEDED at the
@@ -111,8 +110,8 @@ import Testing
 /// A store that holds every operation until `release()`, then runs them in order on a thread
 /// of its own: a database that is busy, then free.
 final class HeldStore: Store, @unchecked Sendable {
-    private let held = Mutex<[@Sendable () -> Void]>([])
-    private let delivered = Mutex<(@Sendable () -> Void)?>(nil)
+    private let held = LockedValue<[@Sendable () -> Void]>([])
+    private let delivered = LockedValue<(@Sendable () -> Void)?>(nil)
     private let thread = DispatchQueue(label: "held-store")
 
     var heldCount: Int { held.withLock { $0.count } }

@@ -7,7 +7,6 @@ import LarderStore
 @testable import LarderServer
 import LarderWire
 import LarderSystem
-import Synchronization
 import Testing
 
 /// The call core's streaming path, driven by an in-process transport: server-streaming
@@ -93,7 +92,7 @@ import Testing
         let connection = loop.connect(streaming: true)
         loop.start(Self.waitPath, callID: 3, on: connection)
         let stream = try #require(loop.sync { connection.calls.streams[3] })
-        let runs = Mutex(0)
+        let runs = LockedValue(0)
         stream.onCancel { runs.withLock { $0 += 1 } }
         loop.sync { loop.core.cancel(callID: 3, on: connection) }
         loop.sync { loop.core.cancel(callID: 3, on: connection) }

@@ -8,7 +8,6 @@ import LarderStore
 import LarderSystem
 @testable import LarderServer
 import LarderWire
-import Synchronization
 
 /// What a `TestConnection` received for one call, in the order it arrived.
 enum Received: Equatable {
@@ -176,7 +175,7 @@ struct UnusedStore: Store {
 /// A store whose every operation fails on a thread of its own with `error`, as a broken database would.
 final class FailingStore: Store, @unchecked Sendable {
     let error: RPCError
-    private let delivered = Mutex<(@Sendable () -> Void)?>(nil)
+    private let delivered = LockedValue<(@Sendable () -> Void)?>(nil)
     private let thread = DispatchQueue(label: "failing-store")
 
     init(error: RPCError) { self.error = error }

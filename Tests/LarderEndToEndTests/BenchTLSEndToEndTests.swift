@@ -1,8 +1,8 @@
 import Foundation
 import LarderTLS
 import LarderTestSupport
-import Synchronization
 import Testing
+import LarderSystem
 
 /// `larder bench --tls` against a real TLS `larder-server` started with `--tls-only`, so the
 /// data the bench creates and deletes goes over TLS too: both protocols, a CA that signed
@@ -56,7 +56,7 @@ final class BenchTLSEndToEndTests {
     @Test func grpcOverTLSSaysSchemeHTTPS() async throws {
         let context = try TLSServerContext(certificateChainFile: certificates.serverCertificate,
                                            privateKeyFile: certificates.serverKey, protocols: ["h2"])
-        let seen = Mutex<[UInt8]?>(nil)
+        let seen = LockedValue<[UInt8]?>(nil)
         let listener = try TLSTestListener(context: context, connections: 1) { fd, session in
             _ = TLSTestListener.run(fd, session) { plaintext in
                 guard let block = Self.firstHeaderBlock(plaintext) else { return false }

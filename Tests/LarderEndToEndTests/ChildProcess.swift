@@ -1,6 +1,6 @@
 import Foundation
 import LarderTestSupport
-import Synchronization
+import LarderSystem
 
 /// A program run by a test with its output in files (no pipe to fill up), that
 /// can be signalled and waited for with a generous bound.
@@ -54,7 +54,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// The exit status once reaped (see `Process.exitStatus`); nil while it runs.
-    private let reaped = Mutex<Int32?>(nil)
+    private let reaped = LockedValue<Int32?>(nil)
 
     /// Whether the process still runs (asked of the kernel, and reaping it when it has ended).
     var isRunning: Bool {

@@ -1,7 +1,7 @@
 import LarderTestSupport
 import Foundation
-import Synchronization
 import Testing
+import LarderSystem
 
 /// A real `larder-server` process on an ephemeral loopback port with a
 /// temporary database, for end-to-end tests.
@@ -106,7 +106,7 @@ final class ServerProcess: @unchecked Sendable {
             // A server that starts serving instead of refusing would hold stderr open forever:
             // a watchdog kills it after `seconds`, and the test sees status -1 with its log.
             let pid = process.processIdentifier
-            let finished = Mutex(false)
+            let finished = LockedValue(false)
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
                 finished.withLock { finished in if !finished { _ = Glibc.kill(pid, SIGKILL) } }
             }
@@ -229,7 +229,7 @@ final class ServerProcess: @unchecked Sendable {
 
 /// A value behind a mutex, shareable between threads by reference.
 final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
+    private let mutex: LockedValue<Value>
+    init(_ value: Value) { mutex = LockedValue(value) }
     func withLock<R>(_ body: (inout sending Value) -> sending R) -> sending R { mutex.withLock(body) }
 }

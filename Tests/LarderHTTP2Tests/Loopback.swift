@@ -1,6 +1,6 @@
 @testable import LarderHTTP2
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// A client and a server session joined in memory: `pump` moves bytes both ways until both
 /// are quiet, collecting the server's events.
@@ -136,7 +136,7 @@ func scanFrames(_ bytes: [UInt8]) -> [ScannedFrame] {
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {
-    private let time = Mutex<UInt64>(1_000_000_000)
+    private let time = LockedValue<UInt64>(1_000_000_000)
     var now: UInt64 { time.withLock { $0 } }
     func advance(seconds: Double) { time.withLock { $0 += UInt64(seconds * 1e9) } }
 }

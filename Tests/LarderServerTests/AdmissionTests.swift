@@ -2,9 +2,9 @@ import LarderAPI
 import LarderClient
 import LarderTestSupport
 import LarderWire
-import Synchronization
 import Testing
 import LarderServer
+import LarderSystem
 
 /// What the server admits: calls in flight per connection, and the memory budget.
 @Suite("Server admission (in process)")
@@ -51,7 +51,7 @@ struct AdmissionTests {
 
     /// The calls refused so far, from the tasks that made them.
     final class Refusals: Sendable {
-        let errors = Mutex<[RPCError]>([])
+        let errors = LockedValue<[RPCError]>([])
     }
 
     /// `count` locations with long names: one ListLocations reply is about 25 KB per 200.

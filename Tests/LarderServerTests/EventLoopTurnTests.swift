@@ -1,8 +1,8 @@
 import Foundation
 import LarderReactor
 import LarderTestSupport
-import Synchronization
 import Testing
+import LarderSystem
 
 /// `EventLoop`'s wake-ups (an edge-triggered eventfd that is never read) and `aroundTurn`.
 @Suite("Event loop turns")
@@ -37,7 +37,7 @@ struct EventLoopTurnTests {
     @Test func aTaskQueuedFromTheLoopThreadRunsWithoutAWakeUp() async throws {
         final class Chain: Sendable {
             let loop: EventLoop
-            let remaining = Mutex(2000)
+            let remaining = LockedValue(2000)
             let done = DispatchSemaphore(value: 0)
             init(_ loop: EventLoop) { self.loop = loop }
             func step() {
@@ -65,7 +65,7 @@ struct EventLoopTurnTests {
     /// `aroundTurn` wraps each turn's events and tasks: a task runs inside it.
     @Test func tasksRunInsideAroundTurn() async throws {
         struct State: Sendable { var depth = 0; var turns = 0; var sawDepths: [Int] = [] }
-        final class Box: Sendable { let state = Mutex(State()) }
+        final class Box: Sendable { let state = LockedValue(State()) }
         let result = try await offThePool { () throws -> State in
             let loop = try EventLoop()
             let box = Box()
@@ -102,9 +102,9 @@ struct EventLoopTurnTests {
     @Test func beforeSleepRunsOnlyWhenTheLoopWouldWait() async throws {
         struct State: Sendable { var pending = false; var calls = 0; var callsDuringChain = -1 }
         final class Box: Sendable {
-            let state = Mutex(State())
+            let state = LockedValue(State())
             let slept = DispatchSemaphore(value: 0)
-            let remaining = Mutex(500)
+            let remaining = LockedValue(500)
             let chainDone = DispatchSemaphore(value: 0)
         }
         let result = try await offThePool { () throws -> State in

@@ -3,7 +3,7 @@ import LarderClient
 import LarderReactor
 import LarderServer
 import LarderTestSupport
-import Synchronization
+import LarderSystem
 
 /// The real `Server` in the test process: over an `InMemoryStore`, on 127.0.0.1 with
 /// an ephemeral port, its event loop on a thread of its own (never on Swift's pool).
@@ -12,7 +12,7 @@ final class InProcessServer: Sendable {
     let server: Server
     let store: InMemoryStore
     let configuration: ServerConfiguration
-    private let stopped = Mutex(false)
+    private let stopped = LockedValue(false)
 
     /// Starts a server with the defaults, a drain long enough for a loaded machine,
     /// and whatever `configure` changes.

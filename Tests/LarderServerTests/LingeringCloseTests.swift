@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import LarderReactor
 import LarderTestSupport
 import Testing
+import LarderSystem
 
 /// `LingeringClose`: the server's last bytes reach a peer that is still writing, and a peer
 /// that never closes holds the exit no longer than the time given.
@@ -54,7 +54,7 @@ import Testing
         // busy run the cooperative pool can be held by other tests for minutes (a peer started as a
         // child task once did not run within the drain's 120 s), and the peer must answer all the same.
         let (stillOpen, peerSawEndOfStream) = await offThePool { () -> (Int, Bool) in
-            let ended = Mutex(false)
+            let ended = LockedValue(false)
             let peerDone = DispatchSemaphore(value: 0)
             Thread {
                 let sawEnd = Self.readToEnd(client).endOfStream

@@ -2,10 +2,10 @@ import Foundation
 import LarderAPI
 import LarderReactor
 import LarderTestSupport
-import Synchronization
 import Testing
 @testable import LarderServer
 import LarderClient
+import LarderSystem
 
 /// `LoopBound` and `EventLoop.isOnLoopThread`: loop-owned state reached off the loop's
 /// thread traps in debug builds (each trap in a child process: an exit test).
@@ -32,7 +32,7 @@ struct LoopBoundTests {
 
         /// Runs `body` on the loop's thread and returns its result.
         func onLoop<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-            let result = Mutex<T?>(nil)
+            let result = LockedValue<T?>(nil)
             let done = DispatchSemaphore(value: 0)
             loop.execute {
                 let value = body()
@@ -114,7 +114,7 @@ struct LoopBoundTests {
             defer { client.close() }
             _ = try await client.call(HealthMethods.check, HealthCheckRequest())
             let count = await offThePool { () -> Int in
-                let result = Mutex(-1)
+                let result = LockedValue(-1)
                 let done = DispatchSemaphore(value: 0)
                 server.server.loop.execute {
                     result.withLock { $0 = server.server.connections.count }

@@ -39,7 +39,7 @@ import Testing
     @Test func theWALIsCheckpointedInTheBackground() throws {
         let db = try TestDatabase()
         db.store.close()
-        let store = try SQLiteStore.open(path: db.path, options: .init(durability: .normal, checkpointPages: 100,
+        let store = try SQLiteStore.openAfterClose(path: db.path, options: .init(durability: .normal, checkpointPages: 100,
                                                                       idleCheckpointMilliseconds: 0))
         defer { store.close() }
         let before = Self.size(db.path)
@@ -55,7 +55,7 @@ import Testing
         for idle in [50, 0] {
             let db = try TestDatabase()
             db.store.close()
-            let store = try SQLiteStore.open(path: db.path, options: .init(durability: .normal,
+            let store = try SQLiteStore.openAfterClose(path: db.path, options: .init(durability: .normal,
                                                                           idleCheckpointMilliseconds: idle))
             defer { store.close() }
             let before = Self.size(db.path)

@@ -6,12 +6,13 @@ import LarderStore
 import LarderWire
 import Synchronization
 import Testing
+import LarderSystem
 
 /// The executor: concurrent writes committed together, savepoints, and closing.
 @Suite struct GroupCommitTests {
     /// Results collected from completions on store threads.
     final class Results<Value: Sendable>: Sendable {
-        private let values = Mutex<[Int: Result<Value, RPCError>]>([:])
+        private let values = LockedValue<[Int: Result<Value, RPCError>]>([:])
         let group = DispatchGroup()
 
         func record(_ index: Int, _ result: Result<Value, RPCError>) {
@@ -142,7 +143,7 @@ import Testing
     func completionsAreFollowedByOneDeliveredCallPerGroup(backend: Backend) throws {
         let db = try TestDatabase(backend)
         let store = db.store
-        let events = Mutex<[String]>([])
+        let events = LockedValue<[String]>([])
         func waitForEvents(_ count: Int) -> [String] {
             let deadline = ContinuousClock.now + .seconds(120)
             while events.withLock({ $0.count }) < count && ContinuousClock.now < deadline { usleep(1000) }

@@ -229,8 +229,8 @@ import Testing
         }
         _ = try db.write(Operations.createMealRecord, Self.meal("still served", at: 1_800_000_000))
         db.store.close()
-        let first = try SQLiteStore.open(path: db.path, options: .init(readOnly: true))
-        let second = try SQLiteStore.open(path: db.path, options: .init(readOnly: true))
+        let first = try SQLiteStore.openAfterClose(path: db.path, options: .init(readOnly: true))
+        let second = try SQLiteStore.openAfterClose(path: db.path, options: .init(readOnly: true))
         #expect(rpcError { try SQLiteStore.open(path: db.path, options: .init()) }?.code == .failedPrecondition)
         first.close()
         second.close()
@@ -245,7 +245,7 @@ import Testing
             let db = try TestDatabase()
             _ = try db.write(Operations.createMealRecord, Self.meal("first", id: Self.idA, at: 1_800_000_000))
             try db.closeAndExecute("INSERT INTO meal_records VALUES ('\(bad)', 'x', 1, 1, 5, 0, 0, 0, NULL)")
-            let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+            let error = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init()) }
             #expect(error?.code == .dataLoss)
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
             try db.closeAndExecute("DELETE FROM meal_records WHERE eaten_at_ms = 5")
@@ -271,7 +271,7 @@ import Testing
             }
             try connection.execute("PRAGMA user_version=4")
         }
-        let store = try SQLiteStore.open(path: path, options: .init(seed: false))
+        let store = try SQLiteStore.openAfterClose(path: path, options: .init(seed: false))
         defer { store.close() }
         for (index, id) in ids.enumerated() {
             let waiter = Waiter<MealRecord>()

@@ -27,7 +27,7 @@ import Testing
                 PRAGMA user_version=1;
                 """)
         }
-        let store = try SQLiteStore.open(path: path, options: .init(seed: true))
+        let store = try SQLiteStore.openAfterClose(path: path, options: .init(seed: true))
         let waiter = Waiter<MealRecord>()
         store.read({ r throws(RPCError) in
             try Operations.getMealRecord(GetMealRecordRequest(id: "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"), r)
@@ -56,7 +56,7 @@ import Testing
             }
         }, ())
         try db.closeAndExecute("UPDATE meal_records SET encoding = NULL WHERE name = 'meal 1'")
-        let store = try SQLiteStore.open(path: db.path, options: .init())
+        let store = try SQLiteStore.openAfterClose(path: db.path, options: .init())
         let page = Waiter<ListMealRecordsResponse>()
         store.read({ r throws(RPCError) in try Operations.listMealRecords(ListMealRecordsRequest(), r).decoded() },
                    completion: page.finish)
@@ -67,7 +67,7 @@ import Testing
     @Test func aNewerSchemaIsRefused() throws {
         let db = try TestDatabase()
         try db.closeAndExecute("PRAGMA user_version=99")
-        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("schema version 99 is newer than this build supports") == true)
     }
@@ -76,7 +76,7 @@ import Testing
     @Test func aNegativeSchemaVersionIsRefused() throws {
         let db = try TestDatabase()
         try db.closeAndExecute("PRAGMA user_version=-1")
-        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("schema version -1 (the file's user_version) is not one larder writes") == true,
                 "\(String(describing: error))")
@@ -86,7 +86,7 @@ import Testing
     @Test func aVersionStampBehindItsTablesIsRefusedWithTheCause() throws {
         let db = try TestDatabase()
         try db.closeAndExecute("PRAGMA user_version=3")
-        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("upgrading it from schema version 3 to \(SQLiteSchema.latestVersion) failed") == true,
                 "\(String(describing: error))")
@@ -97,10 +97,10 @@ import Testing
     @Test func aLatestDatabaseMissingATableIsRefused() throws {
         let db = try TestDatabase()
         try db.closeAndExecute("DROP TABLE locations")
-        let error = rpcError { try SQLiteStore.open(path: db.path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init()) }
         #expect(error?.code == .failedPrecondition)
         #expect(error?.message.contains("lacks locations") == true, "\(String(describing: error))")
-        let readOnly = rpcError { try SQLiteStore.open(path: db.path, options: .init(readOnly: true)) }
+        let readOnly = rpcError { try SQLiteStore.openAfterClose(path: db.path, options: .init(readOnly: true)) }
         #expect(readOnly?.message.contains("lacks locations") == true, "\(String(describing: readOnly))")
     }
 
@@ -115,7 +115,7 @@ import Testing
             try connection.execute("CREATE TABLE meal_records (x); CREATE TABLE notes (y)")
             connection.close()
         }
-        let error = rpcError { try SQLiteStore.open(path: path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: .init()) }
         #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
         #expect(error?.message == "database \"\(path)\": it already holds meal_records, which larder did not create "
                 + "(its user_version is 0): give larder a file of its own", "\(String(describing: error))")
@@ -147,7 +147,7 @@ import Testing
         let path = directory.appendingPathComponent("larder.sqlite").path
         var options = SQLiteStore.Options()
         options.minimumFreeBytes = .max
-        let error = rpcError { try SQLiteStore.open(path: path, options: options) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: options) }
         #expect(error?.code == .resourceExhausted, "\(String(describing: error))")
         #expect(error?.message.contains("bytes free, and larder-server needs at least \(UInt64.max) to start") == true,
                 "\(String(describing: error))")

@@ -11,6 +11,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderSystem
 
 /// Point reads (`ReadCost.point`) submitted inside `submitBatch`: with SQLite they run on the
 /// submitting thread when its outermost batch ends; everything else goes to the reader threads.
@@ -23,7 +24,7 @@ import Glibc
             let result: Result<Location, RPCError>
         }
 
-        private let entries = Mutex<[Int: Entry]>([:])
+        private let entries = LockedValue<[Int: Entry]>([:])
         let bodyReturned = Atomic<Bool>(false)
         let group = DispatchGroup()
 
@@ -154,7 +155,7 @@ import Glibc
         let second = Completions()
         let insideFirst = DispatchSemaphore(value: 0)
         let secondSubmitted = DispatchSemaphore(value: 0)
-        let firstThread = Mutex<UInt>(0)
+        let firstThread = LockedValue<UInt>(0)
         Thread.detachNewThread {
             store.submitBatch {
                 firstThread.withLock { $0 = UInt(pthread_self()) }

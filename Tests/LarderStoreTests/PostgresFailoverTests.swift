@@ -5,8 +5,8 @@ import LarderAPI
 import LarderPostgres
 import LarderStore
 import LarderWire
-import Synchronization
 import Testing
+import LarderSystem
 
 /// What the PostgreSQL store does when its server goes away under it: the
 /// behaviours a failover relies on, tested on the throwaway test cluster
@@ -79,7 +79,7 @@ struct PostgresFailoverTests {
 
     @Test func aReadOnlySessionIsDroppedAndTheNextCallFindsAWritableOne() throws {
         let database = try PostgresTestDatabase()
-        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])
         let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal) { change in
             changes.withLock { $0.append(change) }
         })
@@ -204,7 +204,7 @@ struct PostgresFailoverTests {
     /// stays available with its connection, and a write the lock does not block commits.
     @Test func aLongLockWaitFailsThatWriteAloneAndIsNotALostDatabase() throws {
         let database = try PostgresTestDatabase()
-        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])
         let store = try PostgresStore.open(url: database.url, options: .init(
             durability: .normal, seed: false, statementTimeoutSeconds: 2) { change in changes.withLock { $0.append(change) } })
         defer { store.close() }
@@ -413,7 +413,7 @@ struct PostgresFailoverTests {
 
     @Test func aFrozenServerCostsTheStatementTimeoutNotMinutes() throws {
         let database = try PostgresTestDatabase()
-        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])
         let store = try PostgresStore.open(url: database.url, options: .init(
             durability: .normal, statementTimeoutSeconds: 2) { change in changes.withLock { $0.append(change) } })
         defer { store.close() }

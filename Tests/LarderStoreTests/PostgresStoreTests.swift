@@ -5,8 +5,8 @@ import LarderAPI
 import LarderPostgres
 import LarderStore
 import LarderWire
-import Synchronization
 import Testing
+import LarderSystem
 
 /// What only the PostgreSQL backend has: several stores (replicas) on one
 /// database, schema_migrations, reconnecting, and its error mapping.
@@ -33,7 +33,7 @@ struct PostgresStoreTests {
 
     @Test func replicasOpeningTogetherMigrateAndSeedExactlyOnce() throws {
         let database = try PostgresTestDatabase()
-        let stores = Mutex<[Int: Result<PostgresStore, RPCError>]>([:])
+        let stores = LockedValue<[Int: Result<PostgresStore, RPCError>]>([:])
         DispatchQueue.concurrentPerform(iterations: 4) { index in
             let result = Result { () throws(RPCError) -> PostgresStore in try Self.open(database.url) }
             stores.withLock { $0[index] = result }
@@ -59,7 +59,7 @@ struct PostgresStoreTests {
         defer { first.close(); second.close() }
         for round in 0..<20 {
             let name = "race \(round)"
-            let results = Mutex<[Result<Location, RPCError>]>([])
+            let results = LockedValue<[Result<Location, RPCError>]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 let result = Self.run(index == 0 ? first : second) { w throws(RPCError) in
                     try Operations.createLocation(CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
@@ -125,7 +125,7 @@ struct PostgresStoreTests {
         _ = try adding.execute("BEGIN")
         _ = try adding.execute("INSERT INTO item_categories (id, name, icon_name, category_group_id, create_time_ms, "
             + "update_time_ms) VALUES ('00000000-0000-4000-8000-0000000000aa', 'second', 'box', '\(group.id)', 0, 0)")
-        let deleted = Mutex<Result<Empty, RPCError>?>(nil)
+        let deleted = LockedValue<Result<Empty, RPCError>?>(nil)
         let thread = Thread {
             let result = Self.run(store) { w throws(RPCError) in
                 try Operations.deleteCategoryGroup(DeleteCategoryGroupRequest(id: group.id, cascade: true), w)
@@ -274,7 +274,7 @@ struct PostgresStoreTests {
     /// replaced without health ever turning NOT_SERVING: the database itself never went away.
     @Test func idleSessionsEndedByTheServerDoNotCountAsTheDatabaseLost() throws {
         let database = try PostgresTestDatabase()
-        let changes = Mutex<[PostgresStore.AvailabilityChange]>([])
+        let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])
         let store = try PostgresStore.open(url: database.url, options: .init(
             monitorInterval: .milliseconds(50), onAvailabilityChange: { change in changes.withLock { $0.append(change) } }))
         defer { store.close() }

@@ -86,7 +86,7 @@ import Testing
             }
             try connection.execute("PRAGMA user_version=5")
         }
-        let store = try SQLiteStore.open(path: path, options: .init())
+        let store = try SQLiteStore.openAfterClose(path: path, options: .init())
         try Self.checkMigrated(store)
         store.close()
 

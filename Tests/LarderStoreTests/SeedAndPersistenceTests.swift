@@ -92,7 +92,7 @@ import Testing
 
     @Test func missingDirectoryIsAClearError() {
         let path = "/nonexistent-larder-dir/sub/db.sqlite"
-        let error = rpcError { try SQLiteStore.open(path: path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: .init()) }
         #expect(error == RPCError(.invalidArgument,
                                   "cannot open database \"\(path)\": directory \"/nonexistent-larder-dir/sub\" does not exist"))
     }
@@ -101,7 +101,7 @@ import Testing
         let db = try TestDatabase()
         let path = db.directory.appendingPathComponent("junk.sqlite").path
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
-        let error = rpcError { try SQLiteStore.open(path: path, options: .init()) }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: .init()) }
         #expect(error?.code == .dataLoss)
         #expect(error?.message.contains(path) == true)
     }
@@ -109,7 +109,7 @@ import Testing
     @Test func readOnlyOpenReadsButRefusesWrites() throws {
         let db = try TestDatabase(seed: true)
         db.store.close()
-        let store = try SQLiteStore.open(path: db.path, options: .init(readOnly: true))
+        let store = try SQLiteStore.openAfterClose(path: db.path, options: .init(readOnly: true))
         defer { store.close() }
         let reads = Waiter<ListLocationsResponse>()
         store.read({ r throws(RPCError) in try Operations.listLocations(ListLocationsRequest(), r) },

@@ -41,7 +41,7 @@ final class TestDatabase {
                              durability: SQLiteStore.Options.Durability) throws(RPCError) -> any Store {
         switch backend {
         case .sqlite:
-            return try SQLiteStore.open(path: path, options: .init(durability: durability, seed: seed))
+            return try SQLiteStore.openAfterClose(path: path, options: .init(durability: durability, seed: seed))
         case .postgres:
             return try PostgresStore.open(url: path, options: .init(durability: durability == .full ? .full : .normal,
                                                                     seed: seed))
@@ -147,5 +147,24 @@ func rpcError<T>(_ body: () throws -> T) -> RPCError? {
         return error
     } catch {
         return RPCError(.unknown, "not an RPCError: \(error)")
+    }
+}
+
+extension SQLiteStore {
+    /// `open`, tried again for up to 60 s while the file's lock is held. Right after a store of
+    /// this process closed the file, a child process another test is starting (a larder-server)
+    /// may still hold a copy of the closed descriptor, and with it the `flock`, until it execs:
+    /// seen once, under ThreadSanitizer, as "is in use by another larder-server". Use it to open
+    /// a file after a close, not to check that a second store is refused.
+    static func openAfterClose(path: String, options: Options) throws(RPCError) -> SQLiteStore {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while true {
+            do throws(RPCError) {
+                return try open(path: path, options: options)
+            } catch where error.code == .failedPrecondition && error.message.contains("is in use by another larder-server")
+                && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
     }
 }

@@ -33,7 +33,7 @@ struct SystemThreadTests {
 
     @Test("the thread carries its name, cut to Linux's 15 bytes")
     func name() {
-        let seen = Mutex<String>("")
+        let seen = LockedValue<String>("")
         let thread = SystemThread(name: "larder-a-rather-long-name") {
             let name = SystemThread.currentName
             seen.withLock { $0 = name }
@@ -73,7 +73,7 @@ struct SystemThreadTests {
     @Test("ThreadCondition hands a value from one thread to another")
     func condition() {
         let condition = ThreadCondition()
-        let box = Mutex<Int?>(nil)
+        let box = LockedValue<Int?>(nil)
         let thread = SystemThread(name: "test-cond") {
             condition.withLock { box.withLock { $0 = 42 } }
             condition.signal()

@@ -1,5 +1,4 @@
 import LarderSystem
-import Synchronization
 import Testing
 
 @Suite("ThreadOwner")
@@ -10,7 +9,7 @@ struct ThreadOwnerTests {
 
     /// What another thread sees of `shared.owner`: whether it is the owner, and whether it could claim it.
     private static func fromAnotherThread(_ shared: Shared, claim: Bool) -> (isOwner: Bool, claimed: Bool) {
-        let seen = Mutex((isOwner: false, claimed: false))
+        let seen = LockedValue((isOwner: false, claimed: false))
         SystemThread(name: "test-owner") {
             let isOwner = shared.owner.isCurrentThread
             let claimed = claim && shared.owner.claim()

@@ -3,7 +3,7 @@ import Glibc
 #endif
 public import LarderHTTP2
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// A gRPC-over-HTTP/2 client on a real loopback socket: `GRPCClientSession` for the protocol,
 /// blocking reads with a short poll. Thread-safe (a lock around the session), so one task may
@@ -11,13 +11,13 @@ import Synchronization
 /// cooperative pool (`offThePool`).
 public final class HTTP2TestClient: Sendable {
     private let connection: RawConnection
-    private let session: Mutex<GRPCClientSession>
-    private let receivedBytes = Mutex<[UInt8]>([])
+    private let session: LockedValue<GRPCClientSession>
+    private let receivedBytes = LockedValue<[UInt8]>([])
 
     public init(port: UInt16, options: GRPCClientSession.Options = GRPCClientSession.Options()) throws {
         connection = try RawConnection(port: port)
         let session = try GRPCClientSession(options: options)
-        self.session = Mutex(session)
+        self.session = LockedValue(session)
         flush()
     }
 

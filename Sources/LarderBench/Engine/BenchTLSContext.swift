@@ -2,7 +2,6 @@ import LarderClient
 import LarderTLS
 import LarderSystem
 import LarderWire
-import Synchronization
 
 /// The TLS client context of one bench run and the protocol it offers by ALPN (`larder` for
 /// the lean protocol, `h2` for gRPC): connects and runs each connection's handshake, and
@@ -12,8 +11,8 @@ final class BenchTLSContext: Sendable {
     private let serverName: String
     private let server: BenchAddress
     private let alpn: String
-    private let ticket = Mutex<TLSSessionTicket?>(nil)
-    private let summary = Mutex<TLSSummary?>(nil)
+    private let ticket = LockedValue<TLSSessionTicket?>(nil)
+    private let summary = LockedValue<TLSSummary?>(nil)
 
     /// - Throws: what makes the settings unusable (a CA, certificate or key file), as the RPCError to report.
     init(_ tls: ClientTLS, server: BenchAddress, transport: BenchTransport) throws(RPCError) {

@@ -1,5 +1,4 @@
 import LarderSystem
-import Synchronization
 
 /// What a run created on the server, named under its prefix, so that it can
 /// be deleted afterwards (or named in the report when kept or left behind).
@@ -11,7 +10,7 @@ public final class CreatedData: Sendable {
     public let prefix: String
     /// Wall-clock milliseconds when the run began (create calls without eaten_at land after it).
     let startedAtMilliseconds: Int64
-    private let state = Mutex<State>(State())
+    private let state = LockedValue<State>(State())
 
     struct State {
         var locationIDs: [String] = []

@@ -1,7 +1,7 @@
 import LarderHTTP2
 import LarderSystem
-import LarderWire
 import Synchronization
+import LarderWire
 
 /// Runs the load loops of one measurement: opens the connections, spreads the
 /// calls in flight over them and the connections over threads, and merges
@@ -121,7 +121,7 @@ enum LoadEngine {
     /// Runs loop 0 on this thread and every other loop on a thread of its own, then ends the progress line.
     /// - Returns: what every loop measured, merged.
     private static func runLoops(_ loops: [LoadLoop], progressLine: ProgressLine?) -> LoopResult {
-        let results = Mutex<[LoopResult]>([])
+        let results = LockedValue<[LoopResult]>([])
         let threads = loops.dropFirst().enumerated().map { offset, loop in
             SystemThread(name: "larder-bench-\(offset + 1)", stackSize: 1 << 20) {
                 let result = loop.run()

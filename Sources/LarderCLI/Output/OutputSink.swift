@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import LarderSystem
-import Synchronization
 
 /// Where the CLI writes text: the process's stdout/stderr, or a buffer in tests.
 public struct OutputSink: Sendable {
@@ -48,12 +47,12 @@ public struct OutputSink: Sendable {
 
 /// The first write error of a descriptor sink; writes stop after it.
 private final class DescriptorFailure: Sendable {
-    let error = Mutex<Errno?>(nil)
+    let error = LockedValue<Errno?>(nil)
 }
 
 /// Collects everything written to its `sink`, for tests.
 public final class OutputBuffer: Sendable {
-    private let storage = Mutex("")
+    private let storage = LockedValue("")
 
     public init() {}
 

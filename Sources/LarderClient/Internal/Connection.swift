@@ -6,7 +6,6 @@ import Darwin
 import LarderSystem
 import LarderTLS
 import LarderWire
-import Synchronization
 
 /// One TCP connection with many calls in flight.
 ///
@@ -21,8 +20,8 @@ final class Connection: Sendable {
     private let fd: Int32
     private let maxFrameBytes: Int
     private let wakePipe: WakePipe
-    private let state = Mutex(PendingCalls())
-    private let sendLock = Mutex(())
+    private let state = LockedValue(PendingCalls())
+    private let sendLock = LockedValue(())
     /// The TLS session when the connection is TLS; frames are sealed under `sendLock`.
     private let tls: TLSChannel?
 

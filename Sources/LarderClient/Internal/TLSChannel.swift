@@ -6,7 +6,6 @@ import Darwin
 import LarderSystem
 import LarderTLS
 import LarderWire
-import Synchronization
 
 /// The TLS session of one client connection, shared by its reader thread (decrypting)
 /// and the tasks that send (encrypting).
@@ -16,7 +15,7 @@ import Synchronization
 /// which the reader takes without ever waiting for a blocked write. Whatever the reader's
 /// `receive` makes (rare: an alert) stays in the session's output for the next sender.
 final class TLSChannel: Sendable {
-    private let session: Mutex<TLSSession>
+    private let session: LockedValue<TLSSession>
 
     /// Runs the handshake on the blocking socket `fd` within `timeout`; returns the channel
     /// and any plaintext that arrived with the handshake's last bytes.
@@ -71,12 +70,12 @@ final class TLSChannel: Sendable {
     }
 
     private init(session: consuming sending TLSSession) {
-        self.session = Mutex(session)
+        self.session = LockedValue(session)
     }
 
     /// The latest resumable session the server sent, copied as it arrives, so the
     /// connection's end (however it ends) cannot make it unusable.
-    private let ticket = Mutex<TLSSessionTicket?>(nil)
+    private let ticket = LockedValue<TLSSessionTicket?>(nil)
 
     /// The session to offer on the next connection to the same server (nil until the server sent one).
     var resumptionTicket: TLSSessionTicket? {

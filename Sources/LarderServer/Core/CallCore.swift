@@ -3,7 +3,6 @@ import LarderReactor
 import LarderSystem
 import LarderStore
 import LarderWire
-import Synchronization
 
 /// The transport-agnostic half of the server: given a call any transport has
 /// unframed, it admits it (drain, per-connection limits, memory budget), checks
@@ -31,7 +30,7 @@ final class CallCore: @unchecked Sendable {
     let scratch = CallScratch()
     /// Called on the loop after each batch of replies was delivered (the server checks its drain).
     var afterDelivery: () -> Void = {}
-    private let replies = Mutex(ReplyQueue())
+    private let replies = LockedValue(ReplyQueue())
     private var connections: [UInt64: any CallConnection] = [:]
     private var lastConnectionID: UInt64 = 0
     /// Counts `deliverReplies` batches, to tell each connection once per batch.

@@ -1,5 +1,6 @@
 import LarderWire
 import Synchronization
+import LarderSystem
 
 /// The response side of a streaming call: a handler sends any number of
 /// messages, then finishes with a status. Any thread.
@@ -16,7 +17,7 @@ final class ServerStream: Sendable {
     /// 0 open, 1 cancelled, 2 finished.
     private let state = Atomic<Int>(0)
     /// Run once when the call is cancelled (`onCancel`).
-    private let cancelHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let cancelHandler = LockedValue<(@Sendable () -> Void)?>(nil)
 
     init(context: CallContext, core: CallCore, encoder: any ReplyEncoder, methodIndex: Int) {
         self.context = context

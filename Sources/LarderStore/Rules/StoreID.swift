@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import LarderSystem
 
 /// Entity ids: lowercase UUID strings.
 public enum StoreID {
@@ -27,7 +27,7 @@ public enum StoreID {
         }
     }
 
-    private static let randomPool = Mutex(RandomPool())
+    private static let randomPool = LockedValue(RandomPool())
 
     /// A new random (version 4) UUID in lower case.
     public static func generate() -> String {

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// IANA time zones by name, read from the system's tzdata (`/usr/share/zoneinfo`,
 /// or `$TZDIR`) and kept once read.
@@ -20,7 +20,7 @@ public final class TimeZoneDatabase: Sendable {
 
     /// Where the TZif files are.
     public let directory: String
-    private let zones = Mutex<[String: TimeZoneRules]>([:])
+    private let zones = LockedValue<[String: TimeZoneRules]>([:])
     /// No real TZif file is near this size (the largest are ~4 KB).
     private static let maxFileBytes = 256 * 1024
 

@@ -1,6 +1,6 @@
 import LarderAPI
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// An in-memory Larder for bench tests: locations and meal records that can be
 /// created, read, listed and deleted, so a test can see what a run left behind.
@@ -12,7 +12,7 @@ final class FakeStore: Sendable {
         var metadataSeen: [String: String] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     /// Past this many locations a whole ListLocations (page_size 0) is refused RESOURCE_EXHAUSTED,
     /// as the real server refuses a reply over its frame limit (about 40,000 locations), and a
     /// page holds at most this many; nil: never.

@@ -4,6 +4,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderSystem
 
 /// A tiny Larder server on 127.0.0.1:0 for bench tests: every connection gets
 /// its own thread that answers each request envelope with `reply(request)`.
@@ -14,7 +15,7 @@ final class PingServer: Sendable {
     let port: UInt16
     private let listenFD: Int32
     private let stopped = Atomic<Bool>(false)
-    private let received = Mutex<[String: Int]>([:])
+    private let received = LockedValue<[String: Int]>([:])
     private let reply: @Sendable (RequestEnvelope) -> ResponseEnvelope
 
     init(lifetime: Double = 900, reply: @escaping @Sendable (RequestEnvelope) -> ResponseEnvelope = {

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import LarderClient
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// A tiny Larder server on 127.0.0.1:0 for client tests: it accepts one
 /// connection, hands every request envelope it reads to the test through
@@ -12,8 +12,8 @@ final class FakeServer: Sendable {
     let requests: AsyncStream<RequestEnvelope>
     private let requestsContinuation: AsyncStream<RequestEnvelope>.Continuation
     private let listenFD: Int32
-    private let connectionFD = Mutex<Int32>(-1)
-    private let stopped = Mutex(false)
+    private let connectionFD = LockedValue<Int32>(-1)
+    private let stopped = LockedValue(false)
 
     /// Starts listening and accepting in a background thread (see `lastResort`).
     init() throws {
