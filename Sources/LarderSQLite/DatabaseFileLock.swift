@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderWire
-import Synchronization
+import LarderSystem
 
 /// An advisory `flock` on the database file: one read-write store per file at a time
 /// (exclusive), or any number of read-only ones (shared).
@@ -15,14 +15,14 @@ import Synchronization
 /// does not touch — but closing *any* descriptor of the file drops the process's POSIX
 /// locks on it, so the lock is released only after every SQLite connection closed.
 final class DatabaseFileLock: Sendable {
-    private let descriptor: Mutex<Int32>
+    private let descriptor: LockedValue<Int32>
     /// The database file's path; its WAL is this plus "-wal".
     private let path: String
     /// The flock on the WAL file (-1 until `lockWAL` took it).
-    private let walDescriptor = Mutex<Int32>(-1)
+    private let walDescriptor = LockedValue<Int32>(-1)
     /// The files this lock created (the database, its WAL), which `removeCreatedFiles` deletes
     /// while still empty: a failed open leaves nothing behind it.
-    private let created = Mutex<[String]>([])
+    private let created = LockedValue<[String]>([])
 
     /// Takes the lock, creating an empty file (which SQLite reads as a new database)
     /// unless `shared`. Call before opening any SQLite connection to `path`.
@@ -43,7 +43,7 @@ final class DatabaseFileLock: Sendable {
                     "database \"\(path)\" is in use by another larder-server; stop it or use another file")
                 : RPCError.unavailable("cannot lock database \"\(path)\": \(String(cString: strerror(failure)))")
         }
-        descriptor = Mutex(fd)
+        descriptor = LockedValue(fd)
         self.path = path
         if createdFile { created.withLock { $0.append(path) } }
     }
@@ -67,7 +67,7 @@ final class DatabaseFileLock: Sendable {
     ///   UNAVAILABLE when it cannot be opened.
     func lockWAL() throws(RPCError) {
         guard walDescriptor.withLock({ $0 }) < 0 else { return }
-        let wal = path + "-wal"
+        let wal = walPath
         var createdFile = false
         let fd = Self.openOrCreate(wal, created: &createdFile)
         guard fd >= 0 else {
@@ -84,6 +84,23 @@ final class DatabaseFileLock: Sendable {
         walDescriptor.withLock { $0 = fd }
         if createdFile { created.withLock { $0.append(wal) } }
     }
+
+    /// True when the file at the WAL's path is no longer the WAL this lock holds open (deleted,
+    /// renamed or replaced): SQLite goes on writing to the file it has open, which a restart
+    /// would never read. False before `lockWAL`.
+    func walHasMoved() -> Bool {
+        let fd = walDescriptor.withLock { $0 }
+        guard fd >= 0 else { return false }
+        var held = stat()
+        guard fstat(fd, &held) == 0 else { return false }
+        if held.st_nlink == 0 { return true }
+        var current = stat()
+        guard stat(walPath, &current) == 0 else { return errno == ENOENT || errno == ENOTDIR }
+        return current.st_dev != held.st_dev || current.st_ino != held.st_ino
+    }
+
+    /// The WAL's path: SQLite's, the database file's plus "-wal".
+    var walPath: String { path + "-wal" }
 
     /// Deletes the files this lock created that are still empty: call when the open failed,
     /// before `release`, so that a refused file (another application's database) is left as it was.

@@ -1,46 +1,91 @@
 import CSQLite
+import LarderSystem
 import LarderWire
 import Synchronization
 
-/// Notices that the database file a store has open is no longer the file at its path:
-/// renamed, replaced (a backup restored with `mv` while the server runs) or deleted.
+/// Notices that the database file a store has open, or its WAL, is no longer the file at its
+/// path: renamed, replaced (a backup restored with `mv` while the server runs) or deleted.
 ///
 /// From then on every write would go to a file nobody will open again: lost at the next
-/// start. So once it has moved, writes are refused before they commit (UNAVAILABLE,
+/// start. So once either has moved, writes are refused before they commit (UNAVAILABLE,
 /// nothing written) and the store reports itself unavailable (health NOT_SERVING). The
 /// writer checks before each commit, the checkpointer thread at each of its wakes (every
-/// 250 ms), so an idle server notices too. (A
-/// second server on the new file is refused by the WAL's lock: `DatabaseFileLock.lockWAL`.)
+/// 250 ms), so an idle server notices too. A deleted WAL still holds the latest acknowledged
+/// writes, readable through the descriptors SQLite has open: the checkpointer then copies it
+/// into the database file (`walLost`), which is still the right one. (A second server on a
+/// new file is refused by the WAL's lock: `DatabaseFileLock.lockWAL`.)
 final class DatabaseFileWatch: Sendable {
     let path: String
     private let moved = Atomic<Bool>(false)
+    /// Which file moved, set before `moved`.
+    private let movedFile = LockedValue<MovedFile?>(nil)
+    private let walHasMoved: @Sendable () -> Bool
     private let onMoved: @Sendable (String) -> Void
+    private let onLostWALCopied: @Sendable () -> Void
 
-    /// `onMoved` is told once, with the reason, on the thread that noticed.
-    init(path: String, onMoved: @escaping @Sendable (String) -> Void) {
-        self.path = path
-        self.onMoved = onMoved
+    private enum MovedFile {
+        case database
+        case wal
     }
 
-    /// True once the file was seen moved; an atomic load.
+    /// `walHasMoved` tells whether the WAL at its path is still the store's; `onMoved` is told
+    /// once, with the reason, on the thread that noticed; `onLostWALCopied` once a deleted WAL's
+    /// content is all in the database file (`lostWALCopied`).
+    init(path: String, walHasMoved: @escaping @Sendable () -> Bool = { false },
+         onMoved: @escaping @Sendable (String) -> Void, onLostWALCopied: @escaping @Sendable () -> Void = {}) {
+        self.path = path
+        self.walHasMoved = walHasMoved
+        self.onMoved = onMoved
+        self.onLostWALCopied = onLostWALCopied
+    }
+
+    /// Called by the checkpointer once it copied all of a deleted WAL into the database file.
+    func lostWALCopied() { onLostWALCopied() }
+
+    /// True once a file was seen moved; an atomic load.
     var hasMoved: Bool { moved.load(ordering: .acquiring) }
 
-    /// Asks SQLite whether `connection`'s file is still the one at the path (one `stat`);
-    /// true when it has moved, now or before.
+    /// True once the WAL (and not the database file) was seen moved: what the WAL holds
+    /// belongs in the database file, and the store's connections can still read it.
+    var walLost: Bool { hasMoved && movedFile.withLock { $0 } == .wal }
+
+    /// Asks SQLite whether `connection`'s file is still the one at the path (one `stat`), and
+    /// whether the WAL is (an `fstat` and a `stat`); true when one has moved, now or before.
     func check(_ connection: SQLiteConnection) -> Bool {
         if hasMoved { return true }
-        guard connection.fileHasMoved() else { return false }
-        if moved.exchange(true, ordering: .acquiringAndReleasing) == false { onMoved(reason) }
+        let file: MovedFile
+        if connection.fileHasMoved() {
+            file = .database
+        } else if walHasMoved() {
+            file = .wal
+        } else {
+            return false
+        }
+        let first = movedFile.withLock { seen in
+            if seen != nil { return false }
+            seen = file
+            return true
+        }
+        guard first else { return true }
+        moved.store(true, ordering: .releasing)
+        onMoved(reason)
         return true
     }
 
     /// What a refused write answers.
     var error: RPCError {
-        RPCError.unavailable("\(reason): nothing of this call was written; restart larder-server on the database "
-                             + "file it should use")
+        if walLost {
+            return RPCError.unavailable("\(reason): nothing of this call was written; restart larder-server (what was "
+                                        + "acknowledged before is copied into the database file)")
+        }
+        return RPCError.unavailable("\(reason): nothing of this call was written; restart larder-server on the "
+                                    + "database file it should use")
     }
 
     var reason: String {
-        "the database file \"\(path)\" was moved, replaced or deleted while larder-server ran"
+        if movedFile.withLock({ $0 }) == .wal {
+            return "the WAL file \"\(path)-wal\" was deleted, renamed or replaced while larder-server ran"
+        }
+        return "the database file \"\(path)\" was moved, replaced or deleted while larder-server ran"
     }
 }

@@ -29,6 +29,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     private let commits = Atomic<UInt64>(0)
     /// How long without a commit before an idle checkpoint; 0: none.
     private let idleNanoseconds: UInt64
+    /// How long the thread sleeps at most: `idleNanoseconds`, or 250 ms with a file watch and no
+    /// idle checkpoints (the watch needs its looks); 0: until signalled.
+    private let wakeNanoseconds: UInt64
     /// Started last in `init` (its closure needs `self`), joined by `stop()`.
     private var thread: SystemThread?
 
@@ -49,6 +52,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         try connection.execute("PRAGMA journal_mode=WAL")
         self.pages = max(1, pages)
         idleNanoseconds = UInt64(max(0, idleMilliseconds)) * 1_000_000
+        wakeNanoseconds = idleNanoseconds > 0 ? idleNanoseconds : (fileWatch == nil ? 0 : 250_000_000)
         policy = CheckpointPolicy(pages: pages)
         thread = SystemThread(name: "larder-checkpoint") { [self] in run() }
     }
@@ -116,11 +120,12 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         // (.max: not yet; a WAL left by an earlier run is copied once the store is idle).
         var seenCommits: UInt64 = 0
         var copiedAtCommits = UInt64.max
+        var savedLostWAL = false
         while true {
             condition.lock()
             var timedOut = false
             while !pending && !stopped && !timedOut {
-                if idleNanoseconds > 0 { timedOut = !condition.wait(nanoseconds: idleNanoseconds) } else { condition.wait() }
+                if wakeNanoseconds > 0 { timedOut = !condition.wait(nanoseconds: wakeNanoseconds) } else { condition.wait() }
             }
             let stop = stopped
             let signalled = pending
@@ -130,9 +135,14 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             if let fileWatch { _ = fileWatch.check(connection) }
             // Best effort: a busy or failed checkpoint is retried after the next signal or idle spell.
             guard let db = try? connection.database() else { continue }
-            if signalled {
+            if let fileWatch, fileWatch.walLost, !savedLostWAL {
+                // Deleted under the store: what it holds is copied while the connections can still
+                // read it (writes are refused from now on, so one whole copy is the last needed).
+                savedLostWAL = copyAll(db)
+                if savedLostWAL { fileWatch.lostWALCopied() }
+            } else if signalled {
                 catchUp(db)
-            } else {
+            } else if idleNanoseconds > 0 {
                 let now = commits.load(ordering: .relaxed)
                 if now == seenCommits && now != copiedAtCommits && copyAll(db) { copiedAtCommits = now }
                 seenCommits = now

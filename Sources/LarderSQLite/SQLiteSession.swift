@@ -16,7 +16,9 @@ final class SQLiteSession: StoreConnection {
 
     let connection: SQLiteConnection
     private let role: Role
-    private let checkpointOnClose: Bool
+    /// For a writer: how closing copies the WAL into the database, and whom it tells when it
+    /// could not; nil for readers.
+    private let closingCheckpoint: ClosingCheckpoint?
     /// Refuses writes once the database file has moved; nil for readers and a read-only store.
     private let fileWatch: DatabaseFileWatch?
     private let mealKeys: MealKeyIndex
@@ -25,11 +27,11 @@ final class SQLiteSession: StoreConnection {
 
     /// Wraps `connection`; a writer checkpoints and truncates the WAL on close, and
     /// refuses writes once `fileWatch` saw the database file move.
-    init(connection: SQLiteConnection, role: Role, mealKeys: MealKeyIndex, checkpointOnClose: Bool = false,
+    init(connection: SQLiteConnection, role: Role, mealKeys: MealKeyIndex, closingCheckpoint: ClosingCheckpoint? = nil,
          fileWatch: DatabaseFileWatch? = nil) {
         self.connection = connection
         self.role = role
-        self.checkpointOnClose = checkpointOnClose
+        self.closingCheckpoint = closingCheckpoint
         self.fileWatch = fileWatch
         self.mealKeys = mealKeys
         self.mealKeyChanges = MealKeyTransaction(index: mealKeys)
@@ -111,11 +113,8 @@ final class SQLiteSession: StoreConnection {
     }
 
     func close() {
-        if checkpointOnClose {
-            // Best effort: folds the WAL back into the database and empties it.
-            do throws(SQLiteError) { try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)") } catch {}
-        }
-        statements.removeAll()
+        statements.removeAll()  // finalized first: a statement of ours would hold the checkpoint back
+        if let closingCheckpoint, let db = try? connection.database() { closingCheckpoint.run(on: db) }
         connection.close()
     }
 

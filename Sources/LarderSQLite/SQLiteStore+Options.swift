@@ -50,9 +50,21 @@ extension SQLiteStore {
         /// to open: SQLite maps its WAL index (`-shm`) into memory, and on a file system with
         /// no room left, growing it ends the process with SIGBUS rather than an error.
         public var minimumFreeBytes: UInt64 = 1 << 20
-        /// Told once (why, on a store thread) when the database file turns out to have been
-        /// moved, replaced or deleted while the store runs: it takes no more writes from then on.
+        /// Told once (why, on a store thread) when the database file or its WAL turns out to have
+        /// been moved, replaced or deleted while the store runs: it takes no more writes from then on.
         public var onFileMoved: @Sendable (String) -> Void = { _ in }
+        /// Told once (on a store thread) when the WAL was the file deleted under the store and
+        /// all it held, every write acknowledged before, is now in the database file.
+        public var onLostWALCopied: @Sendable () -> Void = {}
+        /// Told (why, and what is left where) when closing could not copy the whole WAL into the
+        /// database file within `closeCheckpointMilliseconds`: another process reads it, or the
+        /// disk is full. The WAL then holds acknowledged writes the database file alone lacks.
+        public var onCloseCheckpointIncomplete: @Sendable (String) -> Void = { _ in }
+        /// How long closing keeps trying to copy the whole WAL while something holds it back.
+        public var closeCheckpointMilliseconds: Int = 2000
+        /// Told when opening changed the file's schema (a new database counts, from version 0):
+        /// the version before and after, and how long it took in milliseconds.
+        public var onMigrated: @Sendable (_ from: Int, _ to: Int, _ milliseconds: Int) -> Void = { _, _, _ in }
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     busyTimeoutMilliseconds: Int32 = 5000, readOnly: Bool = false, maxWriteBatch: Int = 512,

@@ -7,14 +7,14 @@ import CSQLite
 import LarderAPI
 public import LarderStore
 public import LarderWire
-import Synchronization
+import LarderSystem
 
 /// The SQLite `Store`: one file in WAL mode, one writer connection doing group
 /// commit and a pool of reader connections, each on a thread of its own, plus
 /// one for the point reads the event loop runs itself (`Options.inlinePointReads`).
 public final class SQLiteStore: Store {
     private let executor: StoreExecutor
-    private let checkpointer: Mutex<SQLiteCheckpointer?>
+    private let checkpointer: LockedValue<SQLiteCheckpointer?>
     private let fileLock: DatabaseFileLock
     /// Notices the file moving away under the store; nil for a read-only store.
     private let fileWatch: DatabaseFileWatch?
@@ -29,7 +29,7 @@ public final class SQLiteStore: Store {
         self.fileWatch = fileWatch
         self.busyWait = busyWait
         self.executor = executor
-        self.checkpointer = Mutex(checkpointer)
+        self.checkpointer = LockedValue(checkpointer)
         self.fileLock = fileLock
     }
 
@@ -42,9 +42,11 @@ public final class SQLiteStore: Store {
     ///   UNAVAILABLE when the file cannot be opened, FAILED_PRECONDITION when
     ///   its schema is newer than this build or another store has it open for
     ///   writing, DATA_LOSS when it is not a database.
-    public static func open(path: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
-        try checkDirectory(of: path)
+    public static func open(path given: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
+        try checkDirectory(of: given)
+        let path = resolvedPath(given)
         if !options.readOnly { try checkFreeSpace(for: path, minimum: options.minimumFreeBytes) }
+        let walWasThere = fileSize(path + "-wal") > 0
         let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
         do throws(RPCError) {
             if !options.readOnly { try fileLock.lockWAL() }  // a WAL another server uses
@@ -52,8 +54,43 @@ public final class SQLiteStore: Store {
         } catch {
             fileLock.removeCreatedFiles()
             fileLock.release()
-            throw error
+            guard error.code == .dataLoss, walWasThere else { throw error }
+            throw RPCError(.dataLoss, error.message + "; a WAL file (\(path)-wal) was beside it, and SQLite copies "
+                           + "it into the database when it opens: if the database file was restored from a backup "
+                           + "without moving its old -wal and -shm away, that WAL came from another file (put the "
+                           + "backup back, move them away, then start)")
         }
+    }
+
+    /// The file SQLite really uses: symbolic links resolved. SQLite follows a link and keeps
+    /// its WAL beside the target, so the WAL's lock and the file watch must name the target
+    /// too, or a second server could start on the same WAL. A path with nothing behind it
+    /// yet: its directory resolved (a link to a missing file: its target's).
+    static func resolvedPath(_ path: String) -> String {
+        var current = path
+        for _ in 0..<40 {  // as many links as the kernel follows
+            if let real = realpath(current, nil) {
+                defer { free(real) }
+                return String(cString: real)
+            }
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX))
+            let count = readlink(current, &target, target.count)
+            guard count > 0 else { break }
+            let link = String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link : directory(of: current) + "/" + link
+        }
+        guard let slash = current.lastIndex(of: "/"), let real = realpath(directory(of: current), nil) else {
+            return current
+        }
+        defer { free(real) }
+        let directory = String(cString: real)
+        return (directory == "/" ? "" : directory) + current[slash...]
+    }
+
+    /// The size of the file at `path`, 0 when there is none.
+    private static func fileSize(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
     private static func open(path: String, options: Options, fileLock: DatabaseFileLock)
@@ -61,7 +98,9 @@ public final class SQLiteStore: Store {
     {
         let mealKeys = MealKeyIndex()
         let busyWait = SQLiteBusyWait(timeoutMilliseconds: options.busyTimeoutMilliseconds)
-        let fileWatch = options.readOnly ? nil : DatabaseFileWatch(path: path, onMoved: options.onFileMoved)
+        let fileWatch = options.readOnly ? nil : DatabaseFileWatch(
+            path: path, walHasMoved: { [fileLock] in fileLock.walHasMoved() }, onMoved: options.onFileMoved,
+            onLostWALCopied: options.onLostWALCopied)
         do throws(SQLiteError) {
             let flags = options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             let writerConnection = try SQLiteConnection(path: path, flags: flags)
@@ -76,11 +115,14 @@ public final class SQLiteStore: Store {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
                 }
             }
+            let closing = options.readOnly ? nil : ClosingCheckpoint(
+                walPath: fileLock.walPath, milliseconds: options.closeCheckpointMilliseconds,
+                report: options.onCloseCheckpointIncomplete)
             let writer = SQLiteSession(connection: writerConnection, role: .writer, mealKeys: mealKeys,
-                                       checkpointOnClose: !options.readOnly, fileWatch: fileWatch)
+                                       closingCheckpoint: closing, fileWatch: fileWatch)
             var checkpointer: SQLiteCheckpointer?
             if !options.readOnly {
-                try migrate(writer, seed: options.seed)
+                try migrate(writer, seed: options.seed, onMigrated: options.onMigrated)
                 let background = try SQLiteCheckpointer(path: path, pages: options.checkpointPages,
                                                         idleMilliseconds: options.idleCheckpointMilliseconds,
                                                         busyWait: busyWait, fileWatch: fileWatch)
@@ -259,19 +301,27 @@ public final class SQLiteStore: Store {
     /// Every table and index the migrations create.
     static let relationNames = Set(SchemaRelationNames.created(by: SQLiteSchema.migrations))
 
-    /// A file larder never migrated (user_version 0) that already holds tables or indexes of
-    /// our names is another application's: refused, naming them, before anything changes it.
+    /// A file larder never migrated (user_version 0) that already holds tables, indexes or views
+    /// is another application's (larder stamps the version in the transaction that creates its
+    /// tables): refused, naming them, before anything changes it (WAL mode, larder's tables).
     private static func refuseForeignTables(_ connection: SQLiteConnection) throws(SQLiteError) {
         guard try userVersion(connection) == 0 else { return }
-        let statement = try connection.prepare("SELECT name FROM sqlite_master ORDER BY name")
+        let statement = try connection.prepare(
+            "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
         var taken: [String] = []
+        var others: [String] = []
         while try statement.step() {
             let name = statement.string(at: 0)
-            if relationNames.contains(name) { taken.append(name) }
+            if relationNames.contains(name) { taken.append(name) } else { others.append(name) }
         }
-        guard !taken.isEmpty else { return }
-        throw SQLiteError(code: SQLITE_SCHEMA, message: "it already holds \(taken.joined(separator: ", ")), which larder "
-                          + "did not create (its user_version is 0): give larder a file of its own")
+        if !taken.isEmpty {
+            throw SQLiteError(code: SQLITE_SCHEMA, message: "it already holds \(taken.joined(separator: ", ")), which "
+                              + "larder did not create (its user_version is 0): give larder a file of its own")
+        }
+        guard !others.isEmpty else { return }
+        let shown = others.prefix(5).joined(separator: ", ") + (others.count > 5 ? ", …" : "")
+        throw SQLiteError(code: SQLITE_SCHEMA, message: "it is another application's database (it holds \(shown), and "
+                          + "larder never opened it: its user_version is 0); give larder a file of its own")
     }
 
     private static func newerSchema(_ version: Int) -> SQLiteError {
@@ -281,8 +331,10 @@ public final class SQLiteStore: Store {
 
     /// Applies the missing migrations in one transaction; a new database is
     /// seeded in that same transaction, so it is seeded exactly once.
-    private static func migrate(_ writer: SQLiteSession, seed: Bool) throws(SQLiteError) {
+    private static func migrate(_ writer: SQLiteSession, seed: Bool,
+                                onMigrated: (_ from: Int, _ to: Int, _ milliseconds: Int) -> Void) throws(SQLiteError) {
         let connection = writer.connection
+        let started = MonotonicClock.nanoseconds()
         try connection.execute("BEGIN IMMEDIATE")
         do throws(SQLiteError) {
             let version = try checkedVersion(of: connection)
@@ -317,6 +369,7 @@ public final class SQLiteStore: Store {
             // A constant of this build, not a value from outside.
             try connection.execute("PRAGMA user_version=\(SQLiteSchema.latestVersion)")
             try connection.execute("COMMIT")
+            onMigrated(version, SQLiteSchema.latestVersion, Int((MonotonicClock.nanoseconds() - started) / 1_000_000))
         } catch {
             do throws(SQLiteError) { try connection.execute("ROLLBACK") } catch {}
             throw error

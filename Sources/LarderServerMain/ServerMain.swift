@@ -128,6 +128,24 @@ public enum ServerMain {
             logger.error("database_file_moved", ["db": database, "error": reason,
                                                  "effect": "writes refused, health NOT_SERVING; restart the server"])
         }
+        options.onLostWALCopied = {
+            logger.info("database_wal_copied", ["db": database, "effect": "every write acknowledged before the WAL "
+                + "was deleted is in the database file; restart the server to take writes again"])
+        }
+        options.onCloseCheckpointIncomplete = { problem in
+            logger.warn("checkpoint_incomplete", ["db": database, "error": problem])
+        }
+        options.onMigrated = { from, to, milliseconds in
+            if from == 0 {
+                logger.info("database_created", ["db": database, "schema_version": to, "duration_ms": milliseconds])
+            } else {
+                logger.info("database_migrated", [
+                    "db": database, "from_version": from, "to_version": to, "duration_ms": milliseconds,
+                    "effect": "earlier builds of larder cannot open the file; to go back, restore the backup taken "
+                        + "before upgrading",
+                ])
+            }
+        }
         return try SQLiteStore.open(path: configuration.databasePath, options: options)
     }
 }

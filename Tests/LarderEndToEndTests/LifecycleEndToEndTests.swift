@@ -122,6 +122,39 @@ struct LifecycleEndToEndTests {
         await #expect(throws: RPCError.self) { try await fresh.call(LocationMethods.getLocation, GetLocationRequest(id: kept.id)) }
     }
 
+    /// The WAL deleted under a running server (the latest acknowledged writes live there): the
+    /// server refuses writes from then on and copies what the WAL held into the database file,
+    /// so a kill -9 after it loses nothing. It went on acknowledging writes into the unlinked
+    /// WAL, health SERVING, and a crash lost every one (audit 21 M1).
+    @Test func aWALDeletedUnderTheServerIsCopiedAndStopsItsWrites() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed"])
+        defer { server.stop() }
+        let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
+        defer { client.close() }
+        var kept: [Location] = []
+        for index in 0..<40 {
+            kept.append(try await client.call(LocationMethods.createLocation, CreateLocationRequest(
+                location: Location(name: "room \(index)", colorHex: "#000000"))))
+        }
+        #expect(unlink(server.databasePath + "-wal") == 0)
+        #expect(try await eventually { try await client.call(HealthMethods.check, HealthCheckRequest()).status == .notServing })
+        let refused = await expectStatus(.unavailable) {
+            try await client.call(LocationMethods.createLocation,
+                                  CreateLocationRequest(location: Location(name: "after", colorHex: "#000000")))
+        }
+        #expect(refused?.message.contains("the WAL file \"\(server.databasePath)-wal\" was deleted") == true,
+                "\(String(describing: refused))")
+        #expect(await server.waitForLog("event=database_wal_copied"), "\(server.stderr)")
+        server.kill()
+
+        let next = try await ServerProcess(arguments: ["--no-seed"], databasePath: server.databasePath)
+        defer { next.stop() }
+        let fresh = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: next.port))
+        defer { fresh.close() }
+        let listed = try await fresh.call(LocationMethods.listLocations, ListLocationsRequest(pageSize: 100)).locations
+        #expect(Set(listed.map(\.id)) == Set(kept.map(\.id)))
+    }
+
     @Test func unreachableServerIsUnavailable() async throws {
         let server = try await ServerProcess()
         let port = server.port
