@@ -136,7 +136,7 @@ let package = Package(
         // The server in the test process, over the in-memory store: routing, admission, limits, drain.
         .testTarget(name: "LarderServerTests",
                     dependencies: ["LarderServer", "LarderReactor", "LarderClient", "LarderAPI", "LarderWire",
-                                   "LarderStore", "LarderMemoryStore", "LarderTestSupport", "LarderHTTP2"],
+                                   "LarderStore", "LarderMemoryStore", "LarderTestSupport", "LarderHTTP2", "LarderTLS"],
                     swiftSettings: settings),
         .testTarget(name: "LarderFuzzTargetsTests", dependencies: ["LarderFuzzTargets", "LarderAPI", "LarderWire"],
                     swiftSettings: settings),

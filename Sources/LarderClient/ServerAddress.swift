@@ -30,6 +30,14 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// True for a loopback host: `localhost`, `127.x.x.x`, `::1` (the name as written; a name
+    /// that resolves to loopback otherwise counts as remote).
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name.hasSuffix(".localhost") || name.hasPrefix("127.") || name == "::1"
+            || name == "0:0:0:0:0:0:0:1"
+    }
+
     /// `HOST:PORT`, with brackets around an IPv6 host.
     public var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

@@ -40,6 +40,7 @@ final class Connection: EventHandler, CallConnection {
     var tls: TLSLink?
     /// The verified TLS client certificate's subject, for the access log.
     var clientCertificate: String? { tls?.clientSubject }
+    var isEncrypted: Bool { tls != nil }
     /// Lean replies are ResponseEnvelope frames, made on the store threads; HTTP/2 ones are
     /// records the loop hands to the session.
     var replyEncoder: any ReplyEncoder { http2 == nil ? LeanReplyEncoder() : HTTP2ReplyEncoder() }

@@ -193,7 +193,16 @@ public final class Server: @unchecked Sendable {
             return false
         }
         defer { withExtendedLifetime(signals) {} }
-        logger.announce("listening", ["address": address])
+        if configuration.tlsEnabled {
+            let cleartext = configuration.tlsOnly ? "refused (--tls-only)"
+                : configuration.cleartextLimit.map { "health only (\($0))" } ?? "served"
+            logger.announce("listening", ["address": address, "tls": "on", "cleartext": cleartext])
+        } else {
+            logger.announce("listening", ["address": address])
+        }
+        if let exposure = configuration.insecureExposure {
+            logger.warn("insecure", ["serves": exposure, "because": "--insecure"])
+        }
         logCertificateValidity(loaded: true)
         if let metricsHTTP {
             metricsHTTP.start()

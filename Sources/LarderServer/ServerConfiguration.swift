@@ -62,6 +62,31 @@ public struct ServerConfiguration: Sendable {
     /// True when TLS is configured (certificate and key).
     public var tlsEnabled: Bool { tlsCertificateFile != nil && tlsKeyFile != nil }
 
+    /// Why a cleartext connection may call only the methods that need no token (health), nil
+    /// when it may call everything: TLS with a required client certificate (a cleartext client
+    /// would skip the check), or TLS on a non-loopback address unless `--insecure` (a client that
+    /// forgot TLS would be served with its token and data in clear text). Health stays open to
+    /// cleartext for load balancers' checks. `--tls-only` refuses cleartext connections outright.
+    public var cleartextLimit: String? {
+        guard tlsEnabled, !tlsOnly else { return nil }
+        if tlsClientAuthentication == .require && tlsClientCAFile != nil { return "--tls-client-auth require" }
+        if !listen.isLoopback && !insecure { return "TLS on a non-loopback address" }
+        return nil
+    }
+
+    /// What the server's configuration leaves open on a non-loopback address because of
+    /// `--insecure` (for a warning at start), nil when nothing.
+    public var insecureExposure: String? {
+        guard insecure else { return nil }
+        var open: [String] = []
+        if !listen.isLoopback {
+            if authTokenFile == nil { open.append("calls without a token on \(listen)") }
+            if tlsEnabled && !tlsOnly { open.append("calls over cleartext on \(listen)") }
+        }
+        if let metricsListen, !metricsListen.isLoopback { open.append("metrics without auth on \(metricsListen)") }
+        return open.isEmpty ? nil : open.joined(separator: ", ")
+    }
+
     /// Rejects combinations that are unsafe or incomplete: a non-loopback address without TLS
     /// and a token (unless `insecure` says the operator means it), half a TLS setup.
     public func validate() throws(RPCError) {

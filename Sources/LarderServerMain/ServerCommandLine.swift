@@ -151,7 +151,7 @@ public enum ServerCommandLine {
                  help: "ask TLS clients for a certificate signed by a CA in FILE (PEM); its subject is in the access log; "
                        + "reread on SIGHUP"),
         Option(name: "tls-client-auth", value: "require|optional",
-               help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default); require without --tls-client-ca is refused") { config, value throws(UsageError) in
+               help: "with --tls-client-ca: refuse clients without a certificate (require) or accept them (optional, default); require without --tls-client-ca is refused; with require, cleartext connections get health checks only") { config, value throws(UsageError) in
             guard let mode = TLSClientAuthentication(rawValue: value) else {
                 throw UsageError("--tls-client-auth: expected require or optional, got \"\(value)\"")
             }
@@ -177,7 +177,7 @@ public enum ServerCommandLine {
                                                                         range: 0...3_600)
         },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth)") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth); without it, cleartext connections to a non-loopback TLS server get health checks only") { config, value throws(UsageError) in
             config.server.insecure = try parseSwitch(value, flag: "insecure")
         },
         Option(name: "metrics-listen", value: "HOST:PORT",

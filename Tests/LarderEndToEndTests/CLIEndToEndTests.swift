@@ -14,6 +14,19 @@ struct CLIEndToEndTests {
         return try await runBinary("larder", arguments, environment: environment)
     }
 
+    /// A token about to go to a remote host without TLS is warned about before the connect
+    /// (audit 20 F4); to loopback, or with --tls, it is not. 192.0.2.1 (TEST-NET-1) never answers.
+    @Test func aTokenInClearTextToARemoteHostIsWarnedAbout() async throws {
+        let remote = try await Self.larder(["--server", "192.0.2.1:7411", "--token", "s3cret", "--timeout", "1", "health"],
+                                           server: nil)
+        #expect(remote.status != 0)
+        #expect(remote.stderr.hasPrefix("warning: the token goes to 192.0.2.1:7411 in clear text (no --tls)"),
+                "\(remote.stderr)")
+        #expect(!remote.stderr.contains("s3cret"))
+        let local = try await Self.larder(["--token", "s3cret", "--timeout", "1", "health"], server: nil)
+        #expect(!local.stderr.contains("warning"), "\(local.stderr)")
+    }
+
     @Test func addListAndErrorsThroughTheBinary() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }

@@ -191,6 +191,18 @@ final class TLSEndToEndTests {
                                                                  keyFile: certificates.strangerKey))
         #expect(stranger?.code == .unauthenticated, "\(String(describing: stranger))")
         #expect(stranger?.message.contains("the server rejected this client's certificate") == true)
+
+        // Without --tls-only, a cleartext client gets health only: skipping TLS skipped the
+        // certificate check, and it was served everything (audit 20 F1).
+        let clear = try LarderClient.loopback(port: server.port)
+        defer { clear.close() }
+        #expect(try await clear.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        let refused = await expectStatus(.unauthenticated) {
+            try await clear.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+        #expect(refused?.message.contains("over TLS only (--tls-client-auth require)") == true,
+                "\(String(describing: refused))")
+        #expect(server.stderr.contains("cleartext=\"health only (--tls-client-auth require)\""), "\(server.stderr)")
     }
 
     /// A TLS client speaks first, so on a --tls-only server a connection that sends nothing has

@@ -3,7 +3,9 @@ import LarderClient
 import LarderTestSupport
 import LarderWire
 import Testing
+import LarderReactor
 import LarderServer
+import LarderTLS
 
 /// Frames and envelopes the server refuses: a clear status, the connection closed when its
 /// framing cannot be trusted, and every other connection served on.
@@ -48,6 +50,34 @@ struct LimitsTests {
             configuration.maxFrameBytes = refused
             #expect(throws: RPCError.self, "\(refused)") { try configuration.validate() }
         }
+    }
+
+    /// Cleartext connections get health only (no --tls-only) where serving them all would skip
+    /// a check: a required client certificate, or TLS on a non-loopback address (audit 20 F1,
+    /// F2); --insecure keeps the old behaviour on such an address and is named in a warning.
+    @Test func cleartextGetsHealthOnlyWhereItWouldSkipTLSsChecks() {
+        var configuration = ServerConfiguration()
+        #expect(configuration.cleartextLimit == nil)  // no TLS at all
+        configuration.tlsCertificateFile = "cert.pem"
+        configuration.tlsKeyFile = "key.pem"
+        #expect(configuration.cleartextLimit == nil)  // TLS beside cleartext, on loopback
+        configuration.tlsClientCAFile = "ca.pem"
+        #expect(configuration.cleartextLimit == nil)  // optional client certificates
+        configuration.tlsClientAuthentication = .require
+        #expect(configuration.cleartextLimit == "--tls-client-auth require")
+        configuration.tlsClientAuthentication = .optional
+        configuration.listen = SocketAddress(host: "0.0.0.0", port: 7411)
+        configuration.authTokenFile = "token"
+        #expect(configuration.cleartextLimit == "TLS on a non-loopback address")
+        #expect(configuration.insecureExposure == nil)
+        configuration.insecure = true
+        #expect(configuration.cleartextLimit == nil)
+        #expect(configuration.insecureExposure == "calls over cleartext on 0.0.0.0:7411")
+        configuration.tlsOnly = true  // refused outright instead
+        configuration.authTokenFile = nil
+        configuration.metricsListen = SocketAddress(host: "0.0.0.0", port: 9000)
+        #expect(configuration.cleartextLimit == nil)
+        #expect(configuration.insecureExposure == "calls without a token on 0.0.0.0:7411, metrics without auth on 0.0.0.0:9000")
     }
 
     @Test func aMalformedEnvelopeIsRefusedAndItsConnectionClosed() async throws {

@@ -40,6 +40,10 @@ public final class CommandContext {
                                     metadata: globals.metadata)
         if let token = globals.token { options.setBearerToken(token) }
         options.tls = globals.tls
+        if globals.token != nil && globals.tls == nil && !globals.server.isLoopback {
+            stderr.write("warning: the token goes to \(globals.server) in clear text (no --tls): anyone on the path can "
+                         + "read it and the data; use --tls\n")
+        }
         if globals.tls?.insecureSkipVerify == true {
             stderr.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
                          + "can impersonate \(globals.server) and read the token and data\n")

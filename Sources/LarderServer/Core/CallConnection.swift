@@ -34,6 +34,8 @@ protocol CallConnection: AnyObject {
     var isClosed: Bool { get }
     /// The subject of the client's verified TLS certificate; nil without one.
     var clientCertificate: String? { get }
+    /// True when the connection is TLS.
+    var isEncrypted: Bool { get }
     /// True when calls that reach the core while the server drains are still served, because
     /// the client sent them before it could know of the drain (HTTP/2, see `Connection`).
     var takesCallsWhileDraining: Bool { get }
@@ -53,5 +55,6 @@ protocol CallConnection: AnyObject {
 
 extension CallConnection {
     var clientCertificate: String? { nil }
+    var isEncrypted: Bool { false }
     var takesCallsWhileDraining: Bool { false }
 }

@@ -22,6 +22,9 @@ final class CallCore: @unchecked Sendable {
     let metrics: MetricsRecorder
     /// The token calls must carry; replaced on the loop when SIGHUP reloads the file.
     var token: BearerToken?
+    /// Why a cleartext connection may call only public methods (health); nil: it may call any
+    /// (`ServerConfiguration.cleartextLimit`, worked out once).
+    private let cleartextLimit: String?
     /// True once a drain began: new calls (but health checks and watches) get UNAVAILABLE.
     var isDraining = false
     /// Calls started and not yet ended, all connections together.
@@ -50,6 +53,7 @@ final class CallCore: @unchecked Sendable {
         self.router = router
         self.metrics = metrics
         self.token = token
+        self.cleartextLimit = configuration.cleartextLimit
         self.logger = logger
         self.onLoop = onLoop
     }
@@ -119,6 +123,14 @@ final class CallCore: @unchecked Sendable {
             return
         }
         if let error = admissionError(for: call.method, on: connection) {
+            refuse(error, context, on: connection)
+            return
+        }
+        if let cleartextLimit, handler?.isPublic != true, !connection.isEncrypted {
+            let error = RPCError(.unauthenticated, "this server takes calls other than health checks over TLS only "
+                                 + "(\(cleartextLimit)): connect with TLS (larder --tls)")
+            logger.warn("unauthenticated", ["conn": connection.id, "call": call.callID, "peer": connection.peer,
+                                            "method": call.method.path, "reason": error.message])
             refuse(error, context, on: connection)
             return
         }

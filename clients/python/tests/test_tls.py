@@ -275,3 +275,35 @@ def test_the_async_client_ends_the_connection_at_close_notify(close_notify_peer,
     error = _outcome_within(30, lambda: asyncio.run(run()))
     assert isinstance(error, LarderError), error
     assert error.code == StatusCode.UNAVAILABLE and "closed by the server" in error.message
+
+
+def test_the_clis_tls_variables_turn_tls_on(tls_server, certs, monkeypatch):
+    """$LARDER_TLS, $LARDER_CA and $LARDER_SERVER_NAME mean for LarderClient() what they mean for
+    `larder`: before, it took $LARDER_SERVER and $LARDER_TOKEN from such a shell and sent the token
+    in clear text (audit 20 F3)."""
+    monkeypatch.setenv("LARDER_SERVER", tls_server.address)
+    monkeypatch.setenv("LARDER_TLS", "1")
+    monkeypatch.setenv("LARDER_CA", certs.ca)
+    monkeypatch.setenv("LARDER_SERVER_NAME", "localhost")
+    with LarderClient(timeout=60) as client:
+        assert client.check().status == 1
+        assert client.connection is not None and client.connection.tls is not None
+        assert client.connection.tls.alpn == "larder"
+    monkeypatch.setenv("LARDER_TLS", "maybe")
+    with pytest.raises(ValueError, match="LARDER_TLS must be 1/true/yes/on or 0/false/no/off"):
+        LarderClient(timeout=60, connect=False)
+    monkeypatch.setenv("LARDER_TLS", "0")
+    with LarderClient(timeout=60, connect=False) as clear:
+        assert clear.tls is None
+
+
+def test_a_token_in_clear_text_to_a_remote_host_is_warned_about(monkeypatch):
+    """A token about to go to a non-loopback host without TLS (audit 20 F4); nothing connects."""
+    monkeypatch.delenv("LARDER_TLS", raising=False)
+    with pytest.warns(UserWarning, match="the token goes to 192.0.2.1:7411 in clear text"):
+        LarderClient("192.0.2.1:7411", token="s3cret", connect=False).close()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LarderClient("127.0.0.1:7411", token="s3cret", connect=False).close()
+        LarderClient("192.0.2.1:7411", connect=False).close()

@@ -30,6 +30,7 @@ from .backoff import Backoff
 from .methods import METHODS
 from .rpc import DEFAULT, Call, Metadata, Timeout
 from .status import LarderError, StatusCode
+from .tls import tls_context
 from .transport import DEFAULT_MAX_FRAME_BYTES, Connection, NotSent
 
 DEFAULT_ADDRESS = "127.0.0.1:7411"
@@ -55,6 +56,36 @@ def parse_address(address: Optional[Address] = None) -> Tuple[str, int]:
     return host, port_number
 
 
+_SWITCH = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def _environment_switch(name: str) -> bool:
+    value = os.environ.get(name, "")
+    if not value:
+        return False
+    if value.lower() not in _SWITCH:
+        raise ValueError(f"${name} must be 1/true/yes/on or 0/false/no/off, got {value!r}")
+    return _SWITCH[value.lower()]
+
+
+def tls_from_environment() -> Optional[ssl.SSLContext]:
+    """The TLS context the CLI's variables ask for, as `larder` reads them: $LARDER_TLS turns TLS
+    on, with $LARDER_CA, $LARDER_CERT/$LARDER_KEY and $LARDER_INSECURE_SKIP_VERIFY
+    ($LARDER_SERVER_NAME is the name to verify); None when $LARDER_TLS is unset, empty or off."""
+    if not _environment_switch("LARDER_TLS"):
+        return None
+    return tls_context(os.environ.get("LARDER_CA") or None, certfile=os.environ.get("LARDER_CERT") or None,
+                       keyfile=os.environ.get("LARDER_KEY") or None,
+                       insecure_skip_verify=_environment_switch("LARDER_INSECURE_SKIP_VERIFY"))
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.x.x.x and ::1 (the name as written)."""
+    name = host.lower()
+    return name == "localhost" or name.endswith(".localhost") or name.startswith("127.") or name in ("::1",
+                                                                                                      "0:0:0:0:0:0:0:1")
+
+
 class _ClientBase:
     """Options, metadata and the reconnect bookkeeping shared by both clients."""
 
@@ -63,6 +94,10 @@ class _ClientBase:
                backoff: Optional[Backoff], tls: Optional[ssl.SSLContext] = None,
                server_hostname: Optional[str] = None) -> None:
         self.host, self.port = parse_address(address)
+        if tls is None:
+            tls = tls_from_environment()
+            if tls is not None and server_hostname is None:
+                server_hostname = os.environ.get("LARDER_SERVER_NAME") or None
         #: TLS context (larder_client.tls_context) and the name the certificate must match.
         self.tls = tls
         self.server_hostname = server_hostname
@@ -74,6 +109,10 @@ class _ClientBase:
         token = os.environ.get("LARDER_TOKEN") if token is None else token
         if token:
             self.metadata["authorization"] = f"Bearer {token}"
+            if tls is None and not is_loopback(self.host):
+                warnings.warn(f"larder_client: the token goes to {self.address} in clear text (no TLS): anyone on "
+                              "the path can read it and the data; pass tls=larder_client.tls_context(...) or set "
+                              "LARDER_TLS=1", stacklevel=3)
         self.backoff = backoff or Backoff()
         #: Connections opened so far (1 after the first connect, +1 per reconnect).
         self.connects = 0
