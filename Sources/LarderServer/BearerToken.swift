@@ -11,6 +11,10 @@ struct BearerToken: Sendable {
         expected = Array("Bearer \(token)".utf8)
     }
 
+    /// The longest token a file may hold: `authorization: Bearer <token>` must fit, with the
+    /// call's other metadata and (over HTTP/2) its pseudo-headers, in the 8 KiB metadata limit.
+    static let maxTokenBytes = 4096
+
     /// Reads the token from a file: one RFC 6750 `b64token` (`A-Z a-z 0-9 - . _ ~ + /`, then
     /// any `=` padding), optionally followed by one newline (`\n` or `\r\n`), nothing else.
     /// Its bytes are checked as they are, never decoded: a byte that is not UTF-8 would
@@ -35,6 +39,11 @@ struct BearerToken: Sendable {
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         }
         guard !bytes.isEmpty else { throw RPCError.invalidArgument("auth token file \(path) is empty") }
+        guard bytes.count <= maxTokenBytes else {
+            throw RPCError.invalidArgument(
+                "auth token file \(path) holds a token of \(bytes.count) bytes; at most \(maxTokenBytes) fit in a "
+                + "call's metadata (8 KiB, headers included) beside the rest: use a shorter one, e.g. openssl rand -hex 32")
+        }
         if let offset = invalidTokenByte(bytes) {
             throw RPCError.invalidArgument(
                 "auth token file \(path) has \(describe(bytes, at: offset)) at offset \(offset): a bearer token is "

@@ -38,8 +38,28 @@ extension Server {
         do {
             core.token = try BearerToken.load(path: path)
             logger.info("token_reloaded", ["path": path])
+            warnIfExposed(path, what: "auth token file")
         } catch {
             logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])
         }
+    }
+
+    /// Warns when a secret file (the token file, the TLS key) is not a regular file, or others
+    /// may read it or write it, or its group may write it: `chmod 600` (or 640 with the server's
+    /// group, as DEPLOY.md installs them). Ownership is not checked: root may own them.
+    func warnIfExposed(_ path: String, what: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let mode = info.st_mode & 0o7777
+        let problem: String
+        if (info.st_mode & S_IFMT) != S_IFREG {
+            problem = "is not a regular file"
+        } else if mode & 0o007 != 0 || mode & 0o020 != 0 {
+            problem = "has mode \(String(mode, radix: 8)): " + (mode & 0o004 != 0 ? "every user can read it" : "others can change it")
+        } else {
+            return
+        }
+        logger.warn("secret_file_exposed", ["path": path, "file": what, "problem": problem,
+                                            "fix": "chmod 600 (or 640 with the server's group)"])
     }
 }

@@ -315,6 +315,7 @@ extension Server {
         do {
             tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
             logCertificateValidity(loaded: true)
+            if let key = configuration.tlsKeyFile { warnIfExposed(key, what: "TLS private key") }
             logger.info("tls_reloaded", ["cert": certificate])  // last: the reload is done
         } catch {
             logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])

@@ -200,6 +200,8 @@ public final class Server: @unchecked Sendable {
         } else {
             logger.announce("listening", ["address": address])
         }
+        if let path = configuration.authTokenFile { warnIfExposed(path, what: "auth token file") }
+        if let key = configuration.tlsKeyFile { warnIfExposed(key, what: "TLS private key") }
         if let exposure = configuration.insecureExposure {
             logger.warn("insecure", ["serves": exposure, "because": "--insecure"])
         }

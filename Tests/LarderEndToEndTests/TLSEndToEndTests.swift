@@ -381,6 +381,22 @@ final class TLSEndToEndTests {
                 "every connection after the reload resumed: \(established)")
     }
 
+    /// A token file (or TLS key) others can read is named in a warning at start (audit 20 F7);
+    /// mode 0600 is not.
+    @Test func aTokenFileEveryUserCanReadIsWarnedAbout() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token-mode")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = try writeTokenFile("t0ken-of-mode-600", in: directory)
+        let quiet = try await ServerProcess(arguments: ["--auth-token-file", token])
+        #expect(quiet.stop() == 0)
+        #expect(!quiet.stderr.contains("secret_file_exposed"), "\(quiet.stderr)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: token)
+        let exposed = try await ServerProcess(arguments: ["--auth-token-file", token])
+        defer { exposed.stop() }
+        #expect(await exposed.waitForLog("event=secret_file_exposed path=\(token) file=\"auth token file\" "
+                                         + "problem=\"has mode 644: every user can read it\""), "\(exposed.stderr)")
+    }
+
     @Test func nonLoopbackNeedsTLSAndAToken() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-tls-listen")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -64,6 +64,16 @@ import Testing
         }
     }
 
+    /// A token no call could carry (its metadata limit is 8 KiB) is refused at start: the server
+    /// started and every call with the right token failed RESOURCE_EXHAUSTED (audit 20 F6).
+    @Test func aTokenTooLongForACallsMetadataIsRefused() throws {
+        #expect(throws: Never.self) { try Self.load(Array(repeating: UInt8(ascii: "a"), count: 4096)).result.get() }
+        let (path, result) = try Self.load(Array(repeating: UInt8(ascii: "a"), count: 9000) + [0x0A])
+        #expect(throws: RPCError(.invalidArgument, "auth token file \(path) holds a token of 9000 bytes; at most 4096 "
+                                 + "fit in a call's metadata (8 KiB, headers included) beside the rest: use a shorter "
+                                 + "one, e.g. openssl rand -hex 32")) { try result.get() }
+    }
+
     @Test(arguments: ["", "\n", "\r\n"])
     func anEmptyFileIsRefused(file: String) throws {
         let (path, result) = try Self.load(Array(file.utf8))

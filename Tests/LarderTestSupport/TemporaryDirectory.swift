@@ -13,5 +13,6 @@ public func makeTemporaryDirectory(prefix: String) throws -> URL {
 public func writeTokenFile(_ token: String, in directory: URL) throws -> String {
     let path = directory.appendingPathComponent("token").path
     try (token + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)  // as an operator keeps it
     return path
 }
