@@ -67,7 +67,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// `.request` event once the client half-closes, in place of `requestStarted`, `message` and
     /// `endOfInput`, and it answers a request with no message or more than one itself. Unset,
     /// or saying no (a bidirectional method), every message is its own event.
-    public var deliversWholeRequest: ((_ path: String) -> Bool)?
+    public var deliversWholeRequest: ((_ head: GRPCRequestHead) -> Bool)?
 
     /// Response bytes queued on streams and not yet handed to nghttp2 (a peer's closed window
     /// holds them): count them against the server's memory budget.
@@ -432,7 +432,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 stream.replyEncoding = GRPCMessageEncoding.forReplies(requestEncoding: head.messageEncoding,
                                                                       acceptEncoding: head.acceptEncoding)
             }
-            if let deliversWholeRequest, deliversWholeRequest(head.path) {
+            if let deliversWholeRequest, deliversWholeRequest(head) {
                 stream.phase = .collecting
                 stream.heldHeadBytes = stream.headerListSize
                 bufferedInputBytes += stream.heldHeadBytes

@@ -38,16 +38,21 @@ final class HTTP2Link {
     /// The array the session's events come in, reused from read to read (`takeEventBuffer`).
     private var eventBuffer: [GRPCServerEvent] = []
 
-    init(configuration: GRPCServerConfiguration, resolve: @escaping (String) -> ResolvedMethod) throws(GRPCSessionError) {
+    /// `refusesAtOnce` tells whether the core would refuse a call of a known method before its
+    /// handler sees the request (no token, a wrong one: `CallCore.authenticationError`).
+    init(configuration: GRPCServerConfiguration, resolve: @escaping (String) -> ResolvedMethod,
+         refusesAtOnce: @escaping (GRPCRequestHead, MethodHandler) -> Bool = { _, _ in false }) throws(GRPCSessionError) {
         session = try GRPCServerSession(configuration: configuration)
         self.resolve = resolve
         // Every method but a bidirectional one takes exactly one request message. An unknown
         // path starts at its headers, so the core answers it at once (UNIMPLEMENTED, or
-        // UNAUTHENTICATED first, as over the lean protocol), whatever the client means to send.
-        session.deliversWholeRequest = { [unowned self] path in
-            guard let handler = method(for: path).handler else { return false }
+        // UNAUTHENTICATED first, as over the lean protocol), whatever the client means to send;
+        // so does a call the core will refuse unread: a client without the token learns the same
+        // of a served method as of an unknown one (not whether it takes one message).
+        session.deliversWholeRequest = { [unowned self] head in
+            guard let handler = method(for: head.path).handler else { return false }
             if case .bidirectional = handler.execution { return false }
-            return true
+            return !refusesAtOnce(head, handler)
         }
     }
 

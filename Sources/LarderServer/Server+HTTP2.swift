@@ -32,7 +32,8 @@ extension Server {
             let bytes = connection.sniffBuffer
             connection.sniffBuffer = []
             do {
-                connection.http2 = try HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod)
+                connection.http2 = try HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod,
+                                                 refusesAtOnce: refusesAtOnce(on: connection))
             } catch {
                 close(connection, reason: "cannot start an HTTP/2 session: \(error)")
                 return true
@@ -221,6 +222,15 @@ extension Server {
             link.session.beginDrain()
             pumpHTTP2(connection)
             connection.flush()
+        }
+    }
+
+    /// For `HTTP2Link`: whether the core would refuse a call of `handler` with `head` unread.
+    func refusesAtOnce(on connection: Connection) -> (GRPCRequestHead, MethodHandler) -> Bool {
+        let encrypted = connection.isEncrypted
+        return { [unowned core] head, handler in
+            core.authenticationError(isPublic: handler.isPublic, authorization: head.authorization,
+                                     encrypted: encrypted) != nil
         }
     }
 }

@@ -93,7 +93,8 @@ extension Server {
         let error = RPCError.unavailable(
             "this server accepts TLS connections only (--tls-only): connect with TLS (larder --tls)")
         guard HTTP2Preface.match(bytes) != .notHTTP2,
-              let link = try? HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod) else {
+              let link = try? HTTP2Link(configuration: http2Configuration, resolve: core.resolveMethod,
+                                             refusesAtOnce: refusesAtOnce(on: connection)) else {
             fail(connection, error)
             return
         }

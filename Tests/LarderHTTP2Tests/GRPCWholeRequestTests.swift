@@ -9,7 +9,7 @@ import Testing
 struct GRPCWholeRequestTests {
     static func loopback() throws -> Loopback {
         let loop = try Loopback()
-        loop.server.deliversWholeRequest = { !$0.hasSuffix("/Stream") }
+        loop.server.deliversWholeRequest = { !$0.path.hasSuffix("/Stream") }
         return loop
     }
 

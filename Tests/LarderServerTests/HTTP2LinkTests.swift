@@ -14,7 +14,7 @@ import Testing
         let link = try HTTP2Link(configuration: GRPCServerConfiguration(), resolve: { .unknown($0) })
         // An unknown method starts at its headers, so the core answers it at once, whatever the
         // client goes on to send (not held until a half-close that a streaming client never sends).
-        #expect(link.session.deliversWholeRequest?("/no.Such/Method") == false)
+        #expect(link.session.deliversWholeRequest?(Self.head(1, path: "/no.Such/Method")) == false)
         guard case .start(let head, let method, let message)? = link.handle(.request(Self.head(1), message: [4])) else {
             Issue.record("a whole request did not start a call")
             return

@@ -167,6 +167,32 @@ struct HTTP2StreamingTests {
         }
     }
 
+    /// Without the token, a served method answers as an unknown one does (UNAUTHENTICATED),
+    /// whatever the request's shape: its checks of the message count (INTERNAL "takes one
+    /// request message") told a peer without the token which names are served (audit 20 F5).
+    @Test func withoutTheTokenAServedMethodAnswersAsAnUnknownOne() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-server-tests")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let tokenFile = try writeTokenFile("oracle-token", in: directory)
+        try await withInProcessServer({ $0.authTokenFile = tokenFile }) { server in
+            let h2 = try HTTP2TestClient(port: server.port)
+            let request = ProtoCodec.encode(ListLocationsRequest())
+            for path in ["/larder.v1.LocationService/ListLocations", "/larder.v1.LocationService/NoSuch"] {
+                for messages in [[], [request, request]] {
+                    let stream = try h2.start(path, messages: messages)
+                    let ended = await offThePool { h2.read(stream) { $0.ended } }
+                    let trailers = String(describing: ended?.trailers)
+                    #expect(ended?.trailers["grpc-status"] == "16", "\(path), \(messages.count) messages: \(trailers)")
+                    #expect(ended?.trailers["grpc-message"]?.contains("requires a bearer token") == true)
+                }
+            }
+            let allowed = try h2.start("/larder.v1.LocationService/ListLocations",
+                                       extra: [("authorization", "Bearer oracle-token")], messages: [request, request])
+            let checked = await offThePool { h2.read(allowed) { $0.ended } }
+            #expect(checked?.trailers["grpc-status"] == "13", "with the token, the shape is checked as before")
+        }
+    }
+
     @Test func streamingMethodsOverTheLeanProtocolAreUnimplemented() async throws {
         try await withInProcessServer { server in
             let raw = try server.raw()

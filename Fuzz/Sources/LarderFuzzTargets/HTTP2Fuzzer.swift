@@ -24,7 +24,7 @@ enum HTTP2Fuzzer {
         } catch {
             throw FuzzFailure("cannot create a session: \(error)")
         }
-        session.deliversWholeRequest = { !$0.contains("Reflection") }
+        session.deliversWholeRequest = { !$0.path.contains("Reflection") }
         let stream = UnsafeRawBufferPointer(rebasing: data[1...])
         var responder = EchoResponder()
         var output: [UInt8] = []

@@ -108,6 +108,23 @@ final class CallCore: @unchecked Sendable {
                            heldByCore: !connection.accountsCallMemory)
     }
 
+    /// Why a call is refused before its handler sees it: over cleartext where TLS would have
+    /// checked something (`ServerConfiguration.cleartextLimit`), or without the token; nil when
+    /// it may run. Public methods (health) need neither.
+    func authenticationError(isPublic: Bool, authorization: String?, encrypted: Bool) -> RPCError? {
+        if isPublic { return nil }
+        if let cleartextLimit, !encrypted {
+            return RPCError(.unauthenticated, "this server takes calls other than health checks over TLS only "
+                            + "(\(cleartextLimit)): connect with TLS (larder --tls)")
+        }
+        if let token, !token.accepts(authorization) {
+            return RPCError(.unauthenticated, authorization == nil
+                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
+                : "invalid bearer token")
+        }
+        return nil
+    }
+
     /// Admits, authenticates and runs `call`; its result goes back through `connection`.
     func start<Connection: CallConnection>(_ call: IncomingCall, on connection: Connection) {
         // A transport still reading what a closed connection sent: nobody would end the call.
@@ -126,18 +143,9 @@ final class CallCore: @unchecked Sendable {
             refuse(error, context, on: connection)
             return
         }
-        if let cleartextLimit, handler?.isPublic != true, !connection.isEncrypted {
-            let error = RPCError(.unauthenticated, "this server takes calls other than health checks over TLS only "
-                                 + "(\(cleartextLimit)): connect with TLS (larder --tls)")
-            logger.warn("unauthenticated", ["conn": connection.id, "call": call.callID, "peer": connection.peer,
-                                            "method": call.method.path, "reason": error.message])
-            refuse(error, context, on: connection)
-            return
-        }
-        if let token, handler?.isPublic != true, !token.accepts(call.metadata["authorization"]) {
-            let error = RPCError(.unauthenticated, call.metadata["authorization"] == nil
-                ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
-                : "invalid bearer token")
+        if let error = authenticationError(isPublic: handler?.isPublic == true,
+                                           authorization: call.metadata["authorization"],
+                                           encrypted: connection.isEncrypted) {
             logger.warn("unauthenticated", ["conn": connection.id, "call": call.callID, "peer": connection.peer,
                                             "method": call.method.path, "reason": error.message])
             refuse(error, context, on: connection)
