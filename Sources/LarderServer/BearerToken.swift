@@ -3,22 +3,32 @@ import Glibc
 #endif
 import LarderWire
 
-/// The bearer token calls must present, compared in constant time.
+/// The bearer tokens calls may present (one, or a few while a rotation moves clients from
+/// an old token to a new one), compared in constant time.
 struct BearerToken: Sendable {
-    private let expected: [UInt8]
+    /// `Bearer <token>` for each token.
+    private let expected: [[UInt8]]
 
-    init(_ token: String) {
-        expected = Array("Bearer \(token)".utf8)
+    init(_ tokens: [String]) {
+        expected = tokens.map { Array("Bearer \($0)".utf8) }
     }
+
+    init(_ token: String) { self.init([token]) }
+
+    /// How many tokens are accepted.
+    var count: Int { expected.count }
 
     /// The longest token a file may hold: `authorization: Bearer <token>` must fit, with the
     /// call's other metadata and (over HTTP/2) its pseudo-headers, in the 8 KiB metadata limit.
     static let maxTokenBytes = 4096
+    /// The most tokens a file may hold: one in force, and the next while clients move to it.
+    static let maxTokens = 8
 
-    /// Reads the token from a file: one RFC 6750 `b64token` (`A-Z a-z 0-9 - . _ ~ + /`, then
-    /// any `=` padding), optionally followed by one newline (`\n` or `\r\n`), nothing else.
-    /// Its bytes are checked as they are, never decoded: a byte that is not UTF-8 would
-    /// otherwise become U+FFFD, and a token of them would accept `Bearer ` + U+FFFD….
+    /// Reads the tokens from a file: one RFC 6750 `b64token` per line (`A-Z a-z 0-9 - . _ ~ +
+    /// /`, then any `=` padding), lines ending in `\n` or `\r\n`, the last one's optional, no
+    /// empty line, at most `maxTokens`. Its bytes are checked as they are, never decoded: a byte
+    /// that is not UTF-8 would otherwise become U+FFFD, and a token of them would accept
+    /// `Bearer ` + U+FFFD….
     /// - Throws: INVALID_ARGUMENT naming the file when it cannot be read, is empty, or holds
     ///   anything else.
     static func load(path: String) throws(RPCError) -> BearerToken {
@@ -39,19 +49,42 @@ struct BearerToken: Sendable {
             if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
         }
         guard !bytes.isEmpty else { throw RPCError.invalidArgument("auth token file \(path) is empty") }
-        guard bytes.count <= maxTokenBytes else {
-            throw RPCError.invalidArgument(
-                "auth token file \(path) holds a token of \(bytes.count) bytes; at most \(maxTokenBytes) fit in a "
-                + "call's metadata (8 KiB, headers included) beside the rest: use a shorter one, e.g. openssl rand -hex 32")
+        var tokens: [String] = []
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            let newline = bytes[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            // A line break inside the file ends a line; its `\r` (CRLF) is not part of the token.
+            var lineEnd = newline
+            if newline < bytes.count && lineEnd > lineStart && bytes[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            let line = Array(bytes[lineStart..<lineEnd])
+            if line.isEmpty {
+                throw refusal(path, "a line break at offset \(max(0, lineStart - 1))")
+            }
+            if let offset = invalidTokenByte(line) {
+                throw refusal(path, "\(describe(line, at: offset)) at offset \(lineStart + offset)")
+            }
+            guard line.count <= maxTokenBytes else {
+                throw RPCError.invalidArgument(
+                    "auth token file \(path) holds a token of \(line.count) bytes; at most \(maxTokenBytes) fit in a "
+                    + "call's metadata (8 KiB, headers included) beside the rest: use a shorter one, e.g. openssl rand -hex 32")
+            }
+            tokens.append(String(decoding: line, as: UTF8.self))
+            guard tokens.count <= maxTokens else {
+                throw RPCError.invalidArgument("auth token file \(path) holds more than \(maxTokens) tokens (one per "
+                                               + "line): keep the one in force and the next")
+            }
+            lineStart = newline + 1
         }
-        if let offset = invalidTokenByte(bytes) {
-            throw RPCError.invalidArgument(
-                "auth token file \(path) has \(describe(bytes, at: offset)) at offset \(offset): a bearer token is "
-                + "one line of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 allows, "
-                + "with at most one newline after it")
-        }
-        return BearerToken(String(decoding: bytes, as: UTF8.self))
+        return BearerToken(tokens)
     }
+
+    private static func refusal(_ path: String, _ what: String) -> RPCError {
+        RPCError.invalidArgument("auth token file \(path) has \(what): \(allowed)")
+    }
+
+    /// What a token file may hold, for its refusals.
+    static let allowed = "each line holds one bearer token of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 "
+        + "allows, with no empty line"
 
     /// The offset of the first byte that breaks RFC 6750's `b64token`
     /// (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`), or nil.
@@ -98,11 +131,19 @@ struct BearerToken: Sendable {
     /// never matches.
     func accepts(_ authorization: String?) -> Bool {
         let presented = Self.normalized(Array((authorization ?? "").utf8))
+        var matches = false
+        // Every token is compared, whichever matches: the time depends on the lengths only.
+        for expected in expected { matches = Self.equal(presented, expected) || matches }
+        return matches
+    }
+
+    /// `presented` against one `expected`, every byte compared (see `accepts`).
+    private static func equal(_ presented: [UInt8], _ expected: [UInt8]) -> Bool {
         var difference: UInt8 = presented.count == expected.count ? 0 : 1
         for index in 0..<max(presented.count, expected.count) {
             var byte = index < presented.count ? presented[index] : 0
             var wanted = index < expected.count ? expected[index] : 0
-            if index < Self.schemeLetters {
+            if index < schemeLetters {
                 // The scheme's letters: setting 0x20 folds each to lower case, and only its two
                 // cases to it.
                 byte |= 0x20

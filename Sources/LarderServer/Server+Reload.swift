@@ -37,7 +37,7 @@ extension Server {
         guard let path = configuration.authTokenFile else { return }
         do {
             core.token = try BearerToken.load(path: path)
-            logger.info("token_reloaded", ["path": path])
+            logger.info("token_reloaded", ["path": path, "tokens": core.token?.count ?? 0])
             warnIfExposed(path, what: "auth token file")
         } catch {
             logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])

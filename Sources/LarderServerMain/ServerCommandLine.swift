@@ -141,7 +141,8 @@ public enum ServerCommandLine {
         },
         filePath("auth-token-file", "PATH", \.server.authTokenFile,
                  help: "require 'authorization: Bearer <token>' metadata on every call but health; the file holds the token "
-                       + "(RFC 6750: A-Z a-z 0-9 - . _ ~ + /, then = padding) and at most one newline; read again on SIGHUP"),
+                       + "(RFC 6750: A-Z a-z 0-9 - . _ ~ + /, then = padding; at most 4096 bytes), or up to 8 of them "
+                       + "one per line, any accepted (a rotation's overlap); read again on SIGHUP"),
         filePath("tls-cert", "FILE", \.server.tlsCertificateFile,
                  help: "TLS certificate chain (PEM: the certificate, then intermediates); with --tls-key turns TLS on, "
                        + "on the same port as cleartext (the first bytes tell them apart); reread on SIGHUP"),

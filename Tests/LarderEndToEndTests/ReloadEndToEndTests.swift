@@ -48,7 +48,7 @@ struct ReloadEndToEndTests {
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("event=token_reloaded", seconds: 30), "\(server.stderr)")
         #expect(server.stderr.contains("level=info event=signal signal=SIGHUP"))
-        #expect(server.stderr.contains("level=info event=token_reloaded path=\(tokenFile)"))
+        #expect(server.stderr.contains("level=info event=token_reloaded path=\(tokenFile) tokens=1"))
         await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
         #expect(try await new.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
@@ -72,14 +72,21 @@ struct ReloadEndToEndTests {
         kill(server.processIdentifier, SIGHUP)
         #expect(await server.waitForLog("has byte 0xFF at offset 0", seconds: 30), "\(server.stderr)")
         let notToken = server.stderr.split(separator: "\n").last { $0.contains("event=token_reload_failed") }
-        #expect(notToken?.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: a bearer token is one line "
-                                   + "of A-Z a-z 0-9 - . _ ~ + / (then = padding)") == true, "\(notToken ?? "")")
+        #expect(notToken?.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: each line holds one "
+                                   + "bearer token of A-Z a-z 0-9 - . _ ~ + / (then = padding)") == true, "\(notToken ?? "")")
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
         let replacement = try LarderClient.loopback(port: server.port, token: String(repeating: "\u{FFFD}", count: 32))
         defer { replacement.close() }
         await expectStatus(.unauthenticated) {
             try await replacement.call(LocationMethods.listLocations, ListLocationsRequest())
         }
+
+        // A rotation's overlap: both lines accepted until the old one goes.
+        try "old-token\nnew-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("tokens=2", seconds: 30), "\(server.stderr)")
+        _ = try await old.call(LocationMethods.listLocations, ListLocationsRequest())
+        _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
 
         try FileManager.default.removeItem(atPath: tokenFile)
         kill(server.processIdentifier, SIGHUP)

@@ -42,8 +42,8 @@ struct ServerFlagsEndToEndTests {
                                                                 "--db", directory.appendingPathComponent("db").path])
         #expect(status == 1, "\(log)")
         #expect(log.contains("event=start_failed"), "\(log)")
-        #expect(log.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: a bearer token is one line of "
-                             + "A-Z a-z 0-9 - . _ ~ + / (then = padding)"), "\(log)")
+        #expect(log.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: each line holds one bearer "
+                             + "token of A-Z a-z 0-9 - . _ ~ + / (then = padding)"), "\(log)")
         #expect(!log.contains("event=listening"))
     }
 

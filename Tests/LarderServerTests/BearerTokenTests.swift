@@ -5,12 +5,12 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-/// `--auth-token-file` holds one RFC 6750 b64token and at most one newline; its bytes are
+/// `--auth-token-file` holds RFC 6750 b64tokens, one per line; its bytes are
 /// checked as they are (before, bytes that are not UTF-8 became U+FFFD, and a file of 32 × 0xFF
 /// accepted `Bearer ` + 32 × U+FFFD).
 @Suite struct BearerTokenTests {
-    static let allowed = "a bearer token is one line of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 allows, "
-        + "with at most one newline after it"
+    static let allowed = "each line holds one bearer token of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 "
+        + "allows, with no empty line"
 
     /// Writes `bytes` to a fresh file and loads it as the token file.
     static func load(_ bytes: [UInt8]) throws -> (path: String, result: Result<BearerToken, RPCError>) {
@@ -50,7 +50,9 @@ import Testing
         (Array(" s3cret\n".utf8), "a space at offset 0"),
         (Array("s3cret \n".utf8), "a space at offset 6"),
         (Array("s3cret\n\n".utf8), "a line break at offset 6"),
-        (Array("one\ntwo\n".utf8), "a line break at offset 3"),
+        (Array("one\n\ntwo\n".utf8), "a line break at offset 3"),
+        (Array("one\ntw o\n".utf8), "a space at offset 6"),
+        (Array("one\r\ntwo\r".utf8), "a line break at offset 8"),
         (Array("s3cret\r".utf8), "a line break at offset 6"),
         (Array("s3:cret".utf8), "\":\" at offset 2"),
         (Array("=abc".utf8), "\"=\" first at offset 0"),
@@ -62,6 +64,18 @@ import Testing
         #expect(throws: RPCError(.invalidArgument, "auth token file \(path) has \(what): \(Self.allowed)")) {
             try result.get()
         }
+    }
+
+    /// Several lines hold several tokens, any of them accepted (a rotation's overlap: the old
+    /// token and the next, audit 20 F11); at most `maxTokens`.
+    @Test func severalTokensOneAtALineAreEachAccepted() throws {
+        let loaded = try Self.load(Array("old-token\r\nnew-token\n".utf8)).result.get()
+        #expect(loaded.count == 2)
+        #expect(loaded.accepts("Bearer old-token") && loaded.accepts("Bearer new-token"))
+        #expect(!loaded.accepts("Bearer old-token\r\nnew-token") && !loaded.accepts("Bearer other"))
+        let (path, many) = try Self.load(Array((1...9).map { "token-\($0)\n" }.joined().utf8))
+        #expect(throws: RPCError(.invalidArgument, "auth token file \(path) holds more than 8 tokens (one per line): "
+                                 + "keep the one in force and the next")) { try many.get() }
     }
 
     /// A token no call could carry (its metadata limit is 8 KiB) is refused at start: the server
