@@ -382,6 +382,15 @@ public final class SQLiteStore: Store {
         // For the operator starting the server, not a client: SQLite's own words.
         if rpc.code == .internal { rpc.message = error.description }
         if !rpc.message.contains(path) { rpc.message = "database \"\(path)\": " + rpc.message }
+        // "Read-only": say which of the files this user cannot write (often the -shm another user made).
+        if error.code & 0xFF == SQLITE_READONLY {
+            let files = [path, path + "-wal", path + "-shm", directory(of: path)]
+            let denied = files.filter { access($0, W_OK) != 0 && errno != ENOENT }
+            if !denied.isEmpty {
+                rpc.message += " (this user cannot write \(denied.joined(separator: ", ")): the server's user must be able to "
+                    + "write the database, its -wal and -shm, and their directory; check their owner and mode)"
+            }
+        }
         return rpc
     }
 }
