@@ -110,7 +110,7 @@ public final class SQLiteStore: Store {
                 try checkedVersion(of: writerConnection)
             } else {
                 try refuseForeignTables(writerConnection)  // before WAL mode changes the file
-                let mode = try pragmaText(writerConnection, "PRAGMA journal_mode=WAL")
+                let mode = try switchToWAL(writerConnection, waitingMilliseconds: options.busyTimeoutMilliseconds)
                 guard mode.lowercased() == "wal" else {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
                 }
@@ -238,6 +238,23 @@ public final class SQLiteStore: Store {
         // writer's own checkpoint threshold allows instead of keeping its largest size on disk.
         let walLimit = Int64(max(1, options.checkpointPages)) * Int64(CheckpointPolicy.fallbackFactor) * 4096
         try connection.execute("PRAGMA journal_size_limit=\(walLimit)")
+    }
+
+    /// `PRAGMA journal_mode=WAL`, tried again for up to `waitingMilliseconds` while another
+    /// process holds a lock: SQLite calls no busy handler for the switch of a file that is not
+    /// yet in WAL mode, so it failed at once where a WAL file waits `--busy-timeout`.
+    private static func switchToWAL(_ connection: SQLiteConnection, waitingMilliseconds: Int32)
+        throws(SQLiteError) -> String
+    {
+        let deadline = MonotonicClock.nanoseconds() &+ UInt64(max(0, waitingMilliseconds)) * 1_000_000
+        while true {
+            do throws(SQLiteError) {
+                return try pragmaText(connection, "PRAGMA journal_mode=WAL")
+            } catch where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED)
+                && MonotonicClock.nanoseconds() < deadline {
+                usleep(20_000)
+            }
+        }
     }
 
     private static func pragmaText(_ connection: SQLiteConnection, _ sql: String) throws(SQLiteError) -> String {

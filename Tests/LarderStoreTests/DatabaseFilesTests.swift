@@ -187,4 +187,33 @@ import Testing
         try db.closeAndExecute("DELETE FROM meal_records WHERE eaten_at_ms = 5")
         try db.reopen(seed: false)
     }
+
+    /// A file in another journal mode, locked by another process at start: the switch to WAL
+    /// waits `busyTimeoutMilliseconds` as every other statement does (it failed at once: audit 21 I2).
+    @Test func theSwitchToWALWaitsForAnotherProcesssLock() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-wal-switch")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("larder.sqlite").path
+        try SQLiteStore.openAfterClose(path: path, options: .init(seed: false)).close()
+        let locked = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let thread = SystemThread(name: "lock-holder") {
+            // Another process's lock, as far as SQLite can tell: a connection of its own.
+            guard let holder = try? SQLiteConnection(path: path, flags: SQLITE_OPEN_READWRITE) else { return }
+            defer { holder.close() }
+            try? holder.execute("PRAGMA journal_mode=DELETE")
+            try? holder.execute("BEGIN IMMEDIATE")
+            locked.signal()
+            usleep(300_000)
+            try? holder.execute("COMMIT")
+            released.signal()
+        }
+        defer { thread.join() }
+        #expect(locked.wait(timeout: .now() + 60) == .success)
+        var options = SQLiteStore.Options(seed: false)
+        options.busyTimeoutMilliseconds = 60_000
+        let store = try SQLiteStore.openAfterClose(path: path, options: options)
+        store.close()
+        #expect(released.wait(timeout: .now()) == .success, "it opened after the lock was released")
+    }
 }
