@@ -95,18 +95,29 @@ wait_rate() {
   return 1
 }
 
-# Waits (up to $1 s) for every member to be running again (the old primary rejoined).
+# Waits (up to $1 s) for every member to be running again (the old primary rejoined), every
+# replica on the leader's timeline with a known lag, and that state held for 5 s: a killed primary that Patroni starts
+# shows "running" for a moment on its old timeline before it stops it again to pg_rewind, and
+# an event then (a freeze of the rewind's source) left it down for good on a loaded machine.
 wait_members() {
-  local start=$SECONDS
+  local start=$SECONDS steady_since=-1
   while (( SECONDS - start < $1 )); do
     if "$PYTHON" - "$BASE" <<'PY' 2>/dev/null
 import json, sys, urllib.request
 base = int(sys.argv[1])
 members = json.load(urllib.request.urlopen(f"http://127.0.0.1:{base + 21}/cluster", timeout=1))["members"]
 ok = len(members) == 3 and all(m["state"] in ("running", "streaming") for m in members)
+replicas = [m for m in members if m["role"] != "leader"]
+leader_timeline = next((m.get("timeline") for m in members if m["role"] == "leader"), None)
+ok = ok and all(isinstance(m.get("lag"), int) and m.get("timeline") == leader_timeline for m in replicas)
 sys.exit(0 if ok and any(m["role"] == "sync_standby" for m in members) else 1)
 PY
-    then return 0; fi
+    then
+      (( steady_since < 0 )) && steady_since=$SECONDS
+      (( SECONDS - steady_since >= 5 )) && return 0
+    else
+      steady_since=-1
+    fi
     sleep 0.5
   done
   return 1
