@@ -111,6 +111,25 @@ public enum ServerMain {
         ])
     }
 
+    /// The file-size limit (`ulimit -f`, systemd's `LimitFSIZE=`) below which the SQLite WAL
+    /// alone reaches it under writes: it grows to 64 MB before the background checkpoint
+    /// restarts it, and to 256 MB in a burst (DESIGN.md, Storage).
+    static let walWorstCaseBytes: UInt64 = 512 << 20
+
+    /// Warns when a file-size limit would cut the WAL short: writes would then fail
+    /// RESOURCE_EXHAUSTED now and then while the database is far below the limit (audit 21 L2).
+    static func warnIfFileSizeLimitIsLow(logger: Logger, database: String) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+              UInt64(limit.rlim_cur) < walWorstCaseBytes else { return }
+        logger.warn("file_size_limit_low", [
+            "db": database, "limit_bytes": UInt64(limit.rlim_cur),
+            "effect": "the -wal grows to 64-256 MB under writes, so writes will fail RESOURCE_EXHAUSTED long before "
+                + "the database reaches the limit: raise it (ulimit -f, systemd LimitFSIZE=) to at least "
+                + "\(walWorstCaseBytes >> 20) MB above the largest the database may grow to",
+        ])
+    }
+
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
     static func openStore(_ configuration: DatabaseConfiguration, logger: Logger) throws(RPCError) -> any Store {
         if PostgresURL.isPostgres(configuration.databasePath) {
@@ -119,6 +138,7 @@ public enum ServerMain {
                 seed: configuration.seed, readerCount: configuration.readerCount,
                 onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: configuration.databaseDescription).log))
         }
+        warnIfFileSizeLimitIsLow(logger: logger, database: configuration.databaseDescription)
         var options = SQLiteStore.Options(
             durability: configuration.durability == .full ? .full : .normal,
             seed: configuration.seed, readerCount: configuration.readerCount,

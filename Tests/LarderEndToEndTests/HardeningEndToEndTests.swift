@@ -372,6 +372,9 @@ struct HardeningEndToEndTests {
                 refusal = error
             }
         }
+        // The limit is far below what the WAL alone reaches: said at start (audit 21 L2).
+        #expect(server.stderr.contains("level=warn event=file_size_limit_low db=\(server.databasePath) limit_bytes=524288"),
+                "\(server.stderr)")
         let error = try #require(refusal, "512 KiB never filled")
         #expect(error.code == .resourceExhausted && error.message.contains("full"), "\(error)")
         #expect(error.message.contains("reached the file-size limit of 524288 bytes"), "the cause is named: \(error)")

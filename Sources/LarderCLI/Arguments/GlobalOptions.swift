@@ -45,7 +45,7 @@ public struct GlobalOptions: Equatable, Sendable {
                    choices: OutputFormat.allCases.map(\.rawValue)),
         .flag("json", "Same as -o json: one JSON document (proto3 JSON mapping, default values included)"),
         .flag("wide", "Show every table cell in full instead of cutting long ones to fit the terminal"),
-        OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN)"),
+        OptionSpec("token", value: "TOKEN", "Bearer token, sent as 'authorization: Bearer TOKEN' (env LARDER_TOKEN); other users see a command line's arguments (ps): prefer --token-file or the env"),
         OptionSpec("token-file", value: "PATH", "Read the bearer token from a file (env LARDER_TOKEN_FILE)"),
         .flag("tls", "Connect with TLS, verifying the server against the system trust store or --ca (env LARDER_TLS=1)"),
         OptionSpec("ca", value: "FILE", "With --tls: trust the CA certificates in FILE (PEM) instead of the system's (env LARDER_CA)"),
