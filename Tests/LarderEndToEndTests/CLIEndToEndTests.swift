@@ -25,6 +25,11 @@ struct CLIEndToEndTests {
         #expect(!remote.stderr.contains("s3cret"))
         let local = try await Self.larder(["--token", "s3cret", "--timeout", "1", "health"], server: nil)
         #expect(!local.stderr.contains("warning"), "\(local.stderr)")
+        let bench = try await Self.larder(["--server", "192.0.2.1:7411", "--token", "s3cret", "bench", "--requests", "10"],
+                                          server: nil)
+        #expect(bench.status != 0)
+        #expect(bench.stderr.hasPrefix("warning: the token goes to 192.0.2.1:7411 in clear text (no --tls)"),
+                "\(bench.stderr)")
     }
 
     @Test func addListAndErrorsThroughTheBinary() async throws {
