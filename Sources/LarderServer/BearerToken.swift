@@ -32,7 +32,20 @@ struct BearerToken: Sendable {
     /// - Throws: INVALID_ARGUMENT naming the file when it cannot be read, is empty, or holds
     ///   anything else.
     static func load(path: String) throws(RPCError) -> BearerToken {
-        guard let file = fopen(path, "r") else {
+        // Opened without blocking and checked to be a regular file first: a FIFO (or a device)
+        // at the path would otherwise hold the event loop, which reads it on SIGHUP, until a
+        // writer came.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw RPCError.invalidArgument("cannot read auth token file \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw RPCError.invalidArgument("auth token file \(path) is not a regular file")
+        }
+        guard let file = fdopen(descriptor, "r") else {
+            close(descriptor)
             throw RPCError.invalidArgument("cannot read auth token file \(path): \(String(cString: strerror(errno)))")
         }
         defer { fclose(file) }

@@ -20,6 +20,13 @@ extension Server {
     static func loadTLSContext(_ configuration: ServerConfiguration,
                                replacing previous: TLSServerContext? = nil) throws(RPCError) -> TLSServerContext? {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
+        // Not a regular file (a FIFO): OpenSSL's read would hold the event loop until a writer came.
+        for path in [certificate, key] + (configuration.tlsClientCAFile.map { [$0] } ?? []) {
+            var info = stat()
+            if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
+                throw RPCError.invalidArgument("TLS file \(path) is not a regular file")
+            }
+        }
         do {
             return try TLSServerContext(certificateChainFile: certificate, privateKeyFile: key,
                                         clientCAFile: configuration.tlsClientCAFile,

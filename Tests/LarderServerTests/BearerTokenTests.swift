@@ -88,6 +88,18 @@ import Testing
                                  + "one, e.g. openssl rand -hex 32")) { try result.get() }
     }
 
+    /// A FIFO at the path is refused at once: reading it waited for a writer, and on SIGHUP the
+    /// event loop with it (audit 20 F8).
+    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("token").path
+        #expect(mkfifo(path, 0o600) == 0)
+        #expect(throws: RPCError(.invalidArgument, "auth token file \(path) is not a regular file")) {
+            try BearerToken.load(path: path)
+        }
+    }
+
     @Test(arguments: ["", "\n", "\r\n"])
     func anEmptyFileIsRefused(file: String) throws {
         let (path, result) = try Self.load(Array(file.utf8))
