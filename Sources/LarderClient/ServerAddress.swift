@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LarderSystem
 public import LarderWire
 
@@ -30,12 +35,17 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// True for a loopback host: `localhost`, `127.x.x.x`, `::1` (the name as written; a name
-    /// that resolves to loopback otherwise counts as remote).
+    /// True for a loopback host: `localhost`, `*.localhost`, an IPv4 address in 127.0.0.0/8 or
+    /// `::1` (the name as written; a name that resolves to loopback otherwise counts as remote,
+    /// and `127.example.com` is a name, not an address).
     public var isLoopback: Bool {
         let name = host.lowercased()
-        return name == "localhost" || name.hasSuffix(".localhost") || name.hasPrefix("127.") || name == "::1"
-            || name == "0:0:0:0:0:0:0:1"
+        if name == "localhost" || name.hasSuffix(".localhost") { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
     /// `HOST:PORT`, with brackets around an IPv6 host.

@@ -120,7 +120,7 @@ final class SQLiteCheckpointer: @unchecked Sendable {
         // (.max: not yet; a WAL left by an earlier run is copied once the store is idle).
         var seenCommits: UInt64 = 0
         var copiedAtCommits = UInt64.max
-        var savedLostWAL = false
+        var lostWALCopiedAtCommits: UInt64?
         while true {
             condition.lock()
             var timedOut = false
@@ -135,11 +135,15 @@ final class SQLiteCheckpointer: @unchecked Sendable {
             if let fileWatch { _ = fileWatch.check(connection) }
             // Best effort: a busy or failed checkpoint is retried after the next signal or idle spell.
             guard let db = try? connection.database() else { continue }
-            if let fileWatch, fileWatch.walLost, !savedLostWAL {
+            if let fileWatch, fileWatch.walLost {
                 // Deleted under the store: what it holds is copied while the connections can still
-                // read it (writes are refused from now on, so one whole copy is the last needed).
-                savedLostWAL = copyAll(db)
-                if savedLostWAL { fileWatch.lostWALCopied() }
+                // read it. Writes are refused from now on, but one that passed the check before
+                // may still commit: copied again at each wake that finds more commits.
+                let now = commits.load(ordering: .acquiring)
+                if now != lostWALCopiedAtCommits && copyAll(db) {
+                    if lostWALCopiedAtCommits == nil { fileWatch.lostWALCopied() }
+                    lostWALCopiedAtCommits = now
+                }
             } else if signalled {
                 catchUp(db)
             } else if idleNanoseconds > 0 {

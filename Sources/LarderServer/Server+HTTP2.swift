@@ -1,4 +1,5 @@
 import LarderHTTP2
+import LarderReactor
 import LarderSystem
 import LarderWire
 
@@ -228,9 +229,13 @@ extension Server {
     /// For `HTTP2Link`: whether the core would refuse a call of `handler` with `head` unread.
     func refusesAtOnce(on connection: Connection) -> (GRPCRequestHead, MethodHandler) -> Bool {
         let encrypted = connection.isEncrypted
+        let loopbackPeer = connection.peer.isLoopback
         return { [unowned core] head, handler in
-            core.authenticationError(isPublic: handler.isPublic, authorization: head.authorization,
-                                     encrypted: encrypted) != nil
+            // The value the core will check (`CallMetadata`: the last of repeated headers), so
+            // that both agree on whether the call is refused.
+            core.authenticationError(isPublic: handler.isPublic,
+                                     authorization: CallMetadata(http2: head.metadata)["authorization"],
+                                     encrypted: encrypted, loopbackPeer: loopbackPeer) != nil
         }
     }
 }

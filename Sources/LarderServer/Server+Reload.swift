@@ -54,8 +54,9 @@ extension Server {
         let problem: String
         if (info.st_mode & S_IFMT) != S_IFREG {
             problem = "is not a regular file"
-        } else if mode & 0o007 != 0 || mode & 0o020 != 0 {
-            problem = "has mode \(String(mode, radix: 8)): " + (mode & 0o004 != 0 ? "every user can read it" : "others can change it")
+        } else if mode & 0o004 != 0 || mode & 0o022 != 0 {
+            problem = "has mode \(String(mode, radix: 8)): "
+                + (mode & 0o004 != 0 ? "every user can read it" : "users other than its owner can change it")
         } else {
             return
         }

@@ -195,7 +195,8 @@ public final class Server: @unchecked Sendable {
         defer { withExtendedLifetime(signals) {} }
         if configuration.tlsEnabled {
             let cleartext = configuration.tlsOnly ? "refused (--tls-only)"
-                : configuration.cleartextLimit.map { "health only (\($0))" } ?? "served"
+                : configuration.cleartextLimit.map { "health only\($0.remoteOnly ? " from remote peers" : "") (\($0.reason))" }
+                ?? "served"
             logger.announce("listening", ["address": address, "tls": "on", "cleartext": cleartext])
         } else {
             logger.announce("listening", ["address": address])

@@ -63,14 +63,15 @@ public struct ServerConfiguration: Sendable {
     public var tlsEnabled: Bool { tlsCertificateFile != nil && tlsKeyFile != nil }
 
     /// Why a cleartext connection may call only the methods that need no token (health), nil
-    /// when it may call everything: TLS with a required client certificate (a cleartext client
-    /// would skip the check), or TLS on a non-loopback address unless `--insecure` (a client that
-    /// forgot TLS would be served with its token and data in clear text). Health stays open to
-    /// cleartext for load balancers' checks. `--tls-only` refuses cleartext connections outright.
-    public var cleartextLimit: String? {
+    /// when it may call any: TLS with a required client certificate (a cleartext client would
+    /// skip the check), for every peer; or TLS on a non-loopback address unless `--insecure`
+    /// (a remote client that forgot TLS would be served with its token and data in clear
+    /// text), for peers not on loopback (`remoteOnly`). Health stays open to cleartext for
+    /// load balancers' checks. `--tls-only` refuses cleartext connections outright.
+    public var cleartextLimit: (reason: String, remoteOnly: Bool)? {
         guard tlsEnabled, !tlsOnly else { return nil }
-        if tlsClientAuthentication == .require && tlsClientCAFile != nil { return "--tls-client-auth require" }
-        if !listen.isLoopback && !insecure { return "TLS on a non-loopback address" }
+        if tlsClientAuthentication == .require && tlsClientCAFile != nil { return ("--tls-client-auth require", false) }
+        if !listen.isLoopback && !insecure { return ("TLS on a non-loopback address", true) }
         return nil
     }
 

@@ -7,6 +7,17 @@ import Testing
 
 @Suite("LarderClient against a fake server")
 struct LarderClientTests {
+    /// What counts as loopback for the warning about tokens in clear text: addresses, not
+    /// names that merely begin like one (review 22).
+    @Test func loopbackHostsAreAddressesOrLocalhost() {
+        for host in ["localhost", "api.localhost", "127.0.0.1", "127.255.0.9", "::1", "0:0:0:0:0:0:0:1"] {
+            #expect(ServerAddress(host: host, port: 1).isLoopback, "\(host)")
+        }
+        for host in ["127.example.com", "192.0.2.1", "::2", "localhost.example.com", "1.127.0.0"] {
+            #expect(!ServerAddress(host: host, port: 1).isLoopback, "\(host)")
+        }
+    }
+
     @Test("replies sent in reverse order reach the right calls")
     func outOfOrderReplies() async throws {
         let server = try FakeServer()

@@ -190,6 +190,13 @@ struct HTTP2StreamingTests {
                                        extra: [("authorization", "Bearer oracle-token")], messages: [request, request])
             let checked = await offThePool { h2.read(allowed) { $0.ended } }
             #expect(checked?.trailers["grpc-status"] == "13", "with the token, the shape is checked as before")
+            // A repeated header: the early check reads the value the core does (the last), so a
+            // call it lets through is held for its message like any other (review 22).
+            let repeated = try h2.start("/larder.v1.LocationService/ListLocations",
+                                        extra: [("authorization", "Bearer wrong"), ("authorization", "Bearer oracle-token")],
+                                        messages: [request, request])
+            let held = await offThePool { h2.read(repeated) { $0.ended } }
+            #expect(held?.trailers["grpc-status"] == "13", "\(String(describing: held?.trailers))")
         }
     }
 

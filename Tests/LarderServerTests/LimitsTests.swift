@@ -64,11 +64,13 @@ struct LimitsTests {
         configuration.tlsClientCAFile = "ca.pem"
         #expect(configuration.cleartextLimit == nil)  // optional client certificates
         configuration.tlsClientAuthentication = .require
-        #expect(configuration.cleartextLimit == "--tls-client-auth require")
+        #expect(configuration.cleartextLimit?.reason == "--tls-client-auth require")
+        #expect(configuration.cleartextLimit?.remoteOnly == false)
         configuration.tlsClientAuthentication = .optional
         configuration.listen = SocketAddress(host: "0.0.0.0", port: 7411)
         configuration.authTokenFile = "token"
-        #expect(configuration.cleartextLimit == "TLS on a non-loopback address")
+        #expect(configuration.cleartextLimit?.reason == "TLS on a non-loopback address")
+        #expect(configuration.cleartextLimit?.remoteOnly == true, "a loopback client of 0.0.0.0 is served")
         #expect(configuration.insecureExposure == nil)
         configuration.insecure = true
         #expect(configuration.cleartextLimit == nil)

@@ -205,8 +205,8 @@ import Testing
             try? holder.execute("BEGIN IMMEDIATE")
             locked.signal()
             usleep(300_000)
+            released.signal()  // before the COMMIT: the store cannot open before it
             try? holder.execute("COMMIT")
-            released.signal()
         }
         defer { thread.join() }
         #expect(locked.wait(timeout: .now() + 60) == .success)

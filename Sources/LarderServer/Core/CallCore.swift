@@ -24,7 +24,7 @@ final class CallCore: @unchecked Sendable {
     var token: BearerToken?
     /// Why a cleartext connection may call only public methods (health); nil: it may call any
     /// (`ServerConfiguration.cleartextLimit`, worked out once).
-    private let cleartextLimit: String?
+    private let cleartextLimit: (reason: String, remoteOnly: Bool)?
     /// True once a drain began: new calls (but health checks and watches) get UNAVAILABLE.
     var isDraining = false
     /// Calls started and not yet ended, all connections together.
@@ -111,11 +111,11 @@ final class CallCore: @unchecked Sendable {
     /// Why a call is refused before its handler sees it: over cleartext where TLS would have
     /// checked something (`ServerConfiguration.cleartextLimit`), or without the token; nil when
     /// it may run. Public methods (health) need neither.
-    func authenticationError(isPublic: Bool, authorization: String?, encrypted: Bool) -> RPCError? {
+    func authenticationError(isPublic: Bool, authorization: String?, encrypted: Bool, loopbackPeer: Bool) -> RPCError? {
         if isPublic { return nil }
-        if let cleartextLimit, !encrypted {
+        if let cleartextLimit, !encrypted, !(cleartextLimit.remoteOnly && loopbackPeer) {
             return RPCError(.unauthenticated, "this server takes calls other than health checks over TLS only "
-                            + "(\(cleartextLimit)): connect with TLS (larder --tls)")
+                            + "(\(cleartextLimit.reason)): connect with TLS (larder --tls)")
         }
         if let token, !token.accepts(authorization) {
             return RPCError(.unauthenticated, authorization == nil
@@ -145,7 +145,8 @@ final class CallCore: @unchecked Sendable {
         }
         if let error = authenticationError(isPublic: handler?.isPublic == true,
                                            authorization: call.metadata["authorization"],
-                                           encrypted: connection.isEncrypted) {
+                                           encrypted: connection.isEncrypted,
+                                           loopbackPeer: connection.peer.isLoopback) {
             logger.warn("unauthenticated", ["conn": connection.id, "call": call.callID, "peer": connection.peer,
                                             "method": call.method.path, "reason": error.message])
             refuse(error, context, on: connection)

@@ -302,8 +302,20 @@ def test_a_token_in_clear_text_to_a_remote_host_is_warned_about(monkeypatch):
     monkeypatch.delenv("LARDER_TLS", raising=False)
     with pytest.warns(UserWarning, match="the token goes to 192.0.2.1:7411 in clear text"):
         LarderClient("192.0.2.1:7411", token="s3cret", connect=False).close()
+    with pytest.warns(UserWarning, match="the token goes to 127.example.com:7411"):
+        LarderClient("127.example.com:7411", token="s3cret", connect=False).close()  # a name, not an address
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         LarderClient("127.0.0.1:7411", token="s3cret", connect=False).close()
+        LarderClient("[::1]:7411", token="s3cret", connect=False).close()
         LarderClient("192.0.2.1:7411", connect=False).close()
+
+
+def test_the_token_file_variable_is_read_as_larder_reads_it(tmp_path, monkeypatch):
+    monkeypatch.delenv("LARDER_TOKEN", raising=False)
+    token_file = tmp_path / "token"
+    token_file.write_text("from-a-file\n")
+    monkeypatch.setenv("LARDER_TOKEN_FILE", str(token_file))
+    with LarderClient("127.0.0.1:7411", connect=False) as client:
+        assert client.metadata["authorization"] == "Bearer from-a-file"

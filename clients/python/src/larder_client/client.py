@@ -10,6 +10,7 @@ and is never sent again (it may or may not have run on the server).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import math
 import numbers
 import os
@@ -79,11 +80,24 @@ def tls_from_environment() -> Optional[ssl.SSLContext]:
                        insecure_skip_verify=_environment_switch("LARDER_INSECURE_SKIP_VERIFY"))
 
 
+def _token_from_file(path: Optional[str]) -> Optional[str]:
+    """The token in $LARDER_TOKEN_FILE, as `larder --token-file` reads it (one newline stripped)."""
+    if not path:
+        return None
+    with open(path, encoding="utf-8") as file:
+        return file.read().removesuffix("\n").removesuffix("\r") or None
+
+
 def is_loopback(host: str) -> bool:
-    """True for localhost, 127.x.x.x and ::1 (the name as written)."""
+    """True for localhost, *.localhost, an address in 127.0.0.0/8 and ::1 (the name as written:
+    127.example.com is a name, not an address)."""
     name = host.lower()
-    return name == "localhost" or name.endswith(".localhost") or name.startswith("127.") or name in ("::1",
-                                                                                                      "0:0:0:0:0:0:0:1")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 class _ClientBase:
@@ -106,7 +120,8 @@ class _ClientBase:
         self.connect_timeout = connect_timeout
         self.max_frame_bytes = max_frame_bytes
         self.metadata: dict[str, str] = {k.lower(): v for k, v in (metadata or {}).items()}
-        token = os.environ.get("LARDER_TOKEN") if token is None else token
+        if token is None:
+            token = os.environ.get("LARDER_TOKEN") or _token_from_file(os.environ.get("LARDER_TOKEN_FILE"))
         if token:
             self.metadata["authorization"] = f"Bearer {token}"
             if tls is None and not is_loopback(self.host):
