@@ -178,7 +178,7 @@ public enum ServerCommandLine {
                                                                         range: 0...3_600)
         },
         Option(name: "insecure", value: nil,
-               help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth); without it, cleartext connections to a non-loopback TLS server get health checks only") { config, value throws(UsageError) in
+               help: "allow --listen on a non-loopback address without TLS and --auth-token-file, and --metrics-listen on one (metrics have no auth); without it, cleartext connections from remote peers to a non-loopback TLS server get health checks only") { config, value throws(UsageError) in
             config.server.insecure = try parseSwitch(value, flag: "insecure")
         },
         Option(name: "metrics-listen", value: "HOST:PORT",
