@@ -110,7 +110,7 @@ public final class SQLiteStore: Store {
                 try checkedVersion(of: writerConnection)
             } else {
                 try refuseForeignTables(writerConnection)  // before WAL mode changes the file
-                let mode = try switchToWAL(writerConnection, waitingMilliseconds: options.busyTimeoutMilliseconds)
+                let mode = try switchToWAL(writerConnection, busyWait: busyWait)
                 guard mode.lowercased() == "wal" else {
                     throw SQLiteError(code: SQLITE_ERROR, message: "cannot switch \(path) to WAL mode (got \(mode))")
                 }
@@ -240,19 +240,21 @@ public final class SQLiteStore: Store {
         try connection.execute("PRAGMA journal_size_limit=\(walLimit)")
     }
 
-    /// `PRAGMA journal_mode=WAL`, tried again for up to `waitingMilliseconds` while another
-    /// process holds a lock: SQLite calls no busy handler for the switch of a file that is not
-    /// yet in WAL mode, so it failed at once where a WAL file waits `--busy-timeout`.
-    private static func switchToWAL(_ connection: SQLiteConnection, waitingMilliseconds: Int32)
+    /// `PRAGMA journal_mode=WAL`, tried again while another process holds a lock, as the
+    /// store's busy handler waits (`SQLiteBusyState`: `--busy-timeout`): SQLite calls no busy
+    /// handler for the switch of a file that is not yet in WAL mode, so it failed at once where
+    /// a WAL file waits.
+    private static func switchToWAL(_ connection: SQLiteConnection, busyWait: SQLiteBusyWait)
         throws(SQLiteError) -> String
     {
-        let deadline = MonotonicClock.nanoseconds() &+ UInt64(max(0, waitingMilliseconds)) * 1_000_000
+        let waiting = SQLiteBusyState(policy: busyWait)
+        var attempt: Int32 = 0
         while true {
             do throws(SQLiteError) {
                 return try pragmaText(connection, "PRAGMA journal_mode=WAL")
             } catch where (error.code & 0xFF == SQLITE_BUSY || error.code & 0xFF == SQLITE_LOCKED)
-                && MonotonicClock.nanoseconds() < deadline {
-                usleep(20_000)
+                && waiting.retry(attempt: attempt) {
+                attempt += 1
             }
         }
     }
