@@ -1,5 +1,4 @@
 import CSQLite
-import LarderSystem
 import LarderWire
 import Synchronization
 
@@ -16,16 +15,15 @@ import Synchronization
 /// new file is refused by the WAL's lock: `DatabaseFileLock.lockWAL`.)
 final class DatabaseFileWatch: Sendable {
     let path: String
-    private let moved = Atomic<Bool>(false)
-    /// Which file moved, set before `moved`.
-    private let movedFile = LockedValue<MovedFile?>(nil)
+    /// Which file moved: a `MovedFile` raw value, 0 while none has.
+    private let moved = Atomic<UInt8>(0)
     private let walHasMoved: @Sendable () -> Bool
     private let onMoved: @Sendable (String) -> Void
     private let onLostWALCopied: @Sendable () -> Void
 
-    private enum MovedFile {
-        case database
-        case wal
+    private enum MovedFile: UInt8 {
+        case database = 1
+        case wal = 2
     }
 
     /// `walHasMoved` tells whether the WAL at its path is still the store's; `onMoved` is told
@@ -43,11 +41,11 @@ final class DatabaseFileWatch: Sendable {
     func lostWALCopied() { onLostWALCopied() }
 
     /// True once a file was seen moved; an atomic load.
-    var hasMoved: Bool { moved.load(ordering: .acquiring) }
+    var hasMoved: Bool { moved.load(ordering: .acquiring) != 0 }
 
     /// True once the WAL (and not the database file) was seen moved: what the WAL holds
     /// belongs in the database file, and the store's connections can still read it.
-    var walLost: Bool { hasMoved && movedFile.withLock { $0 } == .wal }
+    var walLost: Bool { moved.load(ordering: .acquiring) == MovedFile.wal.rawValue }
 
     /// Asks SQLite whether `connection`'s file is still the one at the path (one `stat`), and
     /// whether the WAL is (an `fstat` and a `stat`); true when one has moved, now or before.
@@ -61,14 +59,10 @@ final class DatabaseFileWatch: Sendable {
         } else {
             return false
         }
-        let first = movedFile.withLock { seen in
-            if seen != nil { return false }
-            seen = file
-            return true
+        // The first to notice says so; a later one (another thread, another file) keeps it.
+        if moved.compareExchange(expected: 0, desired: file.rawValue, ordering: .acquiringAndReleasing).exchanged {
+            onMoved(reason)
         }
-        guard first else { return true }
-        moved.store(true, ordering: .releasing)
-        onMoved(reason)
         return true
     }
 
@@ -83,7 +77,7 @@ final class DatabaseFileWatch: Sendable {
     }
 
     var reason: String {
-        if movedFile.withLock({ $0 }) == .wal {
+        if walLost {
             return "the WAL file \"\(path)-wal\" was deleted, renamed or replaced while larder-server ran"
         }
         return "the database file \"\(path)\" was moved, replaced or deleted while larder-server ran"
