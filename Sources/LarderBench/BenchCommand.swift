@@ -35,10 +35,9 @@ public enum BenchCommand {
     /// - Returns: the exit status.
     private static func runLoad(_ options: BenchOptions) async -> Int32 {
         guard canStart(options) else { return 2 }
-        if options.token != nil && options.tls == nil
-            && !ServerAddress(host: options.server.host, port: options.server.port).isLoopback {
-            StandardError.write("warning: the token goes to \(options.server) in clear text (no --tls): anyone on the path "
-                                + "can read it and the data; use --tls\n")
+        if let warning = ServerAddress(host: options.server.host, port: options.server.port)
+            .clearTextTokenWarning(hasToken: options.token != nil, tls: options.tls != nil) {
+            StandardError.write(warning)
         }
         if options.tls?.insecureSkipVerify == true {
             StandardError.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "

@@ -48,6 +48,14 @@ public struct ServerAddress: Hashable, Sendable, CustomStringConvertible {
         return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
+    /// The warning line (with its newline) for a token about to go to this server without TLS,
+    /// nil when there is none to give: no token, TLS, or a loopback host.
+    public func clearTextTokenWarning(hasToken: Bool, tls: Bool) -> String? {
+        guard hasToken && !tls && !isLoopback else { return nil }
+        return "warning: the token goes to \(self) in clear text (no --tls): anyone on the path can read it and the "
+            + "data; use --tls\n"
+    }
+
     /// `HOST:PORT`, with brackets around an IPv6 host.
     public var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

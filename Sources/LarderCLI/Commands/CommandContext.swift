@@ -40,9 +40,8 @@ public final class CommandContext {
                                     metadata: globals.metadata)
         if let token = globals.token { options.setBearerToken(token) }
         options.tls = globals.tls
-        if globals.token != nil && globals.tls == nil && !globals.server.isLoopback {
-            stderr.write("warning: the token goes to \(globals.server) in clear text (no --tls): anyone on the path can "
-                         + "read it and the data; use --tls\n")
+        if let warning = globals.server.clearTextTokenWarning(hasToken: globals.token != nil, tls: globals.tls != nil) {
+            stderr.write(warning)
         }
         if globals.tls?.insecureSkipVerify == true {
             stderr.write("warning: --insecure-skip-verify: the server's certificate is not checked; anyone on the path "
