@@ -13,8 +13,6 @@ struct BearerToken: Sendable {
         expected = tokens.map { Array("Bearer \($0)".utf8) }
     }
 
-    init(_ token: String) { self.init([token]) }
-
     /// How many tokens are accepted.
     var count: Int { expected.count }
 
