@@ -104,14 +104,9 @@ final class ServerProcess: @unchecked Sendable {
             process.standardError = pipe
             try process.run()
             // A server that starts serving instead of refusing would hold stderr open forever:
-            // a watchdog kills it after `seconds`, and the test sees status -1 with its log.
-            let pid = process.processIdentifier
-            let finished = LockedValue(false)
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                finished.withLock { finished in if !finished { _ = Glibc.kill(pid, SIGKILL) } }
-            }
-            let log = pipe.fileHandleForReading.readDataToEndOfFile()
-            finished.withLock { $0 = true }
+            // it is killed after `seconds`, and the test sees status -1 with its log.
+            let (log, timedOut) = pipe.fileHandleForReading.readToEnd(before: .now + .milliseconds(Int(seconds * 1000)))
+            if timedOut { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
             guard let status = process.exitStatus() else {
                 process.killAndReap()
                 return (-1, String(decoding: log, as: UTF8.self))
@@ -140,13 +135,10 @@ final class ServerProcess: @unchecked Sendable {
         log.withLock { $0 = "" }
         let started = DispatchSemaphore(value: 0)
         let portFound = Locked<UInt16?>(nil)
-        pipe.fileHandleForReading.readabilityHandler = { [log, portFound] handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                started.signal()
-                return
-            }
+        // Read by a thread of its own, started once the child runs (see `readOnThread`).
+        let reader = pipe.fileHandleForReading
+        try process.run()
+        reader.readOnThread(onData: { [log, portFound] data in
             let text = log.withLock { text -> String in
                 text += String(decoding: data, as: UTF8.self)
                 return text
@@ -155,8 +147,7 @@ final class ServerProcess: @unchecked Sendable {
                 portFound.withLock { $0 = port }
                 started.signal()
             }
-        }
-        try process.run()
+        }, onEnd: { started.signal() })
         self.process = process
         exitStatus = nil
         // Waits off the cooperative pool: a server under TSan on a busy machine takes seconds.
