@@ -31,8 +31,7 @@ struct BearerToken: Sendable {
     ///   anything else.
     static func load(path: String) throws(RPCError) -> BearerToken {
         // Opened without blocking and checked to be a regular file first: a FIFO (or a device)
-        // at the path would otherwise hold the event loop, which reads it on SIGHUP, until a
-        // writer came.
+        // at the path would otherwise hold the start, or a reload, until a writer came.
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw RPCError.invalidArgument("cannot read auth token file \(path): \(String(cString: strerror(errno)))")

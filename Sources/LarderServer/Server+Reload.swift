@@ -1,3 +1,5 @@
+import LarderReactor
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -19,48 +21,77 @@ extension Server {
         }
     }
 
-    /// SIGHUP: reloads the token file and the TLS files the server was started with; when it
-    /// has neither, logs `reload_skipped` (SIGHUP changes nothing) instead.
+    /// SIGHUP: reads the token file and the TLS files the server was started with again, on a
+    /// thread of its own, then puts them in force on the loop (`apply`); when it has neither,
+    /// logs `reload_skipped` (SIGHUP changes nothing) instead. A SIGHUP while a reload still
+    /// reads runs one more reload after it, so the last signal always sees the files' last state.
     func reload() {
         guard configuration.authTokenFile != nil || configuration.tlsCertificateFile != nil else {
             logger.info("reload_skipped", ["reason": "no --auth-token-file or --tls-cert to reload"])
             return
         }
-        reloadToken()
-        reloadTLS()
-    }
-
-    /// Reads `--auth-token-file` again (if there is one), on the loop: calls started from now
-    /// on need the new token; calls already admitted are not affected. A file that cannot be
-    /// read or holds no valid token keeps the old one, with an error line.
-    func reloadToken() {
-        guard let path = configuration.authTokenFile else { return }
-        do {
-            core.token = try BearerToken.load(path: path)
-            logger.info("token_reloaded", ["path": path, "tokens": core.token?.count ?? 0])
-            warnIfExposed(path, what: "auth token file")
-        } catch {
-            logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])
-        }
-    }
-
-    /// Warns when a secret file (the token file, the TLS key) is not a regular file, or others
-    /// may read it or write it, or its group may write it: `chmod 600` (or 640 with the server's
-    /// group, as DEPLOY.md installs them). Ownership is not checked: root may own them.
-    func warnIfExposed(_ path: String, what: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        let mode = info.st_mode & 0o7777
-        let problem: String
-        if (info.st_mode & S_IFMT) != S_IFREG {
-            problem = "is not a regular file"
-        } else if mode & 0o004 != 0 || mode & 0o022 != 0 {
-            problem = "has mode \(String(mode, radix: 8)): "
-                + (mode & 0o004 != 0 ? "every user can read it" : "users other than its owner can change it")
-        } else {
+        switch reloadState {
+        case .idle: break
+        case .reading, .readingThenAgain:
+            reloadState = .readingThenAgain
             return
         }
-        logger.warn("secret_file_exposed", ["path": path, "file": what, "problem": problem,
+        reloadState = .reading
+        let configuration = configuration, previousTLS = tlsContext, read = secretFilesReader
+        // A file on a hung network mount holds this thread, never the loop: every connection is
+        // served meanwhile, with the files in force before the signal.
+        _ = SystemThread(name: "larder-reload") { [self] in
+            let files = read(configuration, previousTLS)
+            loop.execute { [self] in apply(files) }
+        }
+    }
+
+    /// On the loop: puts what a reload read in force. Calls started from now on need the new
+    /// token and new TLS connections get the new certificate; calls and connections already
+    /// admitted are not affected. A file that cannot be read or is refused keeps what was in
+    /// force, with an error line.
+    func apply(_ files: SecretFiles) {
+        let again = reloadState == .readingThenAgain
+        reloadState = .idle
+        if let path = configuration.authTokenFile, let token = files.token {
+            switch token {
+            case .success(let token):
+                core.token = token
+                logger.info("token_reloaded", ["path": path, "tokens": token.count])
+            case .failure(let error):
+                logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])
+            }
+            logExposure(files.tokenExposure, path: path, file: "auth token file")
+        }
+        if let certificate = configuration.tlsCertificateFile, let tls = files.tls {
+            switch tls {
+            case .success(let context):
+                tlsContext = context
+                logCertificateValidity(loaded: true)
+                if let key = configuration.tlsKeyFile { logExposure(files.keyExposure, path: key, file: "TLS private key") }
+                logger.info("tls_reloaded", ["cert": certificate])  // last: the reload is done
+            case .failure(let error):
+                logger.error("tls_reload_failed", ["cert": certificate, "error": error.message,
+                                                   "kept": "previous certificate"])
+            }
+        }
+        if again { reload() }
+    }
+
+    /// Warns that a secret file is not a regular file, or others may read or change it
+    /// (`problem`, from `SecretFiles.exposure(of:)`); nothing when `problem` is nil.
+    func logExposure(_ problem: String?, path: String, file: String) {
+        guard let problem else { return }
+        logger.warn("secret_file_exposed", ["path": path, "file": file, "problem": problem,
                                             "fix": "chmod 600 (or 640 with the server's group)"])
     }
+}
+
+/// Where SIGHUP's reload stands; owned by the loop.
+enum ReloadState: Equatable {
+    case idle
+    /// A thread reads the files.
+    case reading
+    /// A thread reads the files, and another SIGHUP came meanwhile: read them once more after.
+    case readingThenAgain
 }

@@ -20,7 +20,7 @@ extension Server {
     static func loadTLSContext(_ configuration: ServerConfiguration,
                                replacing previous: TLSServerContext? = nil) throws(RPCError) -> TLSServerContext? {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
-        // Not a regular file (a FIFO): OpenSSL's read would hold the event loop until a writer came.
+        // Not a regular file (a FIFO): OpenSSL's read would wait for a writer.
         for path in [certificate, key] + (configuration.tlsClientCAFile.map { [$0] } ?? []) {
             var info = stat()
             if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG {
@@ -313,21 +313,6 @@ extension Server {
                                               "seconds": configuration.tlsHandshakeTimeoutSeconds])
         close(connection, reason: "TLS handshake not completed within \(configuration.tlsHandshakeTimeoutSeconds) s")
         return true
-    }
-
-    /// On SIGHUP: loads the certificate, key and client CA again. New connections use the
-    /// new ones; established ones keep theirs; tickets issued before resume after (same
-    /// ticket keys) unless the client CA or policy changed. A bad file keeps the old context, logged.
-    func reloadTLS() {
-        guard let certificate = configuration.tlsCertificateFile else { return }
-        do {
-            tlsContext = try Self.loadTLSContext(configuration, replacing: tlsContext)
-            logCertificateValidity(loaded: true)
-            if let key = configuration.tlsKeyFile { warnIfExposed(key, what: "TLS private key") }
-            logger.info("tls_reloaded", ["cert": certificate])  // last: the reload is done
-        } catch {
-            logger.error("tls_reload_failed", ["cert": certificate, "error": error.message, "kept": "previous certificate"])
-        }
     }
 
     /// Logs `tls_certificate`: when a certificate is loaded (at start and on SIGHUP), and from

@@ -82,6 +82,10 @@ public final class Server: @unchecked Sendable {
     var tlsSlotHoldersHead = 0
     /// Where the served certificate stood when last logged (`tls_certificate`); nil before.
     var tlsCertificateState: TLSCertificateValidity.State?
+    /// Where SIGHUP's reload stands.
+    var reloadState = ReloadState.idle
+    /// Reads the files a reload puts in force; a test replaces it to hold a reload mid-read.
+    var secretFilesReader: @Sendable (ServerConfiguration, TLSServerContext?) -> SecretFiles = SecretFiles.read
 
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }
@@ -201,8 +205,10 @@ public final class Server: @unchecked Sendable {
         } else {
             logger.announce("listening", ["address": address])
         }
-        if let path = configuration.authTokenFile { warnIfExposed(path, what: "auth token file") }
-        if let key = configuration.tlsKeyFile { warnIfExposed(key, what: "TLS private key") }
+        if let path = configuration.authTokenFile {
+            logExposure(SecretFiles.exposure(of: path), path: path, file: "auth token file")
+        }
+        if let key = configuration.tlsKeyFile { logExposure(SecretFiles.exposure(of: key), path: key, file: "TLS private key") }
         if let exposure = configuration.insecureExposure {
             logger.warn("insecure", ["serves": exposure, "because": "--insecure"])
         }
