@@ -16,6 +16,13 @@ struct BearerToken: Sendable {
     /// How many tokens are accepted.
     var count: Int { expected.count }
 
+    /// The length of the shortest token, in bytes.
+    var shortestBytes: Int { expected.map { $0.count - "Bearer ".utf8.count }.min() ?? 0 }
+
+    /// Tokens shorter than this are accepted but logged (`token_short`): 16 random characters
+    /// are about 96 bits or more, out of reach of guessing over the network.
+    static let recommendedMinimumBytes = 16
+
     /// The longest token a file may hold: `authorization: Bearer <token>` must fit, with the
     /// call's other metadata and (over HTTP/2) its pseudo-headers, in the 8 KiB metadata limit.
     static let maxTokenBytes = 4096

@@ -58,6 +58,7 @@ extension Server {
             case .success(let token):
                 core.token = token
                 logger.info("token_reloaded", ["path": path, "tokens": token.count])
+                logShortToken(token, path: path)
             case .failure(let error):
                 logger.error("token_reload_failed", ["path": path, "error": error.message, "kept": "previous token"])
             }
@@ -76,6 +77,14 @@ extension Server {
             }
         }
         if again { reload() }
+    }
+
+    /// Warns when a token is shorter than `BearerToken.recommendedMinimumBytes` (it is still accepted).
+    func logShortToken(_ token: BearerToken, path: String) {
+        guard token.shortestBytes < BearerToken.recommendedMinimumBytes else { return }
+        logger.warn("token_short", ["path": path, "bytes": token.shortestBytes,
+                                    "fix": "use \(BearerToken.recommendedMinimumBytes) or more random characters, "
+                                        + "e.g. openssl rand -hex 32"])
     }
 
     /// Warns that a secret file is not a regular file, or others may read or change it

@@ -207,6 +207,7 @@ public final class Server: @unchecked Sendable {
         }
         if let path = configuration.authTokenFile {
             logExposure(SecretFiles.exposure(of: path), path: path, file: "auth token file")
+            if let token = core.token { logShortToken(token, path: path) }
         }
         if let key = configuration.tlsKeyFile { logExposure(SecretFiles.exposure(of: key), path: key, file: "TLS private key") }
         if let exposure = configuration.insecureExposure {

@@ -397,6 +397,24 @@ final class TLSEndToEndTests {
                                          + "problem=\"has mode 644: every user can read it\""), "\(exposed.stderr)")
     }
 
+    /// A token short enough to guess is served, with a warning naming the fix; a long one is not warned about.
+    @Test func aShortTokenIsWarnedAbout() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-token-short")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let token = try writeTokenFile("0123456789abcdef", in: directory)
+        let server = try await ServerProcess(arguments: ["--auth-token-file", token])
+        defer { server.stop() }
+        _ = try writeTokenFile("0123456789abcdef\nshort", in: directory)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await server.waitForLog("event=token_reloaded"), "\(server.stderr)")
+        let warnings = server.stderr.split(separator: "\n").filter { $0.contains("event=token_short") }
+        #expect(warnings.count == 1, "\(server.stderr)")
+        #expect(warnings.first?.contains("level=warn event=token_short path=\(token) bytes=5 ") == true, "\(server.stderr)")
+        let client = try LarderClient.loopback(port: server.port, token: "short")
+        defer { client.close() }
+        #expect(try await !client.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
+    }
+
     @Test func nonLoopbackNeedsTLSAndAToken() async throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-tls-listen")
         defer { try? FileManager.default.removeItem(at: directory) }
