@@ -117,7 +117,7 @@ let package = Package(
         // Store, ports, temporary directories, clients, status expectations, blocking work off the pool.
         .target(name: "LarderTestSupport",
                 dependencies: ["LarderPostgres", "LarderMemoryStore", "LarderStore", "LarderClient", "LarderAPI",
-                               "LarderWire", "LarderHTTP2"],
+                               "LarderWire", "LarderHTTP2", "LarderSystem", "CLarderSystem"],
                 path: "Tests/LarderTestSupport", swiftSettings: settings),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem", "CLarderSystem"], swiftSettings: settings),
         .testTarget(name: "LarderWireTests", dependencies: ["LarderWire", "LarderAPI", "LarderTestSupport"],

@@ -4,6 +4,11 @@
 #include <stddef.h>
 
 #if defined(__linux__)
+#include <spawn.h>
+// glibc 2.34 and 2.29: the tests' child processes (SpawnedProcess) close every other
+// descriptor and start in a directory of their own.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
 extern int pthread_setname_np(pthread_t thread, const char *name);
 extern int pthread_getname_np(pthread_t thread, char *name, size_t size);
 extern int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr);

@@ -263,7 +263,7 @@ struct ConventionsTests {
             let quoted = words.map { "'\($0)'" }.joined(separator: " ")
             let program = script + "\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _larder; "
                 + "printf '%s\\n' \"${COMPREPLY[@]}\"\n"
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["--norc", "--noprofile", "-c", program]
             let out = Pipe()

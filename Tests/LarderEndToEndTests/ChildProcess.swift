@@ -5,7 +5,7 @@ import LarderSystem
 /// A program run by a test with its output in files (no pipe to fill up), that
 /// can be signalled and waited for with a generous bound.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    let process = SpawnedProcess()
     private let directory: URL
     private let outURL: URL
     private let errURL: URL
@@ -24,12 +24,8 @@ final class ChildProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
-        // The child inherits this thread's signal mask, and test threads block most signals: a
-        // shell would never see the SIGTERM or SIGINT a test sends. Spawn with none blocked.
-        var all = sigset_t(), saved = sigset_t()
-        sigemptyset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, &saved)
-        defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+        // Spawned with no signal blocked (see `SpawnedProcess`): test threads block most signals,
+        // and a shell inheriting that mask would never see the SIGTERM or SIGINT a test sends.
         try process.run()
     }
 
@@ -53,7 +49,7 @@ final class ChildProcess: @unchecked Sendable {
         return condition()
     }
 
-    /// The exit status once reaped (see `Process.exitStatus`); nil while it runs.
+    /// The exit status once reaped (see `SpawnedProcess.exitStatus`); nil while it runs.
     private let reaped = LockedValue<Int32?>(nil)
 
     /// Whether the process still runs (asked of the kernel, and reaping it when it has ended).

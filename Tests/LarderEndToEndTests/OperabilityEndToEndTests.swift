@@ -280,7 +280,7 @@ struct OperabilityEndToEndTests {
         defer { client.close() }
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
 
-        let lock = Process()
+        let lock = SpawnedProcess()
         lock.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         lock.arguments = [server.databasePath]
         let input = Pipe()

@@ -34,7 +34,7 @@ func runBinary(_ name: String, _ arguments: [String], environment: [String: Stri
 func runProcess(_ executable: URL, _ arguments: [String], environment: [String: String],
                 stdin: Data? = nil) async throws -> CLIRun {
     try await offThePool {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment

@@ -110,7 +110,7 @@ struct ReloadEndToEndTests {
 /// An open write transaction on a SQLite database (the sqlite3 shell's), so that the
 /// server's writer waits; `release()` rolls it back.
 final class SQLiteLock {
-    private let process = Process()
+    private let process = SpawnedProcess()
     private var released = false
     private var releasing = false
     private let input = Pipe()

@@ -20,7 +20,7 @@ final class ServerProcess: @unchecked Sendable {
     let directory: URL
     let databasePath: String
     private(set) var port: UInt16 = 0
-    private var process: Process?
+    private var process: SpawnedProcess?
     /// The exit status of `process` once it has been reaped; nil while it runs.
     private var exitStatus: Int32?
     private let log = Locked<String>("")
@@ -94,7 +94,7 @@ final class ServerProcess: @unchecked Sendable {
     {
         let executable = try binary("larder-server")
         return try await offThePool {
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = executable
             process.arguments = arguments
             if !environment.isEmpty {
@@ -117,7 +117,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// (Re)starts the server on the same database, on a new ephemeral port.
     func start() async throws {
-        let process = Process()
+        let process = SpawnedProcess()
         let arguments = ["--listen", "127.0.0.1:0", "--db", databasePath, "--log-level", "debug"] + extraArguments
         let limits = (descriptorLimit.map { ["ulimit -n \($0)"] } ?? []) + (fileSizeLimitBytes.map { ["ulimit -f \($0 / 512)"] } ?? [])  // sh: 512-byte blocks
         if !limits.isEmpty {
@@ -188,7 +188,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Reaps the process (SIGKILL after 30 s); its status is kept, so the pid, which the
     /// system may then reuse, is never signalled again.
-    private func waitForExit(_ process: Process) -> Int32 {
+    private func waitForExit(_ process: SpawnedProcess) -> Int32 {
         let status: Int32
         if let exited = process.exitStatus(waitingUpTo: 30) {
             status = exited

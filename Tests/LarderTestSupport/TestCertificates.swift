@@ -75,7 +75,7 @@ public struct TestCertificates: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice

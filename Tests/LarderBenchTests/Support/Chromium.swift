@@ -23,7 +23,7 @@ enum Chromium {
     static func dumpDOM(of file: URL, timeoutSeconds: Double = 180) throws -> String {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("larder-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = try executable()
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
                              "--user-data-dir=\(profile.path)", "--dump-dom", file.absoluteString]
