@@ -8,6 +8,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${LARDER_VENV:-.venv}
 
+# A test process that dies (a crash, a timeout) leaves the larder-server and larder processes
+# it started running: each is a process group of its own, and some are told to run for
+# 30 minutes. They would take the CPU from every later step. Killed after each Swift run and
+# on exit: whatever runs this checkout's debug binaries, which only tests run (scripts/start.sh
+# runs the release build, left alone).
+stop_leftover_children() {
+  pkill -KILL -f "^$PWD/\.build/([^ ]*/)?debug/larder(-server)?( |\$)" 2>/dev/null || true
+}
+cleanups=(stop_leftover_children)
+trap 'for cleanup in "${cleanups[@]}"; do $cleanup; done' EXIT
+
 scripts/install-deps.sh
 
 echo "== generated code matches proto/" >&2
@@ -29,13 +40,15 @@ if [[ -z "${LARDER_TEST_POSTGRES_URL:-}" ]]; then
   # A directory and a free port of this run's own, so concurrent runs never share a cluster.
   export LARDER_PG_DIR=${TMPDIR:-/tmp}/larder-postgres-test-$$
   export LARDER_PG_PORT=${LARDER_PG_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-  trap 'scripts/postgres-test-cluster.sh stop' EXIT
+  stop_test_cluster() { scripts/postgres-test-cluster.sh stop; }
+  cleanups+=(stop_test_cluster)
   LARDER_TEST_POSTGRES_URL=$(scripts/postgres-test-cluster.sh start)
 fi
 export LARDER_TEST_POSTGRES_URL
 
 echo "== swift test (SQLite, and PostgreSQL at $LARDER_TEST_POSTGRES_URL)" >&2
 swift test --skip-build
+stop_leftover_children
 
 echo "== python client: mypy --strict on the package and the README's examples" >&2
 "$VENV/bin/python" -m mypy --strict --cache-dir .build/mypy clients/python/src/larder_client clients/python/examples
@@ -69,6 +82,7 @@ env -u LARDER_TEST_POSTGRES_URL \
   swift test --sanitize=thread --scratch-path .build/tsan --skip aClientThatNeverReadsDoesNotGrowServerMemory \
   --skip memoryOfStalledHandshakesIsGivenBackWhenTheyLeave --skip bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain \
   --skip postgresServerIsReachable --skip replyBehindWaitingOutputIsSent 2>&1 | tee "$tsan_log" || tsan_status=$?
+stop_leftover_children
 if [ "$tsan_status" -ne 0 ]; then
   echo "== swift test --sanitize=thread failed ($tsan_status); its reports and failures again:" >&2
   awk '/WARNING: ThreadSanitizer/,/SUMMARY: ThreadSanitizer/' "$tsan_log" | head -c 20000 >&2

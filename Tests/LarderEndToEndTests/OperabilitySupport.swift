@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 import LarderTestSupport
 import LarderWire
 
@@ -45,15 +46,23 @@ func runProcess(_ executable: URL, _ arguments: [String], environment: [String: 
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
+        // stderr is read beside stdout: one after the other, a child that filled the stderr
+        // pipe (64 KiB) before closing stdout would wait for us forever, and we for it.
+        let stderrData = LockedValue(Data())
+        let stderrEnded = DispatchSemaphore(value: 0)
+        err.fileHandleForReading.readOnThread(onData: { data in stderrData.withLock { $0.append(data) } },
+                                              onEnd: { stderrEnded.signal() })
         if let stdin {
             input.fileHandleForWriting.writeRetryingInterrupts(stdin)
             try input.fileHandleForWriting.close()
         }
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        let status = process.exitStatus() ?? { process.killAndReap(); return -1 }()
+        // A bound for a child that hangs, not a timing margin: it is killed, and the test sees -1.
+        let (stdoutData, timedOut) = out.fileHandleForReading.readToEnd(before: .now + .seconds(600))
+        if timedOut { process.killAndReap() }
+        _ = stderrEnded.wait(timeout: .now() + 60)
+        let status = timedOut ? -1 : process.exitStatus() ?? { process.killAndReap(); return -1 }()
         return CLIRun(status: status, stdout: String(decoding: stdoutData, as: UTF8.self),
-                      stderr: String(decoding: stderrData, as: UTF8.self))
+                      stderr: String(decoding: stderrData.withLock { $0 }, as: UTF8.self))
     }
 }
 

@@ -79,7 +79,9 @@ struct ReplyDeliveryEndToEndTests {
     /// owes no WINDOW_UPDATE) waited until it sent something else.
     @Test("an HTTP/2 reply delivered behind waiting output reaches a peer that only reads")
     func replyBehindWaitingOutputIsSent() async throws {
-        let server = try await ServerProcess(arguments: ["--no-seed"])
+        // No write-stall timeout: the peer reads nothing until ListLocations is answered, which on
+        // a busy machine took longer than the default 30 s, and the server then closed it.
+        let server = try await ServerProcess(arguments: ["--no-seed", "--write-stall-timeout", "0"])
         defer { server.stop() }
         let lean = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
         defer { lean.close() }

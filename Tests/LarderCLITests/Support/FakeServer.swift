@@ -11,9 +11,9 @@ final class FakeServer: Sendable {
     let address: ServerAddress
     let requests: AsyncStream<RequestEnvelope>
     private let requestsContinuation: AsyncStream<RequestEnvelope>.Continuation
-    private let listenFD: Int32
-    private let connectionFD = LockedValue<Int32>(-1)
-    private let stopped = LockedValue(false)
+    /// The sockets, shared with the serving thread, which holds nothing else: once the test
+    /// lets go of this server, `deinit` stops that thread.
+    private let sockets: Sockets
 
     /// Starts listening and accepting in a background thread (see `lastResort`).
     init() throws {
@@ -31,20 +31,30 @@ final class FakeServer: Sendable {
             }
         }
         guard bound == 0, listen(fd, 8) == 0 else { close(fd); throw FakeServerError.system("bind/listen", errno) }
-        self.listenFD = fd
-        self.address = ServerAddress(host: "127.0.0.1", port: try Self.localPort(of: fd))
+        let port: UInt16
+        do {
+            port = try Self.localPort(of: fd)
+        } catch {
+            close(fd)
+            throw error
+        }
+        self.address = ServerAddress(host: "127.0.0.1", port: port)
+        let sockets = Sockets(listenFD: fd)
+        self.sockets = sockets
         let (stream, continuation) = AsyncStream.makeStream(of: RequestEnvelope.self)
         self.requests = stream
         self.requestsContinuation = continuation
-        let thread = Thread { [self] in
-            self.serve(continuation)
+        let thread = Thread {
+            sockets.serve(continuation)
             continuation.finish()
+            sockets.end(.served)
         }
         thread.start()
     }
 
     deinit {
-        close(listenFD)
+        sockets.stop()
+        sockets.end(.released)
     }
 
     /// The port of a bound socket.
@@ -71,7 +81,7 @@ final class FakeServer: Sendable {
 
     /// Sends raw bytes to the connected client.
     func sendRaw(_ bytes: [UInt8]) {
-        connectionFD.withLock { fd in
+        sockets.connectionFD.withLock { fd in
             guard fd >= 0 else { return }
             var offset = 0
             bytes.withUnsafeBytes { raw in
@@ -86,13 +96,52 @@ final class FakeServer: Sendable {
 
     /// Closes the client's connection (the client sees EOF) and stops serving.
     func closeConnection() {
-        stopped.withLock { $0 = true }
-        connectionFD.withLock { fd in
-            if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
+        sockets.stop()
     }
 
     /// Closes the client's current connection (the client sees EOF) and accepts the next one.
+    func dropConnection() {
+        sockets.dropConnection()
+    }
+}
+
+/// A fake server's listening socket and current connection, and the loop that serves them.
+private final class Sockets: Sendable {
+    let listenFD: Int32
+    let connectionFD = LockedValue<Int32>(-1)
+    private let stopped = LockedValue(false)
+    /// Which of the two ends came: the listening socket is closed at the second, when nothing
+    /// polls it any more and the test cannot reach it. Until then a stopped server's listener
+    /// still takes connections into its backlog (and never answers them).
+    private let ended = LockedValue<Set<End>>([])
+
+    enum End: Hashable, Sendable {
+        /// The serving thread is done.
+        case served
+        /// The test let go of the server.
+        case released
+    }
+
+    init(listenFD: Int32) {
+        self.listenFD = listenFD
+    }
+
+    /// Marks `end`; closes the listening socket when both have come.
+    func end(_ end: End) {
+        let both = ended.withLock { ended in
+            ended.insert(end)
+            return ended.count == 2
+        }
+        if both { close(listenFD) }
+    }
+
+    /// Ends serving: the client sees EOF, and the serving thread ends within 100 ms.
+    func stop() {
+        stopped.withLock { $0 = true }
+        dropConnection()
+    }
+
+    /// Shuts the current connection down (the client sees EOF).
     func dropConnection() {
         connectionFD.withLock { fd in
             if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
@@ -105,7 +154,7 @@ final class FakeServer: Sendable {
     private static let lastResort = Duration.seconds(900)
 
     /// Accepts connections one after another (until stopped or `lastResort` passes) and reads their requests.
-    private func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
+    func serve(_ requests: AsyncStream<RequestEnvelope>.Continuation) {
         let start = ContinuousClock.now
         let limit = Self.lastResort
         while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
