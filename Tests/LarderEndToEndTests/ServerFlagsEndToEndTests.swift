@@ -120,6 +120,7 @@ struct ServerFlagsEndToEndTests {
         let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
         defer { client.close() }
         _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+        #expect(await server.waitForLog("event=metrics_listening"), "\(server.stderr)")
         let infoLines = server.stderr.split(separator: "\n").filter { $0.contains("level=info") }
         #expect(infoLines.count == 2, "\(server.stderr)")
         #expect(infoLines.contains { $0.contains("event=listening address=127.0.0.1:\(server.port)") }, "\(server.stderr)")

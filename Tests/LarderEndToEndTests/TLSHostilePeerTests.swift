@@ -197,6 +197,7 @@ final class TLSHostilePeerTests {
         defer { client.close() }
         #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         // One slot was taken back for it: the oldest holder's, which is closed.
+        #expect(await server.waitForLog("event=tls_handshake_evicted"), "\(server.stderr)")
         let evictions = server.stderr.split(separator: "\n").filter { $0.contains("event=tls_handshake_evicted") }
         #expect(evictions.count == 1, "\(server.stderr)")
         #expect(await offThePool { holders[0].isClosedByServer() }, "the oldest stalled handshake was closed")
