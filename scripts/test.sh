@@ -47,7 +47,13 @@ fi
 export LARDER_TEST_POSTGRES_URL
 
 echo "== swift test (SQLite, and PostgreSQL at $LARDER_TEST_POSTGRES_URL)" >&2
-swift test --skip-build
+# Bounds, not timings (the run takes 2–4 minutes on a loaded 2-core machine): a hung test ends
+# the job here, not at CI's 90-minute limit.
+timeout --kill-after=30 1800 swift test --skip-build || {
+  status=$?
+  [ "$status" -eq 124 ] && echo "== swift test did not finish within 30 minutes" >&2
+  exit "$status"
+}
 stop_leftover_children
 
 echo "== python client: mypy --strict on the package and the README's examples" >&2
@@ -78,7 +84,7 @@ LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh 
 echo "== swift test --sanitize=thread" >&2
 tsan_log=.build/tsan-test.log
 tsan_status=0
-env -u LARDER_TEST_POSTGRES_URL \
+env -u LARDER_TEST_POSTGRES_URL timeout --kill-after=30 3600 \
   swift test --sanitize=thread --scratch-path .build/tsan --skip aClientThatNeverReadsDoesNotGrowServerMemory \
   --skip memoryOfStalledHandshakesIsGivenBackWhenTheyLeave --skip bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain \
   --skip postgresServerIsReachable --skip replyBehindWaitingOutputIsSent 2>&1 | tee "$tsan_log" || tsan_status=$?
