@@ -102,7 +102,7 @@ enum LoadEngine {
             let owned = connections.indices.filter { $0 % threadCount == index }.map { connections[$0] }
             let depth = owned.reduce(0) { $0 + $1.depth }
             return LoadLoop(
-                index: index, connections: owned, control: control, progress: progresses[index],
+                index: index, loopCount: threadCount, connections: owned, control: control, progress: progresses[index],
                 templates: templates, mix: options.mix,
                 ratePerSecond: options.rate.map { $0 * Double(depth) / Double(options.concurrency) },
                 loadSchedule: options.schedule, share: Double(depth) / Double(options.concurrency),

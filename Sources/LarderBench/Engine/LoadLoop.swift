@@ -74,7 +74,7 @@ final class LoadLoop: @unchecked Sendable {
     private static let maxFrameSize = Frame.defaultMaxSize
     private static let readChunk = 64 * 1024
 
-    init(index: Int, connections: [BenchConnection], control: RunControl, progress: LoopProgress,
+    init(index: Int, loopCount: Int, connections: [BenchConnection], control: RunControl, progress: LoopProgress,
          templates: RequestTemplates, mix: WorkloadMix, ratePerSecond: Double?, loadSchedule: LoadSchedule?,
          share: Double, seed: UInt64, serverPID: Int32?, progressLine: ProgressLine?, timelineSeconds: Double) {
         self.index = index
@@ -87,16 +87,14 @@ final class LoadLoop: @unchecked Sendable {
         random = SplitMix64(seed: seed)
         envelopes = .allocate(capacity: templates.envelopes.count)
         _ = envelopes.initialize(from: templates.envelopes)
+        // Loops interleave: loop i of n starts i/n of its own interval in. (It started i whole
+        // intervals in, so the first n(n-1)/2 calls were never scheduled and the loops fired in phase.)
+        let phase = Double(index) / Double(loopCount)
         if let loadSchedule {
-            var schedule = RateSchedule(schedule: loadSchedule, share: share, start: control.start,
-                                        origin: control.measureStart)
-            for _ in 0..<index { schedule.advance() }
-            self.schedule = schedule
+            schedule = RateSchedule(schedule: loadSchedule, share: share, start: control.start,
+                                    origin: control.measureStart, phase: phase)
         } else if let ratePerSecond {
-            // Loops interleave: loop i starts i intervals in.
-            var schedule = RateSchedule(ratePerSecond: ratePerSecond, start: control.start)
-            for _ in 0..<index { schedule.advance() }
-            self.schedule = schedule
+            schedule = RateSchedule(ratePerSecond: ratePerSecond, start: control.start, phase: phase)
         }
         capturesIDs = picker.workloads.map { $0 == .create }
         // Calls that may create something are answered before the data is deleted, so none lands after.

@@ -17,19 +17,25 @@ struct RateSchedule: Sendable {
     /// The next call to send.
     private(set) var index: UInt64 = 0
 
-    init(ratePerSecond: Double, start: UInt64) {
+    /// `phase` (0 up to 1): how far into its first interval call 0 starts, so that loops sharing a
+    /// rate interleave (loop `i` of `n` at `i / n`) instead of sending in bursts.
+    init(ratePerSecond: Double, start: UInt64, phase: Double = 0) {
         precondition(ratePerSecond > 0 && ratePerSecond.isFinite, "rate must be positive")
-        self.start = start
+        precondition(phase >= 0 && phase < 1, "phase must be in [0, 1)")
         intervalNanoseconds = 1e9 / ratePerSecond
+        self.start = start &+ UInt64(phase * intervalNanoseconds)
         ramp = nil
     }
 
-    /// A ramp of which this loop sends `share` (0-1) of the calls; `origin` is when the measured window starts.
-    init(schedule: LoadSchedule, share: Double, start: UInt64, origin: UInt64) {
+    /// A ramp of which this loop sends `share` (0-1) of the calls; `origin` is when the measured
+    /// window starts; `phase` as for a constant rate, of the ramp's first interval.
+    init(schedule: LoadSchedule, share: Double, start: UInt64, origin: UInt64, phase: Double = 0) {
         precondition(share > 0 && share <= 1, "share must be in (0, 1]")
+        precondition(phase >= 0 && phase < 1, "phase must be in [0, 1)")
         self.start = start
         intervalNanoseconds = 1e9 / (schedule.start * share)
         ramp = (schedule, share, origin)
+        offset = phase * intervalNanoseconds
     }
 
     /// The intended start of call `index` at a constant rate.
