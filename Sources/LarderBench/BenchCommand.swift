@@ -158,8 +158,8 @@ public enum BenchCommand {
     private static func exitStatus(_ result: BenchResult, reportWritten: Bool) -> Int32 {
         if result.callsByCode[.ok, default: 0] == 0 && !result.connectionFailures.isEmpty { return 3 }
         let cleanedUp = result.cleanup?.failure == nil
-        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.stopReason == nil
-            && cleanedUp && reportWritten ? 0 : 1
+        return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.unsentCalls == 0
+            && result.stopReason == nil && cleanedUp && reportWritten ? 0 : 1
     }
 
     /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.

@@ -131,8 +131,9 @@ enum BenchHelp {
       bench_cpu_us_per_call, bench_cpu_pct, server_cpu_pct (or null), server_cpu_us_per_call (or null)
       (step and window percentiles are within about 2%)
 
-    Exit status: 0 when the run made calls, none failed, it was not stopped short (stopped_by) and its data was
-    deleted (or kept), 1 when some calls failed, the run stopped short, deleting failed or the report (to a file
+    Exit status: 0 when the run made calls, none failed, none it scheduled went unsent (--rate), it was not stopped
+    short (stopped_by) and its data was deleted (or kept), 1 when some calls failed or went unsent, the run stopped
+    short, deleting failed or the report (to a file
     or stdout) could not be written, 2 for usage errors (an --output or --hist-out path that cannot be written
     included: checked before the run), 3 when the run could not start (connect, creating data, connections
     failing before any call was answered OK), 130 when interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.

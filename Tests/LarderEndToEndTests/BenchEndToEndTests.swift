@@ -62,7 +62,8 @@ struct BenchEndToEndTests {
     }
 
     /// An open-loop run whose calls all wait (creates held by another process's lock) reports the
-    /// scheduled calls it never sent, which no latency shows.
+    /// scheduled calls it never sent, exits 1, and has their waits in its latencies (left out, the
+    /// percentiles of a stalled server looked like a healthy one's).
     @Test func anOpenLoopRunReportsTheCallsItNeverSent() async throws {
         let server = try await ServerProcess(arguments: ["--busy-timeout", "300", "--drain-timeout", "1"])
         defer { server.stop() }
@@ -74,6 +75,31 @@ struct BenchEndToEndTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let unsent = try #require(json["unsent_calls"] as? Int, "\(run.stdout)")
         #expect(unsent > 500 && unsent <= 1000, "\(unsent)")
+        // More than half the schedule waited: the median wait is at least a millisecond (all but
+        // the calls due in the window's last millisecond had waited longer).
+        let latency = try #require(json["latency_us"] as? [String: Any], "\(run.stdout)")
+        #expect(try #require(latency["p50"] as? Int) >= 1000, "\(latency)")
+        #expect(try #require(latency["count"] as? Int) >= unsent, "\(latency)")
+    }
+
+    /// A server that stops mid-run (a drain closes every connection) ends the run early: that is
+    /// reported as the reason it stopped short, with exit 1, not as a shorter run that went well.
+    @Test func aRunTheServerCutsShortSaysSoAndFails() async throws {
+        let server = try await ServerProcess(arguments: ["--drain-timeout", "5"])
+        let run = try Self.bench(["--workload", "ping", "--duration", "600s", "--time-limit", "700s", "--warmup", "0s",
+                                  "--json"], server: server)
+        let client = try LarderClient.loopback(port: server.port, timeout: .seconds(60))
+        #expect(try await eventually(seconds: 120) {
+            try await client.call(AdminMethods.getMetrics, GetMetricsRequest()).methods
+                .contains { $0.method == HealthMethods.check.path && $0.totalCalls >= 100 }
+        })
+        client.close()
+        server.stop()
+        #expect(await run.waitForExit() == 1, "\(run.stderr)\n\(run.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any],
+                                "\(run.stdout)")
+        let reason = json["stopped_by"] as? String ?? ""
+        #expect(reason.hasPrefix("every connection was closed after "), "\(reason)")
     }
 
     /// A --server-pid that names no process is refused before anything runs (it used to give a

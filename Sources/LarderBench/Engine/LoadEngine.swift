@@ -161,6 +161,16 @@ enum LoadEngine {
             + "ended (a stalled or overloaded server?); they are not in the latencies (raise --time-limit to wait longer)"
     }
 
+    /// Why a run by duration ended before its measured window did: every connection was closed
+    /// (a server that drained or restarted). Its report covers the part that ran.
+    private static func cutShort(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
+        guard options.requests == nil, !control.isCancelled, merged.endedAt < control.measureEnd else { return nil }
+        let ran = merged.endedAt > control.measureStart ? Double(merged.endedAt - control.measureStart) / 1e9 : 0
+        let window = Double(control.measureEnd - control.measureStart) / 1e9
+        return "every connection was closed after \(Format.seconds(ran)) of the \(Format.seconds(window)) window (the server "
+            + "stopped or restarted?); the report covers that part only"
+    }
+
     /// Why a run by duration has no calls: every call it sent is still unanswered at its end.
     private static func silence(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
         guard options.requests == nil, !control.isCancelled, merged.callsByCode.isEmpty, merged.unansweredCalls > 0
@@ -199,7 +209,7 @@ enum LoadEngine {
             cpuWindowSeconds: Double((end?.wallNanoseconds ?? 0) &- (start?.wallNanoseconds ?? 0)) / 1e9,
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
             interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
-                ?? silence(merged, options, control) ?? stall(merged, options, control),
+                ?? silence(merged, options, control) ?? stall(merged, options, control) ?? cutShort(merged, options, control),
             createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
     }
 }

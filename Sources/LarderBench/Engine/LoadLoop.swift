@@ -165,11 +165,18 @@ final class LoadLoop: @unchecked Sendable {
     /// Open loop: the calls the schedule meant to start in the measured window before `until`
     /// that were never sent because every slot was waiting (`slotsRanOut`: not merely due
     /// after the loop's last turn). At most 100 million are counted.
+    ///
+    /// Each goes into the corrected latencies with what it had waited by `until`, a lower bound
+    /// of what it would have taken: left out, a server that stalled for 40 % of the window
+    /// showed a p90 of 1.9 ms, the calls it kept from being sent counted nowhere.
     private func countUnsentCalls(until: UInt64) {
         guard var pending = schedule, slotsRanOut, !control.isCancelled else { return }
         var looked = 0
         while pending.nextTime < until && looked < 100_000_000 {
-            if pending.nextTime >= control.measureStart { unsentCalls += 1 }
+            if pending.nextTime >= control.measureStart {
+                unsentCalls += 1
+                latency.record(RateSchedule.correctedLatency(intended: pending.nextTime, completed: until))
+            }
             pending.advance()
             looked += 1
         }

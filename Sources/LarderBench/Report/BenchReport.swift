@@ -55,7 +55,8 @@ public enum BenchReport {
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
         if result.unsentCalls > 0 {
             lines.append("  unsent       \(Format.grouped(result.unsentCalls)) scheduled calls never sent: every slot was waiting "
-                         + "for a reply (the server is slower than --rate; raise --concurrency to queue more)")
+                         + "for a reply (the server did not keep up with --rate, or stalled); each is in the latencies "
+                         + "with its wait until the end, a lower bound")
         }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
         lines += stepLines(result)
