@@ -21,7 +21,19 @@ extension BenchArguments.Draft {
             throw .invalidArgument("give either --duration or --requests, not both")
         }
         applyDerivedDefaults()
+        try checkTimeLimit()
         return .run(options)
+    }
+
+    /// A run by duration needs its warm-up and measured time within `--time-limit`: a shorter
+    /// limit cut the window silently, and the report then blamed the server for the calls in flight.
+    private func checkTimeLimit() throws(RPCError) {
+        guard options.requests == nil else { return }
+        let needed = options.warmupSeconds + options.durationSeconds
+        guard options.timeLimitSeconds < needed else { return }
+        throw .invalidArgument("--time-limit \(Format.seconds(options.timeLimitSeconds)) is shorter than the run it bounds "
+            + "(--warmup \(Format.seconds(options.warmupSeconds)) + --duration \(Format.seconds(options.durationSeconds))): "
+            + "raise it, or leave it out (default: those plus 5s)")
     }
 
     /// Sets `options.tls` when TLS is asked for; the TLS flags need `--tls` (or `LARDER_TLS`), a client
