@@ -167,6 +167,17 @@ struct LoadEngineTests {
         #expect(BenchReport.text(result).contains("stopped      --time-limit 1s"))
     }
 
+    /// A frame length no Larder server sends, read from another protocol's first bytes, names it
+    /// (the bench said only "a frame of 1213486160 bytes" to an HTTP/1 server).
+    @Test(arguments: [
+        (Array("HTTP".utf8), " (it starts with \"HTTP\": not a Larder server on that port?)"),
+        ([0x16, 0x03, 0x01, 0x00], " (it starts like a TLS record: does the server want --tls?)"),
+        ([0x7F, 0x00, 0x00, 0x00], ""),
+    ] as [([UInt8], String)])
+    func anImpossibleFrameLengthNamesTheProtocolItCameFrom(head: [UInt8], hint: String) {
+        #expect(head.withUnsafeBufferPointer { LoadLoop.foreignProtocolHint($0.baseAddress!) } == hint)
+    }
+
     @Test func refusedConnectionIsUnavailable() async throws {
         let options = try Self.options(port: try unusedLoopbackPort(), ["--requests", "5"])
         await #expect {

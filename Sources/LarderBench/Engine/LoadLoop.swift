@@ -486,7 +486,8 @@ final class LoadLoop: @unchecked Sendable {
             let head = (connection.input.base + connection.input.start).assumingMemoryBound(to: UInt8.self)
             let length = Int(UInt32(head[0]) << 24 | UInt32(head[1]) << 16 | UInt32(head[2]) << 8 | UInt32(head[3]))
             guard length <= Self.maxFrameSize else {
-                fail(connection, code: .internal, message: "server sent a frame of \(length) bytes (limit \(Self.maxFrameSize))")
+                fail(connection, code: .internal, message: "server sent a frame of \(length) bytes (limit \(Self.maxFrameSize))"
+                     + Self.foreignProtocolHint(head))
                 return
             }
             guard connection.input.pendingCount >= Frame.headerSize + length else {
@@ -531,10 +532,24 @@ final class LoadLoop: @unchecked Sendable {
         }
     }
 
+    /// What an impossible frame length says of the peer when its 4 bytes are another protocol's:
+    /// text (HTTP/1's "HTTP") or a TLS record header; empty otherwise.
+    static func foreignProtocolHint(_ head: UnsafePointer<UInt8>) -> String {
+        let prefix = (0..<4).map { head[$0] }
+        if prefix.allSatisfy({ (0x20...0x7E).contains($0) }) {
+            return " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\": not a Larder server on that port?)"
+        }
+        if (0x14...0x17).contains(prefix[0]), prefix[1] == 0x03 {
+            return " (it starts like a TLS record: does the server want --tls?)"
+        }
+        return ""
+    }
+
     private func handleReply(_ connection: BenchConnection, body: UnsafePointer<UInt8>, length: Int, now: UInt64) {
         let descriptor = larder__rpc__v1__response_envelope__descriptor_ptr()
         guard let message = protobuf_c_message_unpack(descriptor, nil, length, body) else {
-            fail(connection, code: .internal, message: "server sent a reply that is not a ResponseEnvelope")
+            fail(connection, code: .internal, message: "server sent a reply that is not a ResponseEnvelope"
+                 + " (not a Larder server on that port? A server that speaks only gRPC over HTTP/2 needs --protocol grpc)")
             return
         }
         defer { protobuf_c_message_free_unpacked(message, nil) }
