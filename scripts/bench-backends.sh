@@ -73,7 +73,14 @@ rate = sum(r["calls_per_s"] for r in runs)
 p50 = max(r["latency_us"]["p50"] for r in runs) / 1000
 p99 = max(r["latency_us"]["p99"] for r in runs) / 1000
 errors = sum(r["errors"] for r in runs)
-print(f"{rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors}")
+# A run that lost calls, left scheduled calls unsent or stopped short did not measure what the
+# table says: its row says so (the bench exited 1; the exit status is not checked above).
+problems = [f"{n} {what}" for what, n in (
+    ("lost", sum(r.get("lost_calls", 0) for r in runs)),
+    ("unsent", sum(r.get("unsent_calls", 0) for r in runs))) if n]
+problems += [f"stopped: {r['stopped_by']}" for r in runs if r.get("stopped_by")]
+note = f" ({'; '.join(problems)})" if problems else ""
+print(f"{rate:,.0f} | {p50:.2f} | {p99:.2f} | {errors}{note}")
 PY
 }
 
