@@ -41,3 +41,27 @@ static inline size_t clarder_current_thread_stack_size(void) {
     return size;
 #endif
 }
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
+
+// Sets how late the kernel may end the calling thread's timed waits (poll, select, epoll_wait,
+// nanosleep), in nanoseconds; Linux's default is 50 µs. 0 when set, -1 where not supported.
+static inline int clarder_set_current_thread_timer_slack(unsigned long nanoseconds) {
+#if defined(__linux__)
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+#else
+    (void)nanoseconds;
+    return -1;
+#endif
+}
+
+// The calling thread's timer slack in nanoseconds; -1 where not supported.
+static inline long clarder_current_thread_timer_slack(void) {
+#if defined(__linux__)
+    return prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+#else
+    return -1;
+#endif
+}

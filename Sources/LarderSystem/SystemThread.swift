@@ -77,6 +77,18 @@ public final class SystemThread: @unchecked Sendable {
         return buffer.withUnsafeBufferPointer { pointer in pointer.baseAddress.map { String(cString: $0) } ?? "" }
     }
 
+    /// Lets the kernel end the calling thread's timed waits at most `nanoseconds` late (Linux's
+    /// default is 50 µs; nothing elsewhere). For a thread whose waits are a schedule.
+    public static func setCurrentTimerSlack(nanoseconds: UInt) {
+        _ = clarder_set_current_thread_timer_slack(nanoseconds)
+    }
+
+    /// The calling thread's timer slack in nanoseconds; nil where it cannot be read.
+    public static var currentTimerSlack: Int? {
+        let slack = clarder_current_thread_timer_slack()
+        return slack < 0 ? nil : slack
+    }
+
     /// Names the calling thread; Linux keeps at most 15 bytes, cut at a character boundary.
     private static func nameCurrentThread(_ name: String) {
         #if canImport(Glibc)

@@ -85,5 +85,19 @@ struct SystemThreadTests {
         let value = box.withLock { $0 }
         #expect(value == 42)
     }
-}
 
+    @Test("a thread's timer slack is its own")
+    func timerSlack() {
+        let seen = LockedValue<(Int?, Int?)>((nil, nil))
+        let thread = SystemThread(name: "test-slack") {
+            let before = SystemThread.currentTimerSlack
+            SystemThread.setCurrentTimerSlack(nanoseconds: 1234)
+            seen.withLock { $0 = (before, SystemThread.currentTimerSlack) }
+        }
+        thread.join()
+        let (before, after) = seen.withLock { $0 }
+        #expect(before != nil && before != 1234, "inherited (Linux's default is 50,000)")
+        #expect(after == 1234)
+        #expect(SystemThread.currentTimerSlack != 1234, "another thread's setting")
+    }
+}
