@@ -121,6 +121,8 @@ enum BenchHelp {
       rate (null = closed loop or a ramp), load_schedule {kind, start, step, step_s, end} (or null),
       warmup_s, seconds (measurement window), seeded [text], calls, ok, errors, errors_by_code {CODE_NAME: n},
       first_error_messages {CODE_NAME: text}, lost_calls, unsent_calls (open loop: scheduled, never sent),
+      server_stream_limit (HTTP/2: the server's streams per connection when below the calls in flight, else null),
+      calls_above_stream_limit (those calls, which waited in the bench),
       interrupted, stopped_by (text or null),
       by_workload {name: {calls, errors, latency_us}} (a mix only, else {}), connection_failures [text], calls_per_s,
       latency_us {count, min, mean, stddev, p50, p90, p99, p999, p9999, max},

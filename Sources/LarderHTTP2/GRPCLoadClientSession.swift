@@ -91,8 +91,12 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
         return true
     }
 
-    /// Calls in flight (started, not yet ended).
+    /// Calls in flight (started, not yet ended), those waiting in the session for a stream included.
     public var inFlight: Int { streams.count }
+
+    /// How many streams the server lets this connection have open at once (its
+    /// SETTINGS_MAX_CONCURRENT_STREAMS; UInt32.max before its SETTINGS came). Calls beyond it wait here.
+    public var serverStreamLimit: UInt32 { engine.remoteMaxConcurrentStreams }
 
     /// Processes bytes from the server; ended calls queue up for `takeCompletions`.
     /// - Throws: when nghttp2 rejects the bytes (the connection is unusable).

@@ -59,6 +59,21 @@ struct BenchEndToEndTests {
                                   "--requests", "2000", "--time-limit", "600s", "--warmup", "0s"], server: server)
         #expect(await run.waitForExit() == 0, "\(run.stderr)\n\(run.stdout)")
         #expect(run.stdout.contains("2,000, 0 errors"), "\(run.stdout)")
+        // The report says the calls above the limit waited in the bench (their latency holds the wait).
+        #expect(run.stdout.contains("streams      the server allows 16 calls at once per connection: 48 of the 64 in flight "
+                                    + "waited in the bench"), "\(run.stdout)")
+    }
+
+    /// Within the server's stream limit, the report has no such line.
+    @Test func http2CallsWithinTheServersStreamLimitAreNotReportedAsWaiting() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let run = try Self.bench(["--protocol", "grpc", "--workload", "ping", "--connections", "1", "--concurrency", "8",
+                                  "--requests", "200", "--time-limit", "600s", "--warmup", "0s", "--json"], server: server)
+        #expect(await run.waitForExit() == 0, "\(run.stderr)\n\(run.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(json["server_stream_limit"] is NSNull, "\(run.stdout)")
+        #expect(json["calls_above_stream_limit"] as? Int == 0, "\(run.stdout)")
     }
 
     /// An open-loop run whose calls all wait (creates held by another process's lock) reports the

@@ -48,6 +48,12 @@ public struct BenchResult: Sendable {
     public var cleanup: CleanupReport?
     /// `--tls`: what the load connections' handshakes negotiated; nil in cleartext.
     public var tls: TLSSummary?
+    /// Over HTTP/2: the fewest streams a connection's server allowed at once (its
+    /// SETTINGS_MAX_CONCURRENT_STREAMS), when that was below what the connection had in flight.
+    public var serverStreamLimit: Int?
+    /// Of the calls in flight, how many were above their connection's stream limit: they waited
+    /// in the bench for a stream, and that wait is in their latency.
+    public var callsAboveStreamLimit = 0
 
     /// Measured calls, failed ones included.
     public var calls: Int { callsByCode.values.reduce(0, +) }

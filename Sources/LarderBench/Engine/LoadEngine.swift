@@ -210,6 +210,7 @@ enum LoadEngine {
             seeded: seeded, timeline: truncated(merged.timeline, seconds).coarsened(toAtMost: 120), steps: merged.steps.map { truncated($0, seconds) },
             interrupted: control.isCancelled, stopReason: merged.templateFailure ?? shortfall(merged, options, control)
                 ?? silence(merged, options, control) ?? stall(merged, options, control) ?? cutShort(merged, options, control),
-            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls)
+            createdMealIDs: merged.createdIDs, uncapturedCreates: merged.uncapturedCreates, tls: tls,
+            serverStreamLimit: merged.serverStreamLimit, callsAboveStreamLimit: merged.callsAboveStreamLimit)
     }
 }

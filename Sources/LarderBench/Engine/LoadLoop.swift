@@ -680,6 +680,12 @@ final class LoadLoop: @unchecked Sendable {
         result.totalCalls = totalCalls
         result.unansweredCalls = unansweredCalls
         result.unsentCalls = unsentCalls
+        for connection in connections {
+            guard let http2 = connection.http2, http2.serverStreamLimit < connection.depth else { continue }
+            let limit = Int(http2.serverStreamLimit)
+            result.serverStreamLimit = min(result.serverStreamLimit ?? limit, limit)
+            result.callsAboveStreamLimit += connection.depth - limit
+        }
         result.endedAt = endedAt
         result.startSample = startSample
         result.endSample = endSample

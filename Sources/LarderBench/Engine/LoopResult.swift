@@ -27,6 +27,10 @@ struct LoopResult: Sendable {
     /// Measured calls over time, and per load-schedule step.
     var timeline = TimeSeries(widthSeconds: 1)
     var steps: TimeSeries?
+    /// Over HTTP/2: the fewest streams a server allowed a connection whose calls in flight were
+    /// more, and how many calls were above their connection's limit (see `BenchResult`).
+    var serverStreamLimit: Int?
+    var callsAboveStreamLimit = 0
     /// When the loop stopped.
     var endedAt: UInt64 = 0
     /// CPU readings at the start and end of the measurement window (loop 0 only).
@@ -52,6 +56,8 @@ struct LoopResult: Sendable {
         if let otherSteps = other.steps {
             if steps == nil { steps = otherSteps } else { steps?.merge(otherSteps) }
         }
+        if let limit = other.serverStreamLimit { serverStreamLimit = min(serverStreamLimit ?? limit, limit) }
+        callsAboveStreamLimit += other.callsAboveStreamLimit
         endedAt = max(endedAt, other.endedAt)
         if startSample == nil { startSample = other.startSample }
         if endSample == nil { endSample = other.endSample }

@@ -58,6 +58,11 @@ public enum BenchReport {
                          + "for a reply (the server did not keep up with --rate, or stalled); each is in the latencies "
                          + "with its wait until the end, a lower bound")
         }
+        if let limit = result.serverStreamLimit {
+            lines.append("  streams      the server allows \(Format.grouped(limit)) calls at once per connection: "
+                         + "\(Format.grouped(result.callsAboveStreamLimit)) of the \(Format.grouped(result.options.concurrency)) "
+                         + "in flight waited in the bench for a stream, and that wait is in the latency (add --connections)")
+        }
         for failure in Set(result.connectionFailures).sorted() { lines.append("  connection   \(failure)") }
         lines += stepLines(result)
         if let cleanup = result.cleanup { lines.append("  data         " + cleanupText(cleanup, server: options.server)) }
@@ -118,6 +123,8 @@ public enum BenchReport {
             "first_error_messages": messages,
             "lost_calls": result.lostCalls,
             "unsent_calls": result.unsentCalls,
+            "server_stream_limit": result.serverStreamLimit.map { $0 as Any } ?? NSNull(),
+            "calls_above_stream_limit": result.callsAboveStreamLimit,
             "by_workload": Dictionary(uniqueKeysWithValues: sortedWorkloads(result).map { workload, stats in
                 (workload.rawValue, ["calls": stats.calls, "errors": stats.errors,
                                      "latency_us": latencyJSON(stats.latency)] as [String: Any])
