@@ -25,7 +25,8 @@ enum BenchHelp {
     what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
     (which must start with larder-bench-; larder-bench- alone removes what any run left); it runs no load and takes
     only --server, --token, --metadata, --connect-timeout and the TLS flags. Creating and deleting are not
-    bounded by --time-limit: each gives up when the server sends nothing for 30 s. With --call, only what is
+    bounded by --time-limit: each gives up when the server sends nothing for 30 s, and after 120 s (creating) or
+    600 s (deleting) in all. With --call, only what is
     named under {{.Prefix}} is deleted (and counted); anything else a call creates stays, unreported.
 
     Workloads:
