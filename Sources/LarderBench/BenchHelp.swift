@@ -80,7 +80,7 @@ enum BenchHelp {
                            The warm-up runs at the start rate; the ramp starts with the measured window. The
                            report has one row per step (a line ramp: per --load-step-duration window)
       --time-limit D       hard cap on warm-up + measurement (default warm-up + duration + 5s, or 60s with --requests;
-                           with --duration, at least warm-up + duration). Every duration flag takes at most 24h
+                           with --duration, more than warm-up + duration). Every duration flag takes at most 24h
       --connect-timeout D  how long opening each connection (and its TLS handshake) may take (default 10s, or
                            $LARDER_TIMEOUT; 'larder --timeout D bench' sets it too). Calls have no deadline: a slow
                            one counts in the latency, and --time-limit ends the run

@@ -95,8 +95,11 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
     public var inFlight: Int { streams.count }
 
     /// How many streams the server lets this connection have open at once (its
-    /// SETTINGS_MAX_CONCURRENT_STREAMS; UInt32.max before its SETTINGS came). Calls beyond it wait here.
-    public var serverStreamLimit: UInt32 { engine.remoteMaxConcurrentStreams }
+    /// SETTINGS_MAX_CONCURRENT_STREAMS); nil until its SETTINGS came (nghttp2 then holds our own
+    /// guess, one stream). Calls beyond it wait here.
+    public var serverStreamLimit: UInt32? { receivedSettings ? engine.remoteMaxConcurrentStreams : nil }
+    /// Whether the server's SETTINGS (not an acknowledgement of ours) has arrived.
+    private var receivedSettings = false
 
     /// Processes bytes from the server; ended calls queue up for `takeCompletions`.
     /// - Throws: when nghttp2 rejects the bytes (the connection is unusable).
@@ -211,6 +214,7 @@ public final class GRPCLoadClientSession: NGHTTP2SessionHandler {
     }
 
     override func frameReceived(_ frame: NGHTTP2Frame) -> Bool {
+        if frame.kind == .settings && frame.flags & NGHTTP2Frame.flagAck == 0 { receivedSettings = true }
         if frame.kind == .goaway {
             goaways.append(Goaway(lastStreamID: frame.lastStreamID, code: HTTP2ErrorCode(rawValue: frame.errorCode),
                                    debugText: String(decoding: frame.debugData, as: UTF8.self)))

@@ -20,7 +20,7 @@ struct BearerToken: Sendable {
     var shortestBytes: Int { expected.map { $0.count - "Bearer ".utf8.count }.min() ?? 0 }
 
     /// Tokens shorter than this are accepted but logged (`token_short`): 16 random characters
-    /// are about 96 bits or more, out of reach of guessing over the network.
+    /// are 64 bits (hex) to 96 bits (base64), out of reach of guessing over the network.
     static let recommendedMinimumBytes = 16
 
     /// The longest token a file may hold: `authorization: Bearer <token>` must fit, with the

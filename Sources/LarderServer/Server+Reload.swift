@@ -34,15 +34,21 @@ extension Server {
         case .idle: break
         case .reading, .readingThenAgain:
             reloadState = .readingThenAgain
+            logger.info("reload_pending", ["reason": "the last reload is still reading its files; another follows it"])
             return
         }
         reloadState = .reading
         let configuration = configuration, previousTLS = tlsContext, read = secretFilesReader
         // A file on a hung network mount holds this thread, never the loop: every connection is
         // served meanwhile, with the files in force before the signal.
-        _ = SystemThread(name: "larder-reload") { [self] in
+        let thread = SystemThread(startingIfPossible: "larder-reload") { [self] in
             let files = read(configuration, previousTLS)
             loop.execute { [self] in apply(files) }
+        }
+        if thread == nil {
+            reloadState = .idle
+            logger.error("reload_failed", ["reason": "no thread to read the files (the process or user thread limit)",
+                                           "kept": "what is in force; send SIGHUP again"])
         }
     }
 

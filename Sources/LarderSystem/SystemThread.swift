@@ -33,22 +33,57 @@ public final class SystemThread: @unchecked Sendable {
     /// - Parameters:
     ///   - name: the thread's name in `ps`, debuggers and crash reports (at most 15 bytes kept on Linux).
     ///   - stackSize: bytes of stack; nil for the platform default.
-    public init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+    public convenience init(name: String, stackSize: Int? = nil, _ body: @escaping @Sendable () -> Void) {
+        let started = Self.create(name: name, stackSize: stackSize, body)
+        precondition(started.result == 0, "pthread_create failed: \(started.result)")
+        self.init(handle: started.handle)
+    }
+
+    /// Starts a thread running `body`, or returns nil when the system has no thread to give
+    /// (EAGAIN: a process or user thread limit), for callers that can carry on without it.
+    public convenience init?(startingIfPossible name: String, _ body: @escaping @Sendable () -> Void) {
+        let started = Self.create(name: name, stackSize: nil, body)
+        guard started.result == 0 else { return nil }
+        self.init(handle: started.handle)
+    }
+
+    #if canImport(Glibc)
+    private init(handle: pthread_t) { self.handle = handle }
+    #else
+    private init(handle: pthread_t?) { self.handle = handle }
+    #endif
+
+    #if canImport(Glibc)
+    private typealias Handle = pthread_t
+    #else
+    private typealias Handle = pthread_t?
+    #endif
+
+    /// `pthread_create`'s result and the new thread's handle (valid when the result is 0).
+    private static func create(name: String, stackSize: Int?, _ body: @escaping @Sendable () -> Void)
+        -> (result: Int32, handle: Handle)
+    {
+        #if canImport(Glibc)
+        var handle: pthread_t = 0
+        #else
+        var handle: pthread_t?
+        #endif
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         if let stackSize {
             precondition(pthread_attr_setstacksize(&attributes, stackSize) == 0, "bad thread stack size \(stackSize)")
         }
-        let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        let start = Unmanaged.passRetained(Start(name: name, body: body))
         let result = pthread_create(&handle, &attributes, { argument in
             guard let argument else { return nil }
             let start = Unmanaged<Start>.fromOpaque(argument).takeRetainedValue()
             SystemThread.nameCurrentThread(start.name)
             start.body()
             return nil
-        }, start)
-        precondition(result == 0, "pthread_create failed: \(result)")
+        }, start.toOpaque())
+        if result != 0 { start.release() }  // no thread took it
+        return (result, handle)
     }
 
     deinit {

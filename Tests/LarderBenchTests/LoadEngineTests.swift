@@ -47,6 +47,9 @@ struct LoadEngineTests {
         #expect(result.errors == 0)
         let uncorrected = try #require(result.uncorrectedLatency)
         #expect(uncorrected.totalCount == 200)
+        // A run by count owes no calls past its 200, however far behind its schedule it ended.
+        #expect(result.unsentCalls == 0)
+        #expect(result.latency.totalCount == 200)
         // Measured from the intended start, a call can only look slower than from its send.
         #expect(result.latency.max >= uncorrected.max)
         #expect(result.latency.mean >= uncorrected.mean)

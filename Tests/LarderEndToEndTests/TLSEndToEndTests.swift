@@ -406,7 +406,7 @@ final class TLSEndToEndTests {
         defer { server.stop() }
         _ = try writeTokenFile("0123456789abcdef\nshort", in: directory)
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("event=token_reloaded"), "\(server.stderr)")
+        #expect(await server.waitForLog("event=token_short path=\(token) bytes=5 "), "\(server.stderr)")
         let warnings = server.stderr.split(separator: "\n").filter { $0.contains("event=token_short") }
         #expect(warnings.count == 1, "\(server.stderr)")
         #expect(warnings.first?.contains("level=warn event=token_short path=\(token) bytes=5 ") == true, "\(server.stderr)")

@@ -161,14 +161,18 @@ enum LoadEngine {
             + "ended (a stalled or overloaded server?); they are not in the latencies (raise --time-limit to wait longer)"
     }
 
-    /// Why a run by duration ended before its measured window did: every connection was closed
-    /// (a server that drained or restarted). Its report covers the part that ran.
+    /// Why a run by duration ended before its measured window did: a load thread's connections
+    /// were all closed (a server that drained or restarted, or closed them). Its report covers the
+    /// part that ran.
     private static func cutShort(_ merged: LoopResult, _ options: BenchOptions, _ control: RunControl) -> String? {
-        guard options.requests == nil, !control.isCancelled, merged.endedAt < control.measureEnd else { return nil }
+        guard options.requests == nil, !control.isCancelled, merged.connectionsClosed, merged.endedAt < control.measureEnd
+        else { return nil }
         let ran = merged.endedAt > control.measureStart ? Double(merged.endedAt - control.measureStart) / 1e9 : 0
         let window = Double(control.measureEnd - control.measureStart) / 1e9
-        return "every connection was closed after \(Format.seconds(ran)) of the \(Format.seconds(window)) window (the server "
-            + "stopped or restarted?); the report covers that part only"
+        let closed = options.threads == 1 ? "every connection was closed"
+            : "every connection of one of the \(options.threads) load threads was closed, which ends the run,"
+        return "\(closed) after \(Format.seconds(ran)) of the \(Format.seconds(window)) window (the server stopped, "
+            + "restarted or closed them?); the report covers that part only"
     }
 
     /// Why a run by duration has no calls: every call it sent is still unanswered at its end.

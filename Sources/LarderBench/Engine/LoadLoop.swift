@@ -47,6 +47,8 @@ final class LoadLoop: @unchecked Sendable {
     private var unansweredCalls = 0
     /// Open loop: scheduled calls never sent (see `countUnsentCalls`).
     private var unsentCalls = 0
+    /// The loop stopped because every connection it owns was closed (which stops the whole run).
+    private var connectionsClosed = false
     /// Open loop: at the last look, calls were due and every open connection's slots were taken.
     private var slotsRanOut = false
     /// While the replies due after a run by duration are read: they are measured.
@@ -141,6 +143,7 @@ final class LoadLoop: @unchecked Sendable {
             showProgress?.tick(now: now)
             if !connections.contains(where: \.isOpen) {
                 control.stop.store(true, ordering: .relaxed)
+                connectionsClosed = true
                 break
             }
             // Every call of a run by count is sent and this loop's are answered (some were lost,
@@ -173,7 +176,8 @@ final class LoadLoop: @unchecked Sendable {
     /// of what it would have taken: left out, a server that stalled for 40 % of the window
     /// showed a p90 of 1.9 ms, the calls it kept from being sent counted nowhere.
     private func countUnsentCalls(until: UInt64) {
-        guard var pending = schedule, slotsRanOut, !control.isCancelled else { return }
+        // A run by count sends exactly --requests: calls the schedule has beyond them are not owed.
+        guard var pending = schedule, slotsRanOut, !control.isCancelled, control.requests == nil else { return }
         var looked = 0
         while pending.nextTime < until && looked < 100_000_000 {
             if pending.nextTime >= control.measureStart {
@@ -680,9 +684,9 @@ final class LoadLoop: @unchecked Sendable {
         result.totalCalls = totalCalls
         result.unansweredCalls = unansweredCalls
         result.unsentCalls = unsentCalls
+        result.connectionsClosed = connectionsClosed
         for connection in connections {
-            guard let http2 = connection.http2, http2.serverStreamLimit < connection.depth else { continue }
-            let limit = Int(http2.serverStreamLimit)
+            guard let limit = connection.http2?.serverStreamLimit.map(Int.init), limit < connection.depth else { continue }
             result.serverStreamLimit = min(result.serverStreamLimit ?? limit, limit)
             result.callsAboveStreamLimit += connection.depth - limit
         }

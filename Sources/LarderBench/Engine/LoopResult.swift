@@ -31,6 +31,8 @@ struct LoopResult: Sendable {
     /// more, and how many calls were above their connection's limit (see `BenchResult`).
     var serverStreamLimit: Int?
     var callsAboveStreamLimit = 0
+    /// Some loop stopped because every connection it owned was closed (stopping the run).
+    var connectionsClosed = false
     /// When the loop stopped.
     var endedAt: UInt64 = 0
     /// CPU readings at the start and end of the measurement window (loop 0 only).
@@ -58,6 +60,7 @@ struct LoopResult: Sendable {
         }
         if let limit = other.serverStreamLimit { serverStreamLimit = min(serverStreamLimit ?? limit, limit) }
         callsAboveStreamLimit += other.callsAboveStreamLimit
+        connectionsClosed = connectionsClosed || other.connectionsClosed
         endedAt = max(endedAt, other.endedAt)
         if startSample == nil { startSample = other.startSample }
         if endSample == nil { endSample = other.endSample }

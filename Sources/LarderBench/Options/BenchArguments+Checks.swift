@@ -30,10 +30,10 @@ extension BenchArguments.Draft {
     private func checkTimeLimit() throws(RPCError) {
         guard options.requests == nil else { return }
         let needed = options.warmupSeconds + options.durationSeconds
-        guard options.timeLimitSeconds < needed else { return }
-        throw .invalidArgument("--time-limit \(Format.seconds(options.timeLimitSeconds)) is shorter than the run it bounds "
+        guard options.timeLimitSeconds <= needed else { return }
+        throw .invalidArgument("--time-limit \(Format.seconds(options.timeLimitSeconds)) is not longer than the run it bounds "
             + "(--warmup \(Format.seconds(options.warmupSeconds)) + --duration \(Format.seconds(options.durationSeconds))): "
-            + "raise it, or leave it out (default: those plus 5s)")
+            + "the calls in flight at its end need time to answer: raise it, or leave it out (default: those plus 5s)")
     }
 
     /// Sets `options.tls` when TLS is asked for; the TLS flags need `--tls` (or `LARDER_TLS`), a client

@@ -55,8 +55,8 @@ public enum BenchReport {
         if result.lostCalls > 0 { lines.append("  lost         \(Format.grouped(result.lostCalls)) calls in flight on failed connections") }
         if result.unsentCalls > 0 {
             lines.append("  unsent       \(Format.grouped(result.unsentCalls)) scheduled calls never sent: every slot was waiting "
-                         + "for a reply (the server did not keep up with --rate, or stalled); each is in the latencies "
-                         + "with its wait until the end, a lower bound")
+                         + "for a reply (the server did not keep up with --rate, or stalled); each is in the overall "
+                         + "latencies with its wait until the end, a lower bound")
         }
         if let limit = result.serverStreamLimit {
             lines.append("  streams      the server allows \(Format.grouped(limit)) calls at once per connection: "

@@ -256,7 +256,8 @@ final class NGHTTP2Session {
     }
 
     /// Tells nghttp2 that a deferred stream has data again (a no-op error when it was not deferred).
-    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited, UInt32.max, until its SETTINGS came).
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS; until its SETTINGS came, what the session was
+    /// told to assume (`Options.peerMaxConcurrentStreams`).
     var remoteMaxConcurrentStreams: UInt32 {
         guard let session else { return UInt32.max }
         return nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)

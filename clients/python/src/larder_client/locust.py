@@ -56,8 +56,8 @@ class LocustLarderClient(LarderClient):
     def call(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
              metadata: Optional[Mapping[str, str]] = None,
              response_type: Optional[type[Message]] = None) -> Any:
-        self._wait_for_next_attempt()
-        started = time.perf_counter()
+        started = time.perf_counter()  # before any wait for the backoff: an outage shows as slow failures
+        self._wait_for_next_attempt(timeout)
         response: Any = None
         failure: Optional[Exception] = None
         try:
@@ -80,11 +80,13 @@ class LocustLarderClient(LarderClient):
                                          response_time=(time.perf_counter() - started) * 1000.0,
                                          response_length=length, exception=failure, context={})
 
-    def _wait_for_next_attempt(self) -> None:
+    def _wait_for_next_attempt(self, timeout: Timeout) -> None:
         """While the reconnect backoff runs after a failed connection attempt, waits for the next
-        attempt (a gevent-friendly sleep under Locust). Failing at once instead made each user
-        report about a hundred 0 ms failures a second during an outage."""
+        attempt, at most the call's timeout (a gevent-friendly sleep under Locust). Failing at once
+        instead made each user report about a hundred 0 ms failures a second during an outage."""
         wait = self._retry_at - time.monotonic()
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+            wait = min(wait, float(timeout))
         if wait > 0 and self._last_failure is not None and self._connection is None:
             time.sleep(wait)
 
