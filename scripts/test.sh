@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 VENV=${LARDER_VENV:-.venv}
 
 # A test process that dies (a crash, a timeout) leaves the larder-server and larder processes
-# it started running: each is a process group of its own, and some are told to run for
+# it started running: nothing ties a child's life to its parent's, and some are told to run for
 # 30 minutes. They would take the CPU from every later step. Killed after each Swift run and
 # on exit: whatever runs this checkout's debug binaries, which only tests run (scripts/start.sh
 # runs the release build, left alone).
