@@ -24,6 +24,8 @@ final class ServerProcess: @unchecked Sendable {
     /// The exit status of `process` once it has been reaped; nil while it runs.
     private var exitStatus: Int32?
     private let log = Locked<String>("")
+    /// Signalled when the stderr reader of the current process has read to its end.
+    private var stderrEnded = DispatchSemaphore(value: 0)
     private let extraArguments: [String]
     /// The descriptor limit (`ulimit -n`) the server runs under; nil = inherited.
     private let descriptorLimit: Int?
@@ -134,6 +136,8 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         log.withLock { $0 = "" }
         let started = DispatchSemaphore(value: 0)
+        let ended = DispatchSemaphore(value: 0)
+        stderrEnded = ended
         let portFound = Locked<UInt16?>(nil)
         // Read by a thread of its own, started once the child runs (see `readOnThread`).
         let reader = pipe.fileHandleForReading
@@ -147,7 +151,10 @@ final class ServerProcess: @unchecked Sendable {
                 portFound.withLock { $0 = port }
                 started.signal()
             }
-        }, onEnd: { started.signal() })
+        }, onEnd: {
+            started.signal()
+            ended.signal()
+        })
         self.process = process
         exitStatus = nil
         // Waits off the cooperative pool: a server under TSan on a busy machine takes seconds.
@@ -197,6 +204,9 @@ final class ServerProcess: @unchecked Sendable {
             status = SIGKILL
         }
         exitStatus = status
+        // The last lines (a sanitizer's report at exit, say) may still be in the pipe: the reader
+        // sees end of file once they are read. A bound, for a pipe something else still holds.
+        _ = stderrEnded.wait(timeout: .now() + 30)
         recordSanitizerReports()
         return status
     }
