@@ -539,17 +539,14 @@ final class LoadLoop: @unchecked Sendable {
         }
     }
 
-    /// What an impossible frame length says of the peer when its 4 bytes are another protocol's:
-    /// text (HTTP/1's "HTTP") or a TLS record header; empty otherwise.
+    /// What an impossible frame length says of the peer when its 4 bytes are another protocol's
+    /// (`ForeignFramePrefix`): text (HTTP/1's "HTTP") or a TLS record header; empty otherwise.
     static func foreignProtocolHint(_ head: UnsafePointer<UInt8>) -> String {
-        let prefix = (0..<4).map { head[$0] }
-        if prefix.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            return " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\": not a Larder server on that port?)"
+        switch ForeignFramePrefix(UnsafeBufferPointer(start: head, count: 4)) {
+        case .text(let text): " (it starts with \"\(text)\": not a Larder server on that port?)"
+        case .tlsRecord: " (it starts like a TLS record: does the server want --tls?)"
+        case nil: ""
         }
-        if (0x14...0x17).contains(prefix[0]), prefix[1] == 0x03 {
-            return " (it starts like a TLS record: does the server want --tls?)"
-        }
-        return ""
     }
 
     private func handleReply(_ connection: BenchConnection, body: UnsafePointer<UInt8>, length: Int, now: UInt64) {

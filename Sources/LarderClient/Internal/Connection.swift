@@ -161,15 +161,11 @@ final class Connection: Sendable {
     /// server: UNAVAILABLE, saying what it sent. Any other oversized frame is RESOURCE_EXHAUSTED.
     static func oversizedFrameError(address: ServerAddress, length: UInt32, limit: Int, prefix: [UInt8]) -> RPCError {
         let message = "\(address) sent a reply frame of \(length) bytes, above the client's limit of \(limit) bytes"
-        guard prefix.count == 4 else { return RPCError(.resourceExhausted, message) }
-        if prefix.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            return RPCError(.unavailable, message
-                + " (it starts with \"\(String(decoding: prefix, as: UTF8.self))\"; is it a Larder server?)")
+        switch ForeignFramePrefix(prefix) {
+        case .text(let text): return RPCError(.unavailable, message + " (it starts with \"\(text)\"; is it a Larder server?)")
+        case .tlsRecord: return RPCError(.unavailable, message + " (it starts like a TLS record; does the server want TLS?)")
+        case nil: return RPCError(.resourceExhausted, message)
         }
-        if (0x14...0x17).contains(prefix[0]), prefix[1] == 0x03 {
-            return RPCError(.unavailable, message + " (it starts like a TLS record; does the server want TLS?)")
-        }
-        return RPCError(.resourceExhausted, message)
     }
 
     // MARK: - Reader thread
