@@ -9,9 +9,8 @@ import Synchronization
 /// A POSIX thread running one closure: named, with an optional stack size,
 /// joined with `join()` or, when dropped without a join, detached.
 ///
-/// `@unchecked Sendable`: `handle` is written once, by `pthread_create` in `init`,
-/// before the object can be shared; `joined` is atomic, so only one caller joins
-/// or detaches it.
+/// `@unchecked Sendable`: `handle` (a `pthread_t`, not `Sendable` everywhere) is a
+/// constant; `joined` is atomic, so only one caller joins or detaches it.
 public final class SystemThread: @unchecked Sendable {
     private final class Start {
         let name: String
@@ -23,10 +22,14 @@ public final class SystemThread: @unchecked Sendable {
     }
 
     #if canImport(Glibc)
-    private var handle: pthread_t = 0
+    private typealias Handle = pthread_t
+    private static let noHandle: Handle = 0
     #else
-    private var handle: pthread_t?
+    private typealias Handle = pthread_t?
+    private static let noHandle: Handle = nil
     #endif
+
+    private let handle: Handle
     private let joined = Atomic<Bool>(false)
 
     /// Starts a thread running `body`.
@@ -47,27 +50,13 @@ public final class SystemThread: @unchecked Sendable {
         self.init(handle: started.handle)
     }
 
-    #if canImport(Glibc)
-    private init(handle: pthread_t) { self.handle = handle }
-    #else
-    private init(handle: pthread_t?) { self.handle = handle }
-    #endif
-
-    #if canImport(Glibc)
-    private typealias Handle = pthread_t
-    #else
-    private typealias Handle = pthread_t?
-    #endif
+    private init(handle: Handle) { self.handle = handle }
 
     /// `pthread_create`'s result and the new thread's handle (valid when the result is 0).
     private static func create(name: String, stackSize: Int?, _ body: @escaping @Sendable () -> Void)
         -> (result: Int32, handle: Handle)
     {
-        #if canImport(Glibc)
-        var handle: pthread_t = 0
-        #else
-        var handle: pthread_t?
-        #endif
+        var handle = noHandle
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }

@@ -255,7 +255,6 @@ final class NGHTTP2Session {
         }
     }
 
-    /// Tells nghttp2 that a deferred stream has data again (a no-op error when it was not deferred).
     /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS; until its SETTINGS came, what the session was
     /// told to assume (`Options.peerMaxConcurrentStreams`).
     var remoteMaxConcurrentStreams: UInt32 {
@@ -263,6 +262,7 @@ final class NGHTTP2Session {
         return nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
+    /// Tells nghttp2 that a deferred stream has data again (a no-op error when it was not deferred).
     func resumeData(streamID: Int32) {
         guard let session else { return }
         _ = nghttp2_session_resume_data(session, streamID)
