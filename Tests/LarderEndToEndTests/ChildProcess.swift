@@ -1,6 +1,5 @@
 import Foundation
 import LarderTestSupport
-import LarderSystem
 
 /// A program run by a test with its output in files (no pipe to fill up), that
 /// can be signalled and waited for with a generous bound.
@@ -49,28 +48,20 @@ final class ChildProcess: @unchecked Sendable {
         return condition()
     }
 
-    /// The exit status once reaped (see `SpawnedProcess.exitStatus`); nil while it runs.
-    private let reaped = LockedValue<Int32?>(nil)
-
     /// Whether the process still runs (asked of the kernel, and reaping it when it has ended).
-    var isRunning: Bool {
-        reaped.withLock { status in
-            if status == nil { status = process.exitStatus(waitingUpTo: 0) }
-            return status == nil
-        }
-    }
+    var isRunning: Bool { process.isRunning }
 
     /// Waits for the exit (killing it after `seconds`); its status, or nil when it had to be killed.
     func waitForExit(seconds: Double = 180) async -> Int32? {
         if await !waitFor(seconds: seconds, { !isRunning }) {
             process.killAndReap()
-            reaped.withLock { $0 = SIGKILL }
             return nil
         }
-        return reaped.withLock { $0 }
+        return process.exitStatus(waitingUpTo: 0)
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    /// Sends `number`, unless the process was reaped already (its pid may be another's by now).
+    func signal(_ number: Int32) { process.signal(number) }
 }
 
 /// Whether process `pid` still exists (and is not a zombie).
