@@ -13,6 +13,7 @@ import pytest
 
 from fake_server import FakeServer, RawPeer, read_some, reply
 from larder_client import AsyncLarderClient, Connection, LarderClient, LarderError, StatusCode, parse_address
+from larder_client.aio import AsyncConnection
 from larder_client.messages import GetLocationRequest, ListMealRecordsRequest, ListMealRecordsResponse, Location, MealRecord
 
 
@@ -804,3 +805,58 @@ def test_a_timeout_too_short_to_send_in_blames_the_timeout_not_other_calls(fake)
             client.call("/test/Echo", b"", timeout=1e-9)
         assert late.value.code == StatusCode.DEADLINE_EXCEEDED
         assert "other calls" not in late.value.message, late.value.message
+
+
+class _SlowConnection(Connection):
+    """A connection whose opening takes at least 0.5 s (the client makes it through its module)."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        threading.Event().wait(0.5)
+        super().__init__(*args, **kwargs)
+
+
+class _SlowAsyncConnection(AsyncConnection):
+    @classmethod
+    async def connect(cls, *args, **kwargs):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.5)
+        return await super().connect(*args, **kwargs)
+
+
+@pytest.mark.parametrize("way", ["call", "future"])
+def test_connecting_spends_the_calls_timeout(fake, monkeypatch, way):
+    """A call's timeout covers its connection attempt: the server is sent what is left of it, and a
+    timeout the attempt used up ends the call unsent. Connecting took the whole timeout again first."""
+    monkeypatch.setattr("larder_client.client.Connection", _SlowConnection)
+    with LarderClient(fake.address, connect=False) as client:
+        send = client.call if way == "call" else lambda *a, **k: client.call_future(*a, **k).result(60)
+        assert send("/test/Echo", b"x", timeout=100) == b"x"
+        assert fake.requests[-1].timeout_ms <= 99_500  # at least 0.5 s of 100 went on connecting
+    with LarderClient(fake.address, connect=False) as client:
+        with pytest.raises(LarderError) as late:
+            send = client.call if way == "call" else lambda *a, **k: client.call_future(*a, **k).result(60)
+            send("/test/Echo", b"y", timeout=0.2)
+        assert late.value.code == StatusCode.DEADLINE_EXCEEDED
+    assert [r.payload for r in fake.requests] == [b"x"]
+
+
+def test_the_async_client_spends_the_calls_timeout_on_connecting(fake, monkeypatch):
+    monkeypatch.setattr("larder_client.client.AsyncConnection", _SlowAsyncConnection)
+
+    async def run() -> LarderError:
+        client = AsyncLarderClient(fake.address)
+        try:
+            assert await client.call("/test/Echo", b"x", timeout=100) == b"x"
+            assert fake.requests[-1].timeout_ms <= 99_500
+        finally:
+            await client.close()
+        client = AsyncLarderClient(fake.address)
+        try:
+            with pytest.raises(LarderError) as late:
+                await client.call("/test/Echo", b"y", timeout=0.2)
+            return late.value
+        finally:
+            await client.close()
+
+    error = asyncio.run(run())
+    assert error.code == StatusCode.DEADLINE_EXCEEDED
+    assert [r.payload for r in fake.requests] == [b"x"]

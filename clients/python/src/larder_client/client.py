@@ -196,6 +196,23 @@ class _ClientBase:
         return path, payload, resolved, merged
 
     @staticmethod
+    def _deadline(seconds: Optional[float]) -> Optional[float]:
+        """When the call's timeout runs out (time.monotonic()), or None for no timeout."""
+        return None if seconds is None else time.monotonic() + seconds
+
+    @staticmethod
+    def _left(path: str, seconds: Optional[float], deadline: Optional[float]) -> Optional[float]:
+        """What is left of the call's timeout: connecting and sending spend the same budget as
+        the reply, and the server is sent only what is left. DEADLINE_EXCEEDED once it is gone."""
+        if deadline is None:
+            return None
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise LarderError(StatusCode.DEADLINE_EXCEEDED,
+                              f"{path}: the timeout ({seconds} s) ran out before the call was sent (connecting took it)")
+        return left
+
+    @staticmethod
     def _decode(path: str, payload: bytes, response_type: Optional[type[Message]]) -> Any:
         info = METHODS.get(path)
         cls = response_type or (info.response_type if info else None)
@@ -313,10 +330,13 @@ class LarderClient(Methods, _ClientBase):
         else the raw reply bytes; raises LarderError.
         """
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        deadline = self._deadline(seconds)
         try:
-            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
+            connection = self._connected(self._left(path, seconds, deadline))
+            reply = connection.call(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         except NotSent:  # it found the connection closed before sending: safe on a new one
-            reply = self._connected(seconds).call(path, payload, timeout=seconds, metadata=merged)
+            connection = self._connected(self._left(path, seconds, deadline))
+            reply = connection.call(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         return self._decode(path, reply, response_type)
 
     def call_future(self, method: str, request: Union[Message, bytes] = b"", *, timeout: Timeout = DEFAULT,
@@ -324,10 +344,13 @@ class LarderClient(Methods, _ClientBase):
                     response_type: Optional[type[Message]] = None) -> Future[Any]:
         """Like call() but returns at once with a Future; the timeout is enforced by the server."""
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        deadline = self._deadline(seconds)
         try:
-            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
+            connection = self._connected(self._left(path, seconds, deadline))
+            raw = connection.call_future(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         except NotSent:
-            raw = self._connected(seconds).call_future(path, payload, timeout=seconds, metadata=merged)
+            connection = self._connected(self._left(path, seconds, deadline))
+            raw = connection.call_future(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         result: Future[Any] = Future()
 
         def done(f: Future[bytes]) -> None:
@@ -470,10 +493,13 @@ class AsyncLarderClient(AsyncMethods, _ClientBase):
                    response_type: Optional[type[Message]] = None) -> Any:
         """Same as LarderClient.call, awaited."""
         path, payload, seconds, merged = self._prepare(method, request, timeout, metadata)
+        deadline = self._deadline(seconds)
         try:
-            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
+            connection = await self._connected(self._left(path, seconds, deadline))
+            reply = await connection.call(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         except NotSent:  # it found the connection closed before sending: safe on a new one
-            reply = await (await self._connected(seconds)).call(path, payload, timeout=seconds, metadata=merged)
+            connection = await self._connected(self._left(path, seconds, deadline))
+            reply = await connection.call(path, payload, timeout=self._left(path, seconds, deadline), metadata=merged)
         return self._decode(path, reply, response_type)
 
     async def run(self, call: Call[R]) -> R:
