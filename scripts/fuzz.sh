@@ -5,6 +5,7 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]   fuzz; exit 1 if any target crashed, hung or broke a property
 #   scripts/fuzz.sh --write-seeds           regenerate Fuzz/corpus/* from FuzzSeeds.swift
+#   scripts/fuzz.sh --build-only            build every target and stop (scripts/test.sh does this early)
 #
 # Everything a run produces stays in $LARDER_FUZZ_OUT (default .build/fuzz-runs):
 # <target>/log, <target>/corpus (inputs found), <target>/artifacts (crash-*, timeout-*, oom-*).
@@ -24,6 +25,11 @@ if [[ ${1:-} == --write-seeds ]]; then
   exit 0
 fi
 
+BUILD_ONLY=false
+if [[ ${1:-} == --build-only ]]; then
+  BUILD_ONLY=true
+  shift
+fi
 DURATION=${1:-20}
 shift || true
 TARGETS=("$@")
@@ -43,6 +49,7 @@ for target in "${TARGETS[@]}"; do
     exit 1
   fi
 done
+$BUILD_ONLY && exit 0
 BIN=$("${BUILD[@]}" --show-bin-path)
 
 # Let libFuzzer see crashes directly (no Swift backtracer), and keep leak checks on.
