@@ -52,6 +52,14 @@ public struct CallContext: Sendable {
     /// What a parked call whose connection closed ends with (nobody receives it).
     static let abandoned = RPCError(.cancelled, "the connection closed while the call waited for it to read its replies")
 
+    /// True once the call's connection has closed: nobody will receive its reply.
+    var connectionClosed: Bool { usage?.isClosed ?? false }
+
+    /// What a read whose connection closed before the store started it ends with, not run:
+    /// nobody would receive its reply, and a peer that pipelines reads and disconnects, again
+    /// and again, would otherwise leave the readers work without bound (audit 25 H1).
+    static let orphaned = RPCError(.cancelled, "the connection closed before the read ran, so it was not run")
+
     /// What a job that parked ends with: never sent to a client.
     static let mustWaitSignal = RPCError(.resourceExhausted, "(internal: the call waits for its connection to have room)")
 }

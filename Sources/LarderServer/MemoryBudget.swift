@@ -86,6 +86,8 @@ final class ConnectionUsage: Sendable {
     /// to run (`mustWait`), oldest first; and whether the connection closed (a call does not
     /// park after that: nobody would resume it).
     private let parked = LockedValue<(calls: [ParkedCall], closed: Bool)>(([], false))
+    /// Set once with the parking's `closed` (`closeParking`), for a lock-free look.
+    private let closed = Atomic<Bool>(false)
     private let parkedCount = Atomic<Int>(0)
     /// What the parked calls hold: in the server-wide budget and this connection's share, and
     /// capped per connection (`storeCallAdmissionError`): over HTTP/2 a closed flow-control
@@ -137,7 +139,14 @@ final class ConnectionUsage: Sendable {
     }
 
     /// Marks the connection closed and takes all its parked calls, to be abandoned.
-    func closeParking() -> [ParkedCall] { takeParked(limit: .max, closing: true) }
+    func closeParking() -> [ParkedCall] {
+        closed.store(true, ordering: .releasing)
+        return takeParked(limit: .max, closing: true)
+    }
+
+    /// True once the connection has closed (`closeParking`): a call of it the store has not
+    /// started yet need not run (`CallContext.connectionClosed`).
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     private func takeParked(limit: Int, closing: Bool) -> [ParkedCall] {
         let taken = parked.withLock { state -> [ParkedCall] in

@@ -98,7 +98,8 @@ struct Router: Sendable {
     }
 
     /// Submits a read; when it finds its connection without room (`CallContext.mustWait`),
-    /// it parks, to be submitted again.
+    /// it parks, to be submitted again. A read whose connection closed before it ran ends
+    /// CANCELLED without running (writes still run: a write taken is committed).
     private static func submitRead<Request: ProtoMessage, Reply: ProtoMessage>(
         _ request: Request, _ context: CallContext, store: any Store, cost: ReadCost,
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply,
@@ -107,6 +108,7 @@ struct Router: Sendable {
         // `submit` with the read made here, not `store.read`: that generic extension method
         // of an existential store runs unspecialized, and so would the read.
         store.submit(StoreRead(source: context.connectionID, { reader throws(RPCError) in
+            if context.connectionClosed { throw CallContext.orphaned }
             try context.checkDeadline()
             // The resubmission is made only when it parks: a closure built on every call cost ~900
             // instructions (it copies the context).

@@ -1,0 +1,61 @@
+import LarderAPI
+import LarderClient
+import LarderTestSupport
+import LarderWire
+import Testing
+@testable import LarderServer
+
+/// What becomes of a connection's calls when it closes before they ran.
+@Suite("Calls of a closed connection (in process)")
+struct ClosedConnectionTests {
+    static let list = LocationMethods.listLocations.path
+
+    /// A peer that pipelines reads and resets its connection, again and again, left the
+    /// readers every one of those reads to run for nobody: 40 rounds of 1,024 in 18 s queued
+    /// 40,000 reads, which took other clients' reads from milliseconds to seconds for half an
+    /// hour (audit 25 H1). Reads the store has not started end CANCELLED without running;
+    /// writes still run, since a write taken is committed.
+    @Test func readsNotStartedWhenTheConnectionClosesEndCancelledAndWritesStillRun() async throws {
+        try await withInProcessServer { server in
+            let client = try server.client()
+            defer { client.close() }
+            _ = try await client.call(HealthMethods.check, HealthCheckRequest())
+            server.store.hold()
+            let reads = 40
+            let written = "written after its connection closed"
+            do {
+                let raw = try server.raw()
+                raw.resetOnClose()
+                var frames: [UInt8] = []
+                for id in 1...reads {
+                    Frame.append(ProtoCodec.encode(RequestEnvelope(callID: UInt64(id), method: Self.list,
+                                                                   payload: ProtoCodec.encode(ListLocationsRequest()))),
+                                 to: &frames)
+                }
+                let create = CreateLocationRequest(location: Location(name: written, colorHex: "#102030"))
+                Frame.append(ProtoCodec.encode(RequestEnvelope(callID: UInt64(reads + 1),
+                                                               method: LocationMethods.createLocation.path,
+                                                               payload: ProtoCodec.encode(create))), to: &frames)
+                let sent = frames
+                await offThePool { raw.send(sent) }
+                #expect(await eventually(seconds: 600) { server.store.submittedCount == reads + 1 })
+            }  // the reset
+            // The server has closed it (the client's connection is the only one left) before the store goes on.
+            #expect(await eventually(seconds: 600) { server.server.budget.connectionCount == 1 })
+            server.store.release()
+            #expect(await eventually(seconds: 600) {
+                let created = try? await Self.callsByCode(LocationMethods.createLocation.path, client)
+                let listed = try? await Self.callsByCode(Self.list, client)
+                return created?["OK"] == 1 && listed?["CANCELLED"] == UInt64(reads)
+            })
+            #expect(try await Self.callsByCode(Self.list, client) == ["CANCELLED": UInt64(reads)], "none ran")
+            let locations = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            #expect(locations.locations.contains { $0.name == written }, "the write was applied")
+        }
+    }
+
+    static func callsByCode(_ path: String, _ client: LarderClient) async throws -> [String: UInt64] {
+        let metrics = try await client.call(AdminMethods.getMetrics, GetMetricsRequest())
+        return metrics.methods.first { $0.method == path }?.callsByCode ?? [:]
+    }
+}
