@@ -45,6 +45,26 @@ struct GRPCReflectionResponderTests {
         #expect(location == ["larder/v1/location.proto"], "its imports (well-known types) were sent already")
     }
 
+    /// grpc-go and gRPC C++ resolve a field's full name to its file, and grpcurl's
+    /// `describe larder.v1.Location.name` asks for that (audit 26 F3).
+    @Test func fieldsAndNestedSymbolsBringTheirFile() {
+        for (symbol, file) in [("larder.v1.Location.name", "larder/v1/location.proto"),
+                               (".larder.v1.MealRecord.eaten_at", "larder/v1/meal_record.proto"),
+                               ("larder.v1.ListMealRecordsRequest.page_token", "larder/v1/meal_record.proto"),
+                               ("grpc.health.v1.HealthCheckResponse.status", "grpc/health/v1/health.proto"),
+                               ("grpc.health.v1.HealthCheckResponse.SERVING", "grpc/health/v1/health.proto")] {
+            var responder = GRPCReflectionResponder(services: Self.served)
+            let files = Self.files(responder.answer(Request(messageRequest: .fileContainingSymbol(symbol))))
+            #expect(files.first == file, "\(symbol)")
+        }
+        var responder = GRPCReflectionResponder(services: Self.served)
+        guard case .errorResponse = responder.answer(Request(messageRequest:
+            .fileContainingSymbol("larder.v1.Location.no_such_field"))).messageResponse else {
+            Issue.record("an unknown field was found")
+            return
+        }
+    }
+
     @Test func unknownNamesAreNotFoundErrorsInTheStream() {
         var responder = GRPCReflectionResponder(services: Self.served)
         for request in [Request(messageRequest: .fileContainingSymbol("no.such.Type")),

@@ -244,6 +244,14 @@ def test_describe_a_method(grpcurl: Grpcurl, protos: Protos, shared_server: Runn
             f"{service}.{method} is a method:\n{rpc_line(declared)}\n"
 
 
+def test_describe_a_field(grpcurl: Grpcurl, shared_server: RunningServer) -> None:
+    # Reflection resolves a field's full name to its file, as grpc-go's and gRPC C++'s do.
+    assert grpcurl.ok(shared_server.address, "describe", "larder.v1.Location.name") == \
+        "larder.v1.Location.name is a field:\nstring name = 2;\n"
+    assert grpcurl.ok(shared_server.address, "describe", "larder.v1.MealRecord.eaten_at") == \
+        "larder.v1.MealRecord.eaten_at is a field:\n.google.protobuf.Timestamp eaten_at = 5;\n"
+
+
 def test_describe_an_unknown_symbol_fails(grpcurl: Grpcurl, shared_server: RunningServer) -> None:
     # A reflection NOT_FOUND is grpcurl's own failure: exit 1, not 64 + code.
     outcome = grpcurl.run(shared_server.address, "describe", "larder.v1.NoSuchType")
