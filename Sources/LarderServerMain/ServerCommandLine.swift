@@ -95,7 +95,7 @@ public enum ServerCommandLine {
             }
             config.server.maxFrameBytes = try parseInt(value, flag: "max-frame-bytes", range: range)
         },
-        Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused, unless one has sent nothing for a second: it is closed for the new one (default 10000)") { config, value throws(UsageError) in
+        Option(name: "max-connections", value: "N", help: "open connections beyond which new ones are refused, unless one has sent nothing since it connected, a second or more ago: it is closed for the new one (default 10000)") { config, value throws(UsageError) in
             config.server.maxConnections = try parseInt(value, flag: "max-connections", range: 1...1_000_000)
         },
         Option(name: "max-calls-per-connection", value: "N",
