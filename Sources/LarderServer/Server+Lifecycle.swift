@@ -266,19 +266,28 @@ extension Server {
     static let drainAcknowledgementWait: UInt64 = 1_000_000_000
 
     func finishDrainIfDone() {
-        guard drainDeadline != nil, callsInFlight == 0 else { return }
+        guard drainDeadline != nil else { return }
         // An HTTP/2 client may have sent requests before it saw the shutdown notice: they
         // arrive before its PING answer, are served, and the final GOAWAY counts them. Closing
         // earlier would lose them to a reset connection (UNAVAILABLE, never run) instead.
-        if let started = drainStartedAt, MonotonicClock.nanoseconds() &- started < Self.drainAcknowledgementWait,
-           connections.values.contains(where: { $0.http2?.awaitsDrainAcknowledgement == true }) {
-            return
+        let waitedForAnswers = drainStartedAt.map {
+            MonotonicClock.nanoseconds() &- $0 >= Self.drainAcknowledgementWait
+        } ?? true
+        if waitedForAnswers {
+            // Clients that did not answer get the final GOAWAY all the same once their own calls
+            // are answered, whatever other connections still run (a silent client was kept
+            // until --drain-timeout by another's open stream: audit 26 F2). A connection with
+            // nothing left then closes.
+            for connection in connections.values
+            where connection.callsInFlight == 0 && connection.http2?.awaitsDrainAcknowledgement == true {
+                connection.http2?.finishDrain()
+                pumpHTTP2(connection)
+                connection.flush()
+            }
         }
-        // Clients that did not answer get the final GOAWAY all the same, written before the exit.
-        for connection in connections.values where connection.http2?.awaitsDrainAcknowledgement == true {
-            connection.http2?.finishDrain()
-            pumpHTTP2(connection)
-            connection.flush()
+        guard callsInFlight == 0 else { return }
+        if !waitedForAnswers, connections.values.contains(where: { $0.http2?.awaitsDrainAcknowledgement == true }) {
+            return
         }
         // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too.
         let unwritten = connections.values.contains {

@@ -280,6 +280,31 @@ struct HTTP2EndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    @Test("SIGTERM: a client with no call that never answers the drain's PING is closed, while another connection's stream keeps the drain going")
+    func aSilentClientIsNotKeptByAnothersStream() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--drain-timeout", "300"])
+        defer { server.stop() }
+        let streaming = try HTTP2TestClient(port: server.port)
+        let listServices = ProtoCodec.encode(GrpcReflectionV1ServerReflectionRequest(messageRequest: .listServices("")))
+        let reflection = try streaming.start(GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path,
+                                             messages: [listServices], endInput: false)
+        #expect(await offThePool { streaming.read(reflection) { !$0.messages.isEmpty } }?.messages.count == 1)
+        var options = GRPCClientSession.Options()
+        options.acknowledgesPings = false
+        let silent = try HTTP2TestClient(port: server.port, options: options)
+        let check = try silent.start(HealthMethods.check.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+        #expect(await offThePool { silent.read(check) { $0.ended } }?.trailers["grpc-status"] == "0")
+        _ = kill(server.processIdentifier, SIGTERM)
+        // Before, it got its final GOAWAY only with the other connection, at the end of the
+        // drain (--drain-timeout: here 300 s, past this wait).
+        #expect(await offThePool { silent.readUntilClosed(seconds: 120) })
+        #expect(silent.goawaysOnTheWire == [.init(lastStreamID: Int32.max, code: .noError),
+                                            .init(lastStreamID: check, code: .noError)], "\(silent.goawaysOnTheWire)")
+        streaming.endInput(reflection)
+        #expect(await offThePool { streaming.readUntilClosed(seconds: 60) })
+        #expect(server.stop() == 0)
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])
