@@ -176,8 +176,9 @@ final class ConnectionUsage: Sendable {
         let parkedBytes = parkedBytes.load(ordering: .relaxed)
         if parkedBytes > budget.perConnectionLimit {
             return RPCError(.resourceExhausted,
-                            "this connection has \(parkedBytes) bytes of calls waiting for it to read its replies (limit "
-                                + "\(budget.perConnectionLimit), --max-output-bytes); read the replies before sending more calls")
+                            "this connection has \(parkedBytes) bytes of calls waiting for room, for it to read its replies "
+                                + "or for the requests it is still sending to arrive (limit \(budget.perConnectionLimit), "
+                                + "--max-output-bytes); read the replies, or send fewer large requests at once, before sending more calls")
         }
         return admissionError(perConnection: false)
     }

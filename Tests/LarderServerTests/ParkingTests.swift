@@ -46,7 +46,7 @@ struct ParkingTests {
                 }
             }
             #expect(refusals.count >= 15, "\(refusals.count) of 20 refused")
-            #expect(refusals.first?.contains("bytes of calls waiting for it to read its replies") == true,
+            #expect(refusals.first?.contains("bytes of calls waiting for room, for it to read its replies") == true,
                     "\(refusals.first ?? "")")
             // What waits is in the budget: at least the parked requests.
             #expect(server.server.budget.usedBytes >= 100_000)
