@@ -15,6 +15,7 @@ struct ArgumentParserTests {
         let certificates = try? TestCertificates.make()
         let certificate = certificates.flatMap { FileManager.default.contents(atPath: $0.clientCertificate) }
         let key = certificates.flatMap { FileManager.default.contents(atPath: $0.clientKey) }
+        if let certificates { removeAtExit(certificates.directory) }
         let directory = certificates?.directory.path ?? FileManager.default.temporaryDirectory.path
         for name in ["ca.pem", "env.pem", "flag.pem", "me.pem"] {
             _ = FileManager.default.createFile(atPath: directory + "/" + name, contents: certificate)
