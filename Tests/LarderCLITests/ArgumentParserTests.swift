@@ -302,6 +302,31 @@ struct ArgumentParserTests {
         }
     }
 
+    /// `--token-file <(…)` read "cannot read the file (Success)" (audit 27 M1).
+    @Test("--token-file reads a pipe; an empty file or a directory is a clear usage error")
+    func tokenFileFromAPipe() throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        let token = Array("from a pipe\n".utf8)
+        _ = token.withUnsafeBytes { write(ends[1], $0.baseAddress, $0.count) }  // fits in the pipe's buffer
+        close(ends[1])
+        defer { close(ends[0]) }
+        let (_, globals) = try command(["--token-file", "/dev/fd/\(ends[0])", "health"])
+        #expect(globals.token == "from a pipe")
+        for (path, why) in [("/dev/null", "the file is empty"), ("/tmp", "cannot read the file (Is a directory)")] {
+            do {
+                _ = try parser.parse(["--token-file", path, "health"], environment: [:])
+                Issue.record("\(path) parsed")
+            } catch {
+                guard case .usage(let message, _) = error else {
+                    Issue.record("not a usage error: \(error)")
+                    continue
+                }
+                #expect(message == "--token-file \(path): \(why)")
+            }
+        }
+    }
+
     @Test("--token-file after bench is read into bench's --token")
     func benchTokenFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-token-\(UInt64.random(in: 0 ... .max))").path

@@ -1,5 +1,6 @@
 import Foundation
 import LarderClient
+import LarderSystem
 import LarderWire
 
 extension BenchArguments {
@@ -232,8 +233,14 @@ extension BenchArguments.Draft {
     private static func dataText(_ value: String) throws(RPCError) -> String {
         guard value.hasPrefix("@") else { return value }
         let path = String(value.dropFirst())
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw .invalidArgument("--data @\(path): cannot read that file")
+        let bytes: [UInt8]
+        do throws(FileContents.Failure) {
+            bytes = try FileContents.read(path, maxBytes: 64 << 20)
+        } catch {
+            throw .invalidArgument("--data @\(path): cannot read that file (\(error.reason))")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .invalidArgument("--data @\(path): the file is not valid UTF-8")
         }
         return text
     }

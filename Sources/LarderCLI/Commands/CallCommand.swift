@@ -2,6 +2,7 @@ import Foundation
 import LarderAPI
 import LarderClient
 import LarderJSON
+import LarderSystem
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -95,13 +96,15 @@ enum CallCommand {
         let path = String(data.dropFirst())
         if path == "-" { return try utf8(readStandardInput(), from: "stdin", command) }
         guard !path.isEmpty else { throw .usage("-d @FILE needs a file name, or @- for stdin", command.spec) }
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw .usage("-d @\(path): cannot read the file (\(String(cString: strerror(errno))))", command.spec)
+        let contents: [UInt8]
+        do throws(FileContents.Failure) {
+            contents = try FileContents.read(path, maxBytes: maxInputBytes)
+        } catch .tooLarge(let count) {
+            throw .usage("-d @\(path): the file is \(count) bytes or more, above \(maxInputBytes)", command.spec)
+        } catch {
+            throw .usage("-d @\(path): cannot read the file (\(error.reason))", command.spec)
         }
-        guard contents.count <= maxInputBytes else {
-            throw .usage("-d @\(path): the file is \(contents.count) bytes, above \(maxInputBytes)", command.spec)
-        }
-        return try utf8(Array(contents), from: path, command)
+        return try utf8(contents, from: path, command)
     }
 
     /// `bytes` as text, refused (never altered) when they are not valid UTF-8; a leading UTF-8
