@@ -81,6 +81,9 @@ public enum LarderCommand {
                     stderr.write(unauthenticatedHint(rpc.message, tokenGiven: globals.token != nil
                                                      || globals.metadata["authorization"] != nil))
                 }
+                if case .rpc(let rpc) = error, let hint = unknownOutcomeHint(rpc.code, command: command) {
+                    stderr.write(hint)
+                }
                 return status
             }
             return context.exitStatus
@@ -89,13 +92,28 @@ public enum LarderCommand {
 
     /// The line after an UNAUTHENTICATED error: how to give larder a token (the server's message
     /// names the metadata, which larder users do not write themselves).
+    /// A refusal for TLS or a client certificate gets a hint about those, not about the token.
     static func unauthenticatedHint(_ message: String, tokenGiven: Bool) -> String {
-        if message.contains("client certificate") {
+        if message.contains("over TLS only") {
+            return "hint: add --tls (with --ca FILE for a server whose certificate a private CA signed)\n"
+        }
+        if message.contains("certificate") {
             return "hint: pass --cert FILE --key FILE (or LARDER_CERT, LARDER_KEY): a certificate the server's client CA signed\n"
         }
         return tokenGiven
             ? "hint: the server refused the token larder sent (--token-file FILE, --token, LARDER_TOKEN, or -H 'authorization: Bearer …')\n"
             : "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"
+    }
+
+    /// The line after a write that timed out: it may still be applied (the server runs a write
+    /// it has taken, and commits one its deadline passed in), so a script that simply retries
+    /// may make a duplicate (audit 27 M3). (UNAVAILABLE is left alone: mostly a connection
+    /// that could not be made, where nothing was sent.)
+    static func unknownOutcomeHint(_ code: StatusCode, command: ParsedCommand) -> String? {
+        guard code == .deadlineExceeded, ["add", "update", "delete"].contains(command.spec.name)
+        else { return nil }
+        return "hint: the \(command.spec.path) may still have been applied: look before you try again"
+            + (command.spec.name == "add" ? " (or give it an --id: a second add with the same id is ALREADY_EXISTS)\n" : "\n")
     }
 
     /// Prints `error` to stderr and returns its exit status. Control characters in the

@@ -72,7 +72,7 @@ struct LarderCommandTests {
         #expect(result.stdout.contains("Eaten at  2026-11-30T08:00:00+08:00\n"))
     }
 
-    @Test("UNAUTHENTICATED gets a hint on stderr about giving a token, or a client certificate", arguments: [
+    @Test("UNAUTHENTICATED gets a hint on stderr about giving a token, TLS, or a client certificate", arguments: [
         ([String](), "this server requires a bearer token: send metadata authorization: Bearer <token>",
          "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"),
         (["--token", "t"], "invalid bearer token",
@@ -80,6 +80,11 @@ struct LarderCommandTests {
         (["-H", "authorization: Bearer t"], "invalid bearer token",
          "hint: the server refused the token larder sent (--token-file FILE, --token, LARDER_TOKEN, or -H 'authorization: Bearer …')\n"),
         ([String](), "the server requires a client certificate: present one signed by the server's client CA",
+         "hint: pass --cert FILE --key FILE (or LARDER_CERT, LARDER_KEY): a certificate the server's client CA signed\n"),
+        // Not the token's fault: a TLS-only server, a certificate the server refused (audit 27 M2).
+        ([String](), "this server takes calls other than health checks over TLS only (--tls-client-auth require): connect with TLS (larder --tls)",
+         "hint: add --tls (with --ca FILE for a server whose certificate a private CA signed)\n"),
+        ([String](), "TLS error: the server rejected this client's certificate (not issued by a CA it trusts, or expired)",
          "hint: pass --cert FILE --key FILE (or LARDER_CERT, LARDER_KEY): a certificate the server's client CA signed\n"),
     ])
     func unauthenticatedHint(extra: [String], message: String, hint: String) async throws {
@@ -91,6 +96,26 @@ struct LarderCommandTests {
         #expect(result.status == 26)
         #expect(result.stdout == "")
         #expect(result.stderr == "UNAUTHENTICATED: \(message)\n" + hint)
+    }
+
+    /// A create that timed out could still be committed; a script retrying on exit 14 made a
+    /// duplicate (audit 27 M3). Reads get no such line.
+    @Test("a write that timed out says it may still be applied", arguments: [
+        (["meals", "add", "--name", "Tea", "--calories", "5", "--category", "snack"], StatusCode.deadlineExceeded,
+         "hint: the meals add may still have been applied: look before you try again (or give it an --id: a second add with the same id is ALREADY_EXISTS)\n"),
+        (["locations", "delete", "e1b2c3d4-0000-4000-8000-000000000001"], StatusCode.deadlineExceeded,
+         "hint: the locations delete may still have been applied: look before you try again\n"),
+        (["locations", "list"], StatusCode.deadlineExceeded, ""),
+        (["meals", "add", "--name", "Tea", "--calories", "5", "--category", "snack"], StatusCode.unavailable, ""),
+    ])
+    func unknownOutcomeHint(arguments: [String], code: StatusCode, hint: String) async throws {
+        let server = try FakeServer()
+        let result = try await run(arguments, server: server) { requests in
+            let request = try #require(await requests.next())
+            server.reply(ResponseEnvelope(callID: request.callID, statusCode: code, statusMessage: "it took too long"))
+        }
+        #expect(result.stdout == "")
+        #expect(result.stderr == "\(code.name): it took too long\n" + hint)
     }
 
     @Test("deleting a non-empty group without --cascade names the flag the server's message calls cascade")
