@@ -564,7 +564,7 @@ const ProtobufCMessageDescriptor larder__reflection__v1__service_info__descripto
   (ProtobufCMessageInit) larder__reflection__v1__service_info__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor larder__reflection__v1__method_info__field_descriptors[4] =
+static const ProtobufCFieldDescriptor larder__reflection__v1__method_info__field_descriptors[6] =
 {
   {
     "name",
@@ -614,17 +614,43 @@ static const ProtobufCFieldDescriptor larder__reflection__v1__method_info__field
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "client_streaming",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Reflection__V1__MethodInfo, client_streaming),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "server_streaming",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Larder__Reflection__V1__MethodInfo, server_streaming),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned larder__reflection__v1__method_info__field_indices_by_name[] = {
+  4,   /* field[4] = client_streaming */
   1,   /* field[1] = full_name */
   2,   /* field[2] = input_type */
   0,   /* field[0] = name */
   3,   /* field[3] = output_type */
+  5,   /* field[5] = server_streaming */
 };
 static const ProtobufCIntRange larder__reflection__v1__method_info__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor larder__reflection__v1__method_info__descriptor =
 {
@@ -634,7 +660,7 @@ const ProtobufCMessageDescriptor larder__reflection__v1__method_info__descriptor
   "Larder__Reflection__V1__MethodInfo",
   "larder.reflection.v1",
   sizeof(Larder__Reflection__V1__MethodInfo),
-  4,
+  6,
   larder__reflection__v1__method_info__field_descriptors,
   larder__reflection__v1__method_info__field_indices_by_name,
   1,  larder__reflection__v1__method_info__number_ranges,

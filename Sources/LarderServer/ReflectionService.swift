@@ -13,9 +13,12 @@ struct ReflectionService: Sendable {
     func listServices() -> ListServicesResponse {
         ListServicesResponse(services: catalog.services.map { service in
             ServiceInfo(name: service.name, methods: service.methods.map { method in
-                MethodInfo(name: method.name, fullName: method.path,
-                           inputType: method.input.name,
-                           outputType: method.output.name)
+                let sides = APIStreamingMethods.all[method.path]
+                return MethodInfo(name: method.name, fullName: method.path,
+                                  inputType: method.input.name,
+                                  outputType: method.output.name,
+                                  clientStreaming: sides?.client ?? false,
+                                  serverStreaming: sides?.server ?? false)
             })
         })
     }

@@ -90,6 +90,13 @@ struct CLIOperabilityEndToEndTests {
             let json = try await runLarder(["methods", "--json", "--service", "larder.v1.LocationService"], server: server)
             let services = try #require(try JSONParser.parse(json.stdout)["services"]?.arrayValue)
             #expect(services.count == 1 && services.first?["name"] == .string("larder.v1.LocationService"))
+            // A script can tell the streaming methods, which larder call cannot reach (audit 27 M4).
+            let health = try await runLarder(["methods", "--json", "--service", "grpc.health.v1.Health"], server: server)
+            let healthMethods = try #require(try JSONParser.parse(health.stdout)["services"]?.arrayValue?.first?["methods"]?.arrayValue)
+            let watch = try #require(healthMethods.first { $0["name"] == .string("Watch") })
+            let check = try #require(healthMethods.first { $0["name"] == .string("Check") })
+            #expect(watch["serverStreaming"] == .bool(true) && watch["clientStreaming"] != .bool(true), "\(watch)")
+            #expect(check["serverStreaming"] != .bool(true) && check["clientStreaming"] != .bool(true), "\(check)")
 
             let location = try await runLarder(["describe", "larder.v1.Location"], server: server)
             #expect(location.stdout == """

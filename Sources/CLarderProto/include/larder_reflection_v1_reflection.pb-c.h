@@ -127,10 +127,17 @@ struct  Larder__Reflection__V1__MethodInfo
    * Full name of the response message, e.g. "larder.v1.Location".
    */
   char *output_type;
+  /*
+   * True when the client streams requests, or the server streams responses
+   * (grpc.health.v1.Health/Watch streams responses): such a method is served
+   * over gRPC (HTTP/2) only, and the lean protocol answers it UNIMPLEMENTED.
+   */
+  protobuf_c_boolean client_streaming;
+  protobuf_c_boolean server_streaming;
 };
 #define LARDER__REFLECTION__V1__METHOD_INFO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&larder__reflection__v1__method_info__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0 }
 
 
 struct  Larder__Reflection__V1__DescribeTypeRequest

@@ -115,15 +115,24 @@ public struct MethodInfo: Hashable, Sendable {
     public var inputType: String
     /// Full name of the response message, e.g. "larder.v1.Location".
     public var outputType: String
+    /// True when the client streams requests, or the server streams responses
+    /// (grpc.health.v1.Health/Watch streams responses): such a method is served
+    /// over gRPC (HTTP/2) only, and the lean protocol answers it UNIMPLEMENTED.
+    public var clientStreaming: Bool
+    public var serverStreaming: Bool
 
     public init(name: String = "",
                 fullName: String = "",
                 inputType: String = "",
-                outputType: String = "") {
+                outputType: String = "",
+                clientStreaming: Bool = false,
+                serverStreaming: Bool = false) {
         self.name = name
         self.fullName = fullName
         self.inputType = inputType
         self.outputType = outputType
+        self.clientStreaming = clientStreaming
+        self.serverStreaming = serverStreaming
     }
 }
 
@@ -142,6 +151,8 @@ extension MethodInfo: ProtoMessage {
         self.fullName = try CFields.string(c.full_name, field: "method_info.full_name")
         self.inputType = try CFields.string(c.input_type, field: "method_info.input_type")
         self.outputType = try CFields.string(c.output_type, field: "method_info.output_type")
+        self.clientStreaming = c.client_streaming != 0
+        self.serverStreaming = c.server_streaming != 0
     }
 
     public func build(in arena: CArena) -> BuiltMessage { BuiltMessage(buildC(in: arena)) }
@@ -152,6 +163,8 @@ extension MethodInfo: ProtoMessage {
         c.pointee.full_name = arena.string(fullName)
         c.pointee.input_type = arena.string(inputType)
         c.pointee.output_type = arena.string(outputType)
+        c.pointee.client_streaming = clientStreaming ? 1 : 0
+        c.pointee.server_streaming = serverStreaming ? 1 : 0
         return c
     }
 }

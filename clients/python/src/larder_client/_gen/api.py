@@ -303,6 +303,8 @@ class MethodInfoDict(TypedDict, total=False):
     full_name: str
     input_type: str
     output_type: str
+    client_streaming: bool
+    server_streaming: bool
 
 
 class DescribeTypeRequestDict(TypedDict, total=False):

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%larder/reflection/v1/reflection.proto\x12\x14larder.reflection.v1\"\x15\n\x13ListServicesRequest\"K\n\x14ListServicesResponse\x12\x33\n\x08services\x18\x01 \x03(\x0b\x32!.larder.reflection.v1.ServiceInfo\"N\n\x0bServiceInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x31\n\x07methods\x18\x02 \x03(\x0b\x32 .larder.reflection.v1.MethodInfo\"V\n\nMethodInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x12\n\ninput_type\x18\x03 \x01(\t\x12\x13\n\x0boutput_type\x18\x04 \x01(\t\"#\n\x13\x44\x65scribeTypeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x8e\x01\n\x14\x44\x65scribeTypeResponse\x12\x39\n\x0cmessage_type\x18\x01 \x01(\x0b\x32!.larder.reflection.v1.MessageTypeH\x00\x12\x33\n\tenum_type\x18\x02 \x01(\x0b\x32\x1e.larder.reflection.v1.EnumTypeH\x00\x42\x06\n\x04type\"_\n\x0bMessageType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06\x66ields\x18\x02 \x03(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\x12\x11\n\tmap_entry\x18\x03 \x01(\x08\"\xe0\x05\n\tFieldInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tjson_name\x18\x02 \x01(\t\x12\x0e\n\x06number\x18\x03 \x01(\x05\x12\x32\n\x04type\x18\x04 \x01(\x0e\x32$.larder.reflection.v1.FieldInfo.Type\x12\x34\n\x05label\x18\x05 \x01(\x0e\x32%.larder.reflection.v1.FieldInfo.Label\x12\x11\n\ttype_name\x18\x06 \x01(\t\x12\x10\n\x08in_oneof\x18\x07 \x01(\x08\x12\x30\n\x07map_key\x18\x08 \x01(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\x12\x32\n\tmap_value\x18\t \x01(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\"\xbc\x02\n\x04Type\x12\x14\n\x10TYPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12\"n\n\x05Label\x12\x15\n\x11LABEL_UNSPECIFIED\x10\x00\x12\x12\n\x0eLABEL_SINGULAR\x10\x01\x12\x12\n\x0eLABEL_OPTIONAL\x10\x02\x12\x12\n\x0eLABEL_REPEATED\x10\x03\x12\x12\n\x0eLABEL_REQUIRED\x10\x04\"M\n\x08\x45numType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x33\n\x06values\x18\x02 \x03(\x0b\x32#.larder.reflection.v1.EnumValueInfo\"-\n\rEnumValueInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06number\x18\x02 \x01(\x05\x32\xe0\x01\n\x10ServerReflection\x12\x65\n\x0cListServices\x12).larder.reflection.v1.ListServicesRequest\x1a*.larder.reflection.v1.ListServicesResponse\x12\x65\n\x0c\x44\x65scribeType\x12).larder.reflection.v1.DescribeTypeRequest\x1a*.larder.reflection.v1.DescribeTypeResponseB\xb6\x01\n\x14larder.reflection.v1B\x0fReflectionProtoP\x01Z/larder/gen/go/larder/reflection/v1;reflectionv1\xa2\x02\x12LarderReflectionV1\xaa\x02\x14Larder.Reflection.V1\xca\x02\x14Larder\\Reflection\\V1\xea\x02\x16Larder::Reflection::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%larder/reflection/v1/reflection.proto\x12\x14larder.reflection.v1\"\x15\n\x13ListServicesRequest\"K\n\x14ListServicesResponse\x12\x33\n\x08services\x18\x01 \x03(\x0b\x32!.larder.reflection.v1.ServiceInfo\"N\n\x0bServiceInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x31\n\x07methods\x18\x02 \x03(\x0b\x32 .larder.reflection.v1.MethodInfo\"\x8a\x01\n\nMethodInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x12\n\ninput_type\x18\x03 \x01(\t\x12\x13\n\x0boutput_type\x18\x04 \x01(\t\x12\x18\n\x10\x63lient_streaming\x18\x05 \x01(\x08\x12\x18\n\x10server_streaming\x18\x06 \x01(\x08\"#\n\x13\x44\x65scribeTypeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x8e\x01\n\x14\x44\x65scribeTypeResponse\x12\x39\n\x0cmessage_type\x18\x01 \x01(\x0b\x32!.larder.reflection.v1.MessageTypeH\x00\x12\x33\n\tenum_type\x18\x02 \x01(\x0b\x32\x1e.larder.reflection.v1.EnumTypeH\x00\x42\x06\n\x04type\"_\n\x0bMessageType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x06\x66ields\x18\x02 \x03(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\x12\x11\n\tmap_entry\x18\x03 \x01(\x08\"\xe0\x05\n\tFieldInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tjson_name\x18\x02 \x01(\t\x12\x0e\n\x06number\x18\x03 \x01(\x05\x12\x32\n\x04type\x18\x04 \x01(\x0e\x32$.larder.reflection.v1.FieldInfo.Type\x12\x34\n\x05label\x18\x05 \x01(\x0e\x32%.larder.reflection.v1.FieldInfo.Label\x12\x11\n\ttype_name\x18\x06 \x01(\t\x12\x10\n\x08in_oneof\x18\x07 \x01(\x08\x12\x30\n\x07map_key\x18\x08 \x01(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\x12\x32\n\tmap_value\x18\t \x01(\x0b\x32\x1f.larder.reflection.v1.FieldInfo\"\xbc\x02\n\x04Type\x12\x14\n\x10TYPE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bTYPE_DOUBLE\x10\x01\x12\x0e\n\nTYPE_FLOAT\x10\x02\x12\x0e\n\nTYPE_INT64\x10\x03\x12\x0f\n\x0bTYPE_UINT64\x10\x04\x12\x0e\n\nTYPE_INT32\x10\x05\x12\x10\n\x0cTYPE_FIXED64\x10\x06\x12\x10\n\x0cTYPE_FIXED32\x10\x07\x12\r\n\tTYPE_BOOL\x10\x08\x12\x0f\n\x0bTYPE_STRING\x10\t\x12\x10\n\x0cTYPE_MESSAGE\x10\x0b\x12\x0e\n\nTYPE_BYTES\x10\x0c\x12\x0f\n\x0bTYPE_UINT32\x10\r\x12\r\n\tTYPE_ENUM\x10\x0e\x12\x11\n\rTYPE_SFIXED32\x10\x0f\x12\x11\n\rTYPE_SFIXED64\x10\x10\x12\x0f\n\x0bTYPE_SINT32\x10\x11\x12\x0f\n\x0bTYPE_SINT64\x10\x12\"n\n\x05Label\x12\x15\n\x11LABEL_UNSPECIFIED\x10\x00\x12\x12\n\x0eLABEL_SINGULAR\x10\x01\x12\x12\n\x0eLABEL_OPTIONAL\x10\x02\x12\x12\n\x0eLABEL_REPEATED\x10\x03\x12\x12\n\x0eLABEL_REQUIRED\x10\x04\"M\n\x08\x45numType\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x33\n\x06values\x18\x02 \x03(\x0b\x32#.larder.reflection.v1.EnumValueInfo\"-\n\rEnumValueInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06number\x18\x02 \x01(\x05\x32\xe0\x01\n\x10ServerReflection\x12\x65\n\x0cListServices\x12).larder.reflection.v1.ListServicesRequest\x1a*.larder.reflection.v1.ListServicesResponse\x12\x65\n\x0c\x44\x65scribeType\x12).larder.reflection.v1.DescribeTypeRequest\x1a*.larder.reflection.v1.DescribeTypeResponseB\xb6\x01\n\x14larder.reflection.v1B\x0fReflectionProtoP\x01Z/larder/gen/go/larder/reflection/v1;reflectionv1\xa2\x02\x12LarderReflectionV1\xaa\x02\x14Larder.Reflection.V1\xca\x02\x14Larder\\Reflection\\V1\xea\x02\x16Larder::Reflection::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,24 +38,24 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTSERVICESRESPONSE']._serialized_end=161
   _globals['_SERVICEINFO']._serialized_start=163
   _globals['_SERVICEINFO']._serialized_end=241
-  _globals['_METHODINFO']._serialized_start=243
-  _globals['_METHODINFO']._serialized_end=329
-  _globals['_DESCRIBETYPEREQUEST']._serialized_start=331
-  _globals['_DESCRIBETYPEREQUEST']._serialized_end=366
-  _globals['_DESCRIBETYPERESPONSE']._serialized_start=369
-  _globals['_DESCRIBETYPERESPONSE']._serialized_end=511
-  _globals['_MESSAGETYPE']._serialized_start=513
-  _globals['_MESSAGETYPE']._serialized_end=608
-  _globals['_FIELDINFO']._serialized_start=611
-  _globals['_FIELDINFO']._serialized_end=1347
-  _globals['_FIELDINFO_TYPE']._serialized_start=919
-  _globals['_FIELDINFO_TYPE']._serialized_end=1235
-  _globals['_FIELDINFO_LABEL']._serialized_start=1237
-  _globals['_FIELDINFO_LABEL']._serialized_end=1347
-  _globals['_ENUMTYPE']._serialized_start=1349
-  _globals['_ENUMTYPE']._serialized_end=1426
-  _globals['_ENUMVALUEINFO']._serialized_start=1428
-  _globals['_ENUMVALUEINFO']._serialized_end=1473
-  _globals['_SERVERREFLECTION']._serialized_start=1476
-  _globals['_SERVERREFLECTION']._serialized_end=1700
+  _globals['_METHODINFO']._serialized_start=244
+  _globals['_METHODINFO']._serialized_end=382
+  _globals['_DESCRIBETYPEREQUEST']._serialized_start=384
+  _globals['_DESCRIBETYPEREQUEST']._serialized_end=419
+  _globals['_DESCRIBETYPERESPONSE']._serialized_start=422
+  _globals['_DESCRIBETYPERESPONSE']._serialized_end=564
+  _globals['_MESSAGETYPE']._serialized_start=566
+  _globals['_MESSAGETYPE']._serialized_end=661
+  _globals['_FIELDINFO']._serialized_start=664
+  _globals['_FIELDINFO']._serialized_end=1400
+  _globals['_FIELDINFO_TYPE']._serialized_start=972
+  _globals['_FIELDINFO_TYPE']._serialized_end=1288
+  _globals['_FIELDINFO_LABEL']._serialized_start=1290
+  _globals['_FIELDINFO_LABEL']._serialized_end=1400
+  _globals['_ENUMTYPE']._serialized_start=1402
+  _globals['_ENUMTYPE']._serialized_end=1479
+  _globals['_ENUMVALUEINFO']._serialized_start=1481
+  _globals['_ENUMVALUEINFO']._serialized_end=1526
+  _globals['_SERVERREFLECTION']._serialized_start=1529
+  _globals['_SERVERREFLECTION']._serialized_end=1753
 # @@protoc_insertion_point(module_scope)

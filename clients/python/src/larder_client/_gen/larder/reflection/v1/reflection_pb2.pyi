@@ -94,6 +94,8 @@ class MethodInfo(_message.Message):
     FULL_NAME_FIELD_NUMBER: _builtins.int
     INPUT_TYPE_FIELD_NUMBER: _builtins.int
     OUTPUT_TYPE_FIELD_NUMBER: _builtins.int
+    CLIENT_STREAMING_FIELD_NUMBER: _builtins.int
+    SERVER_STREAMING_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Short name, e.g. "GetLocation"."""
     full_name: _builtins.str
@@ -102,6 +104,12 @@ class MethodInfo(_message.Message):
     """Full name of the request message, e.g. "larder.v1.GetLocationRequest"."""
     output_type: _builtins.str
     """Full name of the response message, e.g. "larder.v1.Location"."""
+    client_streaming: _builtins.bool
+    """True when the client streams requests, or the server streams responses
+    (grpc.health.v1.Health/Watch streams responses): such a method is served
+    over gRPC (HTTP/2) only, and the lean protocol answers it UNIMPLEMENTED.
+    """
+    server_streaming: _builtins.bool
     def __init__(
         self,
         *,
@@ -109,10 +117,12 @@ class MethodInfo(_message.Message):
         full_name: _builtins.str = ...,
         input_type: _builtins.str = ...,
         output_type: _builtins.str = ...,
+        client_streaming: _builtins.bool = ...,
+        server_streaming: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["full_name", b"full_name", "input_type", b"input_type", "name", b"name", "output_type", b"output_type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_streaming", b"client_streaming", "full_name", b"full_name", "input_type", b"input_type", "name", b"name", "output_type", b"output_type", "server_streaming", b"server_streaming"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
