@@ -36,16 +36,51 @@ scripts/check-closure-symbols.sh
 # The ThreadSanitizer build and the fuzz targets' build (about 5 minutes of compiling) need
 # nothing the steps until their own do, so they compile in the background while the plain
 # Swift suite, the Python tests and the interop tests run, whose servers and clients leave the
-# CPU idle part of the time. The suites are made to pass on a busy machine. A process group of
-# its own (set -m), so that an early exit stops the compilers with it.
+# CPU idle part of the time. The suites are made to pass on a busy machine. An early exit stops
+# the whole tree of processes (SwiftPM puts its compilers in process groups of their own, so a
+# process group's signal would miss them).
 background_log=.build/background-builds.log
-set -m
 (swift build --build-tests --sanitize=thread --scratch-path .build/tsan && scripts/fuzz.sh --build-only) \
-  >"$background_log" 2>&1 &
+  </dev/null >"$background_log" 2>&1 &
 background_builds=$!
-set +m
-stop_background_builds() { kill -TERM -- "-$background_builds" 2>/dev/null || true; }
+# SIGSTOPs process $1, then its children, and so on (a stopped process starts no other), and
+# prints each one's id.
+stop_tree() {
+  kill -STOP "$1" 2>/dev/null || return 0
+  echo "$1"
+  local child
+  for child in $(pgrep -P "$1"); do stop_tree "$child"; done
+}
+stop_background_builds() {
+  [[ -n $background_builds ]] || return 0
+  local pids
+  pids=$(stop_tree "$background_builds")
+  background_builds=
+  [[ -n $pids ]] || return 0
+  # shellcheck disable=SC2086  # one id per word
+  kill -TERM $pids 2>/dev/null || true
+  # shellcheck disable=SC2086
+  kill -CONT $pids 2>/dev/null || true
+}
 cleanups+=(stop_background_builds)
+# Fails the run at once when the background builds have failed already (not 15 minutes later).
+check_background_builds() {
+  [[ -n $background_builds ]] || return 0
+  kill -0 "$background_builds" 2>/dev/null && return 0
+  wait_for_background_builds
+}
+wait_for_background_builds() {
+  [[ -n $background_builds ]] || return 0
+  local status=0
+  wait "$background_builds" || status=$?
+  background_builds=
+  if [ "$status" -ne 0 ]; then
+    echo "== the ThreadSanitizer or fuzz build failed ($status); its errors, then the end of $background_log:" >&2
+    grep -E "error:" "$background_log" | head -n 20 >&2 || true
+    grep -v "Cannot export local symbol" "$background_log" | tail -n 40 >&2
+    exit 1
+  fi
+}
 
 # The store and end-to-end tests also run on PostgreSQL: a throwaway cluster on
 # 127.0.0.1:55432 unless LARDER_TEST_POSTGRES_URL already names a server.
@@ -69,6 +104,7 @@ timeout --kill-after=30 1800 swift test --skip-build || {
   exit "$status"
 }
 stop_leftover_children
+check_background_builds
 
 echo "== python client: mypy --strict on the package and the README's examples" >&2
 "$VENV/bin/python" -m mypy --strict --cache-dir .build/mypy clients/python/src/larder_client clients/python/examples
@@ -80,6 +116,7 @@ LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/pyth
 # reference and larder-server (~1 min plus the C++ builds).
 echo "== stock gRPC clients over HTTP/2 (grpcio, grpc-go, grpclib, grpcurl): clients/interop" >&2
 LARDER_SERVER_BIN="$(swift build --show-bin-path)/larder-server" "$VENV/bin/python" -m pytest -q clients/interop
+check_background_builds
 echo "== benchmark tools: scripts/bench-grpc.sh --smoke" >&2
 LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh --smoke
 
@@ -96,11 +133,7 @@ LARDER_BIN="$(swift build --show-bin-path)/larder-server" scripts/bench-grpc.sh 
 # A report of the test process itself goes to its stderr among thousands of lines; it is
 # repeated at the end when the run fails, so that the tail of a CI log shows it.
 echo "== swift test --sanitize=thread" >&2
-if ! wait "$background_builds"; then
-  echo "== the ThreadSanitizer or fuzz build failed; the end of $background_log:" >&2
-  grep -v "Cannot export local symbol" "$background_log" | tail -n 60 >&2
-  exit 1
-fi
+wait_for_background_builds
 tsan_log=.build/tsan-test.log
 tsan_status=0
 env -u LARDER_TEST_POSTGRES_URL timeout --kill-after=30 3600 \

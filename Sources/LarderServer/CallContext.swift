@@ -43,7 +43,7 @@ public struct CallContext: Sendable {
 
     /// Keeps the call until the connection has room, then `resubmit`s it, or `abandon`s it if
     /// the connection closes first; false when it cannot (the connection closed): the call
-    /// then runs now.
+    /// then ends without running (`orphaned`).
     func park(resubmit: @escaping @Sendable () -> Void, abandon: @escaping @Sendable () -> Void) -> Bool {
         usage?.park(ParkedCall(resubmit: resubmit, abandon: abandon, bytes: requestBytes + 1024,
                                countedAsHeld: heldByCore)) ?? false

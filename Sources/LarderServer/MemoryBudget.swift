@@ -110,7 +110,7 @@ final class ConnectionUsage: Sendable {
     var mustWait: Bool { isOverShare(countingCalls: false) }
 
     /// Keeps `call` until the connection has room (`takeParkedIfRoom`); false, keeping nothing,
-    /// once the connection has closed (the call then runs now, its reply dropped).
+    /// once the connection has closed (the call then ends without running).
     func park(_ call: ParkedCall) -> Bool {
         let kept = parked.withLock { state in
             guard !state.closed else { return false }

@@ -112,9 +112,12 @@ struct Router: Sendable {
             try context.checkDeadline()
             // The resubmission is made only when it parks: a closure built on every call cost ~900
             // instructions (it copies the context).
-            if context.mustWait,
-               context.park(resubmit: { submitRead(request, context, store: store, cost: cost, operation, respond) },
-                            abandon: { respond(.failure(CallContext.abandoned)) }) {
+            if context.mustWait {
+                // Parking fails only when the connection has just closed: nobody would read the reply.
+                guard context.park(resubmit: { submitRead(request, context, store: store, cost: cost, operation, respond) },
+                                   abandon: { respond(.failure(CallContext.abandoned)) }) else {
+                    throw CallContext.orphaned
+                }
                 throw CallContext.mustWaitSignal
             }
             reader.boundWaits(byDeadline: context.deadline)

@@ -77,7 +77,7 @@ extension Server {
             return
         }
         // The wait for HTTP/2 clients' PING answers ends on its own clock.
-        if drainDeadline != nil { finishDrainIfDone() }
+        if drainDeadline != nil { finishDrainIfDone(sendingOverdueGoaways: true) }
     }
 
     /// What a tick does with one connection.
@@ -265,19 +265,35 @@ extension Server {
     /// exit no longer.
     static let drainAcknowledgementWait: UInt64 = 1_000_000_000
 
-    func finishDrainIfDone() {
+    /// Ends the drain once no call is left and every HTTP/2 client had its final GOAWAY (or
+    /// 1 s passed for its PING answer); `sendingOverdueGoaways` (the tick, every 250 ms): also
+    /// sends the final GOAWAY to each client that has not answered by then and has no call
+    /// left, while other connections' calls still run (audit 26 F2). Not on every delivery:
+    /// that walk of all connections, per batch of replies, would cost O(connections) each.
+    func finishDrainIfDone(sendingOverdueGoaways: Bool = false) {
         guard drainDeadline != nil else { return }
+        if finishingDrain {
+            drainPassWanted = true
+            return
+        }
+        finishingDrain = true
+        defer { finishingDrain = false }
+        repeat {
+            drainPassWanted = false
+            finishDrainPass(sendingOverdueGoaways: sendingOverdueGoaways)
+        } while drainPassWanted && !stopped
+    }
+
+    private func finishDrainPass(sendingOverdueGoaways: Bool) {
         // An HTTP/2 client may have sent requests before it saw the shutdown notice: they
         // arrive before its PING answer, are served, and the final GOAWAY counts them. Closing
         // earlier would lose them to a reset connection (UNAVAILABLE, never run) instead.
         let waitedForAnswers = drainStartedAt.map {
             MonotonicClock.nanoseconds() &- $0 >= Self.drainAcknowledgementWait
         } ?? true
-        if waitedForAnswers {
+        if waitedForAnswers && (sendingOverdueGoaways || callsInFlight == 0) {
             // Clients that did not answer get the final GOAWAY all the same once their own calls
-            // are answered, whatever other connections still run (a silent client was kept
-            // until --drain-timeout by another's open stream: audit 26 F2). A connection with
-            // nothing left then closes.
+            // are answered; a connection with nothing left then closes.
             for connection in connections.values
             where connection.callsInFlight == 0 && connection.http2?.awaitsDrainAcknowledgement == true {
                 connection.http2?.finishDrain()

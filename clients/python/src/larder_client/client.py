@@ -209,8 +209,9 @@ class _ClientBase:
         left = deadline - time.monotonic()
         if left <= 0:
             raise LarderError(StatusCode.DEADLINE_EXCEEDED,
-                              f"{path}: the timeout ({seconds} s) ran out before the call was sent (connecting took it)")
-        return left
+                              f"{path}: the timeout ({seconds} s) ran out before the call could be sent")
+        # To the millisecond (what timeout_ms carries), so that messages show a readable number.
+        return max(0.001, round(left, 3))
 
     @staticmethod
     def _decode(path: str, payload: bytes, response_type: Optional[type[Message]]) -> Any:
