@@ -95,6 +95,15 @@ public final class Server: @unchecked Sendable {
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }
 
+    /// Reads the token file and the TLS files as `init` does and throws what it would, so that
+    /// a server refused for them is refused before its database is opened (a new SQLite file
+    /// was left behind, seeded: audit 27 L14); also checks the configuration.
+    public static func checkBeforeOpeningTheStore(_ configuration: ServerConfiguration) throws(RPCError) {
+        _ = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
+        try configuration.validate()
+        _ = try loadTLSContext(configuration)
+    }
+
     /// Binds the listening socket; `run()` starts serving.
     public init(configuration: ServerConfiguration, store: any Store, logger: Logger) throws(RPCError) {
         self.configuration = configuration

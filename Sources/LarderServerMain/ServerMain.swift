@@ -51,6 +51,12 @@ public enum ServerMain {
         holdFreedBlocks(environment: environment)
         warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections,
                                   readers: launch.database.readerCount, logger: logger)
+        do {
+            try Server.checkBeforeOpeningTheStore(configuration)
+        } catch {
+            logger.error("start_failed", ["error": error.description])
+            return 1
+        }
         let store: any Store
         let database = launch.database.databaseDescription
         do {

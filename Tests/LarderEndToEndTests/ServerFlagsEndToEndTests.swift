@@ -45,6 +45,9 @@ struct ServerFlagsEndToEndTests {
         #expect(log.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: each line holds one bearer "
                              + "token of A-Z a-z 0-9 - . _ ~ + / (then = padding)"), "\(log)")
         #expect(!log.contains("event=listening"))
+        // Refused before the database was opened: no file made and seeded for nothing (audit 27 L14).
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("db").path))
+        #expect(!log.contains("event=database_opened"), "\(log)")
     }
 
     /// The harness's bound: a server that starts serving where a test expected a refusal is
