@@ -60,12 +60,6 @@ public struct CallContext: Sendable {
     /// and again, would otherwise leave the readers work without bound (audit 25 H1).
     static let orphaned = RPCError(.cancelled, "the connection closed before the read ran, so it was not run")
 
-    /// What a write whose connection closed before the writer started it ends with, not applied:
-    /// nobody could learn its outcome, and a peer that pipelines writes and resets, again and
-    /// again, would otherwise queue writes faster than they commit, ahead of every other
-    /// client's (writes are served first come, first served).
-    static let orphanedWrite = RPCError(.cancelled, "the connection closed before the write ran, so it was not applied")
-
     /// What a job that parked ends with: never sent to a client.
     static let mustWaitSignal = RPCError(.resourceExhausted, "(internal: the call waits for its connection to have room)")
 }

@@ -99,7 +99,7 @@ struct Router: Sendable {
 
     /// Submits a read; when it finds its connection without room (`CallContext.mustWait`),
     /// it parks, to be submitted again. A read whose connection closed before it ran ends
-    /// CANCELLED without running, as does a write (`submitWrite`).
+    /// CANCELLED without running (writes still run: `submitWrite`).
     private static func submitRead<Request: ProtoMessage, Reply: ProtoMessage>(
         _ request: Request, _ context: CallContext, store: any Store, cost: ReadCost,
         _ operation: @escaping @Sendable (Request, any StoreReader) throws(RPCError) -> Reply,
@@ -154,8 +154,8 @@ struct Router: Sendable {
         }
     }
 
-    /// Submits a write; one whose connection closed before the writer started it ends CANCELLED,
-    /// not applied. Writes never park: their replies are small, and a write that waited
+    /// Submits a write; it runs even when its connection closed before the writer took it
+    /// (PROTOCOL.md §4, §10: a cancelled call the server started is committed). Writes never park: their replies are small, and a write that waited
     /// would let later writes of the same connection overtake it (the writer runs them in the
     /// order they came), or run twice when its batch is retried.
     private static func submitWrite<Request: ProtoMessage>(
@@ -164,8 +164,6 @@ struct Router: Sendable {
         _ respond: @escaping MethodHandler.Respond
     ) {
         store.submit(StoreWrite(source: context.connectionID, { writer throws(RPCError) in
-            // Nobody can learn its outcome any more: not applied (it changed nothing yet).
-            if context.connectionClosed { throw CallContext.orphanedWrite }
             // A queued call whose deadline already passed is not executed.
             try context.checkDeadline()
             writer.boundWaits(byDeadline: context.deadline)
