@@ -83,10 +83,12 @@ final class ConnectionUsage: Sendable {
     private let heldCalls = Atomic<Int>(0)
 
     /// Calls admitted already that found the connection over what it may hold when they came
-    /// to run (`mustWait`), oldest first; and whether the connection closed (a call does not
-    /// park after that: nobody would resume it).
-    private let parked = LockedValue<(calls: [ParkedCall], closed: Bool)>(([], false))
-    /// Set once with the parking's `closed` (`closeParking`), for a lock-free look.
+    /// to run (`mustWait`), oldest first.
+    private let parked = LockedValue<[ParkedCall]>([])
+    /// Set once the connection closed (`closeParking`): no call parks after that (nobody would
+    /// resume it), and calls the store has not started need not run. Set before the parked
+    /// calls are taken under `parked`'s lock, and read under it by `park`, so a call either
+    /// parks before they are taken or sees it.
     private let closed = Atomic<Bool>(false)
     private let parkedCount = Atomic<Int>(0)
     /// What the parked calls hold: in the server-wide budget and this connection's share, and
@@ -112,9 +114,9 @@ final class ConnectionUsage: Sendable {
     /// Keeps `call` until the connection has room (`takeParkedIfRoom`); false, keeping nothing,
     /// once the connection has closed (the call then ends without running).
     func park(_ call: ParkedCall) -> Bool {
-        let kept = parked.withLock { state in
-            guard !state.closed else { return false }
-            state.calls.append(call)
+        let kept = parked.withLock { calls in
+            guard !closed.load(ordering: .relaxed) else { return false }
+            calls.append(call)
             parkedCount.add(1, ordering: .relaxed)
             parkedBytes.add(call.bytes, ordering: .relaxed)
             if !call.countedAsHeld { parkedBudgetBytes.add(call.bytes, ordering: .relaxed) }
@@ -135,26 +137,25 @@ final class ConnectionUsage: Sendable {
     func takeParkedIfRoom(limit: Int) -> [ParkedCall] {
         let bytes = bytes
         guard bytes <= budget.perConnectionLimit / 2 && !(budget.isExhausted && bytes > budget.share / 2) else { return [] }
-        return takeParked(limit: limit, closing: false)
+        return takeParked(limit: limit)
     }
 
     /// Marks the connection closed and takes all its parked calls, to be abandoned.
     func closeParking() -> [ParkedCall] {
         closed.store(true, ordering: .releasing)
-        return takeParked(limit: .max, closing: true)
+        return takeParked(limit: .max)
     }
 
     /// True once the connection has closed (`closeParking`): a call of it the store has not
     /// started yet need not run (`CallContext.connectionClosed`).
     var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-    private func takeParked(limit: Int, closing: Bool) -> [ParkedCall] {
-        let taken = parked.withLock { state -> [ParkedCall] in
-            if closing { state.closed = true }
-            let count = min(limit, state.calls.count)
+    private func takeParked(limit: Int) -> [ParkedCall] {
+        let taken = parked.withLock { calls -> [ParkedCall] in
+            let count = min(limit, calls.count)
             guard count > 0 else { return [] }
-            let taken = Array(state.calls.prefix(count))
-            state.calls.removeFirst(count)
+            let taken = Array(calls.prefix(count))
+            calls.removeFirst(count)
             parkedCount.subtract(count, ordering: .relaxed)
             budget.parkedCallsChanged(by: -count)
             return taken
