@@ -1,4 +1,5 @@
 import Foundation
+import LarderSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -99,16 +100,8 @@ enum ReportFile {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { Glibc.close(fd) }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.write(fd, base + offset, buffer.count - offset)
-            }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            offset += written
+        if let failure = DescriptorWriter.writeAll(fd, text) {
+            throw POSIXError(POSIXErrorCode(rawValue: failure.code) ?? .EIO)
         }
     }
 }
