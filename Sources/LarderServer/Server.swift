@@ -95,17 +95,25 @@ public final class Server: @unchecked Sendable {
     /// Calls started and not yet answered, all connections together.
     var callsInFlight: Int { core.callsInFlight }
 
-    /// Reads the token file and the TLS files as `init` does and throws what it would, so that
-    /// a server refused for them is refused before its database is opened (a new SQLite file
-    /// was left behind, seeded: audit 27 L14); also checks the configuration.
-    public static func checkBeforeOpeningTheStore(_ configuration: ServerConfiguration) throws(RPCError) {
-        _ = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
-        try configuration.validate()
-        _ = try loadTLSContext(configuration)
+    /// What a server starts with from its token and TLS files, read and checked once.
+    public struct StartupFiles: Sendable {
+        let token: BearerToken?
+        let tlsContext: TLSServerContext?
+
+        /// Reads the token file and the TLS files, and checks the configuration. A caller that
+        /// reads them before opening the database refuses a bad file without leaving a new
+        /// database behind (a SQLite file was made and seeded for nothing: audit 27 L14).
+        public static func load(_ configuration: ServerConfiguration) throws(RPCError) -> StartupFiles {
+            let token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
+            try configuration.validate()
+            return StartupFiles(token: token, tlsContext: try Server.loadTLSContext(configuration))
+        }
     }
 
-    /// Binds the listening socket; `run()` starts serving.
-    public init(configuration: ServerConfiguration, store: any Store, logger: Logger) throws(RPCError) {
+    /// Binds the listening socket; `run()` starts serving. `files`: what `StartupFiles.load`
+    /// read already for this configuration (nil: read them here).
+    public init(configuration: ServerConfiguration, store: any Store, logger: Logger,
+                files: StartupFiles? = nil) throws(RPCError) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -116,9 +124,10 @@ public final class Server: @unchecked Sendable {
         let metrics = MetricsRecorder(methodPaths: LarderServices.methodPaths)
         self.metrics = metrics
         let router = try LarderServices.router(store: store, health: health, metrics: metrics)
-        let token = try configuration.authTokenFile.map { path throws(RPCError) in try BearerToken.load(path: path) }
-        try configuration.validate()
-        self.tlsContext = try Self.loadTLSContext(configuration)
+        let loaded: StartupFiles
+        if let files { loaded = files } else { loaded = try StartupFiles.load(configuration) }
+        let token = loaded.token
+        self.tlsContext = loaded.tlsContext
         do {
             self.loop = try EventLoop()
             self.listener = try TCPListener(address: configuration.listen)

@@ -51,8 +51,10 @@ public enum ServerMain {
         holdFreedBlocks(environment: environment)
         warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections,
                                   readers: launch.database.readerCount, logger: logger)
+        // Before the database is opened: a bad file leaves no new database behind.
+        let files: Server.StartupFiles
         do {
-            try Server.checkBeforeOpeningTheStore(configuration)
+            files = try Server.StartupFiles.load(configuration)
         } catch {
             logger.error("start_failed", ["error": error.description])
             return 1
@@ -74,7 +76,7 @@ public enum ServerMain {
         }
         let server: Server
         do {
-            server = try Server(configuration: configuration, store: store, logger: logger)
+            server = try Server(configuration: configuration, store: store, logger: logger, files: files)
         } catch {
             logger.error("start_failed", ["error": error.description])
             store.close()
