@@ -27,25 +27,35 @@ struct ParkingTests {
             var options = GRPCClientSession.Options()
             options.initialWindowSize = 0  // the server may send no DATA at all
             let h2 = try HTTP2TestClient(port: server.port, options: options)
-            // Replies held in the session for the closed window: over --max-output-bytes.
-            var last: Int32 = 0
-            for _ in 0..<40 { last = try h2.start(Self.list, messages: [ProtoCodec.encode(ListMealRecordsRequest())]) }
-            let warm = last
-            await offThePool { _ = h2.read(warm, seconds: 3) { _ in false } }
-            // Then calls carrying 100 KB page tokens, one at a time: once what waits is over the
-            // 64 KiB limit, the next are refused at once.
+            // Replies held in the session for the closed window: over --max-output-bytes. Each
+            // list either runs (its response HEADERS come; its DATA cannot) or parks.
+            var lists: [Int32] = []
+            for _ in 0..<40 { lists.append(try h2.start(Self.list, messages: [ProtoCodec.encode(ListMealRecordsRequest())])) }
+            let budget = server.server.budget
+            let warm = lists
+            let settled = await offThePool {
+                h2.read(seconds: 120) { warm.count { h2.response($0)?.headers.isEmpty == false } + budget.parkedCalls == warm.count }
+            }
+            try #require(settled && budget.parkedCalls > 0, "\(budget.parkedCalls) of 40 lists parked")
+            // Then calls carrying 100 KB page tokens, one at a time, each followed until it is
+            // answered or parks: the first parks, and with 100 KB waiting, over the 64 KiB
+            // limit, each next one is refused at once.
             var request = ListMealRecordsRequest()
             request.pageToken = String(repeating: "a", count: 100_000)
             var refusals: [String] = []
+            var outcomes: [String] = []
             for _ in 0..<20 {
+                let parksBefore = budget.parksSinceStart
                 let id = try h2.start(Self.list, messages: [ProtoCodec.encode(request)])
-                // Refusals come at once; the bound is for a loaded machine (a call that parks instead costs all of it).
-                let answered = await offThePool { h2.read(id, seconds: 10) { $0.ended }?.ended == true }
-                if answered, let trailers = h2.response(id)?.trailers, trailers["grpc-status"] == "8" {
-                    refusals.append(GRPCPercentEncoding.decode((trailers["grpc-message"] ?? "").utf8))
+                await offThePool { _ = h2.read(seconds: 120) { h2.response(id)?.ended == true || budget.parksSinceStart > parksBefore } }
+                if let trailers = h2.response(id)?.trailers, h2.response(id)?.ended == true {
+                    outcomes.append(trailers["grpc-status"] ?? "no status")
+                    if trailers["grpc-status"] == "8" { refusals.append(GRPCPercentEncoding.decode((trailers["grpc-message"] ?? "").utf8)) }
+                } else {
+                    outcomes.append(budget.parksSinceStart > parksBefore ? "parked" : "nothing")
                 }
             }
-            #expect(refusals.count >= 15, "\(refusals.count) of 20 refused")
+            #expect(outcomes == ["parked"] + Array(repeating: "8", count: 19), "\(outcomes)")
             #expect(refusals.first?.contains("bytes of calls waiting for room, for it to read its replies") == true,
                     "\(refusals.first ?? "")")
             // What waits is in the budget: at least the parked requests.

@@ -66,6 +66,14 @@ public final class HTTP2TestClient: Sendable {
         return response(streamID)
     }
 
+    /// Reads from the server until `condition` holds (or `seconds` pass, or the server
+    /// closes); returns whether it held.
+    @discardableResult
+    public func read(seconds: Int, until condition: () -> Bool) -> Bool {
+        readUntil(seconds: seconds, condition)
+        return condition()
+    }
+
     /// The GOAWAY frames the server sent so far, as the session took them (nghttp2 takes no
     /// frame after a GOAWAY that leaves no stream open: see `goawaysOnTheWire`).
     public var goaways: [HTTP2Goaway] { session.withLock { $0.goaways } }
