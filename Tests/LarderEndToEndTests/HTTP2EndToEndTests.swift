@@ -105,6 +105,29 @@ struct HTTP2EndToEndTests {
         #expect(!names.contains("Too late"))
     }
 
+    @Test("a deadline already passed (grpc-timeout 0n) is DEADLINE_EXCEEDED for calls answered on the loop too")
+    func anExpiredDeadlineEndsLoopAnsweredCalls() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        for path in [HealthMethods.check.path, AdminMethods.getServerInfo.path, Self.getLocation] {
+            let request: [UInt8] = path == Self.getLocation
+                ? ProtoCodec.encode(GetLocationRequest(id: "00000000-0000-4000-8000-000000000000")) : []
+            let expired = try await offThePool { () throws -> GRPCClientSession.Response? in
+                try Self.unary(port: server.port, path, request, extra: [("grpc-timeout", "0n")])
+            }
+            let fields = (expired?.trailers.isEmpty ?? true) ? expired?.headers : expired?.trailers
+            #expect(fields?["grpc-status"] == String(StatusCode.deadlineExceeded.rawValue), "\(path): \(String(describing: expired))")
+            #expect(fields.flatMap { $0["grpc-message"] }.map { GRPCPercentEncoding.decode($0.utf8) }
+                    == "deadline of \(path) exceeded", "\(path)")
+            // With time left, the same call is answered.
+            let inTime = try await offThePool { () throws -> GRPCClientSession.Response? in
+                try Self.unary(port: server.port, path, request, extra: [("grpc-timeout", "60S")])
+            }
+            let status = (inTime?.trailers.isEmpty ?? true) ? inTime?.headers["grpc-status"] : inTime?.trailers["grpc-status"]
+            #expect(status == String(path == Self.getLocation ? StatusCode.notFound.rawValue : 0), "\(path)")
+        }
+    }
+
     @Test("requests held open count in the memory budget, and a connection that does not complete them is ended")
     func incompleteRequestsAreBounded() async throws {
         // A 1 MiB budget (the least) and a 10 s frame timeout: long enough that a server on a busy

@@ -161,6 +161,16 @@ final class CallCore: @unchecked Sendable {
         let methodIndex = handler.metricsIndex
         switch handler.execution {
         case .inline(let answer):
+            // A deadline already passed (grpc-timeout 0n) ends it as it would a database call,
+            // which checks its deadline before it runs (audit 26 F4).
+            if call.deadline != nil {
+                do throws(RPCError) {
+                    try context.checkDeadline()
+                } catch {
+                    answerNow(.failure(error), context, methodIndex: methodIndex, on: connection)
+                    return
+                }
+            }
             // Already on the loop: straight into the connection's output, no hand-off.
             // Counted in flight while it runs, so a metrics snapshot includes itself.
             callsInFlight += 1
