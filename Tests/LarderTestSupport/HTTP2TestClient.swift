@@ -46,6 +46,9 @@ public final class HTTP2TestClient: Sendable {
         flush()
     }
 
+    /// Makes the close (when the client is released) a TCP reset, as a process that dies does.
+    public func resetOnClose() { connection.resetOnClose() }
+
     /// Shuts down the sending side of the socket (TCP FIN); the server's frames still arrive.
     public func shutdownSending() { connection.shutdownSending() }
 
