@@ -45,6 +45,8 @@ struct LimitsEndToEndTests {
         speaker.send(Self.listRequest(1))
         #expect(speaker.receive()?.statusCode == .ok)
         let silent = [try RawConnection(port: server.port), try RawConnection(port: server.port)]
+        // Silence counts from when the server accepts a connection, not from the client's connect.
+        #expect(await eventually(seconds: 120) { server.stderr.components(separatedBy: "event=connection_opened").count - 1 >= 3 })
         try await Task.sleep(for: .milliseconds(1100))  // silent for a second or more
         let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
         defer { client.close() }

@@ -73,7 +73,7 @@ func httpRequest(port: UInt16, method: String = "GET", path: String) throws -> (
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65_536)
     for _ in 0..<10_000 {
-        let count = chunk.withUnsafeMutableBytes { connection.receiveSome(into: $0) }
+        let count = chunk.withUnsafeMutableBytes { connection.receiveSome(into: $0, within: 120) }  // to the server's close
         if count <= 0 { break }
         bytes += chunk[0..<count]
     }

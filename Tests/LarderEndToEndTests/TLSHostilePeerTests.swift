@@ -46,10 +46,10 @@ final class TLSHostilePeerTests {
             if !out.isEmpty { raw.send(out) }
         }
 
-        /// Bytes from the socket, nil at end of stream or after the 10 s receive timeout.
+        /// Bytes from the socket, nil at end of stream or after 60 s of silence.
         func readSome() -> [UInt8]? {
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { raw.receiveSome(into: $0) }
+            let count = buffer.withUnsafeMutableBytes { raw.receiveSome(into: $0, within: 60) }
             return count > 0 ? Array(buffer[0..<count]) : nil
         }
 
@@ -124,10 +124,10 @@ final class TLSHostilePeerTests {
     }
 
     /// Reads the first bytes of the server's answer to a ClientHello; 0 or less when none came
-    /// (the connection's receive timeout).
-    @Sendable static func readFirstFlight(_ peer: RawConnection) -> Int {
+    /// within `seconds` (10: one receive timeout, for a check that none comes).
+    @Sendable static func readFirstFlight(_ peer: RawConnection, within seconds: Double = 120) -> Int {
         var flight = [UInt8](repeating: 0, count: 16 * 1024)
-        return flight.withUnsafeMutableBytes { peer.receiveSome(into: $0) }
+        return flight.withUnsafeMutableBytes { peer.receiveSome(into: $0, within: seconds) }
     }
 
     /// `count` peers that each send a ClientHello, read the server's first flight (so the server
@@ -170,7 +170,7 @@ final class TLSHostilePeerTests {
         let waiting = try RawConnection(port: port)
         waiting.send(try clientHello())
         #expect(await server.waitForLog("event=tls_handshakes_full"), "\(server.stderr)")
-        let whileFull = await offThePool { Self.readFirstFlight(waiting) }
+        let whileFull = await offThePool { Self.readFirstFlight(waiting, within: 10) }
         #expect(whileFull <= 0, "a third handshake was served while both slots were taken")
 
         holders.removeFirst()  // closes: its slot is free

@@ -96,6 +96,18 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
         }
     }
 
+    /// `receiveSome(into:)` waiting out receive timeouts until `seconds` pass: the byte count,
+    /// 0 at end of stream, -1 after `seconds` of silence or on an error. For an answer that
+    /// must come, whose absence after one 10 s receive timeout is only a busy machine.
+    public func receiveSome(into buffer: UnsafeMutableRawBufferPointer, within seconds: Double) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let count = receiveSome(into: buffer)
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && Date() < deadline { continue }
+            return count
+        }
+    }
+
     /// True when the server closed the connection (reads hit end of stream, or a reset) within
     /// `seconds`: a bound for a close that never comes, long enough for a server under TSan on a
     /// busy machine, whose timeouts (frame, write stall) fire on its own late ticks.
