@@ -128,9 +128,28 @@ struct HostileInputEndToEndTests {
         // machine (a TSan run starting dozens of servers) put between the sender's writes.
         let server = try await ServerProcess(arguments: ["--frame-timeout", "5"])
         defer { server.stop() }
-        let raw = try RawConnection(port: server.port)
-        let rounds = 160  // one every 50 ms: 8 s, more than one frame timeout
+        // A sender the machine held up for 4 s or more between two writes was a slow peer,
+        // rightly cut off: that run proves nothing, and is made again (at most 3 runs).
+        var run = try await Self.pipelineEndingMidFrame(port: server.port)
+        for _ in 1..<3 where run.answered.contains(.unknown) && run.longestGap >= .seconds(4) {
+            run = try await Self.pipelineEndingMidFrame(port: server.port)
+        }
+        let answered = run.answered
+        #expect(answered.count == 2 * Self.pipelineRounds,
+                "every call answered; no connection-level error: \(answered.suffix(3)), longest gap \(run.longestGap)")
+        #expect(answered.allSatisfy { $0 == .ok })
+    }
+
+    static let pipelineRounds = 160  // one every 50 ms: 8 s, more than one frame timeout
+
+    /// Two ListLocations calls every 50 ms on a new connection, each write leaving the last
+    /// 3 bytes for the next: the codes answered (`.unknown` for a connection-level error, which
+    /// ends the run), and the longest gap between two of the sender's writes.
+    static func pipelineEndingMidFrame(port: UInt16) async throws -> (answered: [StatusCode], longestGap: Duration) {
+        let raw = try RawConnection(port: port)
+        let rounds = pipelineRounds
         let codes = Locked<[StatusCode]>([])
+        let longestGap = Locked<Duration>(.zero)
         // Plain threads, not the test's task pool: a sender held up for a second
         // by other tests would be a slow peer, rightly cut off.
         let reader = Thread {
@@ -141,6 +160,7 @@ struct HostileInputEndToEndTests {
         }
         let sender = Thread {
             var pending: [UInt8] = []
+            var lastSend = ContinuousClock.now
             for round in 0..<rounds {
                 for call in 1...2 {
                     let envelope = RequestEnvelope(callID: UInt64(2 * round + call),
@@ -150,6 +170,9 @@ struct HostileInputEndToEndTests {
                 }
                 // Send all but the last 3 bytes, which go out with the next round.
                 raw.send(Array(pending.dropLast(3)))
+                let now = ContinuousClock.now
+                longestGap.withLock { $0 = max($0, now - lastSend) }
+                lastSend = now
                 pending = Array(pending.suffix(3))
                 usleep(50_000)
             }
@@ -162,8 +185,6 @@ struct HostileInputEndToEndTests {
             try await Task.sleep(for: .milliseconds(100))
             waited += 1
         }
-        let answered = codes.withLock { $0 }
-        #expect(answered.count == 2 * rounds, "every call answered; no connection-level error: \(answered.suffix(3))")
-        #expect(answered.allSatisfy { $0 == .ok })
+        return (codes.withLock { $0 }, longestGap.withLock { $0 })
     }
 }

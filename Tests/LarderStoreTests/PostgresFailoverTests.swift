@@ -146,7 +146,8 @@ struct PostgresFailoverTests {
                 DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();
             """)
         defer { store.close(); admin.close() }
-        let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
+        // 10 s: time for the connection, BEGIN and INSERT to come first on a busy machine.
+        let deadline = PostgresConnection.monotonicNanoseconds() + 10_000_000_000
         guard case .failure(let error) = Self.create(store, "cut off", deadline: deadline) else {
             Issue.record("a write whose COMMIT outlived its deadline succeeded")
             return
@@ -172,7 +173,8 @@ struct PostgresFailoverTests {
         defer { store.close(); admin.close() }
         // One batch, one transaction: a write with a deadline that its INSERT outlives, then one without.
         let cut = Waiter<Location>(), after = Waiter<Location>()
-        let deadline = PostgresConnection.monotonicNanoseconds() + 3_000_000_000
+        // 10 s: time for the connection, BEGIN and INSERT to come first on a busy machine.
+        let deadline = PostgresConnection.monotonicNanoseconds() + 10_000_000_000
         store.submitBatch {
             for (name, callDeadline, waiter) in [("slow", Optional(deadline), cut), ("quick", nil, after)] {
                 store.write({ w throws(RPCError) in
@@ -296,10 +298,11 @@ struct PostgresFailoverTests {
         var others: [Waiter<Empty>] = []
         var unrelated = 0
         var firstAnsweredDuringStream = false
-        // A new blocked write every 30 ms, and unrelated creates in between, for 6 s (3.3× the limit).
-        let end = Date().addingTimeInterval(6)
+        // A new blocked write every 30 ms, and unrelated creates in between, until the first is
+        // answered: at most 30 s (16× the limit, and well under the 78 s of the bug).
+        let end = Date().addingTimeInterval(30)
         var source: UInt64 = 100
-        while Date() < end {
+        while Date() < end && !firstAnsweredDuringStream {
             let waiter = Waiter<Empty>()
             delete(from: source, waiter)
             others.append(waiter)
