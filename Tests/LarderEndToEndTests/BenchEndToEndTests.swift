@@ -9,8 +9,14 @@ import Testing
 /// also after Ctrl-C, and `--keep-data` / `--clean-up` do what they say.
 @Suite("larder bench against larder-server")
 struct BenchEndToEndTests {
+    /// `larder bench` against `server`. A run by count that sets no `--time-limit` gets 600 s
+    /// (the bench's own default, 60 s, is for people, not a busy CI machine), and one over TLS
+    /// a 60 s `--connect-timeout` for its handshakes (default 10 s).
     static func bench(_ arguments: [String], server: ServerProcess) throws -> ChildProcess {
-        try ChildProcess(try ServerProcess.binary("larder"), ["bench", "--server", server.address] + arguments)
+        var bounds: [String] = []
+        if arguments.contains("--requests") && !arguments.contains("--time-limit") { bounds += ["--time-limit", "600s"] }
+        if arguments.contains("--tls") && !arguments.contains("--connect-timeout") { bounds += ["--connect-timeout", "60s"] }
+        return try ChildProcess(try ServerProcess.binary("larder"), ["bench", "--server", server.address] + bounds + arguments)
     }
 
     /// `--clean-up larder-bench-`: deletes whatever any run left; its report line.

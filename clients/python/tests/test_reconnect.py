@@ -248,9 +248,11 @@ def test_async_client_backs_off_between_failed_attempts():
 
 # One call after each reconnect: a second one more than the idle timeout later (a very busy
 # machine) could cross the server's close of the new connection and fail, rightly, UNAVAILABLE.
+# The clients connect at their first call, not before: a stall between connecting and that call
+# would let the idle timeout close the first connection before it was used.
 def test_reconnects_after_the_server_idle_timeout(start_server):
     server = start_server("--idle-timeout", "5")
-    with server.client() as client:
+    with server.client(connect=False) as client:
         assert client.check().status == HealthCheckResponse.SERVING
         eventually(lambda: not client.connected, "the server closes the idle connection")
         assert len(client.list_locations().locations) == 4
@@ -261,7 +263,8 @@ def test_async_client_reconnects_after_the_server_idle_timeout(start_server):
     server = start_server("--idle-timeout", "5")
 
     async def main() -> None:
-        async with AsyncLarderClient(server.address, timeout=30) as client:
+        client = AsyncLarderClient(server.address, timeout=30)  # `async with` would connect first
+        try:
             assert (await client.check()).status == HealthCheckResponse.SERVING
             deadline = time.monotonic() + WAIT
             while client.connected and time.monotonic() < deadline:
@@ -269,6 +272,8 @@ def test_async_client_reconnects_after_the_server_idle_timeout(start_server):
             assert not client.connected, "the server did not close the idle connection"
             assert (await client.check()).status == HealthCheckResponse.SERVING
             assert client.connects == 2
+        finally:
+            await client.close()
 
     asyncio.run(main())
 
