@@ -24,13 +24,42 @@ public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: 
     return (fd, UInt16(bigEndian: address.sin_port))
 }
 
-/// A loopback port nothing listens on, free a moment ago: bound to port 0, never
-/// listened on, then closed (so a server can be started, or restarted, on it, and a
-/// client pointed at it finds nobody).
+/// A loopback port nothing listens on, free a moment ago (so a server can be started, or
+/// restarted, on it, and a client pointed at it finds nobody). Taken below the kernel's
+/// ephemeral range (`ip_local_port_range`): a port from that range, closed, can be given to
+/// any parallel test's next client socket before a server restarts on it.
 public func unusedLoopbackPort() throws -> UInt16 {
+    let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
+        .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    let low = max(1024, range - 10_000)
+    for _ in 0..<200 {
+        let port = UInt16(Int.random(in: low..<max(low + 1, range)))
+        if let fd = try? boundLoopbackSocket(port: port) {
+            close(fd)
+            return port
+        }
+    }
     let (fd, port) = try boundLoopbackSocket()
     close(fd)
     return port
+}
+
+/// A TCP socket bound to 127.0.0.1:`port`, not listening; the caller closes it.
+func boundLoopbackSocket(port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw SupportError("socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard bound else {
+        close(fd)
+        throw SupportError("cannot bind to 127.0.0.1:\(port): errno \(errno)")
+    }
+    return fd
 }
 
 /// A failure of a test helper itself (not of the code under test).
