@@ -9,6 +9,7 @@
 #
 # Everything a run produces stays in $LARDER_FUZZ_OUT (default .build/fuzz-runs):
 # <target>/log, <target>/corpus (inputs found), <target>/artifacts (crash-*, timeout-*, oom-*).
+# Targets run LARDER_FUZZ_JOBS at a time (default: one per core).
 # Reproduce a finding: .build/fuzz/release/larder-fuzz-<target> <artifact>.
 # A fixed finding goes into Fuzz/regressions/<target>/, which the normal test suite replays.
 set -euo pipefail
@@ -56,21 +57,42 @@ BIN=$("${BUILD[@]}" --show-bin-path)
 export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 
-failed=()
-for target in "${TARGETS[@]}"; do
-  dir="$OUT/$target"
+# One libFuzzer process per target, as many at once as the machine has cores
+# (LARDER_FUZZ_JOBS): each runs for DURATION seconds whatever else runs, so two at
+# once on two cores halve the step's time, not a target's share of it.
+JOBS=${LARDER_FUZZ_JOBS:-$(nproc)}
+(( JOBS >= 1 )) || JOBS=1
+
+fuzz_one() {
+  local target=$1 dir="$OUT/$1"
   mkdir -p "$dir/corpus" "$dir/artifacts" "Fuzz/regressions/$target"
-  echo "== fuzz: $target for ${DURATION}s (log: $dir/log)" >&2
   # The first directory receives new inputs; the committed ones are only read.
-  if "$BIN/larder-fuzz-$target" "$dir/corpus" "Fuzz/corpus/$target" "Fuzz/regressions/$target" \
-      -max_total_time="$DURATION" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-      -artifact_prefix="$dir/artifacts/" -print_final_stats=1 >"$dir/log" 2>&1; then
-    grep -E "^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|stat::peak_rss_mb" "$dir/log" | tail -3 >&2 || true
-  else
-    echo "fuzz: $target FAILED; artifacts in $dir/artifacts, log tail:" >&2
-    tail -40 "$dir/log" >&2
-    failed+=("$target")
-  fi
+  "$BIN/larder-fuzz-$target" "$dir/corpus" "Fuzz/corpus/$target" "Fuzz/regressions/$target" \
+    -max_total_time="$DURATION" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+    -artifact_prefix="$dir/artifacts/" -print_final_stats=1 >"$dir/log" 2>&1
+}
+
+failed=()
+for (( first = 0; first < ${#TARGETS[@]}; first += JOBS )); do
+  batch=("${TARGETS[@]:first:JOBS}")
+  pids=()
+  for target in "${batch[@]}"; do
+    echo "== fuzz: $target for ${DURATION}s (log: $OUT/$target/log)" >&2
+    fuzz_one "$target" &
+    pids+=($!)
+  done
+  for index in "${!batch[@]}"; do
+    target=${batch[$index]}
+    dir="$OUT/$target"
+    if wait "${pids[$index]}"; then
+      grep -E "^#[0-9]+.*(DONE|pulse)|stat::number_of_executed_units|stat::peak_rss_mb" "$dir/log" | tail -3 \
+        | sed "s/^/$target: /" >&2 || true
+    else
+      echo "fuzz: $target FAILED; artifacts in $dir/artifacts, log tail:" >&2
+      tail -40 "$dir/log" >&2
+      failed+=("$target")
+    fi
+  done
 done
 
 if (( ${#failed[@]} > 0 )); then
