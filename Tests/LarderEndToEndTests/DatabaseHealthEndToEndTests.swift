@@ -51,7 +51,7 @@ struct DatabaseHealthEndToEndTests {
         try admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
                         [.text(database.name)])
         #expect(await Self.waitForHealth(client, .notServing))
-        #expect(await server.waitForLog("event=database_lost", seconds: 30))
+        #expect(await server.waitForLog("event=database_lost", seconds: 120))
         do {
             _ = try await client.call(LocationMethods.createLocation, CreateLocationRequest(
                 location: Location(name: "while read-only", colorHex: "#000000")))
@@ -62,7 +62,7 @@ struct DatabaseHealthEndToEndTests {
 
         try admin.execute("ALTER DATABASE \(database.name) RESET default_transaction_read_only")
         #expect(await Self.waitForHealth(client, .serving))
-        #expect(await server.waitForLog("event=database_regained", seconds: 30))
+        #expect(await server.waitForLog("event=database_regained", seconds: 120))
         #expect(server.stderr.contains("unavailable_s="))
         #expect(await Self.create(client, "back") == "back")
     }

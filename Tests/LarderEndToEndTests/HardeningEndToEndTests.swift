@@ -398,7 +398,7 @@ struct HardeningEndToEndTests {
             guard let connection = try? RawConnection(port: server.port) else { break }
             silent.append(connection)
         }
-        #expect(await server.waitForLog("event=accept_failed", seconds: 20), "the server ran out of descriptors")
+        #expect(await server.waitForLog("event=accept_failed", seconds: 120), "the server ran out of descriptors")
         try await Task.sleep(for: .milliseconds(1100))  // silent for a second or more
         let client = try LarderClient.loopback(port: server.port, timeout: .seconds(30))
         defer { client.close() }
@@ -433,10 +433,10 @@ struct HardeningEndToEndTests {
             }
             clients.append(fd)
         }
-        #expect(await server.waitForLog("event=accept_failed", seconds: 20))
+        #expect(await server.waitForLog("event=accept_failed", seconds: 120))
         // Those it cannot take are refused through its spare descriptor, saying why, rather
         // than left to hang in the backlog.
-        #expect(await server.waitForLog("reason=\"out of file descriptors (limit 64)", seconds: 20))
+        #expect(await server.waitForLog("reason=\"out of file descriptors (limit 64)", seconds: 120))
         var buffer = [UInt8](repeating: 0, count: 512)
         let refused = clients.filter { fd in
             let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))

@@ -46,7 +46,7 @@ struct ReloadEndToEndTests {
 
         try "new-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("event=token_reloaded", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("event=token_reloaded", seconds: 120), "\(server.stderr)")
         #expect(server.stderr.contains("level=info event=signal signal=SIGHUP"))
         #expect(server.stderr.contains("level=info event=token_reloaded path=\(tokenFile) tokens=1"))
         await expectStatus(.unauthenticated) { try await old.call(LocationMethods.listLocations, ListLocationsRequest()) }
@@ -59,7 +59,7 @@ struct ReloadEndToEndTests {
         // A bad file: the token in force stays, and the failure is an error line.
         try "".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("event=token_reload_failed", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("event=token_reload_failed", seconds: 120), "\(server.stderr)")
         let failure = server.stderr.split(separator: "\n").first { $0.contains("event=token_reload_failed") }
         #expect(failure?.contains("level=error event=token_reload_failed path=\(tokenFile) error=") == true)
         #expect(failure?.contains("is empty") == true)
@@ -70,7 +70,7 @@ struct ReloadEndToEndTests {
         // accepted): refused, and the token in force stays.
         try Data(repeating: 0xFF, count: 32).write(to: URL(fileURLWithPath: tokenFile))
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("has byte 0xFF at offset 0", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("has byte 0xFF at offset 0", seconds: 120), "\(server.stderr)")
         let notToken = server.stderr.split(separator: "\n").last { $0.contains("event=token_reload_failed") }
         #expect(notToken?.contains("auth token file \(tokenFile) has byte 0xFF at offset 0: each line holds one "
                                    + "bearer token of A-Z a-z 0-9 - . _ ~ + / (then = padding)") == true, "\(notToken ?? "")")
@@ -84,13 +84,13 @@ struct ReloadEndToEndTests {
         // A rotation's overlap: both lines accepted until the old one goes.
         try "old-token\nnew-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("tokens=2", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("tokens=2", seconds: 120), "\(server.stderr)")
         _ = try await old.call(LocationMethods.listLocations, ListLocationsRequest())
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
 
         try FileManager.default.removeItem(atPath: tokenFile)
         kill(server.processIdentifier, SIGHUP)
-        #expect(await server.waitForLog("No such file", seconds: 30), "\(server.stderr)")
+        #expect(await server.waitForLog("No such file", seconds: 120), "\(server.stderr)")
         _ = try await new.call(LocationMethods.listLocations, ListLocationsRequest())
         #expect(server.stop() == 0, "SIGHUP never stopped it; SIGTERM still drains and exits 0")
     }
@@ -100,7 +100,7 @@ struct ReloadEndToEndTests {
     @Test func sighupWithoutATokenFileKeepsServing() async throws {
         try await withServer { server, client in
             kill(server.processIdentifier, SIGHUP)
-            #expect(await server.waitForLog("event=reload_skipped", seconds: 30), "\(server.stderr)")
+            #expect(await server.waitForLog("event=reload_skipped", seconds: 120), "\(server.stderr)")
             #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
         }
