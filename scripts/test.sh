@@ -71,9 +71,10 @@ check_background_builds() {
 }
 wait_for_background_builds() {
   [[ -n $background_builds ]] || return 0
-  local status=0
+  local status=0 started=$SECONDS
   wait "$background_builds" || status=$?
   background_builds=
+  echo "== background builds (TSan, fuzz targets): waited $((SECONDS - started)) s for them" >&2
   if [ "$status" -ne 0 ]; then
     echo "== the ThreadSanitizer or fuzz build failed ($status); its errors, then the end of $background_log:" >&2
     grep -E "error:" "$background_log" | head -n 20 >&2 || true
