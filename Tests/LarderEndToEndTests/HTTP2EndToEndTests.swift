@@ -107,7 +107,7 @@ struct HTTP2EndToEndTests {
 
     @Test("a deadline already passed (grpc-timeout 0n) is DEADLINE_EXCEEDED for calls answered on the loop too")
     func anExpiredDeadlineEndsLoopAnsweredCalls() async throws {
-        let server = try await ServerProcess()
+        let server = try await ServerProcess(arguments: ["--access-log"])
         defer { server.stop() }
         for path in [HealthMethods.check.path, AdminMethods.getServerInfo.path, Self.getLocation] {
             let request: [UInt8] = path == Self.getLocation
@@ -119,6 +119,8 @@ struct HTTP2EndToEndTests {
             #expect(fields?["grpc-status"] == String(StatusCode.deadlineExceeded.rawValue), "\(path): \(String(describing: expired))")
             #expect(fields.flatMap { $0["grpc-message"] }.map { GRPCPercentEncoding.decode($0.utf8) }
                     == "deadline of \(path) exceeded", "\(path)")
+            // Counted and access-logged as such, under the method's own name.
+            #expect(await server.waitForLog("method=\(path) status=DEADLINE_EXCEEDED"), "\(path)")
             // With time left, the same call is answered.
             let inTime = try await offThePool { () throws -> GRPCClientSession.Response? in
                 try Self.unary(port: server.port, path, request, extra: [("grpc-timeout", "60S")])

@@ -31,6 +31,7 @@ struct ClosedConnectionTests {
                 for _ in 1...reads { _ = try h2.start(Self.list, messages: [ProtoCodec.encode(ListLocationsRequest())]) }
                 _ = try h2.start(LocationMethods.createLocation.path, messages: [ProtoCodec.encode(create)])
                 #expect(await eventually(seconds: 600) { server.store.submittedCount == reads + 1 })
+                withExtendedLifetime(h2) {}  // reset only now, once every call was submitted
             } else {
                 let raw = try server.raw()
                 raw.resetOnClose()
@@ -46,7 +47,8 @@ struct ClosedConnectionTests {
                 let sent = frames
                 await offThePool { raw.send(sent) }
                 #expect(await eventually(seconds: 600) { server.store.submittedCount == reads + 1 })
-            }  // the reset
+                withExtendedLifetime(raw) {}  // reset only now, once every call was submitted
+            }
             // The server has closed it (the client's connection is the only one left) before the store goes on.
             #expect(await eventually(seconds: 600) { server.server.budget.connectionCount == 1 })
             server.store.release()

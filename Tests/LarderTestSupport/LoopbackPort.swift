@@ -32,8 +32,8 @@ public func unusedLoopbackPort() throws -> UInt16 {
     let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))?
         .split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
     let low = max(1024, range - 10_000)
-    for _ in 0..<200 {
-        let port = UInt16(Int.random(in: low..<max(low + 1, range)))
+    for _ in 0..<(range - low >= 1000 ? 200 : 0) {  // none when the range starts too low to leave room
+        let port = UInt16(Int.random(in: low..<range))
         if let fd = try? boundLoopbackSocket(port: port) {
             close(fd)
             return port
