@@ -58,8 +58,8 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 
 # One libFuzzer process per target, as many at once as the machine has cores
-# (LARDER_FUZZ_JOBS): each runs for DURATION seconds whatever else runs, so two at
-# once on two cores halve the step's time, not a target's share of it.
+# (LARDER_FUZZ_JOBS): each runs for DURATION seconds, so two at once on two cores
+# halve the step's time (on a busy machine each then makes fewer executions).
 JOBS=${LARDER_FUZZ_JOBS:-$(nproc)}
 (( JOBS >= 1 )) || JOBS=1
 
@@ -72,6 +72,8 @@ fuzz_one() {
     -artifact_prefix="$dir/artifacts/" -print_final_stats=1 >"$dir/log" 2>&1
 }
 
+# A fuzzer still running when this script ends early (an error, Ctrl-C) is stopped with it.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 failed=()
 for (( first = 0; first < ${#TARGETS[@]}; first += JOBS )); do
   batch=("${TARGETS[@]:first:JOBS}")
@@ -89,7 +91,7 @@ for (( first = 0; first < ${#TARGETS[@]}; first += JOBS )); do
         | sed "s/^/$target: /" >&2 || true
     else
       echo "fuzz: $target FAILED; artifacts in $dir/artifacts, log tail:" >&2
-      tail -40 "$dir/log" >&2
+      tail -40 "$dir/log" >&2 || true
       failed+=("$target")
     fi
   done
