@@ -37,7 +37,7 @@ struct HeapEndToEndTests {
     /// 150–400 page faults a reply (release build); with the thresholds fixed (ServerMain) a
     /// few. The count does not depend on the machine's speed, only on the heap's behaviour.
     @Test func bigRepliesReuseTheHeapInsteadOfFaultingPagesInAgain() async throws {
-        let server = try await ServerProcess(arguments: ["--no-seed", "--durability", "normal"])
+        let server = try await ServerProcess(arguments: ["--no-seed", "--durability", "normal", "--log-level", "debug"])
         defer { server.stop() }
         let raw = try RawConnection(port: server.port)
         let name = String(repeating: "🍲", count: 94)  // 376 bytes of UTF-8, within 100 characters
@@ -58,14 +58,25 @@ struct HeapEndToEndTests {
         let warm = await offThePool { (0..<3).flatMap { round in Self.call(raw, method, list, count: 8, firstID: 10_000 + UInt64(round) * 8) } }
         #expect(warm.count == 24 && warm.allSatisfy { $0.statusCode == .ok })
         #expect(warm.first.map { $0.payload.count > 300_000 } == true, "a page of 1,000 records is big")
-        let before = try #require(Self.minorFaults(pid: server.processIdentifier))
         let rounds = 6
-        let replies = await offThePool {
-            (0..<rounds).flatMap { round in Self.call(raw, method, list, count: 8, firstID: 20_000 + UInt64(round) * 8) }
+        // A machine that stalls the rounds for 5 s lets the server give its free heap back
+        // (event=heap_returned), and the next round faults it in again, as it should: such a
+        // measurement is made again, at most 3 times.
+        let heapReturns = { [server] in server.stderr.components(separatedBy: "event=heap_returned").count }
+        var perReply = Double.infinity
+        for attempt in 0..<3 {
+            let returnsBefore = heapReturns()
+            let before = try #require(Self.minorFaults(pid: server.processIdentifier))
+            let replies = await offThePool {
+                (0..<rounds).flatMap { round in
+                    Self.call(raw, method, list, count: 8, firstID: 20_000 + UInt64(attempt * rounds + round) * 8)
+                }
+            }
+            let after = try #require(Self.minorFaults(pid: server.processIdentifier))
+            #expect(replies.count == rounds * 8 && replies.allSatisfy { $0.statusCode == .ok })
+            perReply = Double(after - before) / Double(rounds * 8)
+            if heapReturns() == returnsBefore { break }
         }
-        let after = try #require(Self.minorFaults(pid: server.processIdentifier))
-        #expect(replies.count == rounds * 8 && replies.allSatisfy { $0.statusCode == .ok })
-        let perReply = Double(after - before) / Double(rounds * 8)
         #expect(perReply < 30, "\(perReply) page faults per 0.4 MB reply")
     }
 
