@@ -15,7 +15,7 @@ public enum FileContents {
         /// It holds more than the limit given (`byteCount`: what was read, past the limit).
         case tooLarge(byteCount: Int)
 
-        /// For a message: "No such file or directory", "more than 65536 bytes".
+        /// For a message: "No such file or directory", "the file is 65537 bytes or more".
         public var reason: String {
             switch self {
             case .system(let error): return error.message

@@ -38,7 +38,7 @@ enum ReportFile {
         case S_IFDIR:
             throw POSIXError(.EISDIR)
         case S_IFREG:
-            guard let resolved = realpath(path, nil) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            guard let resolved = realpath(path, nil) else { throw lastError() }
             defer { free(resolved) }
             return .replaced(path: String(cString: resolved), mode: status.st_mode & 0o7777)
         default:
@@ -55,15 +55,21 @@ enum ReportFile {
         case .replaced(let file, _):
             let temporary = temporaryPath(for: file)
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            guard fd >= 0 else { throw lastError() }
             Glibc.close(fd)
             unlink(temporary)
         case .writtenInto(let destination):
             // Not opened: a FIFO would wait here for its reader.
             guard access(destination, W_OK) == 0 || errno == ENOENT else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EACCES)
+                throw lastError(else: .EACCES)
             }
         }
+    }
+
+    /// The error the last system call set in `errno`, as a POSIX error (`fallback` for a code
+    /// Foundation does not know).
+    private static func lastError(else fallback: POSIXErrorCode = .EIO) -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: errno) ?? fallback)
     }
 
     /// Where `write` puts the text before renaming it to `path` (the same directory, so the
@@ -86,9 +92,9 @@ enum ReportFile {
         let temporary = temporaryPath(for: path)
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            if let mode, chmod(temporary, mode) != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            if let mode, chmod(temporary, mode) != 0 { throw lastError() }
             guard rename(temporary, path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                throw lastError()
             }
         } catch {
             unlink(temporary)
@@ -98,7 +104,7 @@ enum ReportFile {
 
     private static func writeInto(_ path: String, _ text: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard fd >= 0 else { throw lastError() }
         defer { Glibc.close(fd) }
         if let failure = DescriptorWriter.writeAll(fd, text) {
             throw POSIXError(POSIXErrorCode(rawValue: failure.code) ?? .EIO)

@@ -162,14 +162,12 @@ final class CallCore: @unchecked Sendable {
         switch handler.execution {
         case .inline(let answer):
             // A deadline already passed (grpc-timeout 0n) ends it as it would a database call,
-            // which checks its deadline before it runs (audit 26 F4).
-            if call.deadline != nil {
-                do throws(RPCError) {
-                    try context.checkDeadline()
-                } catch {
-                    answerNow(.failure(error), context, methodIndex: methodIndex, on: connection)
-                    return
-                }
+            // which checks its deadline before it runs (audit 26 F4); no clock read without one.
+            do throws(RPCError) {
+                try context.checkDeadline()
+            } catch {
+                answerNow(.failure(error), context, methodIndex: methodIndex, on: connection)
+                return
             }
             // Already on the loop: straight into the connection's output, no hand-off.
             // Counted in flight while it runs, so a metrics snapshot includes itself.
