@@ -273,14 +273,7 @@ struct ArgumentParserTests {
             (["--tls", "--cert", missing, "--key", missing, "health"], [:], "--cert"),
             (["health"], ["LARDER_TLS": "1", "LARDER_CA": missing], "LARDER_CA"),
         ] {
-            do {
-                _ = try parser.parse(words, environment: environment)
-                Issue.record("\(words) parsed")
-            } catch {
-                guard case .usage(let message, _) = error else {
-                    Issue.record("not a usage error: \(error)")
-                    continue
-                }
+            if let message = usageMessage(words, environment: environment) {
                 #expect(message == "\(source) \(missing): cannot read the file (No such file or directory)")
             }
         }
@@ -289,17 +282,26 @@ struct ArgumentParserTests {
         try "not a certificate\n".write(toFile: notPEM, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: notPEM) }
         for words in [["--tls", "--ca", notPEM, "health"], ["--tls", "--cert", notPEM, "--key", notPEM, "health"]] {
-            do {
-                _ = try parser.parse(words, environment: [:])
-                Issue.record("\(words) parsed")
-            } catch {
-                guard case .usage(let message, _) = error else {
-                    Issue.record("not a usage error: \(error)")
-                    continue
-                }
+            if let message = usageMessage(words) {
                 #expect(message.contains(notPEM) && message.contains("PEM"), "\(message)")
             }
         }
+    }
+
+    /// The message of the usage error parsing `words` gives; nil, with an issue recorded, when
+    /// it parses or fails otherwise.
+    func usageMessage(_ words: [String], environment: [String: String] = [:]) -> String? {
+        do {
+            _ = try parser.parse(words, environment: environment)
+            Issue.record("\(words) parsed")
+        } catch {
+            guard case .usage(let message, _) = error else {
+                Issue.record("not a usage error: \(error)")
+                return nil
+            }
+            return message
+        }
+        return nil
     }
 
     /// `--token-file <(…)` read "cannot read the file (Success)" (audit 27 M1).
@@ -314,14 +316,7 @@ struct ArgumentParserTests {
         let (_, globals) = try command(["--token-file", "/dev/fd/\(ends[0])", "health"])
         #expect(globals.token == "from a pipe")
         for (path, why) in [("/dev/null", "the file is empty"), ("/tmp", "cannot read the file (Is a directory)")] {
-            do {
-                _ = try parser.parse(["--token-file", path, "health"], environment: [:])
-                Issue.record("\(path) parsed")
-            } catch {
-                guard case .usage(let message, _) = error else {
-                    Issue.record("not a usage error: \(error)")
-                    continue
-                }
+            if let message = usageMessage(["--token-file", path, "health"]) {
                 #expect(message == "--token-file \(path): \(why)")
             }
         }

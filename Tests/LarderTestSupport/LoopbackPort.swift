@@ -1,12 +1,13 @@
 import Foundation
 
-/// A TCP socket bound to 127.0.0.1 on a free port, listening with `backlog` when one is
-/// given; the caller closes it.
-public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: Int32, port: UInt16) {
+/// A TCP socket bound to 127.0.0.1 on `port` (0: a free one), listening with `backlog` when
+/// one is given; the caller closes it.
+public func boundLoopbackSocket(port: UInt16 = 0, listening backlog: Int32? = nil) throws -> (fd: Int32, port: UInt16) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw SupportError("socket: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
@@ -19,7 +20,7 @@ public func boundLoopbackSocket(listening backlog: Int32? = nil) throws -> (fd: 
     guard bound else {
         let code = errno
         close(fd)
-        throw SupportError("cannot \(backlog == nil ? "bind to" : "listen on") 127.0.0.1:0: errno \(code)")
+        throw SupportError("cannot \(backlog == nil ? "bind to" : "listen on") 127.0.0.1:\(port): errno \(code)")
     }
     return (fd, UInt16(bigEndian: address.sin_port))
 }
@@ -34,7 +35,7 @@ public func unusedLoopbackPort() throws -> UInt16 {
     let low = max(1024, range - 10_000)
     for _ in 0..<(range - low >= 1000 ? 200 : 0) {  // none when the range starts too low to leave room
         let port = UInt16(Int.random(in: low..<range))
-        if let fd = try? boundLoopbackSocket(port: port) {
+        if let (fd, _) = try? boundLoopbackSocket(port: port) {
             close(fd)
             return port
         }
@@ -42,24 +43,6 @@ public func unusedLoopbackPort() throws -> UInt16 {
     let (fd, port) = try boundLoopbackSocket()
     close(fd)
     return port
-}
-
-/// A TCP socket bound to 127.0.0.1:`port`, not listening; the caller closes it.
-func boundLoopbackSocket(port: UInt16) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw SupportError("socket: errno \(errno)") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-    guard bound else {
-        close(fd)
-        throw SupportError("cannot bind to 127.0.0.1:\(port): errno \(errno)")
-    }
-    return fd
 }
 
 /// A failure of a test helper itself (not of the code under test).

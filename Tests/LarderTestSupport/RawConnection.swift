@@ -89,8 +89,7 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
                 return try? ProtoCodec.decode(ResponseEnvelope.self, from: body)
             }
             var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && Date() < deadline { continue }
+            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0, within: deadline.timeIntervalSinceNow) }
             if count <= 0 { return nil }
             decoder.append(Array(buffer[0..<count]))
         }
@@ -115,12 +114,9 @@ public final class RawConnection: @unchecked Sendable {  // receive() from one t
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0) }
+            let count = buffer.withUnsafeMutableBytes { receiveSome(into: $0, within: deadline.timeIntervalSinceNow) }
             if count == 0 { return true }
-            if count < 0 {
-                if (errno == EAGAIN || errno == EWOULDBLOCK) && Date() < deadline { continue }
-                return errno == ECONNRESET
-            }
+            if count < 0 { return errno == ECONNRESET }
         }
     }
 }
