@@ -6,7 +6,7 @@ import Testing
 @testable import LarderBench
 import LarderSystem
 
-@Suite("What a run creates is deleted afterwards")
+@Suite("What a run creates is deleted afterwards", .offThePool)
 struct DataCleanupTests {
     static func options(port: UInt16, _ extra: [String]) throws -> BenchOptions {
         try LoadEngineTests.options(port: port, extra)

@@ -3,7 +3,7 @@ import Foundation
 import LarderTestSupport
 import Testing
 
-@Suite("Report files (--output, --hist-out)")
+@Suite("Report files (--output, --hist-out)", .offThePool)
 struct ReportFileTests {
     @Test func writesAndReplacesWholeLeavingNothingElseBehind() throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-report-file")

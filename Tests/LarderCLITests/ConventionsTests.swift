@@ -7,7 +7,7 @@ import LarderWire
 import Testing
 
 /// Issue 16 items 3-5 and issue 14 items 11-12: tables that fit, conventions, ids people type.
-@Suite("CLI conventions")
+@Suite("CLI conventions", .offThePool)
 struct ConventionsTests {
     let parser = ArgumentParser(catalog: .larder)
 

@@ -8,11 +8,12 @@ import LarderStore
 import LarderSystem
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// Unary calls the store has not answered by their deadline: answered DEADLINE_EXCEEDED at the
 /// server's tick (`CallCore.expireCalls`), their call id free again, their late reply dropped,
 /// and their slot held until the store is done with them.
-@Suite struct DeadlineCallTests {
+@Suite(.offThePool) struct DeadlineCallTests {
     static let getPath = LocationMethods.getLocation.path
     static let second: UInt64 = 1_000_000_000
 

@@ -5,12 +5,13 @@ import LarderAPI
 @testable import LarderServer
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// Lean calls waiting for the store hold their request, metadata and context: they count in the
 /// memory budget from their start until their end reaches the loop (`ConnectionUsage.addHeldCalls`).
 /// Before, 200 connections × 1,024 queued calls with 7 KB of metadata held 1.6 GB against a
 /// 256 MiB budget, and none was refused.
-@Suite struct HeldCallBudgetTests {
+@Suite(.offThePool) struct HeldCallBudgetTests {
     static let getPath = LocationMethods.getLocation.path
 
     static func loop(_ store: HeldStore, budget: MemoryBudget) throws -> TestLoop {
@@ -73,7 +74,7 @@ import Testing
 
 /// The budget counts the calls refused while it is used up, so the loop's tick logs an
 /// exhaustion that filled and freed between two looks (`memory_budget_exhausted`, `calls_refused`).
-@Suite struct MemoryBudgetRefusalTests {
+@Suite(.offThePool) struct MemoryBudgetRefusalTests {
     @Test func refusalsForTheExhaustedBudgetAreCountedUntilTaken() {
         let budget = MemoryBudget(limit: 1000, perConnectionLimit: 10_000)
         let greedy = ConnectionUsage(budget: budget)

@@ -8,10 +8,11 @@ import LarderStore
 import LarderWire
 import LarderSystem
 import Testing
+import LarderTestSupport
 
 /// The call core's streaming path, driven by an in-process transport: server-streaming
 /// and bidirectional calls, their end, cancellation, and the lean protocol's refusal.
-@Suite struct StreamingCallTests {
+@Suite(.offThePool) struct StreamingCallTests {
     /// grpc.health.v1.Health/Watch, served by a test handler.
     static let watchPath = HealthMethods.watch.path
     /// The bidirectional reflection method, served by an echo.

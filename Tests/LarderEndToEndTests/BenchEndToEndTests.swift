@@ -7,7 +7,7 @@ import Testing
 
 /// `larder bench` against a real server: what it creates is gone afterwards,
 /// also after Ctrl-C, and `--keep-data` / `--clean-up` do what they say.
-@Suite("larder bench against larder-server")
+@Suite("larder bench against larder-server", .offThePool)
 struct BenchEndToEndTests {
     /// `larder bench` against `server`. A run by count that sets no `--time-limit` gets 600 s
     /// (the bench's own default, 60 s, is for people, not a busy CI machine), and one over TLS

@@ -7,7 +7,7 @@ import LarderSystem
 /// `larder bench --tls` against a real TLS `larder-server` started with `--tls-only`, so the
 /// data the bench creates and deletes goes over TLS too: both protocols, a CA that signed
 /// nothing here, and client certificates.
-@Suite("larder bench over TLS", .serialized)
+@Suite("larder bench over TLS", .serialized, .offThePool)
 final class BenchTLSEndToEndTests {
     let certificates: TestCertificates
 

@@ -5,8 +5,9 @@ import LarderClient
 import LarderJSON
 import LarderWire
 import Testing
+import LarderTestSupport
 
-@Suite("Version and build info: --version, larder version, Admin/GetServerInfo, the starting log line")
+@Suite("Version and build info: --version, larder version, Admin/GetServerInfo, the starting log line", .offThePool)
 struct BuildInfoEndToEndTests {
     /// The commit the build recorded is the one the build scripts passed (scripts/test.sh
     /// exports LARDER_COMMIT for the build and the tests alike), and every binary reports it.

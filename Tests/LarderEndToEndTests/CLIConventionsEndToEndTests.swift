@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import LarderTestSupport
 
 /// The `larder` binary: raw argv bytes, `call -d @file` and `-d @-`, against a real server.
-@Suite("larder CLI conventions over TCP")
+@Suite("larder CLI conventions over TCP", .offThePool)
 struct CLIConventionsEndToEndTests {
     /// Runs `bash -c script` with the larder binary as $0 and `stdin` piped in.
     static func bash(_ script: String, server: ServerProcess, stdin: [UInt8] = []) async throws -> CLIRun {

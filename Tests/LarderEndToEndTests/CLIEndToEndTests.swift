@@ -2,9 +2,10 @@ import Foundation
 import LarderAPI
 import LarderClient
 import Testing
+import LarderTestSupport
 
 /// The `larder` binary against a real server.
-@Suite("larder CLI over TCP")
+@Suite("larder CLI over TCP", .offThePool)
 struct CLIEndToEndTests {
     static func larder(_ arguments: [String], server: ServerProcess?) async throws -> CLIRun {
         var environment = ProcessInfo.processInfo.environment

@@ -4,8 +4,9 @@ import LarderClient
 import LarderJSON
 import LarderWire
 import Testing
+import LarderTestSupport
 
-@Suite("larder call, methods, describe and stats against a real server")
+@Suite("larder call, methods, describe and stats against a real server", .offThePool)
 struct CLIOperabilityEndToEndTests {
     @Test func callConvertsJSONBothWaysForAnyMethod() async throws {
         try await withServer { server, client in

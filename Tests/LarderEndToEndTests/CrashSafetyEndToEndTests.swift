@@ -4,9 +4,10 @@ import LarderClient
 import LarderSQLite
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// SIGKILL under write load loses no acknowledged write and leaves a sound database.
-@Suite("Crash safety")
+@Suite("Crash safety", .offThePool)
 struct CrashSafetyEndToEndTests {
     static let rounds = 5
     static let writers = 12
@@ -53,7 +54,7 @@ struct CrashSafetyEndToEndTests {
                                       options: ClientOptions(defaultTimeout: .seconds(120)))
         defer { client.close() }
         let acknowledged = Locked(Acknowledged())
-        let writes = Task {
+        let writes = Task(executorPreference: BlockingWorkExecutor.shared) {
             await withTaskGroup(of: Void.self) { group in
                 for writer in 0..<writers {
                     group.addTask {

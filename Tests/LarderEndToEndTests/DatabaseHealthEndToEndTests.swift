@@ -10,7 +10,7 @@ import Testing
 /// needs: NOT_SERVING while this replica's database cannot take writes, SERVING
 /// again once it can, with the loss and the recovery in the log.
 @Suite("Health follows the PostgreSQL database",
-       .enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+       .enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"), .offThePool)
 struct DatabaseHealthEndToEndTests {
     static func status(_ client: LarderClient) async -> HealthCheckResponse.ServingStatus? {
         try? await client.call(HealthMethods.check, HealthCheckRequest()).status

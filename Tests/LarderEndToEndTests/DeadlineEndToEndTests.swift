@@ -8,7 +8,7 @@ import Testing
 /// The server's own deadline over the lean protocol: a call the store has not answered by its
 /// `timeout_ms` is answered DEADLINE_EXCEEDED then (within the 250 ms tick), not when the
 /// database is free again. Over HTTP/2: HTTP2EndToEndTests.serverEnforcesTheDeadline.
-@Suite("call deadlines against larder-server")
+@Suite("call deadlines against larder-server", .offThePool)
 struct DeadlineEndToEndTests {
     /// The next reply on `connection`, waiting up to a minute (a loaded machine may be slow).
     static func reply(on connection: RawConnection) async -> ResponseEnvelope? {

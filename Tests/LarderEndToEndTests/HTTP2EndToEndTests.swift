@@ -8,7 +8,7 @@ import Testing
 
 /// gRPC over HTTP/2 against the real server, with our own HTTP/2 client (the interop suite
 /// under clients/interop uses grpcio and grpclib): what stock clients cannot be made to do.
-@Suite("gRPC over HTTP/2 against larder-server")
+@Suite("gRPC over HTTP/2 against larder-server", .offThePool)
 struct HTTP2EndToEndTests {
     static let getLocation = LocationMethods.getLocation.path
     static let createLocation = LocationMethods.createLocation.path

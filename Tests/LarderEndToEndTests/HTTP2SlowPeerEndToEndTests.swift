@@ -8,7 +8,7 @@ import Testing
 
 /// HTTP/2 peers that begin a frame, or the preface, and do not finish it; and a preface that
 /// goes wrong after its first bytes. Raw bytes over a plain socket: no HTTP/2 client sends these.
-@Suite("HTTP/2 slow and broken peers against larder-server")
+@Suite("HTTP/2 slow and broken peers against larder-server", .offThePool)
 struct HTTP2SlowPeerEndToEndTests {
     /// An HTTP/2 frame header and payload (RFC 9113 §4.1).
     static func frame(_ type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, length: Int? = nil, _ payload: [UInt8] = []) -> [UInt8] {

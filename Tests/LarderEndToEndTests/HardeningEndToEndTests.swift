@@ -9,7 +9,7 @@ import Testing
 /// Issue 14's server defects, each against the real binary: token length, the memory
 /// budget, decode limits, descriptor exhaustion, drain, half-close, inline calls at the
 /// call limit, health of an unknown service, duplicate call ids.
-@Suite("Server hardening")
+@Suite("Server hardening", .offThePool)
 struct HardeningEndToEndTests {
     static func envelope(_ callID: UInt64, _ path: String, _ payload: [UInt8] = [],
                          metadata: [String: String] = [:]) -> RequestEnvelope {

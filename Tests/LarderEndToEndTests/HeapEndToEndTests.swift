@@ -6,7 +6,7 @@ import Testing
 
 /// How the server's heap serves big replies (skipped under ThreadSanitizer, whose allocator
 /// ignores malloc's settings: scripts/test.sh).
-@Suite("Heap")
+@Suite("Heap", .offThePool)
 struct HeapEndToEndTests {
     /// Minor page faults the process has taken (/proc/PID/stat, field 10).
     static func minorFaults(pid: Int32) -> Int? {

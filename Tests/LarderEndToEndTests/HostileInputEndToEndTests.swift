@@ -6,7 +6,7 @@ import LarderWire
 import Testing
 
 /// Regressions for bad input and timing found by fuzzing and the sanitizer runs.
-@Suite("Hostile input")
+@Suite("Hostile input", .offThePool)
 struct HostileInputEndToEndTests {
     /// A length-delimited field (lengths under 128).
     static func field(_ number: UInt8, _ bytes: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(bytes.count)] + bytes }

@@ -4,10 +4,11 @@ import LarderClient
 import LarderSQLite
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// An INTERNAL reply tells the client a reference, not the database's text; the server's
 /// log line under that reference has the database's own words (PROTOCOL.md, INTERNAL).
-@Suite("Internal errors")
+@Suite("Internal errors", .offThePool)
 struct InternalErrorEndToEndTests {
     @Test func aDatabaseFailureGivesTheClientAReferenceAndTheLogTheDatabaseText() async throws {
         let server = try await ServerProcess()

@@ -5,7 +5,7 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-@Suite("Server lifecycle")
+@Suite("Server lifecycle", .offThePool)
 struct LifecycleEndToEndTests {
     @Test(arguments: Backend.all)
     func dataSurvivesRestartAndDefaultsAreNotReseeded(backend: Backend) async throws {
@@ -35,7 +35,7 @@ struct LifecycleEndToEndTests {
         let server = try await ServerProcess(backend: backend)
         let client = try LarderClient(server: ServerAddress(host: "127.0.0.1", port: server.port))
         defer { client.close() }
-        let writes = Task {
+        let writes = Task(executorPreference: BlockingWorkExecutor.shared) {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<100 {
                     group.addTask {

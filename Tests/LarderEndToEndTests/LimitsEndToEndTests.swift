@@ -5,7 +5,7 @@ import LarderClient
 import LarderWire
 import Testing
 
-@Suite("Limits, hostile peers and auth")
+@Suite("Limits, hostile peers and auth", .offThePool)
 struct LimitsEndToEndTests {
     static func listRequest(_ callID: UInt64) -> RequestEnvelope {
         RequestEnvelope(callID: callID, method: LocationMethods.listLocations.path,

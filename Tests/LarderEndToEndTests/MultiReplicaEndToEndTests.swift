@@ -10,7 +10,7 @@ import Testing
 /// behind a load balancer would run: each is stateless apart from its
 /// connections; PostgreSQL keeps the data and the rules consistent.
 @Suite("Replicas on one PostgreSQL database",
-       .enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+       .enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"), .offThePool)
 struct MultiReplicaEndToEndTests {
     /// Starts one server per entry of `arguments`, all at the same time, on the database at `url`.
     static func startReplicas(on url: String, arguments: [[String]]) async throws -> [ServerProcess] {

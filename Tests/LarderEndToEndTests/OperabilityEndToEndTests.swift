@@ -5,7 +5,7 @@ import LarderClient
 import LarderWire
 import Testing
 
-@Suite("Reflection, metrics and health over a real server")
+@Suite("Reflection, metrics and health over a real server", .offThePool)
 struct OperabilityEndToEndTests {
     @Test func reflectionListsExactlyTheServedServicesAndMethods() async throws {
         try await withServer { _, client in
@@ -166,7 +166,7 @@ struct OperabilityEndToEndTests {
             let slow = try RawConnection(port: port)
             let head = Array("GET /metrics HTTP/1.1\r\nX-Slow: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 100)
             #expect(slow.sendWithoutBlocking([head[0]], seconds: 10) == 1)
-            let trickled = Task {
+            let trickled = Task(executorPreference: BlockingWorkExecutor.shared) {
                 await offThePool { () -> Int in
                     for index in 1..<head.count {
                         usleep(500_000)
@@ -293,7 +293,7 @@ struct OperabilityEndToEndTests {
         #expect(locked.contains("locked"))
 
         // Its own deadline covers every step until the lock is released, however slow the machine.
-        let write = Task {
+        let write = Task(executorPreference: BlockingWorkExecutor.shared) {
             try await client.call(LocationMethods.createLocation,
                                   CreateLocationRequest(location: Location(name: "Drain", colorHex: "#010203")),
                                   timeout: .seconds(300))

@@ -5,7 +5,7 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-@Suite("Wire protocol over TCP")
+@Suite("Wire protocol over TCP", .offThePool)
 struct ProtocolEndToEndTests {
     static func request(_ callID: UInt64, _ method: String, _ payload: [UInt8]) -> RequestEnvelope {
         RequestEnvelope(callID: callID, method: method, payload: payload)

@@ -6,7 +6,7 @@ import LarderWire
 import Testing
 
 /// Issue 14 item 13: `LarderClient` survives the server's idle timeout, a restart and an outage.
-@Suite("LarderClient reconnects")
+@Suite("LarderClient reconnects", .offThePool)
 struct ReconnectEndToEndTests {
     static func client(_ server: ServerProcess) throws -> LarderClient {
         var options = ClientOptions(defaultTimeout: .seconds(30))

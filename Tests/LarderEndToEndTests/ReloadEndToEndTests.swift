@@ -5,7 +5,7 @@ import LarderClient
 import LarderWire
 import Testing
 
-@Suite("SIGHUP reloads the token file")
+@Suite("SIGHUP reloads the token file", .offThePool)
 struct ReloadEndToEndTests {
     /// A new token is required from the SIGHUP on, while a call admitted with the old one
     /// (a write held up by a lock on the database) still finishes OK; a file that no longer
@@ -31,7 +31,7 @@ struct ReloadEndToEndTests {
 
         // A write admitted with the old token, waiting for the database lock.
         let lock = try SQLiteLock(path: server.databasePath)
-        let write = Task {
+        let write = Task(executorPreference: BlockingWorkExecutor.shared) {
             try await old.call(LocationMethods.createLocation,
                                CreateLocationRequest(location: Location(name: "In flight", colorHex: "#010203")),
                                timeout: .seconds(300))

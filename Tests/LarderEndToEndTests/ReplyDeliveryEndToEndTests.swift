@@ -9,7 +9,7 @@ import Testing
 /// Replies and the memory budget at the edges of a connection's life: a lean connection that
 /// fails while its pipelined calls are being handled, and an HTTP/2 peer that only reads
 /// while a reply arrives behind output still waiting for it (audit 17, items 1 and 2).
-@Suite("Reply delivery and the budget at a connection's edges")
+@Suite("Reply delivery and the budget at a connection's edges", .offThePool)
 struct ReplyDeliveryEndToEndTests {
     /// A failed write in the middle of a read's frames closes the connection; before, the
     /// frames after it were still handled, and what their answers added to the memory budget

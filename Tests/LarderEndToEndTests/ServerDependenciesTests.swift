@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import LarderTestSupport
 
 /// DESIGN.md's rule for the server side: no Foundation (nor the ICU it brings) and no
 /// Dispatch; its threads and waits are LarderSystem's. Checked in the sources and in
 /// the linked binary, so a stray import cannot creep back in unnoticed.
-@Suite("Server-side dependencies")
+@Suite("Server-side dependencies", .offThePool)
 struct ServerDependenciesTests {
     static let serverModules = ["LarderServer", "LarderServerMain", "LarderReactor", "LarderStore",
                                 "LarderSQLite", "LarderPostgres", "LarderSystem", "larder-server"]

@@ -7,7 +7,7 @@ import Testing
 
 /// `larder-server` refuses a bad flag before it opens anything: exit status 2, the flag
 /// named, and a pointer to --help.
-@Suite("Server flags")
+@Suite("Server flags", .offThePool)
 struct ServerFlagsEndToEndTests {
     @Test(arguments: ["--auth-token-file", "--tls-cert", "--tls-key", "--tls-client-ca", "--db"])
     func anEmptyPathIsAUsageError(flag: String) async throws {

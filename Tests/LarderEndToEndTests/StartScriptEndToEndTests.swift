@@ -5,7 +5,7 @@ import Testing
 /// scripts/start.sh with the debug binaries (LARDER_START_BIN, no install or build):
 /// it checks the address the server really listens on, refuses a taken one, and
 /// never leaves its server running.
-@Suite("scripts/start.sh")
+@Suite("scripts/start.sh", .offThePool)
 struct StartScriptEndToEndTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

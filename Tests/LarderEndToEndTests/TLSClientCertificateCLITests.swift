@@ -5,7 +5,7 @@ import Testing
 /// `larder --tls --cert FILE --key FILE` against a server that requires client certificates
 /// (`--tls-client-ca`, `--tls-client-auth require`): refused without one, with a clear message;
 /// accepted with the right one, whose subject the access log shows.
-@Suite("larder --cert/--key against larder-server --tls-client-auth require", .serialized)
+@Suite("larder --cert/--key against larder-server --tls-client-auth require", .serialized, .offThePool)
 final class TLSClientCertificateCLITests {
     let certificates: TestCertificates
 

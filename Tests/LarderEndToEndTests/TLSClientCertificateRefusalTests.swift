@@ -9,7 +9,7 @@ import Testing
 /// A TLS 1.3 server refuses a client certificate (or the lack of one) after the client's side of
 /// the handshake is done; when its close resets the connection before its alert is read, the
 /// client still says that the certificate was the problem, not "connection reset".
-@Suite("LarderClient against a server that resets after refusing a client certificate", .serialized)
+@Suite("LarderClient against a server that resets after refusing a client certificate", .serialized, .offThePool)
 final class TLSClientCertificateRefusalTests {
     let certificates: TestCertificates
 

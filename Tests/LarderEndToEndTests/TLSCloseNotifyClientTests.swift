@@ -9,7 +9,7 @@ import Testing
 /// A TLS server that answers a call with close_notify and leaves its TCP connection open: the
 /// client takes close_notify as the end of the connection (PROTOCOL.md §1), at once, rather than
 /// waiting for a reply that cannot come until the call's deadline (audit 14).
-@Suite("LarderClient and a TLS close_notify with TCP left open", .serialized)
+@Suite("LarderClient and a TLS close_notify with TCP left open", .serialized, .offThePool)
 final class TLSCloseNotifyClientTests {
     let certificates: TestCertificates
 

@@ -9,7 +9,7 @@ import Testing
 /// TLS against the real `larder-server`: lean calls over TLS beside cleartext on one port,
 /// --tls-only, verification failures as clear client errors, client certificates, hostile
 /// handshakes, and SIGHUP reloading the certificate with a call in flight.
-@Suite("TLS end to end", .serialized)
+@Suite("TLS end to end", .serialized, .offThePool)
 final class TLSEndToEndTests {
     let certificates: TestCertificates
 
@@ -282,7 +282,7 @@ final class TLSEndToEndTests {
 
         // A write on the TLS connection, held in flight by a lock on the database.
         let lock = try SQLiteLock(path: server.databasePath)
-        let write = Task {
+        let write = Task(executorPreference: BlockingWorkExecutor.shared) {
             try await before.call(LocationMethods.createLocation,
                                   CreateLocationRequest(location: Location(name: "Across the reload", colorHex: "#010203")),
                                   timeout: .seconds(300))

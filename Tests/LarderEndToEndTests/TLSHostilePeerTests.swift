@@ -10,7 +10,7 @@ import Testing
 /// The boundary between TLS records and the transports, from a peer that controls every
 /// byte: frames split across records at every size, a frame over the limit inside TLS, a
 /// corrupted record, the HTTP/2 preface inside TLS. Each ends only its own connection.
-@Suite("TLS hostile peers", .serialized)
+@Suite("TLS hostile peers", .serialized, .offThePool)
 final class TLSHostilePeerTests {
     let certificates: TestCertificates
 

@@ -5,7 +5,7 @@ import LarderWire
 import Testing
 
 /// Through the real server: nanosecond eaten_at, summaries in an IANA zone, byte-capped names.
-@Suite("Meal times over TCP")
+@Suite("Meal times over TCP", .offThePool)
 struct TimePrecisionEndToEndTests {
     @Test(arguments: Backend.all)
     func nanosecondsTimeZonesAndByteCaps(backend: Backend) async throws {
@@ -42,7 +42,7 @@ struct TimePrecisionEndToEndTests {
 
 /// A singular message field sent more than once is merged, as protobuf specifies: a `Timestamp`
 /// split over two occurrences is both (the server used to keep only the last one's fields).
-@Suite("Repeated message fields over TCP")
+@Suite("Repeated message fields over TCP", .offThePool)
 struct RepeatedMessageFieldEndToEndTests {
     /// A length-delimited field `number` (< 16) holding `body` (< 128 bytes).
     static func field(_ number: UInt8, _ body: [UInt8]) -> [UInt8] { [number << 3 | 2, UInt8(body.count)] + body }

@@ -1,8 +1,9 @@
 import Foundation
 @testable import LarderHTTP2
 import Testing
+import LarderTestSupport
 
-@Suite("gRPC over HTTP/2: memory of idle sessions")
+@Suite("gRPC over HTTP/2: memory of idle sessions", .offThePool)
 struct GRPCSessionMemoryTests {
     /// The resident set size of this process, from /proc/self/statm.
     static func residentBytes() -> Int {

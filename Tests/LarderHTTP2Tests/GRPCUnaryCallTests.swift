@@ -1,8 +1,9 @@
 @testable import LarderHTTP2
 import LarderWire
 import Testing
+import LarderTestSupport
 
-@Suite("gRPC over HTTP/2: calls end to end through bytes")
+@Suite("gRPC over HTTP/2: calls end to end through bytes", .offThePool)
 struct GRPCUnaryCallTests {
     @Test("a unary call: headers, a message split over DATA frames, the reply and trailers")
     func unary() throws {

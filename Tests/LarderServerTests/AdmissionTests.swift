@@ -7,7 +7,7 @@ import LarderServer
 import LarderSystem
 
 /// What the server admits: calls in flight per connection, and the memory budget.
-@Suite("Server admission (in process)")
+@Suite("Server admission (in process)", .offThePool)
 struct AdmissionTests {
     @Test func callsBeyondThePerConnectionLimitGetResourceExhausted() async throws {
         try await withInProcessServer({ $0.maxCallsPerConnection = 2 }) { server in

@@ -8,7 +8,7 @@ import Testing
 /// `--auth-token-file` holds RFC 6750 b64tokens, one per line; its bytes are
 /// checked as they are (before, bytes that are not UTF-8 became U+FFFD, and a file of 32 × 0xFF
 /// accepted `Bearer ` + 32 × U+FFFD).
-@Suite struct BearerTokenTests {
+@Suite(.offThePool) struct BearerTokenTests {
     static let allowed = "each line holds one bearer token of A-Z a-z 0-9 - . _ ~ + / (then = padding), as RFC 6750 "
         + "allows, with no empty line"
 

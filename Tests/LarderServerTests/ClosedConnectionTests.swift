@@ -6,7 +6,7 @@ import Testing
 @testable import LarderServer
 
 /// What becomes of a connection's calls when it closes before they ran.
-@Suite("Calls of a closed connection (in process)")
+@Suite("Calls of a closed connection (in process)", .offThePool)
 struct ClosedConnectionTests {
     static let list = LocationMethods.listLocations.path
 

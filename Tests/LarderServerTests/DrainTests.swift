@@ -7,7 +7,7 @@ import LarderServer
 
 /// `Server.shutdown()`: calls in flight finish, new ones get UNAVAILABLE, health says
 /// NOT_SERVING, and the loop stops once the last reply is written.
-@Suite("Server drain (in process)")
+@Suite("Server drain (in process)", .offThePool)
 struct DrainTests {
     @Test func shutdownFinishesCallsInFlightAndRefusesNewOnes() async throws {
         try await withInProcessServer { server in
@@ -15,7 +15,7 @@ struct DrainTests {
             defer { client.close() }
             #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             server.store.hold()
-            let inFlight = Task { try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
+            let inFlight = Task(executorPreference: BlockingWorkExecutor.shared) { try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
             #expect(await eventually { server.store.submittedCount == 1 })
 
             server.server.shutdown()

@@ -5,7 +5,7 @@ import Testing
 import LarderSystem
 
 /// `EventLoop`'s wake-ups (an edge-triggered eventfd that is never read) and `aroundTurn`.
-@Suite("Event loop turns")
+@Suite("Event loop turns", .offThePool)
 struct EventLoopTurnTests {
     /// Every `execute` from another thread wakes a loop blocked in epoll_wait: with no tick to
     /// fall back on, a lost wake-up would leave its task waiting (caught by the 60 s timeout).

@@ -2,9 +2,10 @@
 @testable import LarderServer
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// How the link turns a session's events into the core's actions.
-@Suite struct HTTP2LinkTests {
+@Suite(.offThePool) struct HTTP2LinkTests {
     static func head(_ streamID: Int32, path: String = "/larder.v1.LocationService/GetLocation") -> GRPCRequestHead {
         GRPCRequestHead(streamID: streamID, path: path, authority: nil, contentType: "application/grpc",
                         timeoutNanoseconds: nil, messageEncoding: nil, acceptEncoding: nil, te: nil, metadata: [])

@@ -10,7 +10,7 @@ import Testing
 /// Streaming calls over gRPC over HTTP/2 against the real server: health Watch (server
 /// streaming), the standard reflection (bidirectional), their deadlines, cancellation, the
 /// drain, a client that never reads, and the lean protocol's refusal.
-@Suite("HTTP/2 streaming (in process)")
+@Suite("HTTP/2 streaming (in process)", .offThePool)
 struct HTTP2StreamingTests {
     static let watch = HealthMethods.watch.path
     static let reflection = GrpcReflectionV1ServerReflectionMethods.serverReflectionInfo.path

@@ -9,7 +9,7 @@ import LarderTLS
 
 /// Frames and envelopes the server refuses: a clear status, the connection closed when its
 /// framing cannot be trusted, and every other connection served on.
-@Suite("Server limits (in process)")
+@Suite("Server limits (in process)", .offThePool)
 struct LimitsTests {
     /// The status a raw connection gets, then whether the server closed it.
     static func rejection(_ bytes: [UInt8], on server: InProcessServer) async throws -> (ResponseEnvelope?, Bool) {

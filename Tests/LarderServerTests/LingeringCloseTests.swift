@@ -6,7 +6,7 @@ import LarderSystem
 
 /// `LingeringClose`: the server's last bytes reach a peer that is still writing, and a peer
 /// that never closes holds the exit no longer than the time given.
-@Suite struct LingeringCloseTests {
+@Suite(.offThePool) struct LingeringCloseTests {
     /// An accepted, non-blocking socket (as the server's) and the client connected to it.
     static func connectedPair() throws -> (listener: TCPListener, server: Int32, client: RawConnection) {
         let listener = try TCPListener(address: SocketAddress(host: "127.0.0.1", port: 0))

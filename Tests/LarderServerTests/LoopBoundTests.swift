@@ -9,7 +9,7 @@ import LarderSystem
 
 /// `LoopBound` and `EventLoop.isOnLoopThread`: loop-owned state reached off the loop's
 /// thread traps in debug builds (each trap in a child process: an exit test).
-@Suite("Loop discipline")
+@Suite("Loop discipline", .offThePool)
 struct LoopBoundTests {
     /// A loop running on a thread of its own, until `stop()`.
     final class RunningLoop: Sendable {

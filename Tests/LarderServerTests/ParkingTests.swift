@@ -8,7 +8,7 @@ import Testing
 
 /// Calls for the database that wait for their connection to read (`ConnectionUsage.park`):
 /// what they may hold, and what becomes of them when the connection closes.
-@Suite("Parked calls (in process)", .serialized)
+@Suite("Parked calls (in process)", .serialized, .offThePool)
 struct ParkingTests {
     static let list = MealRecordMethods.listMealRecords.path
 

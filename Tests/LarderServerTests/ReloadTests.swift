@@ -12,7 +12,7 @@ import Testing
 
 /// SIGHUP's reload reads the secret files on a thread of its own (`Server.reload`): a file on a
 /// hung network mount held the event loop, and so every connection, until the read returned.
-@Suite("Reload off the loop")
+@Suite("Reload off the loop", .offThePool)
 struct ReloadTests {
     /// A reader that waits at `gate` before reading, counting its reads.
     final class HeldReader: Sendable {

@@ -8,7 +8,7 @@ import LarderServer
 
 /// A reply over the 4 MiB a lean reply frame holds: that call alone is refused, with advice
 /// the client can follow.
-@Suite("Reply limit (in process)")
+@Suite("Reply limit (in process)", .offThePool)
 struct ReplyLimitTests {
     /// ListLocations without a page_size asks for the whole list: 1,100 locations with 4 KB
     /// names (stored behind the server's back; names are capped at 400 bytes) make a 4.5 MB

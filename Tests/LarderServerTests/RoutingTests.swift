@@ -8,7 +8,7 @@ import Testing
 import LarderServer
 
 /// Every served method reaches its handler; an unknown one is UNIMPLEMENTED.
-@Suite("Server routing (in process)")
+@Suite("Server routing (in process)", .offThePool)
 struct RoutingTests {
     /// The services `larder-server` serves, as generated from proto/.
     static let services: [ServiceDescriptor] = [

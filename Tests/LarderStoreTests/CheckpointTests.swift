@@ -4,9 +4,10 @@ import LarderAPI
 import LarderStore
 import LarderWire
 import Testing
+import LarderTestSupport
 
 /// The background checkpointer moves the WAL into the database file while the server runs.
-@Suite struct CheckpointTests {
+@Suite(.offThePool) struct CheckpointTests {
     static func size(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }

@@ -10,7 +10,7 @@ import Testing
 
 /// The files of a SQLite database under a running store: its WAL deleted, a symbolic link for
 /// a path, another process reading at close, another application's file (audit 21).
-@Suite struct DatabaseFilesTests {
+@Suite(.offThePool) struct DatabaseFilesTests {
     private static func create(_ name: String, in store: SQLiteStore) -> Result<String, RPCError> {
         let waiter = Waiter<String>()
         store.write({ w throws(RPCError) in

@@ -7,9 +7,10 @@ import LarderWire
 import Synchronization
 import Testing
 import LarderSystem
+import LarderTestSupport
 
 /// The executor: concurrent writes committed together, savepoints, and closing.
-@Suite struct GroupCommitTests {
+@Suite(.offThePool) struct GroupCommitTests {
     /// Results collected from completions on store threads.
     final class Results<Value: Sendable>: Sendable {
         private let values = LockedValue<[Int: Result<Value, RPCError>]>([:])

@@ -15,7 +15,7 @@ import LarderSystem
 
 /// Point reads (`ReadCost.point`) submitted inside `submitBatch`: with SQLite they run on the
 /// submitting thread when its outermost batch ends; everything else goes to the reader threads.
-@Suite struct PointReadTests {
+@Suite(.offThePool) struct PointReadTests {
     /// What each completion saw: its thread, its result, and whether the batch body had returned.
     final class Completions: Sendable {
         struct Entry: Sendable {

@@ -11,7 +11,7 @@ import LarderSystem
 /// What the PostgreSQL store does when its server goes away under it: the
 /// behaviours a failover relies on, tested on the throwaway test cluster
 /// (terminated backends, a read-only database, frozen backends).
-@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"), .offThePool)
 struct PostgresFailoverTests {
     static func create(_ store: any Store, _ name: String, deadline: UInt64? = nil) -> Result<Location, RPCError> {
         PostgresStoreTests.run(store) { w throws(RPCError) in

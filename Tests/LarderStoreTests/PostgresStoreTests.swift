@@ -10,7 +10,7 @@ import LarderSystem
 
 /// What only the PostgreSQL backend has: several stores (replicas) on one
 /// database, schema_migrations, reconnecting, and its error mapping.
-@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"))
+@Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"), .offThePool)
 struct PostgresStoreTests {
     static func open(_ url: String, seed: Bool = true) throws(RPCError) -> PostgresStore {
         try PostgresStore.open(url: url, options: .init(durability: .normal, seed: seed))

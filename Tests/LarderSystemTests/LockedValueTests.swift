@@ -1,7 +1,8 @@
 import LarderSystem
 import Testing
+import LarderTestSupport
 
-@Suite("LockedValue")
+@Suite("LockedValue", .offThePool)
 struct LockedValueTests {
     /// Four threads contending for one lock: no update is lost, and (run under ThreadSanitizer
     /// by scripts/test.sh, with no suppressions) no race is reported, which

@@ -7,8 +7,9 @@ import CLarderSystem
 import LarderSystem
 import Synchronization
 import Testing
+import LarderTestSupport
 
-@Suite("SystemThread")
+@Suite("SystemThread", .offThePool)
 struct SystemThreadTests {
     @Test("join waits for the body, which ran on another thread")
     func joinWaitsForTheBody() {

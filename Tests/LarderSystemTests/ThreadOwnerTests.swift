@@ -1,7 +1,8 @@
 import LarderSystem
 import Testing
+import LarderTestSupport
 
-@Suite("ThreadOwner")
+@Suite("ThreadOwner", .offThePool)
 struct ThreadOwnerTests {
     final class Shared: Sendable {
         let owner = ThreadOwner()

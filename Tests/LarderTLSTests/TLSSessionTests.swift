@@ -6,7 +6,7 @@ import Testing
 
 /// The TLS wrapper driven in memory: both contexts, handshakes, ALPN, verification failures,
 /// client certificates and resumption, with certificates made by the openssl CLI per run.
-@Suite("TLS sessions in memory", .serialized)
+@Suite("TLS sessions in memory", .serialized, .offThePool)
 final class TLSSessionTests {
     let certificates: TestCertificates
 

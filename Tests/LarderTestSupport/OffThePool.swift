@@ -7,6 +7,8 @@ import Foundation
 /// run shares it: a test that blocks one of them (a `waitUntilExit`, a semaphore, a
 /// `usleep` loop) stalls every other test's tasks for that long. On a busy machine
 /// such stalls added up to the 10–30 s bounds of unrelated tests, which then failed.
+/// Suites that block in many places run whole on threads of their own instead (the
+/// `.offThePool` trait, `BlockingWorkExecutor`).
 public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {
