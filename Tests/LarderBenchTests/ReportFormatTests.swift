@@ -4,7 +4,7 @@ import LarderWire
 import Testing
 @testable import LarderBench
 
-@Suite("CSV and HTML reports", .offThePool)
+@Suite("CSV and HTML reports")
 struct ReportFormatTests {
     /// A 10 s step-ramp run with a latency that grows over time, and data that was deleted.
     static func result() throws -> BenchResult {

@@ -4,7 +4,7 @@ import LarderClient
 import LarderTestSupport
 import Testing
 
-@Suite("ArgumentParser")
+@Suite("ArgumentParser", .offThePool)
 struct ArgumentParserTests {
     let parser = ArgumentParser(catalog: .larder)
 

@@ -74,7 +74,7 @@ import LarderTestSupport
 
 /// The budget counts the calls refused while it is used up, so the loop's tick logs an
 /// exhaustion that filled and freed between two looks (`memory_budget_exhausted`, `calls_refused`).
-@Suite(.offThePool) struct MemoryBudgetRefusalTests {
+@Suite struct MemoryBudgetRefusalTests {
     @Test func refusalsForTheExhaustedBudgetAreCountedUntilTaken() {
         let budget = MemoryBudget(limit: 1000, perConnectionLimit: 10_000)
         let greedy = ConnectionUsage(budget: budget)

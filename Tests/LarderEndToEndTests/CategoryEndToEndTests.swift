@@ -4,7 +4,7 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-@Suite("Category groups and item categories over TCP")
+@Suite("Category groups and item categories over TCP", .offThePool)
 struct CategoryEndToEndTests {
     static let seededGroups: [String: String] = [
         "食品": "#34C759", "電器": "#007AFF", "家具": "#763300", "消耗": "#253705", "衛生": "#900C3F",

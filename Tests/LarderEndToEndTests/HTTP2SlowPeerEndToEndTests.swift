@@ -64,7 +64,7 @@ struct HTTP2SlowPeerEndToEndTests {
         // The preface, SETTINGS, then the header of a 16 KB HEADERS frame and a first byte of it.
         peer.send(HTTP2Preface.bytes + Self.frame(4) + Self.frame(1, flags: 4, stream: 1, length: 16_384) + [0])
         // A byte now and then (well inside the timeout each): it never completes.
-        let trickle = Task.detached {
+        let trickle = Task(executorPreference: BlockingWorkExecutor.shared) {
             for _ in 0..<120 {
                 try await Task.sleep(for: .milliseconds(500))
                 peer.send([0])

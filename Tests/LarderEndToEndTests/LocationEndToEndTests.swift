@@ -4,7 +4,7 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-@Suite("Locations over TCP")
+@Suite("Locations over TCP", .offThePool)
 struct LocationEndToEndTests {
     @Test(arguments: Backend.all)
     func createGetUpdateListDelete(backend: Backend) async throws {

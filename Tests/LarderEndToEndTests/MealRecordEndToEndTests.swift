@@ -4,7 +4,7 @@ import LarderTestSupport
 import LarderWire
 import Testing
 
-@Suite("Meal records over TCP")
+@Suite("Meal records over TCP", .offThePool)
 struct MealRecordEndToEndTests {
     /// 2026-11-30T00:00:00Z
     static let day0: Int64 = 1_795_996_800

@@ -1,10 +1,9 @@
 @testable import LarderHTTP2
 import Testing
-import LarderTestSupport
 
 /// The session's view of HTTP/2 framing, which the server's frame timeout reads: whether the
 /// input so far ends inside the preface or a frame.
-@Suite("HTTP/2 frame boundaries", .offThePool)
+@Suite("HTTP/2 frame boundaries")
 struct FrameBoundaryTests {
     /// The state after each of `pieces`, fed in order.
     static func states(_ pieces: [[UInt8]]) -> [Bool] {

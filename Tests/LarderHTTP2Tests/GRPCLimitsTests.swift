@@ -1,9 +1,8 @@
 @testable import LarderHTTP2
 import LarderWire
 import Testing
-import LarderTestSupport
 
-@Suite("gRPC over HTTP/2: limits and hostile peers", .offThePool)
+@Suite("gRPC over HTTP/2: limits and hostile peers")
 struct GRPCLimitsTests {
     /// The debug text of the server's final GOAWAY of a drain.
     static let gracefulStop = "graceful stop: streams above the last stream id were not processed; retry them elsewhere"

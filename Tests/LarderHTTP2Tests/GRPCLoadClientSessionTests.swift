@@ -1,10 +1,9 @@
 @testable import LarderHTTP2
 import LarderWire
 import Testing
-import LarderTestSupport
 
 /// The load generator's client session against the server session, joined in memory.
-@Suite("gRPC over HTTP/2: the load client session", .offThePool)
+@Suite("gRPC over HTTP/2: the load client session")
 struct GRPCLoadClientSessionTests {
     /// A load client and a server session, bytes pumped both ways until both are quiet.
     final class Pair {

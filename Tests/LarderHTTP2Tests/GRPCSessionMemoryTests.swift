@@ -1,9 +1,8 @@
 import Foundation
 @testable import LarderHTTP2
 import Testing
-import LarderTestSupport
 
-@Suite("gRPC over HTTP/2: memory of idle sessions", .offThePool)
+@Suite("gRPC over HTTP/2: memory of idle sessions")
 struct GRPCSessionMemoryTests {
     /// The resident set size of this process, from /proc/self/statm.
     static func residentBytes() -> Int {

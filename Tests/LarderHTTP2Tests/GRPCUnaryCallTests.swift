@@ -1,9 +1,8 @@
 @testable import LarderHTTP2
 import LarderWire
 import Testing
-import LarderTestSupport
 
-@Suite("gRPC over HTTP/2: calls end to end through bytes", .offThePool)
+@Suite("gRPC over HTTP/2: calls end to end through bytes")
 struct GRPCUnaryCallTests {
     @Test("a unary call: headers, a message split over DATA frames, the reply and trailers")
     func unary() throws {

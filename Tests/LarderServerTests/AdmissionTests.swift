@@ -26,8 +26,9 @@ struct AdmissionTests {
                     }
                 }
                 // Two calls reach the (held) store; the third is refused without waiting for them. The
-                // three calls are tasks of the cooperative pool, which other tests of a busy run (under
-                // ThreadSanitizer) have kept from running for over a minute: a long wait, ended early.
+                // three calls are child tasks, run by the test executor's threads that every suite
+                // marked `.offThePool` shares; on a busy run (under ThreadSanitizer) tasks once waited
+                // over a minute for a thread: a long wait, ended early.
                 #expect(await eventually(seconds: 600) {
                     server.store.submittedCount == 2 && refused.errors.withLock { $0.count } == 1
                 })

@@ -7,12 +7,13 @@ import LarderStore
 import LarderWire
 import Synchronization
 import Testing
+import LarderTestSupport
 
 /// The SQLite backend finds meal records by id through an in-memory index of their
 /// primary keys: it follows commits, savepoints and rollbacks, readers on either side
 /// of a commit find what they should, it is rebuilt on open, and a second server on the
 /// same file is refused.
-@Suite struct MealKeyIndexTests {
+@Suite(.offThePool) struct MealKeyIndexTests {
     static let idA = "0f8e6d2c-3b1a-4c5d-9e8f-7a6b5c4d3e2f"
     static let idB = "a1b2c3d4-e5f6-4789-8abc-def012345678"
 

@@ -1,8 +1,7 @@
 import LarderSystem
 import Testing
-import LarderTestSupport
 
-@Suite("LockedValue", .offThePool)
+@Suite("LockedValue")
 struct LockedValueTests {
     /// Four threads contending for one lock: no update is lost, and (run under ThreadSanitizer
     /// by scripts/test.sh, with no suppressions) no race is reported, which

@@ -7,9 +7,8 @@ import CLarderSystem
 import LarderSystem
 import Synchronization
 import Testing
-import LarderTestSupport
 
-@Suite("SystemThread", .offThePool)
+@Suite("SystemThread")
 struct SystemThreadTests {
     @Test("join waits for the body, which ran on another thread")
     func joinWaitsForTheBody() {

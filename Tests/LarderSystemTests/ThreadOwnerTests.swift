@@ -1,8 +1,7 @@
 import LarderSystem
 import Testing
-import LarderTestSupport
 
-@Suite("ThreadOwner", .offThePool)
+@Suite("ThreadOwner")
 struct ThreadOwnerTests {
     final class Shared: Sendable {
         let owner = ThreadOwner()

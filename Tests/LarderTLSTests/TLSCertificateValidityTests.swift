@@ -5,7 +5,7 @@ import Testing
 
 /// A server context reads its certificate's validity period, and the state it is in at a
 /// given moment is what the server logs (`tls_certificate`).
-@Suite("TLS certificate validity")
+@Suite("TLS certificate validity", .offThePool)
 final class TLSCertificateValidityTests {
     let certificates: TestCertificates
 

@@ -2,7 +2,7 @@ import Foundation
 import LarderSystem
 
 /// A task executor whose jobs run on threads of its own, and which starts another thread
-/// whenever a job comes while every thread it has is busy (up to `maxThreads`).
+/// whenever more jobs wait than it has threads waiting for one (up to `maxThreads`).
 ///
 /// Swift's cooperative pool has one thread per core, two here, shared by every test of the
 /// run. The end-to-end tests block their thread in places (a socket read with a timeout, a
@@ -10,6 +10,10 @@ import LarderSystem
 /// however idle the CPU: on a busy machine such stalls added up to the bounds of unrelated
 /// tests. A test body on this executor (see `Trait.offThePool`) blocks one of its threads,
 /// not one of the pool's two.
+///
+/// Jobs run in the order they came. A job must never block its thread on something another
+/// job of this executor has to do (a semaphore a `Task(executorPreference:)` signals, say):
+/// with every thread so blocked, that job would wait for one of their timeouts.
 ///
 /// `@unchecked Sendable`: its state is guarded by `condition`.
 public final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
@@ -43,7 +47,7 @@ public final class BlockingWorkExecutor: TaskExecutor, @unchecked Sendable {
         if waiting > 0 { condition.signal() }
         condition.unlock()
         if startThread {
-            _ = SystemThread(name: "larder-test-work") { [self] in work() }
+            _ = SystemThread(name: "larder-test-wk") { [self] in work() }
         }
     }
 

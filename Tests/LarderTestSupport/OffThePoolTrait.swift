@@ -15,6 +15,7 @@ public struct OffThePoolTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == OffThePoolTrait {
-    /// Runs the test (or every test of the suite) on threads of its own, where it may block.
+    /// Runs the test (or every test of the suite) on `BlockingWorkExecutor.shared`'s threads,
+    /// where it may block without holding up the cooperative pool.
     public static var offThePool: Self { OffThePoolTrait() }
 }
