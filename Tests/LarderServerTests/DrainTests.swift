@@ -15,7 +15,9 @@ struct DrainTests {
             defer { client.close() }
             #expect(try await client.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
             server.store.hold()
-            let inFlight = Task(executorPreference: BlockingWorkExecutor.shared) { try await client.call(LocationMethods.listLocations, ListLocationsRequest()) }
+            let inFlight = Task(executorPreference: BlockingWorkExecutor.shared) {
+                try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+            }
             #expect(await eventually { server.store.submittedCount == 1 })
 
             server.server.shutdown()
