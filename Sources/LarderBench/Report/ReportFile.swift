@@ -38,7 +38,7 @@ enum ReportFile {
         case S_IFDIR:
             throw POSIXError(.EISDIR)
         case S_IFREG:
-            guard let resolved = realpath(path, nil) else { throw lastError() }
+            guard let resolved = realpath(path, nil) else { throw posixError() }
             defer { free(resolved) }
             return .replaced(path: String(cString: resolved), mode: status.st_mode & 0o7777)
         default:
@@ -55,21 +55,21 @@ enum ReportFile {
         case .replaced(let file, _):
             let temporary = temporaryPath(for: file)
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw lastError() }
+            guard fd >= 0 else { throw posixError() }
             Glibc.close(fd)
             unlink(temporary)
         case .writtenInto(let destination):
             // Not opened: a FIFO would wait here for its reader.
             guard access(destination, W_OK) == 0 || errno == ENOENT else {
-                throw lastError(else: .EACCES)
+                throw posixError(else: .EACCES)
             }
         }
     }
 
-    /// The error the last system call set in `errno`, as a POSIX error (`fallback` for a code
-    /// Foundation does not know).
-    private static func lastError(else fallback: POSIXErrorCode = .EIO) -> POSIXError {
-        POSIXError(POSIXErrorCode(rawValue: errno) ?? fallback)
+    /// `code` (by default what the last system call set in `errno`) as a POSIX error, or
+    /// `fallback` for a code Foundation does not know.
+    private static func posixError(_ code: Int32 = errno, else fallback: POSIXErrorCode = .EIO) -> POSIXError {
+        POSIXError(POSIXErrorCode(rawValue: code) ?? fallback)
     }
 
     /// Where `write` puts the text before renaming it to `path` (the same directory, so the
@@ -92,9 +92,9 @@ enum ReportFile {
         let temporary = temporaryPath(for: path)
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            if let mode, chmod(temporary, mode) != 0 { throw lastError() }
+            if let mode, chmod(temporary, mode) != 0 { throw posixError() }
             guard rename(temporary, path) == 0 else {
-                throw lastError()
+                throw posixError()
             }
         } catch {
             unlink(temporary)
@@ -104,10 +104,10 @@ enum ReportFile {
 
     private static func writeInto(_ path: String, _ text: String) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw lastError() }
+        guard fd >= 0 else { throw posixError() }
         defer { Glibc.close(fd) }
         if let failure = DescriptorWriter.writeAll(fd, text) {
-            throw POSIXError(POSIXErrorCode(rawValue: failure.code) ?? .EIO)
+            throw posixError(failure.code)
         }
     }
 }
