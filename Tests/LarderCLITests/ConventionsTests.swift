@@ -233,6 +233,9 @@ struct ConventionsTests {
         #expect(byPrefix.status == 0 && prefixID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
         let (cut, cutID) = try await run("6f1c2d9e-4b…", answerGet: true)
         #expect(cut.status == 0 && cutID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+        // Without dashes, as some tools print a UUID (audit 27 L10): a prefix of the hex digits.
+        let (dashless, dashlessID) = try await run("6F1C2D9E4B7A", answerGet: true)
+        #expect(dashless.status == 0 && dashlessID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
         let (ambiguous, _) = try await run("6f1c2d9e", answerGet: false)
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("matches 2 locations"))
@@ -240,6 +243,22 @@ struct ConventionsTests {
         let (missing, _) = try await run("玄關", answerGet: false)
         #expect(missing.status == 15)
         #expect(missing.stderr.hasPrefix("NOT_FOUND: ID: no location has the name \"玄關\""))
+    }
+
+    @Test("a full id, with its dashes or as 32 hex digits alone, is sent as it is, in lower case, with no lookup")
+    func fullIDs() async throws {
+        for text in ["6F1C2D9E-4B7A-4C1E-9A53-0D2B8C7E5F10", "6F1C2D9E4B7A4C1E9A530D2B8C7E5F10"] {
+            let server = try FakeServer()
+            let result = try await CLIRunner.run(["locations", "get", text], server: server) { requests in
+                let get = try #require(await requests.next())
+                #expect(get.method == "/larder.v1.LocationService/GetLocation")
+                let id = try ProtoCodec.decode(GetLocationRequest.self, from: get.payload).id
+                #expect(id == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+                server.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(
+                    Location(id: id, name: "客廳", colorHex: "#AABBCC"))))
+            }
+            #expect(result.status == 0, "\(text): \(result.stderr)")
+        }
     }
 
     @Test("arguments that are not UTF-8 are refused, naming the argument")

@@ -35,9 +35,18 @@ enum IDResolver {
         static let meal = Kind(singular: "meal", plural: "meals", hasUniqueNames: false)
     }
 
-    /// `text` as a full id in canonical lower case, or nil when it is no complete UUID.
+    /// `text` as a full id in canonical lower case (dashes put in when it has none: 32 hex
+    /// digits, as some tools print a UUID), or nil when it is no complete UUID.
     static func fullID(_ text: String) -> String? {
         let utf8 = Array(text.utf8)
+        if utf8.count == 32 && utf8.allSatisfy(isHex) {
+            var id = ""
+            for (index, byte) in utf8.enumerated() {
+                if [8, 12, 16, 20].contains(index) { id += "-" }
+                id.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+            return id.lowercased()
+        }
         guard utf8.count == 36 else { return nil }
         for (index, byte) in utf8.enumerated() {
             if [8, 13, 18, 23].contains(index) {
@@ -60,13 +69,16 @@ enum IDResolver {
         return text.lowercased()
     }
 
-    /// The entries `text` selects: by exact name (when `kind` has unique names) or id prefix.
+    /// The entries `text` selects: by exact name (when `kind` has unique names) or id prefix
+    /// (one with no dashes is matched against the ids' hex digits alone).
     static func matches(_ text: String, in entries: [Entry], kind: Kind) -> [Entry] {
         let prefix = prefix(text)
+        let digitsOnly = prefix.map { !$0.contains("-") } ?? false
         var found: [Entry] = []
         for entry in entries {
             let byName = kind.hasUniqueNames && entry.name == text
-            let byPrefix = prefix.map { entry.id.lowercased().hasPrefix($0) } ?? false
+            let id = digitsOnly ? entry.id.lowercased().filter { $0 != "-" } : entry.id.lowercased()
+            let byPrefix = prefix.map { id.hasPrefix($0) } ?? false
             if byName || byPrefix { found.append(entry) }
         }
         return found
