@@ -6,8 +6,8 @@ import Testing
 /// Field rules, checked through Operations on a real database.
 @Suite struct ValidationTests {
     static let badNames: [(String, String)] = [
-        ("", "location.name is required"),
-        (" \n\t ", "location.name is required"),
+        ("", "location.name is required: it must not be empty or only whitespace"),
+        (" \n\t ", "location.name is required: it must not be empty or only whitespace"),
         (String(repeating: "a", count: 101), "location.name must be at most 100 characters after trimming, got 101"),
         ("bad\u{0}name", "location.name must not contain control characters"),
         ("tab\tinside", "location.name must not contain control characters"),
@@ -15,7 +15,7 @@ import Testing
         ("del\u{7F}", "location.name must not contain control characters"),
         ("\u{1F}lead", "location.name must not contain control characters"),
         ("c1\u{85}inside", "location.name must not contain control characters"),
-        ("\u{3000}\u{3000}", "location.name is required"),
+        ("\u{3000}\u{3000}", "location.name is required: it must not be empty or only whitespace"),
     ]
 
     static let trimmedNames: [(String, String)] = [

@@ -33,7 +33,7 @@ enum Validation {
                         "\(field) must be at most \(maxNameLength) characters after trimming, got \(count)")
                 }
                 return raw
-            case .empty: throw RPCError.invalidArgument("\(field) is required")
+            case .empty: throw blankName(field)
             case .control: throw RPCError.invalidArgument("\(field) must not contain control characters")
             case .needsTrim: break
             }
@@ -41,7 +41,7 @@ enum Validation {
         let scalars = raw.unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else {
-            throw RPCError.invalidArgument("\(field) is required")
+            throw blankName(field)
         }
         let trimmed = String(scalars[first...last])
         let bytes = trimmed.utf8.count
@@ -97,6 +97,12 @@ enum Validation {
                 "\(field) must be 1-\(maxIconLength) characters of A-Z, a-z, 0-9 and \".\", got \(SafeText.quoted(raw))")
         }
         return raw
+    }
+
+    /// A name that is missing, empty or only whitespace (proto3 cannot tell the three apart,
+    /// and a user who typed `--name ""` did give one).
+    private static func blankName(_ field: String) -> RPCError {
+        RPCError.invalidArgument("\(field) is required: it must not be empty or only whitespace")
     }
 
     /// The id selecting an existing entity: required, a UUID; returned lower case.
