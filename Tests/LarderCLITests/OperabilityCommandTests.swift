@@ -89,17 +89,19 @@ struct OperabilityCommandTests {
 
     @Test func statsShowsBucketBoundsForQuantiles() throws {
         let bounds = [0.001, 0.01, 0.1]
-        let method = MethodMetrics(method: "/a.B/C", callsByCode: ["OK": 98, "NOT_FOUND": 2],
-                                   latencyBucketCounts: [50, 48, 1, 1], latencySumSeconds: 0.5)
-        let text = StatsOutput.render(Metrics(connectionsOpen: 2, connectionsAccepted: 5, bytesReceived: 3 << 20,
-                                              latencyBoundsSeconds: bounds, methods: [method],
-                                              memoryHeldBytes: 2 << 20, callsParked: 3, callsParkedTotal: 40),
+        let method = MethodMetrics(method: "/a.B/C", callsByCode: ["OK": 999_998, "NOT_FOUND": 2],
+                                   latencyBucketCounts: [500_000, 480_000, 10_000, 10_000], latencySumSeconds: 5000)
+        let text = StatsOutput.render(Metrics(connectionsOpen: 2, connectionsAccepted: 12_345, callsInFlight: 1_024,
+                                              bytesReceived: 3 << 20, latencyBoundsSeconds: bounds, methods: [method],
+                                              memoryHeldBytes: 2 << 20, callsParked: 3, callsParkedTotal: 4_000),
                                       LocalTime(environment: ["TZ": "UTC"]))
-        #expect(text.contains("Connections  2 open, 5 accepted\n"))
+        // Counts are grouped as the bench groups them (audit 27 L13).
+        #expect(text.contains("Connections  2 open, 12,345 accepted\n"))
+        #expect(text.contains("Calls        1,024 in flight, 1,000,000 finished\n"))
         #expect(text.contains("Bytes        3 MiB received, 0 B sent\n"))
-        #expect(text.contains("Held         2 MiB for peers, 3 calls waiting for replies to be read (40 since start)\n"))
+        #expect(text.contains("Held         2 MiB for peers, 3 calls waiting for replies to be read (4,000 since start)\n"))
         let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("/a.B/C") })
         #expect(row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-                == ["/a.B/C", "100", "2", "5ms", "≤1ms", "≤100ms", "OK", "98,", "NOT_FOUND", "2"])
+                == ["/a.B/C", "1,000,000", "2", "5ms", "≤1ms", "≤100ms", "OK", "999,998,", "NOT_FOUND", "2"])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Number and text formatting for reports.
-enum Format {
+/// Number and text formatting for reports (and `larder stats`' counts).
+public enum Format {
     /// `value` with exactly `digits` decimals.
     static func fixed(_ value: Double, digits: Int) -> String {
         guard value.isFinite else { return value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf") }
@@ -19,7 +19,7 @@ enum Format {
     }
 
     /// An integer with thousands separators: `52,341`.
-    static func grouped(_ value: Int) -> String {
+    public static func grouped(_ value: Int) -> String {
         let digits = String(value.magnitude)
         var out = ""
         for (index, char) in digits.enumerated() {

@@ -1,4 +1,5 @@
 public import LarderAPI
+import LarderBench
 import LarderWire
 
 /// `larder stats` as text: a summary line and one row per method.
@@ -6,12 +7,12 @@ public enum StatsOutput {
     public static func render(_ metrics: Metrics, _ localTime: LocalTime, width: Int? = nil) -> String {
         var text = ""
         if let start = metrics.startTime { text += "Started      \(localTime.format(Timestamp(seconds: start.seconds)))\n" }
-        text += "Connections  \(metrics.connectionsOpen) open, \(metrics.connectionsAccepted) accepted\n"
-        text += "Calls        \(metrics.callsInFlight) in flight, "
-            + "\(metrics.methods.reduce(0) { $0 + $1.totalCalls }) finished\n"
+        text += "Connections  \(count(metrics.connectionsOpen)) open, \(count(metrics.connectionsAccepted)) accepted\n"
+        text += "Calls        \(count(metrics.callsInFlight)) in flight, "
+            + "\(count(metrics.methods.reduce(0) { $0 + $1.totalCalls })) finished\n"
         text += "Bytes        \(bytes(metrics.bytesReceived)) received, \(bytes(metrics.bytesSent)) sent\n"
         text += "Held         \(bytes(UInt64(max(metrics.memoryHeldBytes, 0)))) for peers, "
-            + "\(metrics.callsParked) calls waiting for replies to be read (\(metrics.callsParkedTotal) since start)\n\n"
+            + "\(count(metrics.callsParked)) calls waiting for replies to be read (\(count(metrics.callsParkedTotal)) since start)\n\n"
         // A method whose only calls are in flight (this very GetMetrics, on a fresh server) has no row yet.
         let methods = metrics.methods.filter { $0.totalCalls > 0 }
         if methods.isEmpty { return text + "No calls yet.\n" }
@@ -24,9 +25,9 @@ public enum StatsOutput {
             let errors = total - (method.callsByCode["OK"] ?? 0)
             let codes = method.callsByCode
                 .sorted { (StatusCode(name: $0.key)?.rawValue ?? .max) < (StatusCode(name: $1.key)?.rawValue ?? .max) }
-                .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                .map { "\($0.key) \(count($0.value))" }.joined(separator: ", ")
             let average = total > 0 ? duration(method.latencySumSeconds / Double(total)) : "-"
-            return [method.method, String(total), String(errors), average,
+            return [method.method, count(total), count(errors), average,
                     quantile(0.5, method, metrics.latencyBoundsSeconds),
                     quantile(0.99, method, metrics.latencyBoundsSeconds), codes]
         }
@@ -54,6 +55,11 @@ public enum StatsOutput {
         if seconds < 0.001 { return trimmed(seconds * 1e6) + "µs" }
         if seconds < 1 { return trimmed(seconds * 1e3) + "ms" }
         return trimmed(seconds) + "s"
+    }
+
+    /// A count with thousands separators, as the bench prints them: `339,775`.
+    static func count(_ value: some BinaryInteger) -> String {
+        Format.grouped(Int(clamping: value))
     }
 
     /// `1.5 KiB`, `3 B`.
