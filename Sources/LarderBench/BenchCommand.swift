@@ -73,7 +73,7 @@ public enum BenchCommand {
             do {
                 try ReportFile.checkWritable(path)
             } catch {
-                StandardError.write("larder bench: cannot write \(flag) \(path): \(error.localizedDescription); nothing was run\n")
+                StandardError.write("larder bench: cannot write \(flag) \(path): \(ReportFile.reason(error)); nothing was run\n")
                 return false
             }
         }
@@ -110,7 +110,7 @@ public enum BenchCommand {
             try ReportFile.write(result.latency.percentileSpectrumText(), to: path)
             return true
         } catch {
-            StandardError.write("larder bench: cannot write --hist-out \(path): \(error.localizedDescription)\n")
+            StandardError.write("larder bench: cannot write --hist-out \(path): \(ReportFile.reason(error))\n")
             return false
         }
     }
@@ -124,7 +124,7 @@ public enum BenchCommand {
             StandardError.write("larder bench: wrote the \(options.format.rawValue) report to \(path)\n")
             return true
         } catch {
-            StandardError.write("larder bench: cannot write --output \(path): \(error.localizedDescription); "
+            StandardError.write("larder bench: cannot write --output \(path): \(ReportFile.reason(error)); "
                                 + "the report follows on stdout\n")
             _ = writeToStandardOutput(report)
             return false

@@ -27,6 +27,22 @@ struct ReportFileTests {
         #expect(throws: (any Error).self) { try ReportFile.write("x", to: directory.appendingPathComponent("no/such/dir").path) }
     }
 
+    /// The reason reads as the C library says it, for the checks before a run and the writes
+    /// after it (audit 27 L7: Foundation's "The operation could not be completed. …").
+    @Test func failuresAreSaidAsTheCLibrarySaysThem() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-report-file")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = directory.appendingPathComponent("no/such/report.json").path
+        func reason(_ body: () throws -> Void) -> String? {
+            do { try body() } catch { return ReportFile.reason(error) }
+            return nil
+        }
+        #expect(reason { try ReportFile.checkWritable(missing) } == "No such file or directory")
+        #expect(reason { try ReportFile.write("x", to: missing) } == "No such file or directory")
+        #expect(reason { try ReportFile.checkWritable(directory.path) } == "Is a directory")
+        #expect(reason { try ReportFile.write("x", to: "/dev/full") } == "No space left on device")
+    }
+
     /// `-o /dev/full` made /dev/full a regular file, a symbolic link became a file, a FIFO's
     /// reader got nothing, and a 0600 report became 0644 (audit 27 H1).
     @Test func whatThePathNamesIsKept() throws {

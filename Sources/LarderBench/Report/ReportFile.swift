@@ -9,10 +9,8 @@ import Glibc
 /// What `path` names is kept: a symbolic link stays a link (the file it points to is
 /// replaced, keeping its permissions), and what is not a regular file (a FIFO, `/dev/null`,
 /// a terminal), or any path under /dev or /proc (`/dev/stdout`), is written into, as a
-/// shell's `>` would, not replaced by a file.
-///
-/// Not `String.write(toFile:atomically: true)`: on Linux, Foundation leaves an empty
-/// `TemporaryDirectory.*` in /tmp behind for every such write.
+/// shell's `>` would, not replaced by a file. (Foundation's `write(toFile:atomically: true)`
+/// replaces a link, a FIFO or `/dev/full` with a regular file, audit 27 H1.)
 enum ReportFile {
     /// Where a report for `path` goes.
     private enum Target {
@@ -66,6 +64,13 @@ enum ReportFile {
         }
     }
 
+    /// What went wrong, as the C library says it (`No such file or directory`), not as
+    /// Foundation does (`The operation could not be completed. …`).
+    static func reason(_ error: any Error) -> String {
+        guard let posix = error as? POSIXError else { return error.localizedDescription }
+        return String(cString: strerror(posix.code.rawValue))
+    }
+
     /// `code` (by default what the last system call set in `errno`) as a POSIX error, or
     /// `fallback` for a code Foundation does not know.
     private static func posixError(_ code: Int32 = errno, else fallback: POSIXErrorCode = .EIO) -> POSIXError {
@@ -78,7 +83,7 @@ enum ReportFile {
 
     /// Replaces the file at `path` with `text` (UTF-8), or writes it into what `path` names
     /// when that is not a regular file.
-    /// - Throws: what writing threw, or the `rename` failure (as a POSIX error).
+    /// - Throws: a POSIX error: why opening, writing or the `rename` failed.
     static func write(_ text: String, to path: String) throws {
         switch try target(for: path) {
         case .replaced(let file, let mode):
@@ -91,7 +96,7 @@ enum ReportFile {
     private static func replace(_ path: String, with text: String, mode: mode_t?) throws {
         let temporary = temporaryPath(for: path)
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            try writeInto(temporary, text)
             if let mode, chmod(temporary, mode) != 0 { throw posixError() }
             guard rename(temporary, path) == 0 else {
                 throw posixError()
