@@ -110,9 +110,12 @@ public struct ServerConfiguration: Sendable {
         if !listen.isLoopback && !insecure && (authTokenFile == nil || !tlsEnabled) {
             let missing = [authTokenFile == nil ? "--auth-token-file" : nil, tlsEnabled ? nil : "TLS (--tls-cert, --tls-key)"]
                 .compactMap { $0 }.joined(separator: " and ")
+            let risk = tlsEnabled ? "anyone who reaches the port could call every method"
+                : authTokenFile == nil ? "anyone who reaches the port could call every method, and the data would cross the network in clear text"
+                : "remote clients would send the token and data in clear text"
             throw RPCError.failedPrecondition(
-                "refusing to listen on non-loopback address \(listen) without \(missing): remote clients would "
-                    + "send the token and data in clear text; pass --insecure to do it anyway")
+                "refusing to listen on non-loopback address \(listen) without \(missing): \(risk); "
+                    + "pass --insecure to do it anyway")
         }
         if let metricsListen, !metricsListen.isLoopback && !insecure {
             throw RPCError.failedPrecondition(

@@ -52,6 +52,37 @@ struct LimitsTests {
         }
     }
 
+    /// A non-loopback address is refused naming what is missing and the risk it leaves (audit 31
+    /// L8: with TLS but no token, the message said the token would go in clear text).
+    @Test func aNonLoopbackAddressIsRefusedNamingWhatIsMissingAndItsRisk() {
+        func refusal(token: Bool, tls: Bool) -> String? {
+            var configuration = ServerConfiguration()
+            configuration.listen = SocketAddress(host: "0.0.0.0", port: 7411)
+            if token { configuration.authTokenFile = "token" }
+            if tls {
+                configuration.tlsCertificateFile = "cert.pem"
+                configuration.tlsKeyFile = "key.pem"
+            }
+            do {
+                try configuration.validate()
+                return nil
+            } catch {
+                #expect(error.code == .failedPrecondition)
+                return error.message
+            }
+        }
+        let prefix = "refusing to listen on non-loopback address 0.0.0.0:7411 without "
+        let suffix = "; pass --insecure to do it anyway"
+        #expect(refusal(token: false, tls: false) == prefix + "--auth-token-file and TLS (--tls-cert, --tls-key): "
+                + "anyone who reaches the port could call every method, and the data would cross the network in "
+                + "clear text" + suffix)
+        #expect(refusal(token: false, tls: true) == prefix + "--auth-token-file: anyone who reaches the port could "
+                + "call every method" + suffix)
+        #expect(refusal(token: true, tls: false) == prefix + "TLS (--tls-cert, --tls-key): remote clients would send "
+                + "the token and data in clear text" + suffix)
+        #expect(refusal(token: true, tls: true) == nil)
+    }
+
     /// Cleartext connections get health only (no --tls-only) where serving them all would skip
     /// a check: a required client certificate, or TLS on a non-loopback address (audit 20 F1,
     /// F2); --insecure keeps the old behaviour on such an address and is named in a warning.
