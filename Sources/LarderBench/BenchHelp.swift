@@ -9,7 +9,7 @@ enum BenchHelp {
                         [--rate R | --load-schedule step|line --load-start R --load-step R
                                     [--load-step-duration 1s] [--load-end R]]
                         [--format text|json|csv|html] [-o FILE] [--json] [--hist-out FILE]
-                        [--keep-data] [--token TOKEN] [--server-pid PID]
+                        [--keep-data] [--token TOKEN | --token-file PATH] [--server-pid PID]
                         [--tls [--ca FILE] [--server-name NAME] [--insecure-skip-verify] [--cert FILE --key FILE]]
            larder bench [--server HOST:PORT] --clean-up PREFIX
 
@@ -20,11 +20,12 @@ enum BenchHelp {
     (locations larder-bench-XXXXXX-N, meal records larder-bench-XXXXXX-porridge, ...), and is deleted
     after the run, also after Ctrl-C; the report says what was deleted. Before a get run it creates
     --seed-locations locations (default 1000), before a list run --seed-meals meal records (default 500);
-    a create run's meals are found and deleted by name. --keep-data keeps all of it; the report then names
+    a create run's meals are deleted by the ids its calls returned (by name only when a reply was lost).
+    --keep-data keeps all of it; the report then names
     the prefix. The first Ctrl-C or SIGTERM stops the load and still deletes; a second one quits at once and prints
     what was left. --clean-up PREFIX deletes every location and meal record whose name starts with PREFIX
     (which must start with larder-bench-; larder-bench- alone removes what any run left); it runs no load and takes
-    only --server, --token, --metadata, --connect-timeout and the TLS flags. Creating and deleting are not
+    only --server, --token, --token-file, --metadata, --connect-timeout and the TLS flags. Creating and deleting are not
     bounded by --time-limit: each gives up when the server sends nothing for 30 s, and after 120 s (creating) or
     600 s (deleting) in all. With --call, only what is
     named under {{.Prefix}} is deleted (and counted); anything else a call creates stays, unreported.
@@ -90,6 +91,7 @@ enum BenchHelp {
       --hist-out FILE      write the full percentile spectrum (HdrHistogram text format, values in ms)
       --keep-data          keep what the run created (see Data)
       --token TOKEN        send "authorization: Bearer TOKEN" (default $LARDER_TOKEN)
+      --token-file PATH    read the token from PATH, a file of one line (env LARDER_TOKEN_FILE)
       --tls                every connection (load, data, clean-up) does its own TLS handshake, verified against the
                            system trust store or --ca, offering ALPN larder (lean) or h2 (grpc). Each load connection
                            waits up to 200ms for the server's session ticket (TLS 1.3 sends it after the handshake) and
