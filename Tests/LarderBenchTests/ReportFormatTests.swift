@@ -52,6 +52,24 @@ struct ReportFormatTests {
         #expect((json["data"] as? [String: Any])?["deleted_locations"] as? Int == 1000)
     }
 
+    /// A run in which no call was answered (a stuck server) reports no latency, not measured
+    /// zeros (audit 27 L8).
+    @Test func aRunWithNoAnsweredCallShowsNoLatency() throws {
+        let options = try BenchArgumentsTests.options(["--workload", "ping"])
+        let result = BenchResult(
+            options: options, seconds: 2, latency: LatencyHistogram(), uncorrectedLatency: nil, byWorkload: [:],
+            callsByCode: [:], firstMessages: [:], lostCalls: 0, connectionFailures: [], benchCPUSeconds: 0.01,
+            serverCPUSeconds: nil, cpuWindowSeconds: 2, seeded: [])
+        let text = BenchReport.text(result)
+        #expect(text.contains("  latency      - (no call was answered)\n"), "\(text)")
+        #expect(!text.contains("0.0µs"))
+        let html = HTMLReport.render(result)
+        #expect(html.contains("- (no call was answered)") && !html.contains("0.0µs"))
+        // With answers, the numbers are there.
+        let answered = try Self.result()
+        #expect(BenchReport.text(answered).contains("  latency      mean "))
+    }
+
     @Test func csvHasOneRowPerTotalStepAndWindow() throws {
         let result = try Self.result()
         let lines = CSVReport.render(result).split(separator: "\n").map(String.init)

@@ -176,7 +176,11 @@ public enum BenchReport {
         return values
     }
 
+    /// What the latency lines say when no call was answered: no measured zeros (audit 27 L8).
+    static let noLatency = "- (no call was answered)"
+
     private static func latencyText(_ histogram: LatencyHistogram) -> String {
+        guard histogram.totalCount > 0 else { return noLatency }
         var parts = ["mean \(Format.latency(histogram.mean))"]
         for percentile in percentiles {
             parts.append("\(percentile.label) \(Format.latency(Double(histogram.value(atPercentile: percentile.value))))")

@@ -24,10 +24,14 @@ enum HTMLReport {
             ("calls", "\(Format.grouped(result.calls)) (\(Format.grouped(result.errors)) errors)"),
             ("calls/s", Format.fixed(result.callsPerSecond, digits: 1)),
         ]
-        for percentile in BenchReport.percentiles {
-            rows.append((percentile.label, Format.latency(Double(latency.value(atPercentile: percentile.value)))))
+        if latency.totalCount == 0 {
+            rows.append(("latency", BenchReport.noLatency))
+        } else {
+            for percentile in BenchReport.percentiles {
+                rows.append((percentile.label, Format.latency(Double(latency.value(atPercentile: percentile.value)))))
+            }
+            rows.append(("max", Format.latency(Double(latency.max))))
         }
-        rows.append(("max", Format.latency(Double(latency.max))))
         if result.interrupted { rows.append(("interrupted", "by Ctrl-C or SIGTERM")) }
         if let cleanup = result.cleanup {
             rows.append(("data", BenchReport.cleanupText(cleanup, server: result.options.server)))
