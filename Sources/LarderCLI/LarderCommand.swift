@@ -3,18 +3,28 @@ import LarderWire
 
 /// The `larder` command line, as a library: parse, run, print, exit status.
 public enum LarderCommand {
-    /// Runs `larder` with the raw bytes of `argv` after the program name, writing to the process's
-    /// stdout and stderr. An argument that is not valid UTF-8 is a usage error (exit 2), never altered.
+    /// Runs `larder` with the raw bytes of `argv` after the program name and of its environment's
+    /// `NAME=value` entries, writing to the process's stdout and stderr. An argument or a `LARDER_*`
+    /// variable that is not valid UTF-8 is a usage error (exit 2), never altered.
     /// - Returns: the exit status (see `ExitCode`).
-    public static func main(rawArguments: [[UInt8]], environment: [String: String]) async -> Int32 {
+    public static func main(rawArguments: [[UInt8]], rawEnvironment: [[UInt8]]) async -> Int32 {
+        let refusal = "larder sends text unchanged and will not guess its encoding"
+        let environment: [String: String]
+        switch UTF8Check.decodeEnvironment(rawEnvironment) {
+        case .success(let decoded):
+            environment = decoded
+        case .failure(let bad):
+            let hex = String(bad.byte, radix: 16, uppercase: true)
+            return report(.usage("environment variable \(bad.name) is not valid UTF-8 (byte \(bad.offset) is 0x\(hex)); "
+                                 + refusal, command: "larder"), stderr: .standardError)
+        }
         switch UTF8Check.decode(rawArguments) {
         case .success(let arguments):
             return await main(arguments: arguments, environment: environment)
         case .failure(let bad):
             let hex = String(bad.byte, radix: 16, uppercase: true)
             return report(.usage("argument \(bad.index + 1) is not valid UTF-8 (byte \(bad.offset) is 0x\(hex)); "
-                                 + "larder sends text unchanged and will not guess its encoding", command: "larder"),
-                          stderr: .standardError)
+                                 + refusal, command: "larder"), stderr: .standardError)
         }
     }
 

@@ -45,6 +45,31 @@ public enum UTF8Check {
         return .success(strings)
     }
 
+    /// The environment from raw `NAME=value` entries (other variables' invalid bytes become
+    /// U+FFFD, as Foundation decodes them), or the first `LARDER_*` variable whose value is not
+    /// valid UTF-8: larder's own settings are checked as its arguments are.
+    public static func decodeEnvironment(_ entries: [[UInt8]]) -> Result<[String: String], InvalidVariable> {
+        var environment: [String: String] = [:]
+        for entry in entries {
+            guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = String(decoding: entry[..<equals], as: UTF8.self)
+            let value = entry[(equals + 1)...]
+            if name.hasPrefix("LARDER_"), let offset = firstInvalidOffset(value) {
+                return .failure(InvalidVariable(name: name, offset: offset, byte: value[value.startIndex + offset]))
+            }
+            if environment[name] == nil { environment[name] = String(decoding: value, as: UTF8.self) }
+        }
+        return .success(environment)
+    }
+
+    /// A `LARDER_*` environment variable whose value is not valid UTF-8.
+    public struct InvalidVariable: Error, Equatable, Sendable {
+        public let name: String
+        /// The offset of the first invalid byte in the value.
+        public let offset: Int
+        public let byte: UInt8
+    }
+
     /// An argument that is not valid UTF-8.
     public struct InvalidArgument: Error, Equatable, Sendable {
         /// Its index among the arguments after the program name.
