@@ -365,3 +365,39 @@ struct ForeignPeerTests {
         #expect(error.message.hasSuffix("sent a reply frame of 5242880 bytes, above the client's limit of 4194304 bytes"))
     }
 }
+
+@Suite("LarderClient timeouts on a silent peer")
+struct SilentPeerTests {
+    static let silenceHint = " (nothing has come from it on this connection: a stuck server, or not a Larder server on that port?)"
+
+    /// A peer that never sends a byte (an HTTP server waiting for a request it will never get)
+    /// times out like a stuck server; the error says nothing came back at all (audit 27 L2).
+    @Test func aTimeoutOnAConnectionThatNeverHeardFromItsPeerSaysSo() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        let error = try #require(await outcome { () async throws(RPCError) in
+            try await client.callRaw(path: "/a/b", payload: [], timeout: .milliseconds(200))
+        }.failure)
+        #expect(error.code == .deadlineExceeded)
+        #expect(error.message == "call to /a/b timed out after 200 ms waiting for \(server.address)" + Self.silenceHint)
+    }
+
+    /// Once the server has answered, a timeout is a slow call, with no such hint. The first call
+    /// has no deadline, so a busy machine cannot make it time out instead.
+    @Test func aTimeoutAfterAReplyHasNoHint() async throws {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address)
+        defer { client.close() }
+        var iterator = server.requests.makeAsyncIterator()
+        let first = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        let request = try #require(await iterator.next())
+        server.reply(ResponseEnvelope(callID: request.callID, payload: []))
+        _ = try await first.value.get()
+        let error = try #require(await outcome { () async throws(RPCError) in
+            try await client.callRaw(path: "/a/c", payload: [], timeout: .milliseconds(200))
+        }.failure)
+        #expect(error.code == .deadlineExceeded)
+        #expect(error.message == "call to /a/c timed out after 200 ms waiting for \(server.address)")
+    }
+}

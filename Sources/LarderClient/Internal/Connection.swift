@@ -173,12 +173,14 @@ final class Connection: Sendable {
     private func readLoop(early: [UInt8]) {
         var decoder = FrameDecoder(maxFrameSize: maxFrameBytes)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Whether the server ever sent a byte (a TLS handshake counts): what a timeout hints at.
+        var heardFromServer = tls != nil || !early.isEmpty
         if !early.isEmpty {
             early.withUnsafeBytes { decoder.append($0) }
             if !deliverFrames(&decoder) { return }
         }
         while true {
-            guard let timeout = expireAndComputeTimeout() else { return }
+            guard let timeout = expireAndComputeTimeout(heardFromServer: heardFromServer) else { return }
             var fds = [
                 pollfd(fd: fd, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
                 pollfd(fd: wakePipe.readFD, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
@@ -201,6 +203,7 @@ final class Connection: Sendable {
                 fail(explained(RPCError.unavailable("connection to \(address) closed by the server")))
                 return
             case .success(let count):
+                heardFromServer = true
                 if let tls {
                     switch tls.open(Array(buffer[0..<count])) {
                     case .success(let plaintext):
@@ -236,7 +239,10 @@ final class Connection: Sendable {
     }
 
     /// Fails calls past their deadline; returns the poll() timeout, or nil when the connection is over.
-    private func expireAndComputeTimeout() -> Int32? {
+    /// - Parameter heardFromServer: whether any byte came from the server; if none did, the error
+    ///   says so (a port that is not a Larder server's, e.g. an HTTP server waiting for a request,
+    ///   looks the same as a stuck server: audit 27 L2).
+    private func expireAndComputeTimeout(heardFromServer: Bool) -> Int32? {
         let now = ContinuousClock.now
         let (expired, timeout) = state.withLock { calls -> ([PendingCalls.Call], Int32?) in
             if calls.failure != nil { return ([], nil) }
@@ -245,10 +251,12 @@ final class Connection: Sendable {
             calls.readerWakeDeadline = nearest
             return (expired, nearest.map { Socket.milliseconds(now.duration(to: $0)) } ?? -1)
         }
+        let silence = heardFromServer ? ""
+            : " (nothing has come from it on this connection: a stuck server, or not a Larder server on that port?)"
         for call in expired {
             let after = call.timeout.map { " after \(formatSeconds($0))" } ?? ""
             call.continuation.resume(returning: .failure(RPCError(
-                .deadlineExceeded, "call to \(call.method) timed out\(after) waiting for \(address)")))
+                .deadlineExceeded, "call to \(call.method) timed out\(after) waiting for \(address)\(silence)")))
         }
         return timeout
     }
