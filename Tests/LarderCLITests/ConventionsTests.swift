@@ -57,13 +57,44 @@ struct ConventionsTests {
         ("/larder.v1.CategoryGroupService/CreateCategoryGroup", 25, "/lar…/CreateCategoryGroup"),
         ("/larder.v1.CategoryGroupService/DeleteCategoryGroup", 25, "/lar…/DeleteCategoryGroup"),
         ("/larder.v1.MealRecordService/GetMealRecord", 30, "/larder.v1.Meal…/GetMealRecord"),
-        ("/larder.v1.MealRecordService/SummarizeMealRecords", 16, "/larder.…Records"),
+        // Narrower than the method: its start, which tells Create, Get and Update apart (audit 27 L5).
+        ("/larder.v1.MealRecordService/SummarizeMealRecords", 16, "…/SummarizeMeal…"),
+        ("/larder.v1.MealRecordService/CreateMealRecord", 16, "…/CreateMealRec…"),
+        ("/larder.v1.MealRecordService/GetMealRecord", 16, "…/GetMealRecord"),
         ("no slash here at all", 9, "no s… all"),
     ])
     func middleTruncationOfPaths(text: String, width: Int, expected: String) {
         let cut = TableRenderer.truncate(text, to: width, .middle)
         #expect(cut == expected)
         #expect(DisplayWidth.of(cut) <= width)
+    }
+
+    @Test("larder methods keeps its rows apart at 80 columns, and a service's methods at 40 (audit 27 L5)",
+          arguments: [80, 40])
+    func methodTableRowsStayApart(width: Int) {
+        func method(_ service: String, _ name: String, _ input: String, _ output: String) -> MethodInfo {
+            MethodInfo(name: name, fullName: "/\(service)/\(name)", inputType: input, outputType: output)
+        }
+        let services = ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"].map { name in
+            let package = name.dropLast(".ServerReflection".count)
+            return ServiceInfo(name: name, methods: [method(name, "ServerReflectionInfo", "\(package).ServerReflectionRequest",
+                                                            "\(package).ServerReflectionResponse")])
+        } + [ServiceInfo(name: "larder.v1.MealRecordService", methods: ["Create", "Get", "Update"].map { verb in
+            method("larder.v1.MealRecordService", "\(verb)MealRecord", "larder.v1.\(verb)MealRecordRequest", "larder.v1.MealRecord")
+        })]
+        let lines = ProtoSource.methodTable(services, width: width).split(separator: "\n").map(String.init)
+        let methods = lines.filter { $0.hasPrefix("/") || $0.hasPrefix("…") }.map { line in
+            String(line.prefix { $0 != " " })
+        }
+        #expect(methods.count == 5)
+        if width == 80 {
+            #expect(Set(methods).count == 5, "\(lines)")
+            #expect(lines.allSatisfy { DisplayWidth.of($0) <= 80 }, "\(lines)")
+        } else {
+            // Too narrow for the services (the columns' 16 are more than 40 already): the methods
+            // of one service still differ.
+            #expect(Set(methods.suffix(3)).count == 3, "\(lines)")
+        }
     }
 
     @Test("meals list at COLUMNS=80 fits; the next-page hint goes to stderr; -o ids prints only ids")

@@ -70,7 +70,7 @@ struct OperabilityCommandTests {
               rpc Check ( .grpc.health.v1.HealthCheckRequest ) returns ( .grpc.health.v1.HealthCheckResponse );
               rpc Watch ( .grpc.health.v1.HealthCheckRequest ) returns ( stream .grpc.health.v1.HealthCheckResponse );
             }
-            stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED
+            stream: streaming, over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED
 
             """)
         let info = MethodInfo(name: "ServerReflectionInfo", fullName: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
@@ -82,7 +82,7 @@ struct OperabilityCommandTests {
                 + "returns ( stream .grpc.reflection.v1.ServerReflectionResponse );\n"))
         let table = ProtoSource.methodTable([health])
         #expect(table.contains("/grpc.health.v1.Health/Watch  grpc.health.v1.HealthCheckRequest  stream grpc.health.v1.HealthCheckResponse"))
-        #expect(table.hasSuffix("stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"))
+        #expect(table.hasSuffix("stream: streaming, over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"))
         let unary = ProtoSource.methodTable([ServiceInfo(name: "grpc.health.v1.Health", methods: [check])])
         #expect(!unary.contains("stream"))
     }

@@ -5,7 +5,8 @@ enum HealthCommand {
     static let spec = CommandSpec(
         resource: nil, name: "health",
         summary: "Check that the server is serving (exit status 1 when it answers NOT_SERVING; "
-            + "24 UNAVAILABLE when it cannot be reached, as when it drains: it accepts no new connections)",
+            + "24 UNAVAILABLE when it cannot be reached, as when it drains: it accepts no new connections; "
+            + "14 DEADLINE_EXCEEDED when it does not answer within --timeout: a stuck server, so treat it as down too)",
         options: [OptionSpec("service", value: "NAME", "Check one service, e.g. larder.v1.LocationService")],
         examples: ["larder health", "larder health --service larder.v1.MealRecordService --json"],
         printsIDs: false

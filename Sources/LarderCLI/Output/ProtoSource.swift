@@ -16,13 +16,16 @@ public enum ProtoSource {
                         (sides?.server == true ? "stream " : "") + method.outputType]
             }
         }
-        let columns = ["METHOD", "REQUEST", "RESPONSE"].map { TableRenderer.Column($0, shrinksTo: 16, truncation: .middle) }
+        // The method tells the rows apart: the types give way first.
+        let columns = ["METHOD", "REQUEST", "RESPONSE"].map { title in
+            TableRenderer.Column(title, shrinksTo: 16, truncation: .middle, shrinkRank: title == "METHOD" ? 1 : 0)
+        }
         let table = TableRenderer(columns: columns, rows: rows, maxWidth: width).render()
         return streams ? table + streamingNote : table
     }
 
     /// Under a method table or a service that has streaming methods.
-    static let streamingNote = "stream: a streaming method, served over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"
+    static let streamingNote = "stream: streaming, over gRPC (HTTP/2) only; larder call gets UNIMPLEMENTED\n"
 
     public static func service(_ service: ServiceInfo) -> String {
         var text = "\(name(service.name)) is a service:\nservice \(shortName(service.name)) {\n"

@@ -24,13 +24,16 @@ public struct TableRenderer: Sendable {
         /// The narrowest this column may be cut to; nil = never cut.
         public var minWidth: Int?
         public var truncation: Truncation
+        /// Columns of a lower rank are cut (down to their `minWidth`) before any of a higher one.
+        public var shrinkRank: Int
 
         public init(_ title: String, _ alignment: Alignment = .left, shrinksTo minWidth: Int? = nil,
-                    truncation: Truncation = .end) {
+                    truncation: Truncation = .end, shrinkRank: Int = 0) {
             self.title = title
             self.alignment = alignment
             self.minWidth = minWidth
             self.truncation = truncation
+            self.shrinkRank = shrinkRank
         }
     }
 
@@ -77,15 +80,19 @@ public struct TableRenderer: Sendable {
         return output
     }
 
-    /// Narrows the shrinkable columns, the widest first, until the line fits `maxWidth` or none can shrink.
+    /// Narrows the shrinkable columns of the lowest `shrinkRank` first, the widest of them first,
+    /// until the line fits `maxWidth` or none can shrink.
     func fitted(_ natural: [Int], into maxWidth: Int) -> [Int] {
         var widths = natural
         let available = maxWidth - Self.separator.count * max(0, columns.count - 1)
         var excess = widths.reduce(0, +) - available
         while excess > 0 {
+            let shrinkable = columns.indices.filter { index in
+                columns[index].minWidth.map { widths[index] > max(1, $0) } ?? false
+            }
+            guard let rank = shrinkable.map({ columns[$0].shrinkRank }).min() else { break }
             var widest: Int?
-            for index in columns.indices {
-                guard let minimum = columns[index].minWidth, widths[index] > max(1, minimum) else { continue }
+            for index in shrinkable where columns[index].shrinkRank == rank {
                 if widest.map({ widths[index] > widths[$0] }) ?? true { widest = index }
             }
             guard let widest else { break }
@@ -109,6 +116,10 @@ public struct TableRenderer: Sendable {
                 let lastWidth = DisplayWidth.of(last)
                 if lastWidth + 3 <= budget, lastWidth > (budget - 1) / 2 {
                     return prefix(of: text, width: budget - lastWidth) + "…" + last
+                }
+                // Too narrow for any of the start: the method's start tells the rows apart.
+                if lastWidth + 3 > budget, budget >= 4 {
+                    return lastWidth <= budget ? "…" + last : "…" + prefix(of: last, width: budget - 1) + "…"
                 }
             }
             let head = prefix(of: text, width: (budget + 1) / 2)
