@@ -7,13 +7,21 @@ import LarderWire
 
 /// A failed SQLite call: the extended result code, SQLite's message, and the SQL when known.
 public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The extended result code, e.g. 2067 (SQLITE_CONSTRAINT_UNIQUE).
+    /// The extended result code, e.g. 2067 (SQLITE_CONSTRAINT_UNIQUE); SQLITE_FULL for a write
+    /// that failed for want of room (see `init(in:code:message:sql:)`).
     public var code: Int32
+    /// The extended result code as SQLite returned it, before that mapping to SQLITE_FULL.
+    public var returnedCode: Int32
     public var message: String
     public var sql: String?
 
     public init(code: Int32, message: String, sql: String? = nil) {
+        self.init(code: code, returnedCode: code, message: message, sql: sql)
+    }
+
+    init(code: Int32, returnedCode: Int32, message: String, sql: String? = nil) {
         self.code = code
+        self.returnedCode = returnedCode
         self.message = message
         self.sql = sql
     }
@@ -28,6 +36,18 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A failure to sync the WAL to disk (fsync of the file, or of its directory).
     public static let ioErrorFsync: Int32 = SQLITE_IOERR | (4 << 8)
     public static let ioErrorDirectoryFsync: Int32 = SQLITE_IOERR | (5 << 8)
+    /// A failure to grow or map the WAL index (the `-shm` file): at a commit, SQLite meets it
+    /// after writing (and syncing) the transaction's frames to the WAL.
+    public static let ioErrorSharedMemorySize: Int32 = SQLITE_IOERR | (19 << 8)
+    public static let ioErrorSharedMemoryMap: Int32 = SQLITE_IOERR | (21 << 8)
+
+    /// Failures of a COMMIT that may come after its frames, commit frame included, reached
+    /// the WAL: the live connection rolls back, but the recovery at the next start finds the
+    /// frames and applies the transaction (audit 30 F1: a write answered "disk full, not
+    /// applied" was there after a restart). A failed frame write leaves no valid commit frame.
+    public static let commitOutcomeUnknown: Set<Int32> = [
+        ioErrorFsync, ioErrorDirectoryFsync, ioErrorSharedMemorySize, ioErrorSharedMemoryMap, SQLITE_NOMEM,
+    ]
 
     /// The error `database` reports after `code` (SQLite's message unless `message` is given).
     /// A failed write (not a read, not a sync) met when the process's errno says no space, or
@@ -36,19 +56,19 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// hitting EFBIG, the limit of `ulimit -f` or systemd's LimitFSIZE=, is its "disk I/O
     /// error"), and the call is then RESOURCE_EXHAUSTED ("full") rather than UNAVAILABLE
     /// ("unreachable, try again").
-    init(in database: OpaquePointer, code: Int32, message: String? = nil, sql: String?) {
-        var code = code
+    init(in database: OpaquePointer, code returned: Int32, message: String? = nil, sql: String?) {
+        var code = returned
         var text = message ?? String(cString: sqlite3_errmsg(database))
         if Self.writeFailures.contains(code), let cause = Self.fullCause(database) {
             code = SQLITE_FULL
             text += " (\(cause))"
         }
-        self.init(code: code, message: text, sql: sql)
+        self.init(code: code, returnedCode: returned, message: text, sql: sql)
     }
 
     /// I/O errors of writing or growing a file (SQLITE_IOERR_WRITE, _TRUNCATE, _SHMSIZE): the
     /// ones a full disk or a file-size limit cause.
-    static let writeFailures: Set<Int32> = [SQLITE_IOERR | (3 << 8), SQLITE_IOERR | (6 << 8), SQLITE_IOERR | (19 << 8)]
+    static let writeFailures: Set<Int32> = [SQLITE_IOERR | (3 << 8), SQLITE_IOERR | (6 << 8), ioErrorSharedMemorySize]
 
     /// Why writing to `database`'s files may have failed for want of room, or nil.
     private static func fullCause(_ database: OpaquePointer) -> String? {

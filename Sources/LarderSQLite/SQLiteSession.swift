@@ -91,14 +91,22 @@ final class SQLiteSession: StoreConnection {
             let statement = try prepared(.commit)
             defer { statement.reset() }
             try statement.run()
-        } catch where error.code == SQLiteError.ioErrorFsync || error.code == SQLiteError.ioErrorDirectoryFsync {
-            // The WAL frames were written and may be found by the recovery after a crash.
-            throw RPCError(.unknown, "syncing the commit to disk failed, so this write may or may not have been applied: "
-                           + "read it back before repeating it: \(error.message)", cause: error)
         } catch {
-            throw error.rpcError
+            throw Self.commitFailure(error)
         }
         mealKeyChanges.committed()
+    }
+
+    /// What a failed COMMIT answers: UNKNOWN where its frames may be in the WAL, for the
+    /// recovery at the next start to find (`SQLiteError.commitOutcomeUnknown`), else what the
+    /// error means (a full disk met while writing the frames is RESOURCE_EXHAUSTED, not applied).
+    static func commitFailure(_ error: SQLiteError) -> RPCError {
+        guard SQLiteError.commitOutcomeUnknown.contains(error.returnedCode) else { return error.rpcError }
+        let step = error.returnedCode == SQLiteError.ioErrorFsync || error.returnedCode == SQLiteError.ioErrorDirectoryFsync
+            ? "syncing the commit to disk failed" : "the commit failed after writing to the write-ahead log"
+        return RPCError(.unknown, "\(step), so this write may or may not have been applied (the next start of the "
+                        + "server applies it if it reached the log): read it back before repeating it: \(error.message)",
+                        cause: error)
     }
 
     /// SQLite undoes a failed statement (its statement journal) and keeps the transaction.
