@@ -50,6 +50,16 @@ extension SQLiteStore {
         /// to open: SQLite maps its WAL index (`-shm`) into memory, and on a file system with
         /// no room left, growing it ends the process with SIGBUS rather than an error.
         public var minimumFreeBytes: UInt64 = 1 << 20
+        /// Free space under which `onLowFreeSpace` is told at open: under writes the WAL grows to
+        /// about 64 MB before the background checkpoint starts it over, and to 256 MB in a burst.
+        public var lowFreeSpaceBytes: UInt64 = 256 << 20
+        /// Told at open (read-write only) the free bytes on the database's file system when under
+        /// `lowFreeSpaceBytes`: writes may fail RESOURCE_EXHAUSTED long before the database is that big.
+        public var onLowFreeSpace: @Sendable (UInt64) -> Void = { _ in }
+        /// Told at open the database file's link count when it has other hard links: a server
+        /// started on another of its names would use another WAL, not see the writes waiting in
+        /// this one, and have its own undone when this one is started again (audit 30 F3).
+        public var onHardLinks: @Sendable (Int) -> Void = { _ in }
         /// Told once (why, on a store thread) when the database file or its WAL turns out to have
         /// been moved, replaced or deleted while the store runs: it takes no more writes from then on.
         public var onFileMoved: @Sendable (String) -> Void = { _ in }

@@ -45,7 +45,14 @@ public final class SQLiteStore: Store {
     public static func open(path given: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
         try checkDirectory(of: given)
         let path = resolvedPath(given)
-        if !options.readOnly { try checkFreeSpace(for: path, minimum: options.minimumFreeBytes) }
+        if !options.readOnly {
+            try checkFreeSpace(for: path, minimum: options.minimumFreeBytes)
+            if let free = FreeSpace.bytes(at: directory(of: path)), free < options.lowFreeSpaceBytes {
+                options.onLowFreeSpace(free)
+            }
+        }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_nlink > 1 { options.onHardLinks(Int(info.st_nlink)) }
         let walWasThere = fileSize(path + "-wal") > 0
         let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
         do throws(RPCError) {
@@ -220,7 +227,8 @@ public final class SQLiteStore: Store {
         guard free >= minimum else {
             throw RPCError(.resourceExhausted, "cannot open database \"\(path)\": the file system holding it has "
                            + "\(free) bytes free, and larder-server needs at least \(minimum) to start (for the WAL "
-                           + "and its index); free some space")
+                           + "and its index); free some space, but not by deleting \(path)-wal: it may hold "
+                           + "acknowledged writes the database file does not have yet")
         }
     }
 

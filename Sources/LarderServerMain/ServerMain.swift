@@ -160,6 +160,21 @@ public enum ServerMain {
             logger.info("database_wal_copied", ["db": database, "effect": "every write acknowledged before the WAL "
                 + "was deleted is in the database file; restart the server to take writes again"])
         }
+        options.onLowFreeSpace = { free in
+            logger.warn("disk_space_low", [
+                "db": database, "free_bytes": free,
+                "effect": "the -wal grows to 64-256 MB under writes, so writes may fail RESOURCE_EXHAUSTED while the "
+                    + "database is far smaller: keep at least 256 MB free beside it",
+            ])
+        }
+        options.onHardLinks = { links in
+            logger.warn("database_hard_linked", [
+                "db": database, "links": links,
+                "effect": "start servers on this name only: one started on another name of the file would use "
+                    + "another -wal, missing the writes in this one, and its own would be undone when a server "
+                    + "starts on this name again",
+            ])
+        }
         options.onCloseCheckpointIncomplete = { problem in
             logger.warn("checkpoint_incomplete", ["db": database, "error": problem])
         }

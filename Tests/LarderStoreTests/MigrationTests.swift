@@ -3,6 +3,7 @@ import Foundation
 import LarderAPI
 @testable import LarderSQLite
 import LarderStore
+import LarderSystem
 import LarderTestSupport
 import LarderWire
 import Testing
@@ -152,5 +153,42 @@ import Testing
         #expect(error?.message.contains("bytes free, and larder-server needs at least \(UInt64.max) to start") == true,
                 "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(error?.message.hasSuffix("free some space, but not by deleting \(path)-wal: it may hold acknowledged "
+                                         + "writes the database file does not have yet") == true,
+                "audit 30 F2: the WAL is the largest file there")
+    }
+
+    /// Under the WAL's working size free, the store opens and says so (audit 30 F2: on a 40 MB
+    /// file system the WAL filled it within seconds, with no word at start).
+    @Test func lowFreeSpaceIsToldAtOpen() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-room")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("larder.sqlite").path
+        let told = LockedValue<[UInt64]>([])
+        var options = SQLiteStore.Options()
+        options.lowFreeSpaceBytes = .max
+        options.onLowFreeSpace = { free in told.withLock { $0.append(free) } }
+        try SQLiteStore.open(path: path, options: options).close()
+        #expect(told.withLock { $0 }.count == 1)
+        #expect(told.withLock { $0 }.allSatisfy { $0 > 1 << 20 }, "the free bytes, above the 1 MiB needed to open")
+        options.lowFreeSpaceBytes = 0
+        try SQLiteStore.openAfterClose(path: path, options: options).close()
+        #expect(told.withLock { $0 }.count == 1, "not told with room to spare")
+    }
+
+    /// A database file with another hard link is told at open (audit 30 F3: a server started on
+    /// the link used another WAL, missed the writes in this one, and lost its own later).
+    @Test func aHardLinkedDatabaseFileIsToldAtOpen() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-links")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("larder.sqlite").path
+        let told = LockedValue<[Int]>([])
+        var options = SQLiteStore.Options()
+        options.onHardLinks = { links in told.withLock { $0.append(links) } }
+        try SQLiteStore.open(path: path, options: options).close()
+        #expect(told.withLock { $0 }.isEmpty, "a new file has one link")
+        #expect(link(path, directory.appendingPathComponent("other.sqlite").path) == 0)
+        try SQLiteStore.openAfterClose(path: path, options: options).close()
+        #expect(told.withLock { $0 } == [2])
     }
 }
