@@ -36,6 +36,17 @@ struct GRPCMessageDeframer {
     /// Bytes of a partial message received so far.
     var receivedBytes: Int { prefix.count + body.count }
 
+    /// The message `bytes` holds, when the deframer is between messages and `bytes` is exactly
+    /// one whole message with a valid prefix (nothing is consumed otherwise: `append` then takes
+    /// the bytes, and reports any error).
+    @inline(__always)
+    func wholeMessage(_ bytes: UnsafeRawBufferPointer) -> Message? {
+        guard !inBody, prefix.isEmpty, bytes.count >= 5, bytes[0] <= 1 else { return nil }
+        let length = Int(bytes[1]) << 24 | Int(bytes[2]) << 16 | Int(bytes[3]) << 8 | Int(bytes[4])
+        guard length == bytes.count - 5, length <= maxMessageSize else { return nil }
+        return Message(compressed: bytes[0] == 1, bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[5...])))
+    }
+
     /// Consumes `bytes`, appending each message it completes to `messages`.
     mutating func append(_ bytes: UnsafeRawBufferPointer, into messages: inout [Message]) throws(Failure) {
         var offset = 0

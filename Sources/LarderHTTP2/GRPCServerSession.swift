@@ -413,7 +413,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
 
     private func finishHeaders(_ stream: GRPCServerStream, endStream: Bool) {
         defer {
-            headerParser.begin(streamID: 0)
+            headerParser.end()
             headerStream = nil
         }
         if endStream { stream.clientHalfClosed = true }
@@ -476,6 +476,11 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     }
 
     private func receiveMessages(_ stream: GRPCServerStream, _ bytes: UnsafeRawBufferPointer) {
+        if let whole = stream.deframer.wholeMessage(bytes) {
+            // The usual unary request: one DATA chunk holding exactly one message.
+            receiveMessage(whole, on: stream)
+            return
+        }
         var messages: [GRPCMessageDeframer.Message] = []
         swap(&messages, &messageScratch)
         let bufferedBefore = stream.deframer.bufferedBytes
@@ -497,24 +502,32 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
             }
             return
         }
-        for var message in messages {
-            if message.compressed {
-                guard let bytes = decompress(message.bytes, on: stream) else { return }
-                message.bytes = bytes
-            }
-            if stream.phase == .collecting {
-                if let held = stream.heldMessage.take() {
-                    bufferedInputBytes -= held.count
-                    answer(stream, RPCError(.internal,
-                        "\(stream.head?.path ?? "this method") takes one request message: send exactly one"))
-                    return
-                }
-                stream.heldMessage = message.bytes
-                bufferedInputBytes += message.bytes.count
-            } else {
-                events.append(.message(streamID: stream.id, message.bytes))
-            }
+        for message in messages {
+            guard receiveMessage(message, on: stream) else { return }
         }
+    }
+
+    /// One complete request message of `stream`; false once the stream was answered.
+    @discardableResult
+    private func receiveMessage(_ message: GRPCMessageDeframer.Message, on stream: GRPCServerStream) -> Bool {
+        var message = message
+        if message.compressed {
+            guard let bytes = decompress(message.bytes, on: stream) else { return false }
+            message.bytes = bytes
+        }
+        if stream.phase == .collecting {
+            if let held = stream.heldMessage.take() {
+                bufferedInputBytes -= held.count
+                answer(stream, RPCError(.internal,
+                    "\(stream.head?.path ?? "this method") takes one request message: send exactly one"))
+                return false
+            }
+            stream.heldMessage = message.bytes
+            bufferedInputBytes += message.bytes.count
+        } else {
+            events.append(.message(streamID: stream.id, message.bytes))
+        }
+        return true
     }
 
     /// A compressed message's bytes, inflated under the request's `grpc-encoding`; or nil once
@@ -656,7 +669,11 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// `value` without the spaces and tabs around it: they are not part of a field value (RFC 9110
     /// §5.5), and clients send them (`authorization: Bearer t `, which gRPC servers accept);
     /// nghttp2 lets them through instead of resetting the stream (`NGHTTP2Session`'s options).
+    @inline(__always)
     static func trimmingWhitespace(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        // The usual case, nothing to trim, in two compares.
+        if let first = value.first, first != 0x20 && first != 0x09, value[value.count - 1] != 0x20,
+           value[value.count - 1] != 0x09 { return value }
         var start = 0
         var end = value.count
         while start < end && (value[start] == 0x20 || value[start] == 0x09) { start += 1 }

@@ -47,6 +47,12 @@ struct GRPCRequestHeadParser {
         self.streamID = streamID
     }
 
+    /// Ends the block without resetting the rest (`begin` does that before the next one): after
+    /// `finish` the parser holds almost nothing, and fields of another stream are not taken.
+    mutating func end() {
+        streamID = 0
+    }
+
     /// Drops what the block said so far and ignores the rest (it is over its size limit).
     mutating func discard() {
         begin(streamID: streamID)
@@ -73,7 +79,8 @@ struct GRPCRequestHeadParser {
                 else { String(decoding: value, as: UTF8.self) }
             return
         }
-        guard rejection == nil else { return }
+        // Not `rejection == nil`: that resolves to Equatable's == on the optional and copies it.
+        if case .some = rejection { return }
         if name.equals("te") {
             te = value.equals("trailers") ? Self.trailers : strings.string(value)
         } else if name.equals("grpc-encoding") {
