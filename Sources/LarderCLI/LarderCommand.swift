@@ -4,13 +4,14 @@ import LarderWire
 /// The `larder` command line, as a library: parse, run, print, exit status.
 public enum LarderCommand {
     /// Runs `larder` with the raw bytes of `argv` after the program name and of its environment's
-    /// `NAME=value` entries, writing to the process's stdout and stderr. An argument or a `LARDER_*`
-    /// variable that is not valid UTF-8 is a usage error (exit 2), never altered.
+    /// `NAME=value` entries, writing to the process's stdout and stderr. An argument, or a variable
+    /// larder reads (`ArgumentParser.environmentVariables`), that is not valid UTF-8 is a usage
+    /// error (exit 2), never altered.
     /// - Returns: the exit status (see `ExitCode`).
     public static func main(rawArguments: [[UInt8]], rawEnvironment: [[UInt8]]) async -> Int32 {
         let refusal = "larder sends text unchanged and will not guess its encoding"
         let environment: [String: String]
-        switch UTF8Check.decodeEnvironment(rawEnvironment) {
+        switch UTF8Check.decodeEnvironment(rawEnvironment, checking: ArgumentParser.environmentVariables) {
         case .success(let decoded):
             environment = decoded
         case .failure(let bad):

@@ -58,7 +58,9 @@ final class SQLiteCheckpointer: @unchecked Sendable {
     }
 
     /// Makes `writer` report its commits to this checkpointer. The checkpointer
-    /// must outlive the writer connection.
+    /// must outlive the writer connection. The hook must return SQLITE_OK: SQLite runs it
+    /// after the commit is durable and turns anything else into an error of the COMMIT,
+    /// which would answer a committed write as failed.
     func install(on writer: SQLiteConnection) throws(SQLiteError) {
         let db = try writer.database()
         sqlite3_wal_hook(db, { context, db, _, walPages in

@@ -44,7 +44,9 @@ public struct SQLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Failures of a COMMIT that may come after its frames, commit frame included, reached
     /// the WAL: the live connection rolls back, but the recovery at the next start finds the
     /// frames and applies the transaction (audit 30 F1: a write answered "disk full, not
-    /// applied" was there after a restart). A failed frame write leaves no valid commit frame.
+    /// applied" was there after a restart). A failed frame write leaves no valid commit frame:
+    /// the commit frame is the last one written, as long as SQLite does not pad the WAL to a
+    /// sector boundary after it (it pads only without POWERSAFE_OVERWRITE, which Unix has by default).
     public static let commitOutcomeUnknown: Set<Int32> = [
         ioErrorFsync, ioErrorDirectoryFsync, ioErrorSharedMemorySize, ioErrorSharedMemoryMap, SQLITE_NOMEM,
     ]

@@ -100,13 +100,17 @@ final class SQLiteSession: StoreConnection {
     /// What a failed COMMIT answers: UNKNOWN where its frames may be in the WAL, for the
     /// recovery at the next start to find (`SQLiteError.commitOutcomeUnknown`), else what the
     /// error means (a full disk met while writing the frames is RESOURCE_EXHAUSTED, not applied).
+    ///
+    /// Such a write is not seen while the server runs (the connection rolled back), and the next
+    /// commit writes over its frames: it comes back only if the server stops before another write
+    /// commits. Conservative: a sync failing at a WAL restart, before any frame, is UNKNOWN too.
     static func commitFailure(_ error: SQLiteError) -> RPCError {
         guard SQLiteError.commitOutcomeUnknown.contains(error.returnedCode) else { return error.rpcError }
         let step = error.returnedCode == SQLiteError.ioErrorFsync || error.returnedCode == SQLiteError.ioErrorDirectoryFsync
-            ? "syncing the commit to disk failed" : "the commit failed after writing to the write-ahead log"
-        return RPCError(.unknown, "\(step), so this write may or may not have been applied (the next start of the "
-                        + "server applies it if it reached the log): read it back before repeating it: \(error.message)",
-                        cause: error)
+            ? "syncing the commit to disk failed" : "the commit failed where it may already be in the write-ahead log"
+        return RPCError(.unknown, "\(step), so this write may or may not have been applied: it is not seen now, but if "
+                        + "the server stops before another write commits, its next start applies it; read it back "
+                        + "before repeating it: \(error.message)", cause: error)
     }
 
     /// SQLite undoes a failed statement (its statement journal) and keeps the transaction.

@@ -55,13 +55,15 @@ struct ReportFormatTests {
     /// A run in which no call was answered (a stuck server) reports no latency, not measured
     /// zeros (audit 27 L8).
     @Test func aRunWithNoAnsweredCallShowsNoLatency() throws {
-        let options = try BenchArgumentsTests.options(["--workload", "ping"])
+        let options = try BenchArgumentsTests.options(["--workload", "mix", "--mix", "get=1,create=1"])
         let result = BenchResult(
-            options: options, seconds: 2, latency: LatencyHistogram(), uncorrectedLatency: nil, byWorkload: [:],
+            options: options, seconds: 2, latency: LatencyHistogram(), uncorrectedLatency: nil,
+            byWorkload: [.get: WorkloadStats(), .create: WorkloadStats()],
             callsByCode: [:], firstMessages: [:], lostCalls: 0, connectionFailures: [], benchCPUSeconds: 0.01,
             serverCPUSeconds: nil, cpuWindowSeconds: 2, seeded: [])
         let text = BenchReport.text(result)
         #expect(text.contains("  latency      - (no call was answered)\n"), "\(text)")
+        #expect(text.contains("  get          0 calls, 0 errors, latency - (no call was answered)\n"), "\(text)")
         #expect(!text.contains("0.0µs"))
         let html = HTMLReport.render(result)
         #expect(html.contains("- (no call was answered)") && !html.contains("0.0µs"))

@@ -368,7 +368,8 @@ struct ForeignPeerTests {
 
 @Suite("LarderClient timeouts on a silent peer")
 struct SilentPeerTests {
-    static let silenceHint = " (nothing has come from it on this connection: a stuck server, or not a Larder server on that port?)"
+    static let silenceHint = " (nothing has come from it on this connection: a slow or stuck server, or not a Larder server "
+        + "on that port?)"
 
     /// A peer that never sends a byte (an HTTP server waiting for a request it will never get)
     /// times out like a stuck server; the error says nothing came back at all (audit 27 L2).

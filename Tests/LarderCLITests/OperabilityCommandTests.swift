@@ -102,6 +102,6 @@ struct OperabilityCommandTests {
         #expect(text.contains("Held         2 MiB for peers, 3 calls waiting for replies to be read (4,000 since start)\n"))
         let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("/a.B/C") })
         #expect(row.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-                == ["/a.B/C", "1,000,000", "2", "5ms", "≤1ms", "≤100ms", "OK", "999,998,", "NOT_FOUND", "2"])
+                == ["/a.B/C", "1,000,000", "2", "5ms", "≤1ms", "≤100ms", "OK", "999,998;", "NOT_FOUND", "2"])
     }
 }

@@ -22,13 +22,13 @@ struct CLIConventionsEndToEndTests {
         let argument = try await Self.bash(#""$0" locations add --name $'ab\xff' --color '#AABBCC'"#, server: server)
         #expect(argument.status == 2, "\(argument.stderr)")
         #expect(argument.stderr.contains("argument 4 is not valid UTF-8 (byte 2 is 0xFF)"))
-        // larder's own environment variables too (audit 27 L11: LARDER_SERVER's 0xFF became U+FFFD, then a
-        // lookup of that host); others are not larder's to judge.
+        // The environment variables larder reads too (audit 27 L11: LARDER_SERVER's 0xFF became U+FFFD, then
+        // a lookup of that host); others, the server's LARDER_DB included, are not larder's to judge (review 30 M2).
         let variable = try await Self.bash(#"LARDER_SERVER=$'\xff:1' "$0" locations list"#, server: server)
         #expect(variable.status == 2, "\(variable.stderr)")
         #expect(variable.stderr.hasPrefix("larder: environment variable LARDER_SERVER is not valid UTF-8 (byte 0 is 0xFF)"),
                 "\(variable.stderr)")
-        let other = try await Self.bash(#"OTHER=$'\xff' "$0" locations list"#, server: server)
+        let other = try await Self.bash(#"OTHER=$'\xff' LARDER_DB=$'/srv/caf\xe9.sqlite' "$0" locations list"#, server: server)
         #expect(other.status == 0, "\(other.stderr)")
 
         let file = server.directory.appendingPathComponent("request.json")

@@ -21,9 +21,10 @@ import Testing
         #expect(full.rpcError.code == .resourceExhausted, "elsewhere a full disk stays RESOURCE_EXHAUSTED")
         let error = SQLiteSession.commitFailure(full)
         #expect(error.code == .unknown)
-        #expect(error.message.hasPrefix("the commit failed after writing to the write-ahead log, so this write may or "
-                                        + "may not have been applied (the next start of the server applies it if it "
-                                        + "reached the log): read it back before repeating it: disk I/O error (no space"),
+        #expect(error.message.hasPrefix("the commit failed where it may already be in the write-ahead log, so this "
+                                        + "write may or may not have been applied: it is not seen now, but if the server "
+                                        + "stops before another write commits, its next start applies it; read it back "
+                                        + "before repeating it: disk I/O error (no space"),
                 "\(error.message)")
         #expect(SQLiteSession.commitFailure(SQLiteError(code: Self.sharedMemoryMap, message: "x")).code == .unknown)
         #expect(SQLiteSession.commitFailure(SQLiteError(code: SQLITE_NOMEM, message: "x")).code == .unknown)

@@ -33,9 +33,11 @@ public enum BenchReport {
             lines.append("               latency above is from each call's intended start (coordinated omission corrected)")
         }
         for (workload, stats) in sortedWorkloads(result) {
+            let latency = stats.latency.totalCount == 0 ? "latency \(noLatency)"
+                : "p50 \(Format.latency(Double(stats.latency.value(atPercentile: 50)))), "
+                + "p99 \(Format.latency(Double(stats.latency.value(atPercentile: 99)))), max \(Format.latency(Double(stats.latency.max)))"
             lines.append("  " + Format.padRight(workload.rawValue, 13) + "\(Format.grouped(stats.calls)) calls, "
-                + "\(Format.grouped(stats.errors)) errors, p50 \(Format.latency(Double(stats.latency.value(atPercentile: 50)))), "
-                + "p99 \(Format.latency(Double(stats.latency.value(atPercentile: 99)))), max \(Format.latency(Double(stats.latency.max)))")
+                + "\(Format.grouped(stats.errors)) errors, " + latency)
         }
         var cpu = "  bench CPU    "
         if let perCall = result.benchCPUMicrosecondsPerCall {

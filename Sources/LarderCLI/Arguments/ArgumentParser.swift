@@ -31,6 +31,13 @@ public struct ArgumentParser: Sendable {
         self.catalog = catalog
     }
 
+    /// The environment variables larder reads (the bench a subset of them); the server's own,
+    /// such as `LARDER_DB`, are not larder's to check.
+    public static let environmentVariables: Set<String> = [
+        "LARDER_SERVER", "LARDER_TOKEN", "LARDER_TOKEN_FILE", "LARDER_TLS", "LARDER_CA", "LARDER_SERVER_NAME",
+        "LARDER_INSECURE_SKIP_VERIFY", "LARDER_CERT", "LARDER_KEY", "LARDER_TIMEOUT",
+    ]
+
     /// Parses `arguments` (without the program name).
     /// - Throws: `CLIError.usage` naming the offending word.
     public func parse(_ arguments: [String], environment: [String: String] = [:]) throws(CLIError) -> ParseOutcome {

@@ -46,15 +46,16 @@ public enum UTF8Check {
     }
 
     /// The environment from raw `NAME=value` entries (other variables' invalid bytes become
-    /// U+FFFD, as Foundation decodes them), or the first `LARDER_*` variable whose value is not
-    /// valid UTF-8: larder's own settings are checked as its arguments are.
-    public static func decodeEnvironment(_ entries: [[UInt8]]) -> Result<[String: String], InvalidVariable> {
+    /// U+FFFD, as Foundation decodes them), or the first of `checked` whose value is not valid
+    /// UTF-8: the settings larder reads are checked as its arguments are.
+    public static func decodeEnvironment(_ entries: [[UInt8]],
+                                         checking checked: Set<String>) -> Result<[String: String], InvalidVariable> {
         var environment: [String: String] = [:]
         for entry in entries {
             guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = String(decoding: entry[..<equals], as: UTF8.self)
             let value = entry[(equals + 1)...]
-            if name.hasPrefix("LARDER_"), let offset = firstInvalidOffset(value) {
+            if checked.contains(name), let offset = firstInvalidOffset(value) {
                 return .failure(InvalidVariable(name: name, offset: offset, byte: value[value.startIndex + offset]))
             }
             if environment[name] == nil { environment[name] = String(decoding: value, as: UTF8.self) }
@@ -62,7 +63,7 @@ public enum UTF8Check {
         return .success(environment)
     }
 
-    /// A `LARDER_*` environment variable whose value is not valid UTF-8.
+    /// An environment variable larder reads whose value is not valid UTF-8.
     public struct InvalidVariable: Error, Equatable, Sendable {
         public let name: String
         /// The offset of the first invalid byte in the value.

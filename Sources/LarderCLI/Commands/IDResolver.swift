@@ -42,14 +42,14 @@ enum IDResolver {
         if utf8.count == 32 && utf8.allSatisfy(isHex) {
             var id = ""
             for (index, byte) in utf8.enumerated() {
-                if [8, 12, 16, 20].contains(index) { id += "-" }
+                if index == 8 || index == 12 || index == 16 || index == 20 { id += "-" }
                 id.unicodeScalars.append(Unicode.Scalar(byte))
             }
             return id.lowercased()
         }
         guard utf8.count == 36 else { return nil }
         for (index, byte) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
             } else if !isHex(byte) {
                 return nil

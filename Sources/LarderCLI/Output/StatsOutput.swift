@@ -25,7 +25,7 @@ public enum StatsOutput {
             let errors = total - (method.callsByCode["OK"] ?? 0)
             let codes = method.callsByCode
                 .sorted { (StatusCode(name: $0.key)?.rawValue ?? .max) < (StatusCode(name: $1.key)?.rawValue ?? .max) }
-                .map { "\($0.key) \(count($0.value))" }.joined(separator: ", ")
+                .map { "\($0.key) \(count($0.value))" }.joined(separator: "; ")
             let average = total > 0 ? duration(method.latencySumSeconds / Double(total)) : "-"
             return [method.method, count(total), count(errors), average,
                     quantile(0.5, method, metrics.latencyBoundsSeconds),

@@ -252,7 +252,7 @@ final class Connection: Sendable {
             return (expired, nearest.map { Socket.milliseconds(now.duration(to: $0)) } ?? -1)
         }
         let silence = heardFromServer ? ""
-            : " (nothing has come from it on this connection: a stuck server, or not a Larder server on that port?)"
+            : " (nothing has come from it on this connection: a slow or stuck server, or not a Larder server on that port?)"
         for call in expired {
             let after = call.timeout.map { " after \(formatSeconds($0))" } ?? ""
             call.continuation.resume(returning: .failure(RPCError(

@@ -47,8 +47,10 @@ struct GRPCRequestHeadParser {
         self.streamID = streamID
     }
 
-    /// Ends the block without resetting the rest (`begin` does that before the next one): after
-    /// `finish` the parser holds almost nothing, and fields of another stream are not taken.
+    /// Ends the block without resetting the rest (`begin` does that before the next one, and
+    /// every block, trailers and discarded ones included, starts with it): no field of another
+    /// stream is taken. A block `finish` rejected keeps its fields (at most the 8 KiB header
+    /// list) until the connection's next HEADERS.
     mutating func end() {
         streamID = 0
     }
