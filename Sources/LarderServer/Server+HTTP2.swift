@@ -231,13 +231,11 @@ extension Server {
         let encrypted = connection.isEncrypted
         let loopbackPeer = connection.peer.isLoopback
         return { [unowned core] head, handler in
-            // A public method is never refused (`authenticationError`'s first test): no metadata lookup.
-            if handler.isPublic { return false }
             // The value the core will check (`CallMetadata`: the last of repeated headers), so
-            // that both agree on whether the call is refused.
-            return core.authenticationError(isPublic: false,
-                                            authorization: CallMetadata(http2: head.metadata)["authorization"],
-                                            encrypted: encrypted, loopbackPeer: loopbackPeer) != nil
+            // that both agree on whether the call is refused; built only when a token is required.
+            core.authenticationError(isPublic: handler.isPublic,
+                                     authorization: CallMetadata(http2: head.metadata)["authorization"],
+                                     encrypted: encrypted, loopbackPeer: loopbackPeer) != nil
         }
     }
 }

@@ -110,16 +110,17 @@ final class CallCore: @unchecked Sendable {
 
     /// Why a call is refused before its handler sees it: over cleartext where TLS would have
     /// checked something (`ServerConfiguration.cleartextLimit`), or without the token; nil when
-    /// it may run. Public methods (health) need neither. `loopbackPeer` is asked only when the
-    /// limit applies to remote peers alone (so not on every call).
-    func authenticationError(isPublic: Bool, authorization: String?, encrypted: Bool,
+    /// it may run. Public methods (health) need neither. `authorization` is asked only when a
+    /// token is required, `loopbackPeer` only when the limit applies to remote peers alone (so
+    /// neither on every call).
+    func authenticationError(isPublic: Bool, authorization: @autoclosure () -> String?, encrypted: Bool,
                              loopbackPeer: @autoclosure () -> Bool) -> RPCError? {
         if isPublic { return nil }
         if let cleartextLimit, !encrypted, !(cleartextLimit.remoteOnly && loopbackPeer()) {
             return RPCError(.unauthenticated, "this server takes calls other than health checks over TLS only "
                             + "(\(cleartextLimit.reason)): connect with TLS (larder --tls)")
         }
-        if let token, !token.accepts(authorization) {
+        if let token, case let authorization = authorization(), !token.accepts(authorization) {
             return RPCError(.unauthenticated, authorization == nil
                 ? "this server requires a bearer token: send metadata authorization: Bearer <token>"
                 : "invalid bearer token")
