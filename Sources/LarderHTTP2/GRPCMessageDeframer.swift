@@ -42,7 +42,7 @@ struct GRPCMessageDeframer {
     @inline(__always)
     func wholeMessage(_ bytes: UnsafeRawBufferPointer) -> Message? {
         guard !inBody, prefix.isEmpty, bytes.count >= 5, bytes[0] <= 1 else { return nil }
-        let length = Int(bytes[1]) << 24 | Int(bytes[2]) << 16 | Int(bytes[3]) << 8 | Int(bytes[4])
+        let length = Int(Self.length(bytes, prefixAt: 0))
         guard length == bytes.count - 5, length <= maxMessageSize else { return nil }
         return Message(compressed: bytes[0] == 1, bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[5...])))
     }
@@ -53,7 +53,7 @@ struct GRPCMessageDeframer {
         while offset < bytes.count {
             if !inBody && prefix.isEmpty && bytes.count - offset >= 5 {
                 // The usual case: a whole prefix in this chunk, read in place.
-                let length = (1...4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[offset + $1]) }
+                let length = Self.length(bytes, prefixAt: offset)
                 guard Int(length) <= maxMessageSize else { throw .tooLarge(length: length, limit: maxMessageSize) }
                 guard bytes[offset] <= 1 else { throw .badFlag(bytes[offset]) }
                 let compressed = bytes[offset] == 1
@@ -70,7 +70,7 @@ struct GRPCMessageDeframer {
                 prefix += bytes[offset..<(offset + take)]
                 offset += take
                 guard prefix.count == 5 else { return }
-                let length = prefix[1...4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let length = prefix.withUnsafeBytes { Self.length($0, prefixAt: 0) }
                 guard Int(length) <= maxMessageSize else { throw .tooLarge(length: length, limit: maxMessageSize) }
                 guard prefix[0] <= 1 else { throw .badFlag(prefix[0]) }
                 expected = Int(length)
@@ -89,6 +89,13 @@ struct GRPCMessageDeframer {
                 inBody = false
             }
         }
+    }
+
+    /// The message length in the 5-byte prefix at `offset` of `bytes` (big-endian, after the flag).
+    @inline(__always)
+    private static func length(_ bytes: UnsafeRawBufferPointer, prefixAt offset: Int) -> UInt32 {
+        UInt32(bytes[offset + 1]) << 24 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 8
+            | UInt32(bytes[offset + 4])
     }
 
     /// The 5-byte prefix of a message of `count` bytes.
