@@ -45,11 +45,10 @@ public final class SQLiteStore: Store {
     public static func open(path given: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
         try checkDirectory(of: given)
         let path = resolvedPath(given)
-        if !options.readOnly {
-            try checkFreeSpace(for: path, minimum: options.minimumFreeBytes)
-            if let free = FreeSpace.bytes(at: directory(of: path)), free < options.lowFreeSpaceBytes {
-                options.onLowFreeSpace(free)
-            }
+        // Unknown (or a file system that reports no sizes): SQLite's own errors will tell.
+        if !options.readOnly, let free = FreeSpace.bytes(at: directory(of: path)) {
+            try checkFreeSpace(free, for: path, minimum: options.minimumFreeBytes)
+            if free < options.lowFreeSpaceBytes { options.onLowFreeSpace(free) }
         }
         var info = stat()
         if stat(path, &info) == 0, info.st_nlink > 1 { options.onHardLinks(Int(info.st_nlink)) }
@@ -221,9 +220,7 @@ public final class SQLiteStore: Store {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private static func checkFreeSpace(for path: String, minimum: UInt64) throws(RPCError) {
-        // Unknown (or a file system that reports no sizes): SQLite's own errors will tell.
-        guard let free = FreeSpace.bytes(at: directory(of: path)) else { return }
+    private static func checkFreeSpace(_ free: UInt64, for path: String, minimum: UInt64) throws(RPCError) {
         guard free >= minimum else {
             throw RPCError(.resourceExhausted, "cannot open database \"\(path)\": the file system holding it has "
                            + "\(free) bytes free, and larder-server needs at least \(minimum) to start (for the WAL "
