@@ -9,23 +9,24 @@ public enum LarderCommand {
     /// error (exit 2), never altered.
     /// - Returns: the exit status (see `ExitCode`).
     public static func main(rawArguments: [[UInt8]], rawEnvironment: [[UInt8]]) async -> Int32 {
-        let refusal = "larder sends text unchanged and will not guess its encoding"
+        /// The refusal of `what`, whose byte at `offset` is `byte`.
+        func notUTF8(_ what: String, offset: Int, byte: UInt8) -> Int32 {
+            report(.usage("\(what) is not valid UTF-8 (byte \(offset) is 0x\(String(byte, radix: 16, uppercase: true))); "
+                          + "larder sends text unchanged and will not guess its encoding", command: "larder"),
+                   stderr: .standardError)
+        }
         let environment: [String: String]
         switch UTF8Check.decodeEnvironment(rawEnvironment, checking: ArgumentParser.environmentVariables) {
         case .success(let decoded):
             environment = decoded
         case .failure(let bad):
-            let hex = String(bad.byte, radix: 16, uppercase: true)
-            return report(.usage("environment variable \(bad.name) is not valid UTF-8 (byte \(bad.offset) is 0x\(hex)); "
-                                 + refusal, command: "larder"), stderr: .standardError)
+            return notUTF8("environment variable \(bad.name)", offset: bad.offset, byte: bad.byte)
         }
         switch UTF8Check.decode(rawArguments) {
         case .success(let arguments):
             return await main(arguments: arguments, environment: environment)
         case .failure(let bad):
-            let hex = String(bad.byte, radix: 16, uppercase: true)
-            return report(.usage("argument \(bad.index + 1) is not valid UTF-8 (byte \(bad.offset) is 0x\(hex)); "
-                                 + refusal, command: "larder"), stderr: .standardError)
+            return notUTF8("argument \(bad.index + 1)", offset: bad.offset, byte: bad.byte)
         }
     }
 
