@@ -115,7 +115,8 @@ enum BenchHelp {
     text report. CSV (--format csv): one table, columns
       section,name,start_s,seconds,target_rate,calls,errors,calls_per_s,p50_us,p90_us,p99_us,max_us
     with section total (one row), workload (each workload of a mix), step (each step of a ramp) and window (the
-    measured window in about 100 equal slices; times in seconds from its start).
+    measured window in about 100 equal slices; times in seconds from its start). A row in which no call was
+    answered leaves its four latency fields empty (the text and HTML steps tables show -).
 
     JSON keys (latencies in microseconds, CPU % of one core):
       workload, call {method, data} (or null), mix {name: weight}, server, protocol (lean or grpc),

@@ -72,6 +72,31 @@ struct ReportFormatTests {
         #expect(BenchReport.text(answered).contains("  latency      mean "))
     }
 
+    /// A step (and windows) in which no call was answered: "-" in the steps tables and empty
+    /// latency fields in the CSV, not measured zeros; the answered steps keep their numbers
+    /// (review 30 L7).
+    @Test func aStepWithNoAnsweredCallShowsNoLatency() throws {
+        var result = try Self.result()
+        var steps = TimeSeries(widthSeconds: 2)
+        for millisecond in stride(from: 0, to: 10_000, by: 4) where !(4_000..<6_000).contains(millisecond) {
+            steps.record(elapsed: UInt64(millisecond) * 1_000_000, latency: UInt64(200 + millisecond), failed: false)
+        }
+        result.steps = steps
+        let rows = BenchReport.stepRows(result)
+        #expect(rows.map(\.window.calls) == [500, 500, 0, 500, 500])
+        let table = BenchReport.stepLines(result).filter { $0.hasPrefix("      ") }
+        #expect(table.count == 5, "\(table)")
+        #expect(table.count == 5 && table[2].hasSuffix("        -        -        -"), "\(table)")
+        #expect(table.count == 5 && !table[1].contains(" -") && !table[3].contains(" -"), "\(table)")
+        let csvSteps = CSVReport.render(result).split(separator: "\n").filter { $0.hasPrefix("step,") }
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false).suffix(4) }
+        #expect(csvSteps.count == 5)
+        #expect(csvSteps.count == 5 && csvSteps[2].allSatisfy(\.isEmpty), "\(csvSteps)")
+        #expect(csvSteps.count == 5 && csvSteps[3].allSatisfy { UInt64($0) ?? 0 > 0 }, "\(csvSteps)")
+        let html = HTMLReport.render(result)
+        #expect(html.contains("<td>0</td><td>0</td><td>-</td><td>-</td><td>-</td>"), "\(html)")
+    }
+
     @Test func csvHasOneRowPerTotalStepAndWindow() throws {
         let result = try Self.result()
         let lines = CSVReport.render(result).split(separator: "\n").map(String.init)

@@ -47,17 +47,22 @@ extension BenchReport {
         guard !rows.isEmpty else { return [] }
         var lines = ["", "  steps   from     target/s    calls/s      calls   errors      p50      p99      max"]
         for row in rows {
-            let latency = row.window.latency
             lines.append("  " + Format.padLeft(String(row.index + 1), 5) + Format.padLeft(Format.seconds(row.start), 7)
                 + Format.padLeft(row.target.map { Format.grouped(Int($0.rounded())) } ?? "-", 13)
                 + Format.padLeft(Format.fixed(row.callsPerSecond, digits: 1), 11)
                 + Format.padLeft(Format.grouped(row.window.calls), 11) + Format.padLeft(Format.grouped(row.window.errors), 9)
-                + Format.padLeft(Format.latency(Double(latency.value(atPercentile: 50))), 9)
-                + Format.padLeft(Format.latency(Double(latency.value(atPercentile: 99))), 9)
-                + Format.padLeft(Format.latency(Double(latency.max)), 9))
+                + latencyCells(row.window.latency).map { Format.padLeft($0, 9) }.joined())
         }
         lines.append("")
         return lines
+    }
+
+    /// A window's p50, p99 and max for the steps tables; "-" for each when no call in it was
+    /// answered (an empty histogram's zeros are not a measurement).
+    static func latencyCells(_ latency: some LatencySummary) -> [String] {
+        guard latency.totalCount > 0 else { return ["-", "-", "-"] }
+        return [latency.value(atPercentile: 50), latency.value(atPercentile: 99), latency.max]
+            .map { Format.latency(Double($0)) }
     }
 
     /// One line on what became of the run's data.

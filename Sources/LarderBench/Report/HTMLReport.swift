@@ -82,12 +82,10 @@ enum HTMLReport {
         var html = "<h2>Steps</h2><table class=\"steps\"><tr><th>step</th><th>from</th><th>target/s</th><th>calls/s</th>"
             + "<th>calls</th><th>errors</th><th>p50</th><th>p99</th><th>max</th></tr>"
         for row in rows {
-            let latency = row.window.latency
             let cells = [String(row.index + 1), Format.seconds(row.start),
                          row.target.map { Format.grouped(Int($0.rounded())) } ?? "-",
                          Format.fixed(row.callsPerSecond, digits: 1), Format.grouped(row.window.calls),
-                         Format.grouped(row.window.errors), Format.latency(Double(latency.value(atPercentile: 50))),
-                         Format.latency(Double(latency.value(atPercentile: 99))), Format.latency(Double(latency.max))]
+                         Format.grouped(row.window.errors)] + BenchReport.latencyCells(row.window.latency)
             html += "<tr>" + cells.map { "<td>\(SVGChart.escape($0))</td>" }.joined() + "</tr>"
         }
         return html + "</table>\n"
