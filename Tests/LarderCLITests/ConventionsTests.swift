@@ -242,6 +242,8 @@ struct ConventionsTests {
         let locations = ListLocationsResponse(locations: [
             Location(id: "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10", name: "客廳", colorHex: "#AABBCC"),
             Location(id: "6f1c2d9e-ffff-4c1e-9a53-0d2b8c7e5f11", name: "廚房", colorHex: "#AABBCC"),
+            Location(id: "0d2b8c7e-5f10-4c1e-9a53-6f1c2d9e4b7a", name: "00112233445566778899aabbccddeeff",
+                     colorHex: "#AABBCC"),
         ])
         func run(_ text: String, answerGet: Bool) async throws -> (CLIRun, String?) {
             let server = try FakeServer()
@@ -267,6 +269,11 @@ struct ConventionsTests {
         // Without dashes, as some tools print a UUID (audit 27 L10): a prefix of the hex digits.
         let (dashless, dashlessID) = try await run("6F1C2D9E4B7A", answerGet: true)
         #expect(dashless.status == 0 && dashlessID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+        let (wholeDashless, wholeDashlessID) = try await run("6F1C2D9E4B7A4C1E9A530D2B8C7E5F10", answerGet: true)
+        #expect(wholeDashless.status == 0 && wholeDashlessID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+        // A name of 32 hex digits is still a name (review 30 L5), not an id that matches nothing.
+        let (hexName, hexNameID) = try await run("00112233445566778899aabbccddeeff", answerGet: true)
+        #expect(hexName.status == 0 && hexNameID == "0d2b8c7e-5f10-4c1e-9a53-6f1c2d9e4b7a", "\(hexName.stderr)")
         let (ambiguous, _) = try await run("6f1c2d9e", answerGet: false)
         #expect(ambiguous.status == 2)
         #expect(ambiguous.stderr.contains("matches 2 locations"))
@@ -276,9 +283,20 @@ struct ConventionsTests {
         #expect(missing.stderr.hasPrefix("NOT_FOUND: ID: no location has the name \"玄關\""))
     }
 
-    @Test("a full id, with its dashes or as 32 hex digits alone, is sent as it is, in lower case, with no lookup")
+    @Test("a full id is sent as it is, in lower case, with no lookup; a meal's also as 32 hex digits alone")
     func fullIDs() async throws {
-        for text in ["6F1C2D9E-4B7A-4C1E-9A53-0D2B8C7E5F10", "6F1C2D9E4B7A4C1E9A530D2B8C7E5F10"] {
+        let server = try FakeServer()
+        let result = try await CLIRunner.run(["meals", "get", "6F1C2D9E4B7A4C1E9A530D2B8C7E5F10"],
+                                             server: server) { requests in
+            let get = try #require(await requests.next())
+            #expect(get.method == "/larder.v1.MealRecordService/GetMealRecord")
+            let id = try ProtoCodec.decode(GetMealRecordRequest.self, from: get.payload).id
+            #expect(id == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+            server.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(
+                MealRecord(id: id, name: "toast", calories: 120, category: .breakfast))))
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        for text in ["6F1C2D9E-4B7A-4C1E-9A53-0D2B8C7E5F10"] {
             let server = try FakeServer()
             let result = try await CLIRunner.run(["locations", "get", text], server: server) { requests in
                 let get = try #require(await requests.next())

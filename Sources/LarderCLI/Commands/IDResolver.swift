@@ -35,11 +35,13 @@ enum IDResolver {
         static let meal = Kind(singular: "meal", plural: "meals", hasUniqueNames: false)
     }
 
-    /// `text` as a full id in canonical lower case (dashes put in when it has none: 32 hex
-    /// digits, as some tools print a UUID), or nil when it is no complete UUID.
-    static func fullID(_ text: String) -> String? {
+    /// `text` as a full id in canonical lower case, or nil when it is no complete UUID.
+    /// `dashless` also takes 32 hex digits alone, as some tools print a UUID, and puts the
+    /// dashes in: for meals, which have no names. A thing with a unique name might be named
+    /// so, and is looked up instead (`matches` takes the digits as a name or a whole id).
+    static func fullID(_ text: String, dashless: Bool = false) -> String? {
         let utf8 = Array(text.utf8)
-        if utf8.count == 32 && utf8.allSatisfy(isHex) {
+        if dashless && utf8.count == 32 && utf8.allSatisfy(isHex) {
             var id = ""
             for (index, byte) in utf8.enumerated() {
                 if index == 8 || index == 12 || index == 16 || index == 20 { id += "-" }
@@ -92,7 +94,7 @@ enum IDResolver {
         if found.isEmpty {
             var what = kind.hasUniqueNames ? "the name \"\(text)\" or an id starting with it" : "an id starting with \"\(text)\""
             if !complete { what += " among the \(mealScanLimit) newest; give the full id" }
-            let short = kind.hasUniqueNames && prefix(text) == nil && fullID(text) == nil
+            let short = kind.hasUniqueNames && prefix(text) == nil
                 ? " (an id prefix needs at least \(minimumPrefix) hex digits)" : ""
             throw .rpc(RPCError.notFound("\(argument): no \(kind.singular) has \(what)\(short)"))
         }
@@ -150,7 +152,7 @@ extension CommandContext {
 
     /// The meal `text` names: a full id, or a unique id prefix among the `IDResolver.mealScanLimit` newest meals.
     func mealID(_ text: String, argument: String = "ID") async throws(CLIError) -> String {
-        if let id = IDResolver.fullID(text) { return id }
+        if let id = IDResolver.fullID(text, dashless: true) { return id }
         let usagePath = command?.usagePath ?? "larder"
         guard IDResolver.prefix(text) != nil else {
             throw .usage("\(argument) must be a meal id or a prefix of one with at least \(IDResolver.minimumPrefix) "
