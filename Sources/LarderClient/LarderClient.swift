@@ -36,9 +36,19 @@ public final class LarderClient: Sendable {
         var lastError: RPCError?
         /// The TLS session of the last connection, offered to the next one (an abbreviated handshake).
         var ticket: TLSSessionTicket?
+        /// The calls waiting for the connect attempt under way, if one is.
+        var waiting: [CheckedContinuation<Result<Connection, RPCError>, Never>]?
     }
 
-    /// Connects to `server`.
+    /// What a caller of `usableConnection` does next.
+    private enum Next {
+        case done(Result<Connection, RPCError>)
+        case wait
+        case connect(resuming: TLSSessionTicket?)
+    }
+
+    /// Connects to `server`, blocking the calling thread for up to `options.connectTimeout`
+    /// (later reconnects happen on a thread of their own).
     /// - Throws: UNAVAILABLE `cannot connect to HOST:PORT: <reason>` when the
     ///   server cannot be reached within `options.connectTimeout`.
     public init(server: ServerAddress, options: ClientOptions = .init()) throws(RPCError) {
@@ -87,43 +97,81 @@ public final class LarderClient: Sendable {
         if let effectiveTimeout, effectiveTimeout <= .zero {
             throw RPCError.invalidArgument("timeout must be positive, got \(effectiveTimeout)")
         }
-        let connection = try usableConnection()
+        let connection = try await usableConnection()
         return try await connection.call(method: path, payload: payload, timeout: effectiveTimeout,
                                          metadata: merged).get()
     }
 
     /// The open connection, or a new one when it has ended and the backoff allows an attempt.
-    /// Connecting holds the lock, so concurrent callers wait for the one attempt and share its result.
-    private func usableConnection() throws(RPCError) -> Connection {
-        let result = link.withLock { link -> Result<Connection, RPCError> in
-            if link.closed { return .failure(RPCError(.cancelled, "the client closed the connection to \(server)")) }
-            if let connection = link.connection, connection.isUsable() { return .success(connection) }
-            if let ticket = link.connection?.resumptionTicket { link.ticket = ticket }
-            link.connection = nil
-            let now = ContinuousClock.now
-            if let next = link.nextAttempt, now < next, let last = link.lastError {
-                let wait = formatSeconds(now.duration(to: next))
-                return .failure(RPCError(last.code, "\(last.message) (next attempt in \(wait))"))
+    /// The attempt runs on a thread of its own (a connect and a TLS handshake block for up to
+    /// `connectTimeout`; a cooperative thread must not), and concurrent callers wait for it and
+    /// share its result.
+    private func usableConnection() async throws(RPCError) -> Connection {
+        if let connection = link.withLock({ link in link.connection.flatMap { $0.isUsable() ? $0 : nil } }) {
+            return connection
+        }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, RPCError>, Never>) in
+            let next = link.withLock { link -> Next in
+                if link.closed { return .done(.failure(RPCError(.cancelled, "the client closed the connection to \(server)"))) }
+                if let connection = link.connection, connection.isUsable() { return .done(.success(connection)) }
+                if link.waiting != nil {
+                    link.waiting?.append(continuation)
+                    return .wait
+                }
+                if let ticket = link.connection?.resumptionTicket { link.ticket = ticket }
+                link.connection = nil
+                let now = ContinuousClock.now
+                if let next = link.nextAttempt, now < next, let last = link.lastError {
+                    let wait = formatSeconds(now.duration(to: next))
+                    return .done(.failure(RPCError(last.code, "\(last.message) (next attempt in \(wait))")))
+                }
+                link.waiting = [continuation]
+                return .connect(resuming: link.ticket)
             }
-            do throws(RPCError) {
-                let connection = try Connection(address: server, connectTimeout: options.connectTimeout,
-                                                maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
-                                                serverName: options.tls?.serverName, resuming: link.ticket)
+            switch next {
+            case .done(let result): continuation.resume(returning: result)
+            case .wait: break
+            case .connect(let ticket):
+                let started = SystemThread(startingIfPossible: "larder-connect") { [self] in
+                    connected(Result { () throws(RPCError) in
+                        try Connection(address: server, connectTimeout: options.connectTimeout,
+                                       maxFrameBytes: options.maxFrameBytes, tls: tlsContext,
+                                       serverName: options.tls?.serverName, resuming: ticket)
+                    })
+                }
+                if started == nil {
+                    connected(.failure(RPCError(.resourceExhausted,
+                        "cannot connect to \(server): the process has no thread left to connect on")))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Records a connect attempt's outcome and hands it to the calls waiting for it.
+    private func connected(_ attempt: Result<Connection, RPCError>) {
+        let (waiting, result) = link.withLock { link -> ([CheckedContinuation<Result<Connection, RPCError>, Never>], Result<Connection, RPCError>) in
+            let waiting = link.waiting ?? []
+            link.waiting = nil
+            switch attempt {
+            case .success(let connection) where link.closed:
+                connection.close()
+                return (waiting, .failure(RPCError(.cancelled, "the client closed the connection to \(server)")))
+            case .success(let connection):
                 link.connection = connection
                 link.failures = 0
                 link.nextAttempt = nil
                 link.lastError = nil
-                return .success(connection)
-            } catch {
+            case .failure(let error):
                 link.failures += 1
                 let delay = options.reconnectBackoff.delay(afterFailures: link.failures,
                                                            random: Double.random(in: -1...1))
                 link.nextAttempt = ContinuousClock.now.advanced(by: delay)
                 link.lastError = error
-                return .failure(error)
             }
+            return (waiting, attempt)
         }
-        return try result.get()
+        for continuation in waiting { continuation.resume(returning: result) }
     }
 
     /// Closes the connection; calls still waiting fail with CANCELLED, later calls too. Idempotent.

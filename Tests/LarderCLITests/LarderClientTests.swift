@@ -402,3 +402,74 @@ struct SilentPeerTests {
         #expect(error.message == "call to /a/c timed out after 200 ms waiting for \(server.address)")
     }
 }
+
+@Suite("LarderClient against a server that stops reading")
+struct StalledServerTests {
+    /// A server that stops reading must not hold the callers' threads (the cooperative pool's)
+    /// past their deadlines (review 31 H1). A call whose frame fills the socket waits without
+    /// blocking; calls queued behind it time out, and their frames, none of which was written,
+    /// never reach the server; the big frame is finished once the server reads again.
+    @Test(.timeLimit(.minutes(2)))
+    func callsBehindAFullSocketTimeOutAndAreNeverSent() async throws {
+        let server = try FakeServer(readingPaused: true)
+        let client = try LarderClient(server: server.address, options: ClientOptions(maxFrameBytes: 32 << 20))
+        defer { client.close() }
+        // Far more than the kernel buffers of both ends hold while the server reads nothing.
+        let big = [UInt8](repeating: 7, count: 16 << 20)
+        let bigCall = Task {
+            await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/big", payload: big) }
+        }
+        while client.pendingCallCount < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        let codes = await withTaskGroup(of: StatusCode?.self) { group -> [StatusCode?] in
+            for index in 0..<4 {
+                group.addTask {
+                    let result = await outcome { () async throws(RPCError) in
+                        try await client.callRaw(path: "/a/small", payload: [UInt8(index)], timeout: .milliseconds(100))
+                    }
+                    return result.failure?.code
+                }
+            }
+            var codes: [StatusCode?] = []
+            for await code in group { codes.append(code) }
+            return codes
+        }
+        #expect(codes == Array(repeating: StatusCode.deadlineExceeded, count: 4))
+        #expect(client.pendingCallCount == 1)
+
+        server.resumeReading()
+        var iterator = server.requests.makeAsyncIterator()
+        let first = try #require(await iterator.next())
+        #expect(first.method == "/a/big" && first.payload == big)
+        server.reply(ResponseEnvelope(callID: first.callID, payload: [1, 2, 3]))
+        #expect(try await bigCall.value.get() == [1, 2, 3])
+        // The next request the server reads is a new call's: the four expired ones were dropped.
+        let later = Task {
+            await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/later", payload: [9]) }
+        }
+        let second = try #require(await iterator.next())
+        #expect(second.method == "/a/later")
+        server.reply(ResponseEnvelope(callID: second.callID, payload: [4]))
+        #expect(try await later.value.get() == [4])
+    }
+
+    /// Calls with no deadline to a server that reads nothing stay pending without holding a
+    /// thread, and `close()` ends them all with CANCELLED.
+    @Test(.timeLimit(.minutes(2)))
+    func closeEndsCallsWaitingBehindAFullSocket() async throws {
+        let server = try FakeServer(readingPaused: true)
+        let client = try LarderClient(server: server.address, options: ClientOptions(maxFrameBytes: 32 << 20))
+        let big = [UInt8](repeating: 7, count: 16 << 20)
+        let calls = (0..<4).map { index in
+            Task {
+                await outcome { () async throws(RPCError) in
+                    try await client.callRaw(path: "/a/\(index)", payload: index == 0 ? big : [1])
+                }
+            }
+        }
+        while client.pendingCallCount < 4 { try await Task.sleep(for: .milliseconds(5)) }
+        client.close()
+        for call in calls {
+            #expect(await call.value.failure?.code == .cancelled)
+        }
+    }
+}

@@ -9,24 +9,29 @@ import LarderWire
 
 /// One TCP connection with many calls in flight.
 ///
-/// Callers register a continuation under a fresh call id and write their
-/// request frame under `sendLock`; one reader thread decodes reply frames and
-/// resumes the matching continuation, expires calls at their deadline (its
-/// poll() timeout is the nearest deadline) and fails every pending call when
-/// the connection ends. The descriptors stay open until deinit, so a racing
-/// `shutdown` or `wake` never touches a reused descriptor.
+/// Callers register a continuation under a fresh call id and queue their request
+/// frame, writing what the socket takes at once; no caller ever blocks on the socket
+/// (a server that stops reading must not hold the caller's thread, a cooperative one,
+/// past its deadline). One reader thread writes the rest as the socket drains, decodes
+/// reply frames and resumes the matching continuation, expires calls at their deadline
+/// (its poll() timeout is the nearest deadline), dropping their frames not yet begun, and
+/// fails every pending call when the connection ends. The descriptors stay open until
+/// deinit, so a racing `shutdown` or `wake` never touches a reused descriptor.
 final class Connection: Sendable {
     let address: ServerAddress
     private let fd: Int32
     private let maxFrameBytes: Int
     private let wakePipe: WakePipe
     private let state = LockedValue(PendingCalls())
-    private let sendLock = LockedValue(())
-    /// The TLS session when the connection is TLS; frames are sealed under `sendLock`.
+    /// Request frames not yet written.
+    private let output = LockedValue(OutboundQueue())
+    /// The TLS session when the connection is TLS; frames are sealed as `output` writes them.
     private let tls: TLSChannel?
 
     /// Connects (and with `tls`, runs the handshake for `serverName` within `connectTimeout`),
-    /// then starts the reader thread.
+    /// then starts the reader thread. Blocks: call it off the cooperative pool.
+    /// - Throws: UNAVAILABLE when the server cannot be reached; RESOURCE_EXHAUSTED when the
+    ///   process has no thread left for the reader.
     init(address: ServerAddress, connectTimeout: Duration, maxFrameBytes: Int,
          tls context: TLSClientContext? = nil, serverName: String? = nil,
          resuming ticket: TLSSessionTicket? = nil) throws(RPCError) {
@@ -53,7 +58,12 @@ final class Connection: Sendable {
         self.maxFrameBytes = maxFrameBytes
         self.wakePipe = wakePipe
         // Detached when dropped: the reader ends when the socket is shut down.
-        _ = SystemThread(name: "larder-client-reader") { [self, early] in self.readLoop(early: early) }
+        guard SystemThread(startingIfPossible: "larder-client-reader", { [self, early] in self.readLoop(early: early) })
+            != nil
+        else {
+            throw RPCError(.resourceExhausted,
+                           "cannot read from \(address): the process has no thread left for the connection's reader")
+        }
     }
 
     deinit {
@@ -101,19 +111,22 @@ final class Connection: Sendable {
                 case .success(let mustWake):
                     if mustWake { wakePipe.wake() }
                 }
-                let sent = sendLock.withLock { _ -> Result<Void, RPCError> in
-                    guard let tls else { return Socket.sendAll(fd, frame).mapError { .unavailable($0.message) } }
-                    switch tls.seal(frame) {
-                    case .success(let records): return Socket.sendAll(fd, records).mapError { .unavailable($0.message) }
-                    case .failure(let error): return .failure(RPCError(error.code, "TLS: \(error.message)"))
-                    }
+                // Written now as far as the socket takes it; the reader thread writes the rest. A
+                // queue that was not empty is the reader's already (it watches for POLLOUT).
+                let written = output.withLock { queue -> Result<Bool, RPCError> in
+                    let wasEmpty = queue.isEmpty
+                    queue.append(frame, callID: id)
+                    return wasEmpty ? queue.write(to: fd, tls: tls) : .success(true)
                 }
-                if case .failure(let error) = sent {
-                    fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
+                switch written {
+                case .success(true): break
+                case .success(false): wakePipe.wake()
+                case .failure(let error): fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
                 }
             }
         } onCancel: {
             complete(id, with: .failure(RPCError(.cancelled, "call to \(method) was cancelled")))
+            output.withLock { $0.drop(callID: id) }
         }
     }
 
@@ -179,10 +192,12 @@ final class Connection: Sendable {
             early.withUnsafeBytes { decoder.append($0) }
             if !deliverFrames(&decoder) { return }
         }
+        let readable = Int16(truncatingIfNeeded: POLLIN | POLLHUP | POLLERR)
         while true {
             guard let timeout = expireAndComputeTimeout(heardFromServer: heardFromServer) else { return }
+            let mustWrite = output.withLock { !$0.isEmpty }
             var fds = [
-                pollfd(fd: fd, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
+                pollfd(fd: fd, events: Int16(truncatingIfNeeded: mustWrite ? POLLIN | POLLOUT : POLLIN), revents: 0),
                 pollfd(fd: wakePipe.readFD, events: Int16(truncatingIfNeeded: POLLIN), revents: 0),
             ]
             let ready = poll(&fds, 2, timeout)
@@ -193,7 +208,12 @@ final class Connection: Sendable {
                 return
             }
             if fds[1].revents != 0 { wakePipe.drain() }
-            if fds[0].revents == 0 { continue }
+            if mustWrite && fds[0].revents & Int16(truncatingIfNeeded: POLLOUT) != 0,
+               case .failure(let error) = output.withLock({ $0.write(to: fd, tls: tls) }) {
+                fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
+                return
+            }
+            if fds[0].revents & readable == 0 { continue }
 
             let received = buffer.withUnsafeMutableBytes { raw in
                 SystemCall.run { recv(fd, raw.baseAddress, raw.count, 0) }
@@ -238,13 +258,14 @@ final class Connection: Sendable {
         return RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)")
     }
 
-    /// Fails calls past their deadline; returns the poll() timeout, or nil when the connection is over.
+    /// Fails calls past their deadline (dropping their frames not yet begun); returns the poll()
+    /// timeout, or nil when the connection is over.
     /// - Parameter heardFromServer: whether any byte came from the server; if none did, the error
     ///   says so (a port that is not a Larder server's, e.g. an HTTP server waiting for a request,
     ///   looks the same as a stuck server: audit 27 L2).
     private func expireAndComputeTimeout(heardFromServer: Bool) -> Int32? {
         let now = ContinuousClock.now
-        let (expired, timeout) = state.withLock { calls -> ([PendingCalls.Call], Int32?) in
+        let (expired, timeout) = state.withLock { calls -> ([(id: UInt64, call: PendingCalls.Call)], Int32?) in
             if calls.failure != nil { return ([], nil) }
             let expired = calls.takeExpired(now: now)
             let nearest = calls.nearestDeadline()
@@ -253,7 +274,10 @@ final class Connection: Sendable {
         }
         let silence = heardFromServer ? ""
             : " (nothing has come from it on this connection: a slow or stuck server, or not a Larder server on that port?)"
-        for call in expired {
+        if !expired.isEmpty {
+            output.withLock { queue in for (id, _) in expired { queue.drop(callID: id) } }
+        }
+        for (_, call) in expired {
             let after = call.timeout.map { " after \(formatSeconds($0))" } ?? ""
             call.continuation.resume(returning: .failure(RPCError(
                 .deadlineExceeded, "call to \(call.method) timed out\(after) waiting for \(address)\(silence)")))

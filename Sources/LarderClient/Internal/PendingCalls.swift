@@ -58,12 +58,12 @@ struct PendingCalls {
         return all
     }
 
-    /// Removes and returns the calls whose deadline is at or before `now`.
-    mutating func takeExpired(now: ContinuousClock.Instant) -> [Call] {
-        var expired: [Call] = []
+    /// Removes and returns the calls whose deadline is at or before `now`, with their ids.
+    mutating func takeExpired(now: ContinuousClock.Instant) -> [(id: UInt64, call: Call)] {
+        var expired: [(id: UInt64, call: Call)] = []
         while let top = deadlines.top, top.deadline <= now {
             deadlines.popTop()
-            if let call = calls.removeValue(forKey: top.callID) { expired.append(call) }
+            if let call = calls.removeValue(forKey: top.callID) { expired.append((top.callID, call)) }
         }
         return expired
     }

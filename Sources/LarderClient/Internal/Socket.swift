@@ -23,7 +23,7 @@ enum Socket {
         }
     }
 
-    /// Writes all of `bytes`, blocking as needed.
+    /// Writes all of `bytes`, blocking as needed (the TLS handshake, on the connecting thread).
     static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Result<Void, Errno> {
         bytes.withUnsafeBytes { raw -> Result<Void, Errno> in
             guard let base = raw.baseAddress else { return .success(()) }
@@ -36,6 +36,24 @@ enum Socket {
                 }
             }
             return .success(())
+        }
+    }
+
+    /// What one `sendSome` did.
+    enum SendOutcome {
+        case sent(Int)
+        /// The socket's buffer is full: poll for POLLOUT.
+        case wouldBlock
+        case failed(Errno)
+    }
+
+    /// Writes as much of `bytes` as the socket takes now, without blocking.
+    static func sendSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> SendOutcome {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return .sent(0) }
+        switch SystemCall.run({ send(fd, base, bytes.count, sendFlags | Int32(MSG_DONTWAIT)) }) {
+        case .success(let written): return .sent(written)
+        case .failure(let error) where error.code == EAGAIN || error.code == EWOULDBLOCK: return .wouldBlock
+        case .failure(let error): return .failed(error)
         }
     }
 

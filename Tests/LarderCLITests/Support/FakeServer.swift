@@ -15,8 +15,9 @@ final class FakeServer: Sendable {
     /// lets go of this server, `deinit` stops that thread.
     private let sockets: Sockets
 
-    /// Starts listening and accepting in a background thread (see `lastResort`).
-    init() throws {
+    /// Starts listening and accepting in a background thread (see `lastResort`); with
+    /// `readingPaused`, reads nothing from a connection until `resumeReading()`.
+    init(readingPaused: Bool = false) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FakeServerError.system("socket", errno) }
         var one: Int32 = 1
@@ -39,7 +40,7 @@ final class FakeServer: Sendable {
             throw error
         }
         self.address = ServerAddress(host: "127.0.0.1", port: port)
-        let sockets = Sockets(listenFD: fd)
+        let sockets = Sockets(listenFD: fd, readingPaused: readingPaused)
         self.sockets = sockets
         let (stream, continuation) = AsyncStream.makeStream(of: RequestEnvelope.self)
         self.requests = stream
@@ -94,6 +95,11 @@ final class FakeServer: Sendable {
         }
     }
 
+    /// Starts reading the connection (see `init(readingPaused:)`).
+    func resumeReading() {
+        sockets.readingPaused.withLock { $0 = false }
+    }
+
     /// Closes the client's connection (the client sees EOF) and stops serving.
     func closeConnection() {
         sockets.stop()
@@ -109,6 +115,7 @@ final class FakeServer: Sendable {
 private final class Sockets: Sendable {
     let listenFD: Int32
     let connectionFD = LockedValue<Int32>(-1)
+    let readingPaused: LockedValue<Bool>
     private let stopped = LockedValue(false)
     /// Which of the two ends came: the listening socket is closed at the second, when nothing
     /// polls it any more and the test cannot reach it. Until then a stopped server's listener
@@ -122,8 +129,9 @@ private final class Sockets: Sendable {
         case released
     }
 
-    init(listenFD: Int32) {
+    init(listenFD: Int32, readingPaused: Bool) {
         self.listenFD = listenFD
+        self.readingPaused = LockedValue(readingPaused)
     }
 
     /// Marks `end`; closes the listening socket when both have come.
@@ -173,9 +181,13 @@ private final class Sockets: Sendable {
 
     private func serveConnection(_ client: Int32, start: ContinuousClock.Instant, limit: Duration,
                                  _ requests: AsyncStream<RequestEnvelope>.Continuation) {
-        var decoder = FrameDecoder()
+        var decoder = FrameDecoder(maxFrameSize: 64 << 20)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
+            if readingPaused.withLock({ $0 }) {
+                usleep(5_000)
+                continue
+            }
             var cfd = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
             guard poll(&cfd, 1, 100) > 0 else { continue }
             let count = recv(client, &buffer, buffer.count, 0)
