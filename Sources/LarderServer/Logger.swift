@@ -92,15 +92,10 @@ public struct Logger: Sendable {
         Self.writeRaw(line, fd: fd)
     }
 
-    /// Writes `text` to `fd` completely (retrying short writes), with no formatting.
+    /// Writes `text` to `fd` whole, with no formatting: short writes, EINTR and a descriptor
+    /// left non-blocking cut no line in half (`DescriptorWriter.writeAll`).
     public static func writeRaw(_ text: String, fd: Int32) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { break }
-            offset += written
-        }
+        _ = DescriptorWriter.writeAll(fd, text)
     }
 
     /// The most UTF-8 bytes of one value a line shows: a client's 4 MiB method name must not

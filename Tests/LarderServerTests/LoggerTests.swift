@@ -1,3 +1,4 @@
+import Foundation
 @testable import LarderServer
 import Testing
 #if canImport(Glibc)
@@ -29,6 +30,33 @@ import Glibc
         #expect(!line.contains("\u{FFFD}"))
         let exact = String(repeating: "a", count: Logger.maxValueBytes)
         #expect(Logger.quoted(exact) == exact)
+    }
+
+    /// A descriptor left non-blocking and full (a slow log reader) cuts no line in half
+    /// (review 31 M4): the write waits for room.
+    @Test func aLineToAFullNonBlockingPipeArrivesWhole() throws {
+        var fds: [Int32] = [-1, -1]
+        try #require(pipe(&fds) == 0)
+        defer { close(fds[0]) }
+        _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
+        // Full before the line is written: its first write gets EAGAIN.
+        var filler = [UInt8](repeating: UInt8(ascii: "f"), count: 4096)
+        var prefilled = 0
+        while case let written = write(fds[1], &filler, filler.count), written > 0 { prefilled += written }
+        let line = String(repeating: "x", count: 300_000) + "\n"  // several times a pipe's 64 KiB
+        let writer = Thread { [writeFD = fds[1]] in
+            Logger.writeRaw(line, fd: writeFD)
+            close(writeFD)
+        }
+        writer.start()
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fds[0], &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        #expect(prefilled > 0 && received.count == prefilled + line.utf8.count && received.last == UInt8(ascii: "\n"))
     }
 }
 
