@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import LarderSystem
+public import LarderSystem
 
 /// An IPv4 or IPv6 address and port, as parsed from "HOST:PORT" or "[V6]:PORT".
 public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
@@ -15,9 +15,16 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses "127.0.0.1:7411", "localhost:7411" (as 127.0.0.1) or "[::1]:7411"; port 0 means any
     /// free port. The host is not resolved: binding needs a numeric address.
-    public init?(parsing text: String) {
-        guard let parsed = try? HostPort(parsing: text, allowsPortZero: true) else { return nil }
-        self.init(host: parsed.host == "localhost" ? "127.0.0.1" : parsed.host, port: parsed.port)
+    /// - Throws: `HostPortError` saying what is wrong, e.g. `has no port`, or that the host is a name.
+    public init(parsing text: String) throws(HostPortError) {
+        let parsed = try HostPort(parsing: text, allowsPortZero: true)
+        let host = parsed.host == "localhost" ? "127.0.0.1" : parsed.host
+        var probe = in6_addr()
+        guard inet_pton(AF_INET, host, &probe) == 1 || inet_pton(AF_INET6, host, &probe) == 1 else {
+            throw HostPortError("has the host name \"\(host)\": listening needs an IP address (127.0.0.1, "
+                                + "0.0.0.0, [::1], [::]) or localhost")
+        }
+        self.init(host: host, port: parsed.port)
     }
 
     /// True for 127.0.0.0/8 and ::1.

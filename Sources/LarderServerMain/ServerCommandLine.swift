@@ -1,6 +1,7 @@
 import LarderPostgres
 import LarderReactor
 import LarderServer
+import LarderSystem
 import LarderTLS
 import LarderWire
 
@@ -54,8 +55,7 @@ public enum ServerCommandLine {
         Option(name: "listen", value: "HOST:PORT",
                help: "address to listen on (default 127.0.0.1:7411; port 0 picks a free port, "
                    + "logged on stderr as event=listening address=HOST:PORT)") { config, value throws(UsageError) in
-            guard let address = SocketAddress(parsing: value) else { throw UsageError("--listen: expected HOST:PORT, got \"\(value)\"") }
-            config.server.listen = address
+            config.server.listen = try listenAddress(value, flag: "listen")
         },
         Option(name: "db", value: "PATH|URL",
                help: "SQLite database file, created when missing and served by one server at a time "
@@ -183,10 +183,7 @@ public enum ServerCommandLine {
         },
         Option(name: "metrics-listen", value: "HOST:PORT",
                help: "serve Prometheus metrics over plain HTTP at GET /metrics on this address (default: off)") { config, value throws(UsageError) in
-            guard let address = SocketAddress(parsing: value) else {
-                throw UsageError("--metrics-listen: expected HOST:PORT, got \"\(value)\"")
-            }
-            config.server.metricsListen = address
+            config.server.metricsListen = try listenAddress(value, flag: "metrics-listen")
         },
         Option(name: "access-log", value: nil, help: "log every call: method, status, duration") { config, value throws(UsageError) in
             config.server.accessLog = try parseSwitch(value, flag: "access-log")
@@ -272,6 +269,15 @@ public enum ServerCommandLine {
             throw UsageError("--\(flag): expected a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(value)\"")
         }
         return number
+    }
+
+    /// A `--listen`-style address, or the reason it is none.
+    static func listenAddress(_ value: String, flag: String) throws(UsageError) -> SocketAddress {
+        do {
+            return try SocketAddress(parsing: value)
+        } catch {
+            throw UsageError("--\(flag): \"\(value)\" \(error.reason); expected HOST:PORT, e.g. 127.0.0.1:7411 or [::1]:7411")
+        }
     }
 
     static func parseSwitch(_ value: String, flag: String) throws(UsageError) -> Bool {

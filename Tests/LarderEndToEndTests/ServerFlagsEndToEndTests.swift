@@ -71,6 +71,21 @@ struct ServerFlagsEndToEndTests {
         #expect(unknownLog.contains("--no-such-flag") && unknownLog.contains("--help"), "\(unknownLog)")
     }
 
+    /// A bad address says what is wrong with it (review 31 M5), and a host name is refused as
+    /// one, not taken for a non-loopback address that needs a token and TLS.
+    @Test(arguments: [
+        ("--listen", "127.0.0.1:99999", "has an invalid port \"99999\" (0-65535)"),
+        ("--listen", "127.0.0.1", "has no port"),
+        ("--listen", "::1:7411", "has an IPv6 address without brackets"),
+        ("--listen", "example.com:7411", "has the host name \"example.com\": listening needs an IP address"),
+        ("--metrics-listen", "http://127.0.0.1:9411", "is a URL"),
+    ])
+    func aBadAddressSaysWhatIsWrongWithIt(flag: String, value: String, reason: String) async throws {
+        let (status, log) = try await ServerProcess.runToExit([flag, value])
+        #expect(status == 2, "\(log)")
+        #expect(log.contains("\(flag): \"\(value)\" \(reason)") && log.contains("expected HOST:PORT"), "\(log)")
+    }
+
     /// Over 256 MiB a frame's length prefix could begin with 0x16 (0x16000000 is 352 MiB), and
     /// a server with TLS would take that lean frame for a ClientHello: refused, by flag and by
     /// environment variable alike.
