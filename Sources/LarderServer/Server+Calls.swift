@@ -119,17 +119,16 @@ extension Server {
         var completedFrame = false
         // A flush below may close the connection (a failed write): nothing more happens on it.
         while !connection.isClosed && !connection.isClosing && !connection.readPaused {
-            do {
+            do throws(FrameDecoder.Failure) {
                 let handled: Void? = try connection.decoder.withNextFrame { body in dispatch(body, from: connection) }
                 if handled == nil { break }
                 completedFrame = true
                 // Replies answered on the loop (errors, health) count against the output cap too.
                 if connection.bufferedOutputBytes > configuration.maxBufferedOutputBytes { connection.flush() }
-            } catch let FrameDecoder.Failure.frameTooLarge(length, limit) {
-                rejectOversizedFrame(on: connection, length: length, limit: limit)
-                return
             } catch {
-                fail(connection, RPCError.internalError("unexpected framing error"))
+                switch error {
+                case .frameTooLarge(let length, let limit): rejectOversizedFrame(on: connection, length: length, limit: limit)
+                }
                 return
             }
         }

@@ -62,17 +62,17 @@ public struct FrameDecoder: Sendable {
 
     /// Calls `body` with the next complete frame body, in place (no copy), and
     /// consumes it; returns nil without calling `body` when more bytes are needed.
-    public mutating func withNextFrame<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+    public mutating func withNextFrame<R>(_ body: (UnsafeRawBufferPointer) -> R) throws(Failure) -> R? {
         guard let length = nextLength else { return nil }
         guard Int(length) <= maxFrameSize else {
-            throw Failure.frameTooLarge(length: length, limit: maxFrameSize)
+            throw .frameTooLarge(length: length, limit: maxFrameSize)
         }
         let bodyStart = start + Frame.headerSize
         let end = bodyStart + Int(length)
         guard buffer.count >= end else { return nil }
         start = end
-        let result = try buffer.withUnsafeBytes { raw in
-            try body(UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]))
+        let result = buffer.withUnsafeBytes { raw in
+            body(UnsafeRawBufferPointer(rebasing: raw[bodyStart..<end]))
         }
         if start == buffer.count { releaseConsumed() }
         return result

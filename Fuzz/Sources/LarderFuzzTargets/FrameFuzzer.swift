@@ -26,7 +26,7 @@ enum FrameFuzzer {
             decoder.append(UnsafeRawBufferPointer(rebasing: stream[offset..<(offset + piece)]))
             offset += piece
             while true {
-                do {
+                do throws(FrameDecoder.Failure) {
                     let frame: [UInt8]?
                     if frames.count % 2 == 0 {
                         frame = try decoder.next()
@@ -39,11 +39,9 @@ enum FrameFuzzer {
                     }
                     guard let frame else { break }
                     frames.append(frame)
-                } catch let error as FrameDecoder.Failure {
+                } catch {
                     failure = error
                     break feeding
-                } catch {
-                    throw FuzzFailure("FrameDecoder threw an unexpected error: \(error)")
                 }
             }
         }
