@@ -187,6 +187,17 @@ final class ConnectionUsage: Sendable {
     /// Bytes this connection holds now.
     var bytes: Int { held.load(ordering: .relaxed) }
 
+    /// Everything this connection holds in the budget: its bytes, its open calls' streams, its
+    /// calls waiting for the store and its parked calls.
+    var budgetedBytes: Int {
+        bytes + openCalls.load(ordering: .relaxed) + heldCalls.load(ordering: .relaxed)
+            + parkedBudgetBytes.load(ordering: .relaxed)
+    }
+
+    /// What its open HTTP/2 calls hold: about what ending its streams gives back (a unary
+    /// call's stream counts too, `Server.shedOverBudget`).
+    var openCallBytes: Int { openCalls.load(ordering: .relaxed) }
+
     func add(_ count: Int) {
         guard count != 0 else { return }
         held.add(count, ordering: .relaxed)

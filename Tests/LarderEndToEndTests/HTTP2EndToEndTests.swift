@@ -156,6 +156,52 @@ struct HTTP2EndToEndTests {
         #expect(try await lean.call(LocationMethods.listLocations, ListLocationsRequest()).locations.isEmpty)
     }
 
+    @Test("streams held open past the memory budget are ended RESOURCE_EXHAUSTED; a connection within its share keeps its own")
+    func streamsOverTheBudgetAreShed() async throws {
+        let server = try await ServerProcess(arguments: ["--memory-budget-bytes", "1048576", "--idle-timeout", "3600"])
+        defer { server.stop() }
+        let watchRequest = ProtoCodec.encode(HealthCheckRequest())
+        // One health watch with little metadata: far within its share.
+        let bystander = try HTTP2TestClient(port: server.port)
+        let kept = try bystander.start(HealthMethods.watch.path, messages: [watchRequest])
+        #expect(await offThePool { bystander.read(kept) { !$0.messages.isEmpty } }?.messages.count == 1)
+        // 200 watches with 7 KB of metadata each: 1.4 MB, more than the whole budget. Those
+        // admitted stayed open for good, over the budget (audit 32 F1); now the excess is shed,
+        // and what stays open (admitted again once there was room) fits in the budget.
+        let hog = try HTTP2TestClient(port: server.port)
+        let pad = String(repeating: "p", count: 7000)
+        let streams = try (0..<200).map { _ in
+            try hog.start(HealthMethods.watch.path, extra: [("x-pad", pad)], messages: [watchRequest])
+        }
+        let settled = await offThePool {
+            hog.read(seconds: 60) {
+                let (shed, open) = Self.shedAndOpen(streams, on: hog)
+                return shed > 0 && open * 7000 < 1_048_576
+            }
+        }
+        #expect(settled, "shed and still open: \(Self.shedAndOpen(streams, on: hog))")
+        let codes = Set(streams.compactMap { hog.response($0)?.trailers["grpc-status"] })
+        #expect(codes == [String(StatusCode.resourceExhausted.rawValue)], "\(codes)")
+        #expect(await server.waitForLog("event=memory_budget_shed"))
+        // The bystander's watch is still open, and it is served.
+        #expect(bystander.response(kept)?.ended == false)
+        let check = try bystander.start(HealthMethods.check.path, messages: [watchRequest])
+        let answer = await offThePool { bystander.read(check) { $0.ended } }
+        #expect((answer?.trailers.isEmpty ?? true ? answer?.headers : answer?.trailers)?["grpc-status"] == "0",
+                "\(String(describing: answer))")
+        #expect(bystander.response(kept)?.ended == false)
+    }
+
+    /// How many of `streams` were shed for the memory budget, and how many are still open.
+    static func shedAndOpen(_ streams: [Int32], on client: HTTP2TestClient) -> (shed: Int, open: Int) {
+        let responses = streams.compactMap { client.response($0) }
+        let shed = responses.filter {
+            $0.trailers["grpc-message"].map { GRPCPercentEncoding.decode($0.utf8) }?
+                .contains("its open streams were ended") == true
+        }
+        return (shed.count, responses.filter { !$0.ended }.count)
+    }
+
     @Test("requests that send their headers and nothing more are held bytes too: a connection keeping them is ended")
     func headersOnlyRequestsAreBounded() async throws {
         let server = try await ServerProcess(arguments: ["--frame-timeout", "1", "--no-seed"])
