@@ -58,6 +58,12 @@ public struct GRPCServerConfiguration: Sendable {
     /// (The session raises both to at least 2 × and 1 × `maxConcurrentStreams`.)
     public var startedResetBurst = 2048
     public var startedResetsPerSecond = 1000
+    /// Messages on calls that stream their requests (the standard reflection), after the call
+    /// started: token bucket. Each is answered on the event loop; without a bound one read of
+    /// 8-byte `list_services` requests (up to 65,000 a loop turn) held the loop for a second,
+    /// again and again, and other clients' calls waited (audit 32 F3). grpcurl sends a few.
+    public var streamMessageBurst = 1000
+    public var streamMessagesPerSecond = 500
     /// SETTINGS frames from the client: token bucket.
     public var settingsBurst = 100
     public var settingsPerSecond = 10

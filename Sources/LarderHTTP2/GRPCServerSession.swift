@@ -42,6 +42,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     private var resets: TokenBucket
     private var startedResets: TokenBucket
     private var settingsFrames: TokenBucket
+    private var streamMessages: TokenBucket
     private var idleFrames: TokenBucket
     private var drainPingData: UInt64?
     /// The drain's final GOAWAY (with the last stream id taken) was submitted.
@@ -126,6 +127,8 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         startedResets = TokenBucket(burst: max(configuration.startedResetBurst, 2 * streams),
                                     ratePerSecond: max(configuration.startedResetsPerSecond, streams), now: now)
         settingsFrames = TokenBucket(burst: configuration.settingsBurst, ratePerSecond: configuration.settingsPerSecond, now: now)
+        streamMessages = TokenBucket(burst: configuration.streamMessageBurst,
+                                     ratePerSecond: configuration.streamMessagesPerSecond, now: now)
         idleFrames = TokenBucket(burst: configuration.idleFrameBurst, ratePerSecond: configuration.idleFramesPerSecond, now: now)
         super.init()
         engine.attach(self)
@@ -525,6 +528,10 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
             stream.heldMessage = message.bytes
             bufferedInputBytes += message.bytes.count
         } else {
+            guard streamMessages.take(now: configuration.clock()) else {
+                fail(.enhanceYourCalm, "too many messages on streaming calls")
+                return false
+            }
             events.append(.message(streamID: stream.id, message.bytes))
         }
         return true

@@ -295,6 +295,35 @@ struct GRPCLimitsTests {
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
     }
 
+    @Test("messages on a streaming call beyond the bucket are GOAWAY ENHANCE_YOUR_CALM; at the bucket's rate they go on")
+    func streamMessagesAreBounded() throws {
+        let clock = ManualClock()
+        var configuration = GRPCServerConfiguration.manual(clock)
+        configuration.streamMessageBurst = 50
+        configuration.streamMessagesPerSecond = 10
+        let loop = try Loopback(server: configuration)
+        // Started at its headers, as a bidirectional call is (ServerReflectionInfo).
+        loop.server.deliversWholeRequest = { _ in false }
+        let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+        func delivered() -> Int { loop.events.filter { if case .message = $0 { true } else { false } }.count }
+        // Within the burst, then at the rate: every message delivered, the connection kept.
+        for _ in 0..<50 { loop.client.sendMessage(streamID: id, [1]) }
+        try loop.pump()
+        for _ in 0..<5 {
+            clock.advance(seconds: 1)
+            for _ in 0..<10 { loop.client.sendMessage(streamID: id, [2]) }
+            try loop.pump()
+        }
+        #expect(delivered() == 100)
+        #expect(loop.client.goaways.isEmpty, "\(loop.client.goaways)")
+        // One read of far more (audit 32 F3: 65,000 requests held the loop for a second).
+        for _ in 0..<200 { loop.client.sendMessage(streamID: id, [3]) }
+        try loop.pump()
+        #expect(delivered() <= 100 + 10, "\(delivered())")
+        #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
+        #expect(loop.server.closeReason?.message.contains("too many messages on streaming calls") == true)
+    }
+
     @Test("the started-reset bucket is never smaller than twice the streams a client may have open")
     func startedResetBucketScalesWithTheStreamLimit() throws {
         var configuration = GRPCServerConfiguration.manual(ManualClock())
