@@ -90,6 +90,9 @@ extension Server {
         case close
         /// Closes it without one: it reads nothing, so an error frame would not reach it.
         case writeStalled
+        /// Closes it without one: its client ended its input with responses waiting for its
+        /// HTTP/2 flow-control window, which it can no longer open.
+        case windowNeverOpens
     }
 
     /// Ends the connections whose timers ran out. Decides first, acts after: acting may close
@@ -105,6 +108,9 @@ extension Server {
             switch verdict {
             case .fail(let error): fail(connection, error)
             case .close: close(connection, reason: "closed after error")
+            case .windowNeverOpens:
+                close(connection, reason: "the client ended its input with responses waiting for its flow-control "
+                                      + "window, which it can no longer open")
             case .keep, .writeStalled: break
             }
         }
@@ -124,6 +130,12 @@ extension Server {
         let stallLimit = UInt64(configuration.writeStallTimeoutSeconds) * 1_000_000_000
         if stallLimit > 0, let since = connection.writeBlockedSince, now - since > stallLimit {
             return .writeStalled
+        }
+        // Ended input leaves the client no way to send WINDOW_UPDATE: what waits for its window
+        // would wait for the write stall, holding the calls parked behind it (audit 32 F4: ~950
+        // calls and 11 MB for 30 s after each close).
+        if connection.inputClosed, let link = connection.http2, link.heldOutputBytes > 0, !connection.isClosing {
+            return .windowNeverOpens
         }
         if stallLimit > 0, let link = connection.http2, let since = link.flowStalledSince, now > since,
            now - since > stallLimit, !connection.isClosing {

@@ -105,6 +105,26 @@ struct HTTP2EndToEndTests {
         #expect(!names.contains("Too late"))
     }
 
+    @Test("a client that ends its input with responses waiting for its flow-control window is closed at once")
+    func aClosedWindowAfterEndOfInputClosesTheConnection() async throws {
+        // An hour of write-stall timeout: only the end of input can close the connection here. A
+        // small output cap: the calls after the first few replies wait for room (parked, in flight).
+        let server = try await ServerProcess(arguments: ["--write-stall-timeout", "3600", "--idle-timeout", "3600",
+                                                         "--max-output-bytes", "1024", "--log-level", "debug"])
+        defer { server.stop() }
+        var options = GRPCClientSession.Options()
+        options.initialWindowSize = 0  // no response DATA may come
+        let client = try HTTP2TestClient(port: server.port, options: options)
+        let list = LocationMethods.listLocations.path
+        let calls = try (0..<20).map { _ in try client.start(list, messages: [ProtoCodec.encode(ListLocationsRequest())]) }
+        #expect(await server.waitForLog("event=call_parked"))
+        #expect(calls.allSatisfy { client.response($0)?.messages.isEmpty ?? true })
+        client.shutdownSending()
+        // Before, the connection, its calls and their responses stayed for the write stall (audit 32 F4).
+        #expect(await offThePool { client.readUntilClosed(seconds: 60) })
+        #expect(await server.waitForLog("which it can no longer open"))
+    }
+
     @Test("a deadline already passed (grpc-timeout 0n) is DEADLINE_EXCEEDED for calls answered on the loop too")
     func anExpiredDeadlineEndsLoopAnsweredCalls() async throws {
         let server = try await ServerProcess(arguments: ["--access-log"])
