@@ -64,6 +64,9 @@ final class Connection: EventHandler, CallConnection {
     /// True while reading is held back because the memory budget is used up and
     /// this connection holds more than its share.
     var heldForBudget = false
+    /// True while whole lean frames wait in `decoder` for a later pass of the loop
+    /// (`Server.maxFramesPerPass`): no more is read until they are handled.
+    var framesDeferred = false
     /// The first bytes of a TLS connection that waits for a handshake slot
     /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
     var tlsWaitingBytes: [UInt8]?

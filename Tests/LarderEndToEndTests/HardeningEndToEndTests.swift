@@ -89,6 +89,31 @@ struct HardeningEndToEndTests {
         #expect(try await authorized.call(LocationMethods.listLocations, ListLocationsRequest()).locations.count == 4)
     }
 
+    /// Calls answered on the loop, pipelined far past what one pass handles (64 frames): all
+    /// are answered, each once, and another connection is served meanwhile (audit 33: one
+    /// connection's pipelined health checks were handled ~13,800 at a time, holding the loop).
+    @Test func aLongPipelineIsHandledInPassesAndAllAnswered() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed"])
+        defer { server.stop() }
+        let count = 5000
+        var bytes: [UInt8] = []
+        for id in 1...count { Frame.append(ProtoCodec.encode(Self.health(UInt64(id))), to: &bytes) }
+        let raw = try RawConnection(port: server.port)
+        raw.send(bytes)
+        let other = try Self.client(server)
+        defer { other.close() }
+        #expect(try await other.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+        var seen = Set<UInt64>()
+        while seen.count < count, let reply = raw.receive() {
+            #expect(reply.statusCode == .ok)
+            #expect(seen.insert(reply.callID).inserted, "answered twice: \(reply.callID)")
+        }
+        #expect(seen == Set(1...UInt64(count)))
+        // The connection reads on after the last pass.
+        raw.send(Self.health(UInt64(count + 1)))
+        #expect(raw.receive()?.callID == UInt64(count + 1))
+    }
+
     // MARK: - Item 2: memory budget and write stalls
 
     /// A peer whose unread replies use up the budget: its calls wait for it to read, the
