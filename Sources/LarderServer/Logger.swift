@@ -1,4 +1,5 @@
 import LarderSystem
+import LarderWire
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,8 +118,7 @@ public struct Logger: Sendable {
             value = String(value.unicodeScalars[..<end])
         }
         let needsQuotes = cutFrom != nil || value.isEmpty || value.unicodeScalars.contains { scalar in
-            scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || scalar.value < 0x20
-                || (0x7F...0x9F).contains(scalar.value)
+            scalar == " " || scalar == "=" || scalar == "\"" || scalar == "\\" || SafeText.needsEscape(scalar)
         }
         guard needsQuotes else { return value }
         var out = "\""
@@ -130,7 +130,7 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                if SafeText.needsEscape(scalar) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)

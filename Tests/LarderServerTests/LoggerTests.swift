@@ -20,6 +20,12 @@ import Glibc
         #expect(Logger.quoted("a\u{9B}31m") == "\"a\\u{9b}31m\"")
         #expect(Logger.quoted("del\u{7F}") == "\"del\\u{7f}\"")
         #expect(Logger.quoted("café") == "café")
+        // Line and paragraph separators, which some log tools split lines at, and bidirectional
+        // overrides, which reorder what a reader sees (audit 33); joiners that scripts need stay.
+        #expect(Logger.quoted("a\u{2028}level=error") == "\"a\\u{2028}level=error\"")
+        #expect(Logger.quoted("x\u{2029}") == "\"x\\u{2029}\"")
+        #expect(Logger.quoted("\u{202E}txt.exe") == "\"\\u{202e}txt.exe\"")
+        #expect(Logger.quoted("क्\u{200D}ष") == "क्\u{200D}ष")
     }
 
     @Test func aHugeValueIsCutOnAScalarBoundaryWithItsSize() {
