@@ -109,8 +109,10 @@ public enum ServerCommandLine {
             config.server.maxBufferedOutputBytes = try parseInt(value, flag: "max-output-bytes", range: 1024...(1 << 30))
         },
         Option(name: "memory-budget-bytes", value: "N",
-               help: "bytes of unwritten replies and undecoded requests all connections together may hold; "
-                   + "past it, connections over their share get RESOURCE_EXHAUSTED for new calls (default 268435456)") { config, value throws(UsageError) in
+               help: "bytes of unwritten replies, undecoded requests and waiting calls, all connections together, "
+                   + "before the server pushes back (a soft limit: what runs already finishes): past it, connections "
+                   + "over their share get RESOURCE_EXHAUSTED for new calls, are not read and lose their open streams "
+                   + "(default 268435456)") { config, value throws(UsageError) in
             config.server.memoryBudgetBytes = try parseInt(value, flag: "memory-budget-bytes", range: (1 << 20)...(1 << 40))
         },
         Option(name: "write-stall-timeout", value: "SECONDS",
