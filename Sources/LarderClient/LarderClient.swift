@@ -36,9 +36,12 @@ public final class LarderClient: Sendable {
         var lastError: RPCError?
         /// The TLS session of the last connection, offered to the next one (an abbreviated handshake).
         var ticket: TLSSessionTicket?
-        /// The calls waiting for the connect attempt under way, if one is.
-        var waiting: [CheckedContinuation<Result<Connection, RPCError>, Never>]?
+        /// The calls waiting for the connect attempt under way, by waiter number; nil when none is under way.
+        var waiting: [UInt64: Waiter]?
+        var lastWaiter: UInt64 = 0
     }
+
+    private typealias Waiter = CheckedContinuation<Result<Connection, RPCError>, Never>
 
     /// What a caller of `usableConnection` does next.
     private enum Next {
@@ -106,16 +109,40 @@ public final class LarderClient: Sendable {
     /// The attempt runs on a thread of its own (a connect and a TLS handshake block for up to
     /// `connectTimeout`; a cooperative thread must not), and concurrent callers wait for it and
     /// share its result.
+    /// A call waiting for the attempt ends when its task is cancelled (CANCELLED) or the client
+    /// is closed (CANCELLED); its own timeout starts once it has a connection.
     private func usableConnection() async throws(RPCError) -> Connection {
         if let connection = link.withLock({ link in link.connection.flatMap { $0.isUsable() ? $0 : nil } }) {
             return connection
         }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Connection, RPCError>, Never>) in
+        let waiter = link.withLock { link -> UInt64 in
+            link.lastWaiter += 1
+            return link.lastWaiter
+        }
+        let result = await withTaskCancellationHandler {
+            await waitForConnection(waiter: waiter)
+        } onCancel: {
+            let cancelled = link.withLock { $0.waiting?.removeValue(forKey: waiter) }
+            cancelled?.resume(returning: .failure(RPCError(.cancelled, "the call was cancelled while connecting to \(server)")))
+        }
+        // The connecting thread recorded the attempt under `link`'s lock before it resumed
+        // us; taking the lock orders this task after it for ThreadSanitizer too, which does
+        // not see the concurrency runtime's hand-over (it reported the new connection's
+        // fields, written there and read here, as a race).
+        link.withLock { _ in }
+        return try result.get()
+    }
+
+    private func waitForConnection(waiter: UInt64) async -> Result<Connection, RPCError> {
+        await withCheckedContinuation { (continuation: Waiter) in
             let next = link.withLock { link -> Next in
                 if link.closed { return .done(.failure(RPCError(.cancelled, "the client closed the connection to \(server)"))) }
+                if Task.isCancelled {
+                    return .done(.failure(RPCError(.cancelled, "the call was cancelled while connecting to \(server)")))
+                }
                 if let connection = link.connection, connection.isUsable() { return .done(.success(connection)) }
                 if link.waiting != nil {
-                    link.waiting?.append(continuation)
+                    link.waiting?[waiter] = continuation
                     return .wait
                 }
                 if let ticket = link.connection?.resumptionTicket { link.ticket = ticket }
@@ -125,7 +152,7 @@ public final class LarderClient: Sendable {
                     let wait = formatSeconds(now.duration(to: next))
                     return .done(.failure(RPCError(last.code, "\(last.message) (next attempt in \(wait))")))
                 }
-                link.waiting = [continuation]
+                link.waiting = [waiter: continuation]
                 return .connect(resuming: link.ticket)
             }
             switch next {
@@ -145,13 +172,12 @@ public final class LarderClient: Sendable {
                 }
             }
         }
-        return try result.get()
     }
 
     /// Records a connect attempt's outcome and hands it to the calls waiting for it.
     private func connected(_ attempt: Result<Connection, RPCError>) {
-        let (waiting, result) = link.withLock { link -> ([CheckedContinuation<Result<Connection, RPCError>, Never>], Result<Connection, RPCError>) in
-            let waiting = link.waiting ?? []
+        let (waiting, result) = link.withLock { link -> ([Waiter], Result<Connection, RPCError>) in
+            let waiting = Array((link.waiting ?? [:]).values)
             link.waiting = nil
             switch attempt {
             case .success(let connection) where link.closed:
@@ -174,13 +200,19 @@ public final class LarderClient: Sendable {
         for continuation in waiting { continuation.resume(returning: result) }
     }
 
-    /// Closes the connection; calls still waiting fail with CANCELLED, later calls too. Idempotent.
+    /// Closes the connection; calls still waiting (for a reply, or for a connect attempt) fail
+    /// with CANCELLED, later calls too. Idempotent.
     public func close() {
-        let connection = link.withLock { link -> Connection? in
+        let (connection, waiting) = link.withLock { link -> (Connection?, [Waiter]) in
             link.closed = true
-            return link.connection
+            let waiting = Array((link.waiting ?? [:]).values)
+            // An attempt under way still ends in `connected`, which closes what it opened.
+            if link.waiting != nil { link.waiting = [:] }
+            return (link.connection, waiting)
         }
         connection?.close()
+        let closed = RPCError(.cancelled, "the client closed the connection to \(server)")
+        for waiter in waiting { waiter.resume(returning: .failure(closed)) }
     }
 
     /// Whether a connection is open now (it may still end before the next call).

@@ -18,7 +18,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// - Throws: `HostPortError` saying what is wrong, e.g. `has no port`, or that the host is a name.
     public init(parsing text: String) throws(HostPortError) {
         let parsed = try HostPort(parsing: text, allowsPortZero: true)
-        let host = parsed.host == "localhost" ? "127.0.0.1" : parsed.host
+        let host = parsed.host.lowercased() == "localhost" ? "127.0.0.1" : parsed.host
         var probe = in6_addr()
         guard inet_pton(AF_INET, host, &probe) == 1 || inet_pton(AF_INET6, host, &probe) == 1 else {
             throw HostPortError("has the host name \"\(host)\": listening needs an IP address (127.0.0.1, "

@@ -168,10 +168,10 @@ final class Connection: EventHandler, CallConnection {
     }
 
     /// Drops a frame begun and never to be completed (the peer ended its input), and its bytes
-    /// from the budget.
+    /// from the budget; whole frames before it stay, for their pass.
     func dropPartialFrame() {
         guard decoder.bufferedByteCount > 0 else { return }
-        decoder.discardBuffered()
+        decoder.discardPartialFrame()
         accountInput()
     }
 

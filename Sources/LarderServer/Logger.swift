@@ -59,8 +59,9 @@ public struct Logger: Sendable {
         emit(.info, event, fields)
     }
 
-    /// Writes one line with a single write(2), so lines from threads never interleave; an
-    /// event of the rate limit past its lines for the interval is counted instead.
+    /// Writes one line with one write(2) (more only when stderr takes part of it: a full pipe
+    /// left non-blocking), so lines from threads do not interleave; an event of the rate limit
+    /// past its lines for the interval is counted instead.
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, any CustomStringConvertible>) {
         guard enabled(level) else { return }
         if limiter.limits(event) {
@@ -94,9 +95,11 @@ public struct Logger: Sendable {
     }
 
     /// Writes `text` to `fd` whole, with no formatting: short writes, EINTR and a descriptor
-    /// left non-blocking cut no line in half (`DescriptorWriter.writeAll`).
+    /// left non-blocking and full cut no line in half (`DescriptorWriter.writeAll`). A
+    /// non-blocking descriptor whose reader stalls holds the caller (the event loop) a second
+    /// at most per wait; then the rest of the line is dropped.
     public static func writeRaw(_ text: String, fd: Int32) {
-        _ = DescriptorWriter.writeAll(fd, text)
+        _ = DescriptorWriter.writeAll(fd, text, waitMilliseconds: 1000)
     }
 
     /// The most UTF-8 bytes of one value a line shows: a client's 4 MiB method name must not

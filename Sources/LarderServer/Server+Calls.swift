@@ -74,6 +74,11 @@ extension Server {
             if let link = connection.http2 {
                 if link.session.endOfInput() > 0 { pumpHTTP2(connection) }
             } else {
+                // Whole frames still waiting for their pass (TLS: close_notify came in the same
+                // read) are requests like any other: handled now, all of them; only a trailing
+                // partial frame is dropped.
+                processFrames(of: connection, atMost: .max)
+                guard !connection.isClosed else { return }
                 connection.dropPartialFrame()
             }
             connection.flush()  // also runs the calls that waited for room, if there is now
@@ -123,12 +128,14 @@ extension Server {
     /// milliseconds, and 200 such peers held it for seconds (audit 33).
     static let maxFramesPerPass = 64
 
-    func processFrames(of connection: Connection) {
+    /// Handles the whole frames in `connection`'s decoder, `atMost` of them in this pass (the
+    /// rest later, `deferFrames`).
+    func processFrames(of connection: Connection, atMost: Int = maxFramesPerPass) {
         var completedFrame = false
         var handledFrames = 0
         // A flush below may close the connection (a failed write): nothing more happens on it.
         while !connection.isClosed && !connection.isClosing && !connection.readPaused {
-            if handledFrames == Self.maxFramesPerPass {
+            if handledFrames == atMost {
                 deferFrames(of: connection)
                 break
             }

@@ -133,8 +133,11 @@ extension Server {
         }
         // Ended input leaves the client no way to send WINDOW_UPDATE: what waits for its window
         // would wait for the write stall, holding the calls parked behind it (audit 32 F4: ~950
-        // calls and 11 MB for 30 s after each close).
-        if connection.inputClosed, let link = connection.http2, link.heldOutputBytes > 0, !connection.isClosing {
+        // calls and 11 MB for 30 s after each close). Only once nothing has moved for a second
+        // with the socket drained: responses on streams whose window is open still go out.
+        if connection.inputClosed, let link = connection.http2, link.heldOutputBytes > 0,
+           connection.bufferedOutputBytes == 0, let since = link.flowStalledSince, now > since,
+           now - since > 1_000_000_000, !connection.isClosing {
             return .windowNeverOpens
         }
         if stallLimit > 0, let link = connection.http2, let since = link.flowStalledSince, now > since,
@@ -200,22 +203,25 @@ extension Server {
     }
 
     /// While peers hold more than the budget, ends the open streams (health Watch, reflection)
-    /// of the connections holding most beyond their share, `RESOURCE_EXHAUSTED`, until about the
-    /// excess is given back (the rest, if any, at the next tick). Admission stops only what a
-    /// connection over its share would start; what it was admitted while the share was larger
-    /// (fewer connections open) stayed, streams for as long as their peer liked: 330
-    /// connections × 1,000 Watch streams with 7 KB of metadata held 3.3× the budget (audit 32
-    /// F1). Unary calls end by themselves, and calls waiting for their client to read (parked)
-    /// are meant to wait; a connection within its share loses nothing.
+    /// of the connections whose open calls alone hold more than their share, most first,
+    /// `RESOURCE_EXHAUSTED`, until about the excess is given back (the rest, if any, at the next
+    /// tick). Admission stops only what a connection over its share would start; what it was
+    /// admitted while the share was larger (fewer connections open) stayed, streams for as long
+    /// as their peer liked: 330 connections × 1,000 Watch streams with 7 KB of metadata held
+    /// 3.3× the budget (audit 32 F1). Chosen by what their streams hold, not by all they hold:
+    /// a budget used up by unread replies is not given back by ending a client's one Watch
+    /// (review 32). Unary calls end by themselves, and calls waiting for their client to read
+    /// are meant to wait; a connection whose calls hold no more than its share loses nothing.
     func shedOverBudget() {
         var excess = budget.usedBytes - budget.limit
         guard excess > 0 else { return }
         let share = budget.share
-        let heavy = connections.values.filter { $0.usage.budgetedBytes > share && !$0.calls.streams.isEmpty }
-            .sorted { $0.usage.budgetedBytes > $1.usage.budgetedBytes }
-        for connection in heavy where excess > 0 {
+        let heavy = connections.values.map { ($0, $0.usage.openCallBytes) }
+            .filter { connection, open in open > share && !connection.calls.streams.isEmpty }
+            .sorted { $0.1 > $1.1 }
+        for (connection, open) in heavy where excess > 0 {
             let held = connection.usage.budgetedBytes
-            excess -= connection.usage.openCallBytes
+            excess -= open
             let error = RPCError(.resourceExhausted,
                                  "the server's memory budget is used up (--memory-budget-bytes \(budget.limit)) and this "
                                     + "connection held \(held) bytes, more than its share of \(share): its open streams were "

@@ -85,6 +85,23 @@ public struct FrameDecoder: Sendable {
         start = 0
     }
 
+    /// Drops the trailing frame begun and never to be completed (the peer ended its input),
+    /// keeping the whole frames before it (not yet taken); gives the memory back when nothing
+    /// is left.
+    public mutating func discardPartialFrame() {
+        var end = start
+        while buffer.count - end >= Frame.headerSize {
+            let length = Int(buffer[end]) << 24 | Int(buffer[end + 1]) << 16 | Int(buffer[end + 2]) << 8 | Int(buffer[end + 3])
+            guard buffer.count - end - Frame.headerSize >= length else { break }
+            end += Frame.headerSize + length
+        }
+        if end == start {
+            discardBuffered()
+        } else {
+            buffer.removeSubrange(end...)
+        }
+    }
+
     /// Empties the buffer, keeping its memory only when it is small.
     private mutating func releaseConsumed() {
         buffer.removeAll(keepingCapacity: buffer.capacity <= Self.retainedCapacity)

@@ -369,6 +369,27 @@ final class TLSHostilePeerTests {
         #expect(Self.residentKilobytes(pid: server.processIdentifier) < 200_000)
     }
 
+    /// More pipelined calls than one pass handles (64), then close_notify, in one write: every
+    /// call is answered before the server closes (review 32: the frames left for the next
+    /// pass were dropped with the partial frame at end of input).
+    @Test func callsPipelinedWithCloseNotifyAreAllAnswered() async throws {
+        let server = try await tlsServer("--no-seed")
+        defer { server.stop() }
+        let ca = certificates.caCertificate
+        let ids = try await offThePool { () throws -> [UInt64] in
+            let peer = try TLSPeer(port: server.port, ca: ca)
+            // And half a frame after them: dropped, the whole ones kept.
+            try peer.sendThenCloseNotify((1...200).flatMap { Self.health(UInt64($0)) } + Array(Self.health(201).prefix(7)))
+            var ids: [UInt64] = []
+            while let reply = peer.receive() {
+                #expect(reply.statusCode == .ok)
+                ids.append(reply.callID)
+            }
+            return ids
+        }
+        #expect(ids.sorted() == Array(1...200), "\(ids.count) answered")
+    }
+
     /// Slowloris over TLS: a record held open (here all but its last byte) passes nothing to
     /// the transports, yet counts as a partial frame: `--frame-timeout` ends the connection with
     /// the encrypted error frame (before, each trickled byte only reset the idle timer).

@@ -176,6 +176,22 @@ struct FrameDecoderTests {
         #expect(decoder.bufferedByteCount == 0)
     }
 
+    @Test("discarding the partial frame keeps the whole frames before it")
+    func discardPartialFrameKeepsWholeFrames() throws {
+        var decoder = FrameDecoder()
+        decoder.append(Frame.encode([1, 2, 3]) + Frame.encode([4]) + Array(Frame.encode([5, 6, 7, 8]).prefix(6)))
+        decoder.discardPartialFrame()
+        #expect(decoder.bufferedByteCount == 7 + 5)
+        #expect(try decoder.next() == [1, 2, 3])
+        #expect(try decoder.next() == [4])
+        #expect(try decoder.next() == nil)
+        #expect(decoder.bufferedByteCount == 0)
+        // Only a partial frame (here a header cut short): everything goes.
+        decoder.append([0, 0])
+        decoder.discardPartialFrame()
+        #expect(decoder.bufferedByteCount == 0)
+    }
+
     @Test("a big frame's buffer is given back once it is consumed, by next() and withNextFrame")
     func bigBuffersAreGivenBack() throws {
         let big = [UInt8](repeating: 7, count: 4 * 1024 * 1024)

@@ -275,7 +275,8 @@ final class Connection: Sendable {
         let silence = heardFromServer ? ""
             : " (nothing has come from it on this connection: a slow or stuck server, or not a Larder server on that port?)"
         if !expired.isEmpty {
-            output.withLock { queue in for (id, _) in expired { queue.drop(callID: id) } }
+            let ids = Set(expired.map(\.id))
+            output.withLock { $0.drop(callIDs: ids) }
         }
         for (_, call) in expired {
             let after = call.timeout.map { " after \(formatSeconds($0))" } ?? ""

@@ -33,6 +33,14 @@ struct OutboundQueue {
         frames.remove(at: index)
     }
 
+    /// Drops the frames of `callIDs` none of which was written, in one pass (calls expiring
+    /// together, each behind the others).
+    mutating func drop(callIDs: Set<UInt64>) {
+        let first = headWritten > 0 ? head + 1 : head
+        guard first < frames.count else { return }
+        frames[first...].removeAll { callIDs.contains($0.callID) }
+    }
+
     /// Writes what the socket takes now, without blocking.
     /// - Returns: true when everything was written, false when the socket is full (poll for
     ///   POLLOUT and call again); the socket's or TLS's error, after which the connection is over.

@@ -10,9 +10,9 @@ import LarderWire
 /// The TLS session of one client connection, shared by its reader thread (decrypting)
 /// and the tasks that send (encrypting).
 ///
-/// Records must reach the socket in the order they were made, so a sender encrypts and
-/// writes under `Connection.sendLock`; the session itself is behind its own short lock,
-/// which the reader takes without ever waiting for a blocked write. Whatever the reader's
+/// Records must reach the socket in the order they were made, so frames are sealed as
+/// `Connection`'s outbound queue writes them, under its lock (never a blocking write); the
+/// session itself is behind its own short lock, which the reader takes too. Whatever the reader's
 /// `receive` makes (rare: an alert) stays in the session's output for the next sender.
 final class TLSChannel: Sendable {
     private let session: LockedValue<TLSSession>

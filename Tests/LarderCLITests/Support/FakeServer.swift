@@ -181,7 +181,7 @@ private final class Sockets: Sendable {
 
     private func serveConnection(_ client: Int32, start: ContinuousClock.Instant, limit: Duration,
                                  _ requests: AsyncStream<RequestEnvelope>.Continuation) {
-        var decoder = FrameDecoder(maxFrameSize: 64 << 20)
+        var decoder = FrameDecoder(maxFrameSize: 128 << 20)
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ContinuousClock.now - start < limit, !stopped.withLock({ $0 }) {
             if readingPaused.withLock({ $0 }) {
