@@ -64,6 +64,13 @@ extension Server {
     /// else would end a health watch), and `outputDrained` closes after the last reply; with
     /// nothing in flight the connection closes now.
     func peerFinishedSending(_ connection: Connection) {
+        // Whole frames still waiting for their pass (TLS: close_notify came in the same read)
+        // are requests like any other: handled now, all of them; only a trailing partial frame
+        // is dropped (below).
+        if connection.http2 == nil && !connection.isClosing && connection.decoder.bufferedByteCount > 0 {
+            processFrames(of: connection, atMost: .max)
+            guard !connection.isClosed else { return }
+        }
         if !connection.isClosing && (connection.callsInFlight > 0 || connection.bufferedOutputBytes > 0) {
             connection.inputClosed = true
             connection.partialFrameSince = nil
@@ -74,11 +81,6 @@ extension Server {
             if let link = connection.http2 {
                 if link.session.endOfInput() > 0 { pumpHTTP2(connection) }
             } else {
-                // Whole frames still waiting for their pass (TLS: close_notify came in the same
-                // read) are requests like any other: handled now, all of them; only a trailing
-                // partial frame is dropped.
-                processFrames(of: connection, atMost: .max)
-                guard !connection.isClosed else { return }
                 connection.dropPartialFrame()
             }
             connection.flush()  // also runs the calls that waited for room, if there is now
