@@ -482,3 +482,65 @@ struct StalledServerTests {
         }
     }
 }
+
+@Suite("LarderClient waiting for a reconnect")
+struct ReconnectWaitTests {
+    /// Threads of this process named `larder-connect`: connect attempts under way.
+    static func connectAttempts() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?
+                .hasPrefix("larder-connect") == true
+        }.count
+    }
+
+    /// A server whose listen backlog is full: a connect to it waits (the SYN is dropped).
+    static func unreachableAfterClose() async throws -> (FakeServer, LarderClient, [Int32]) {
+        let server = try FakeServer()
+        let client = try LarderClient(server: server.address, options: ClientOptions(connectTimeout: .seconds(120)))
+        // One call answered: the server has accepted the connection it then closes.
+        let first = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/a", payload: []) } }
+        var iterator = server.requests.makeAsyncIterator()
+        let request = try #require(await iterator.next())
+        server.reply(ResponseEnvelope(callID: request.callID, payload: []))
+        _ = try await first.value.get()
+        server.closeConnection()  // stops serving: the listener takes connections and never accepts
+        while client.isConnected { try await Task.sleep(for: .milliseconds(10)) }
+        var fillers: [Int32] = []
+        for _ in 0..<16 {  // more than the backlog of 8 holds
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = server.address.port.bigEndian
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            fillers.append(fd)
+        }
+        return (server, client, fillers)
+    }
+
+    /// Cancelling the task, or closing the client, ends a call that waits for a connect attempt
+    /// at once, CANCELLED (review 32 M2: it waited for the attempt, up to its timeout).
+    @Test(.timeLimit(.minutes(2)))
+    func aCallWaitingForAConnectEndsOnCancelAndOnClose() async throws {
+        let (server, client, fillers) = try await Self.unreachableAfterClose()
+        defer { for fd in fillers { close(fd) } }
+        defer { _ = server }
+        let before = Self.connectAttempts()
+        let cancelled = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/b", payload: []) } }
+        while Self.connectAttempts() == before { try await Task.sleep(for: .milliseconds(10)) }
+        cancelled.cancel()
+        let first = await cancelled.value.failure
+        #expect(first?.code == .cancelled && first?.message.contains("cancelled while connecting") == true,
+                "\(String(describing: first))")
+        // The attempt is still under way: the next call waits for it too, until the client closes.
+        let waiting = Task { await outcome { () async throws(RPCError) in try await client.callRaw(path: "/a/c", payload: []) } }
+        try await Task.sleep(for: .milliseconds(50))
+        client.close()
+        let second = await waiting.value.failure
+        #expect(second?.code == .cancelled && second?.message.contains("closed") == true, "\(String(describing: second))")
+    }
+}
