@@ -112,8 +112,12 @@ final class Connection: Sendable {
                     if mustWake { wakePipe.wake() }
                 }
                 // Written now as far as the socket takes it; the reader thread writes the rest. A
-                // queue that was not empty is the reader's already (it watches for POLLOUT).
+                // queue that was not empty is the reader's already (it watches for POLLOUT). A
+                // call cancelled or expired since it registered is not queued at all: its end
+                // comes first (`complete`, `expireAndComputeTimeout`) and drops the frame after,
+                // so under this lock either it is gone already or its drop is still to come.
                 let written = output.withLock { queue -> Result<Bool, RPCError> in
+                    guard state.withLock({ $0.contains(id) }) else { return .success(true) }
                     let wasEmpty = queue.isEmpty
                     queue.append(frame, callID: id)
                     return wasEmpty ? queue.write(to: fd, tls: tls) : .success(true)
