@@ -42,10 +42,13 @@ public struct FrameDecoder: Sendable {
     }
 
     /// The length announced by the next frame header, if 4 bytes are buffered.
-    public var nextLength: UInt32? {
-        guard buffer.count - start >= Frame.headerSize else { return nil }
-        return UInt32(buffer[start]) << 24 | UInt32(buffer[start + 1]) << 16
-            | UInt32(buffer[start + 2]) << 8 | UInt32(buffer[start + 3])
+    public var nextLength: UInt32? { length(at: start) }
+
+    /// The length announced by the frame header at `offset`, if its 4 bytes are buffered.
+    private func length(at offset: Int) -> UInt32? {
+        guard buffer.count - offset >= Frame.headerSize else { return nil }
+        return UInt32(buffer[offset]) << 24 | UInt32(buffer[offset + 1]) << 16
+            | UInt32(buffer[offset + 2]) << 8 | UInt32(buffer[offset + 3])
     }
 
     /// The next complete frame body, or nil when more bytes are needed.
@@ -90,10 +93,8 @@ public struct FrameDecoder: Sendable {
     /// is left.
     public mutating func discardPartialFrame() {
         var end = start
-        while buffer.count - end >= Frame.headerSize {
-            let length = Int(buffer[end]) << 24 | Int(buffer[end + 1]) << 16 | Int(buffer[end + 2]) << 8 | Int(buffer[end + 3])
-            guard buffer.count - end - Frame.headerSize >= length else { break }
-            end += Frame.headerSize + length
+        while let length = length(at: end), buffer.count - end - Frame.headerSize >= Int(length) {
+            end += Frame.headerSize + Int(length)
         }
         if end == start {
             discardBuffered()
