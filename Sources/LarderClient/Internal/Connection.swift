@@ -130,7 +130,7 @@ final class Connection: Sendable {
             }
         } onCancel: {
             complete(id, with: .failure(RPCError(.cancelled, "call to \(method) was cancelled")))
-            output.withLock { $0.drop(callID: id) }
+            output.withLock { $0.drop(callIDs: [id]) }
         }
     }
 

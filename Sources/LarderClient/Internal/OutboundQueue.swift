@@ -25,16 +25,8 @@ struct OutboundQueue {
         frames.append((callID, frame))
     }
 
-    /// Drops call `callID`'s frame, unless some of it was written.
-    mutating func drop(callID: UInt64) {
-        guard let index = frames[head...].firstIndex(where: { $0.callID == callID }),
-              index != head || headWritten == 0
-        else { return }
-        frames.remove(at: index)
-    }
-
     /// Drops the frames of `callIDs` none of which was written, in one pass (calls expiring
-    /// together, each behind the others).
+    /// together, each behind the others; a cancelled call alone).
     mutating func drop(callIDs: Set<UInt64>) {
         let first = headWritten > 0 ? head + 1 : head
         guard first < frames.count else { return }
