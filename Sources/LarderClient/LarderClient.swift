@@ -123,7 +123,7 @@ public final class LarderClient: Sendable {
             await waitForConnection(waiter: waiter)
         } onCancel: {
             let cancelled = link.withLock { $0.waiting?.removeValue(forKey: waiter) }
-            cancelled?.resume(returning: .failure(RPCError(.cancelled, "the call was cancelled while connecting to \(server)")))
+            cancelled?.resume(returning: .failure(cancelledWhileConnecting))
         }
         // The connecting thread recorded the attempt under `link`'s lock before it resumed
         // us; taking the lock orders this task after it for ThreadSanitizer too, which does
@@ -136,9 +136,9 @@ public final class LarderClient: Sendable {
     private func waitForConnection(waiter: UInt64) async -> Result<Connection, RPCError> {
         await withCheckedContinuation { (continuation: Waiter) in
             let next = link.withLock { link -> Next in
-                if link.closed { return .done(.failure(RPCError(.cancelled, "the client closed the connection to \(server)"))) }
+                if link.closed { return .done(.failure(closedError)) }
                 if Task.isCancelled {
-                    return .done(.failure(RPCError(.cancelled, "the call was cancelled while connecting to \(server)")))
+                    return .done(.failure(cancelledWhileConnecting))
                 }
                 if let connection = link.connection, connection.isUsable() { return .done(.success(connection)) }
                 if link.waiting != nil {
@@ -182,7 +182,7 @@ public final class LarderClient: Sendable {
             switch attempt {
             case .success(let connection) where link.closed:
                 connection.close()
-                return (waiting, .failure(RPCError(.cancelled, "the client closed the connection to \(server)")))
+                return (waiting, .failure(closedError))
             case .success(let connection):
                 link.connection = connection
                 link.failures = 0
@@ -211,8 +211,15 @@ public final class LarderClient: Sendable {
             return (link.connection, waiting)
         }
         connection?.close()
-        let closed = RPCError(.cancelled, "the client closed the connection to \(server)")
-        for waiter in waiting { waiter.resume(returning: .failure(closed)) }
+        for waiter in waiting { waiter.resume(returning: .failure(closedError)) }
+    }
+
+    /// What a call gets once the client is closed.
+    private var closedError: RPCError { RPCError(.cancelled, "the client closed the connection to \(server)") }
+
+    /// What a call waiting for a connect attempt gets when its task is cancelled.
+    private var cancelledWhileConnecting: RPCError {
+        RPCError(.cancelled, "the call was cancelled while connecting to \(server)")
     }
 
     /// Whether a connection is open now (it may still end before the next call).
