@@ -296,18 +296,17 @@ struct ConventionsTests {
                 MealRecord(id: id, name: "toast", calories: 120, category: .breakfast))))
         }
         #expect(result.status == 0, "\(result.stderr)")
-        for text in ["6F1C2D9E-4B7A-4C1E-9A53-0D2B8C7E5F10"] {
-            let server = try FakeServer()
-            let result = try await CLIRunner.run(["locations", "get", text], server: server) { requests in
-                let get = try #require(await requests.next())
-                #expect(get.method == "/larder.v1.LocationService/GetLocation")
-                let id = try ProtoCodec.decode(GetLocationRequest.self, from: get.payload).id
-                #expect(id == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
-                server.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(
-                    Location(id: id, name: "客廳", colorHex: "#AABBCC"))))
-            }
-            #expect(result.status == 0, "\(text): \(result.stderr)")
+        let locationServer = try FakeServer()
+        let location = try await CLIRunner.run(["locations", "get", "6F1C2D9E-4B7A-4C1E-9A53-0D2B8C7E5F10"],
+                                               server: locationServer) { requests in
+            let get = try #require(await requests.next())
+            #expect(get.method == "/larder.v1.LocationService/GetLocation")
+            let id = try ProtoCodec.decode(GetLocationRequest.self, from: get.payload).id
+            #expect(id == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
+            locationServer.reply(ResponseEnvelope(callID: get.callID, payload: ProtoCodec.encode(
+                Location(id: id, name: "客廳", colorHex: "#AABBCC"))))
         }
+        #expect(location.status == 0, "\(location.stderr)")
     }
 
     @Test("arguments that are not UTF-8 are refused, naming the argument")
