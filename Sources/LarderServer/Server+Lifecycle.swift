@@ -352,9 +352,11 @@ extension Server {
         if !waitedForAnswers, connections.values.contains(where: { $0.http2?.awaitsDrainAcknowledgement == true }) {
             return
         }
-        // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too.
+        // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too, and
+        // so are the answers to lean frames left for a later pass (`deferFrames`): each is read
+        // already and gets its UNAVAILABLE, as the frames handled before it did.
         let unwritten = connections.values.contains {
-            $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0
+            $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0 || $0.framesDeferred
         }
         if !unwritten { stopLoop() }
     }

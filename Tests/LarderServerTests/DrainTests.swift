@@ -3,7 +3,10 @@ import LarderClient
 import LarderTestSupport
 import LarderWire
 import Testing
-import LarderServer
+import Dispatch
+import LarderReactor
+import Glibc
+@testable import LarderServer
 
 /// `Server.shutdown()`: calls in flight finish, new ones get UNAVAILABLE, health says
 /// NOT_SERVING, and the loop stops once the last reply is written.
@@ -41,6 +44,48 @@ struct DrainTests {
             server.store.release()
             #expect(try await inFlight.value.locations.count == 1, "the call in flight finishes OK")
             #expect(await eventually(seconds: 120) { server.hasStopped }, "the loop stops after the last reply")
+        }
+    }
+
+    /// Lean frames read before the drain began but left for a later pass (64 a pass) are each
+    /// answered, UNAVAILABLE, before the loop stops (review 32 L8: the drain ended with them
+    /// unanswered). The loop is held while the pipeline arrives, so one read takes all of it
+    /// and the drain begins between the first pass and the next.
+    @Test func framesLeftForALaterPassAreAnsweredBeforeTheDrainEnds() async throws {
+        try await withInProcessServer { server in
+            let raw = try server.raw()
+            raw.send(RequestEnvelope(callID: 1, method: HealthMethods.check.path, payload: []))
+            #expect(raw.receive()?.statusCode == .ok, "the connection is accepted and served")
+            let count = 1000  // about 30 KB: one read of the loop's 64 KiB
+            var bytes: [UInt8] = []
+            for id in 2...UInt64(count + 1) {
+                Frame.append(ProtoCodec.encode(RequestEnvelope(callID: id, method: HealthMethods.check.path, payload: [])),
+                             to: &bytes)
+            }
+            let held = DispatchSemaphore(value: 0)
+            let holding = DispatchSemaphore(value: 0)
+            server.server.loop.execute { holding.signal(); held.wait() }
+            holding.wait()
+            raw.send(bytes)
+            // Every byte acknowledged: all of it waits in the server's socket.
+            #expect(await eventually(seconds: 60) {
+                var unacknowledged: Int32 = 0
+                return ioctl(raw.fd, UInt(TIOCOUTQ), &unacknowledged) == 0 && unacknowledged == 0
+            })
+            server.server.shutdown()  // runs after the next turn's read and its first pass
+            held.signal()
+            // Health answers while draining, NOT_SERVING: the frames handled after the drain began say so.
+            var answered: [String: Int] = [:]
+            var seen = Set<UInt64>()
+            while seen.count < count, let reply = raw.receive() {
+                #expect(seen.insert(reply.callID).inserted, "answered twice: \(reply.callID)")
+                let status = try? ProtoCodec.decode(HealthCheckResponse.self, from: reply.payload).status
+                answered["\(reply.statusCode.name) \(status.map { "\($0)" } ?? "-")", default: 0] += 1
+            }
+            #expect(seen.count == count, "every frame read is answered: \(answered)")
+            #expect(answered["OK serving", default: 0] >= 64 && answered["OK notServing", default: 0] > 0,
+                    "the first pass before the drain, the rest after: \(answered)")
+            #expect(await eventually(seconds: 120) { server.hasStopped })
         }
     }
 
