@@ -12,7 +12,14 @@ public final class TCPListener: Sendable {
     private let closed = Atomic<Bool>(false)
 
     /// Binds and listens on `address` (SO_REUSEADDR, non-blocking, close-on-exec).
-    public init(address: SocketAddress, backlog: Int32 = 4096) throws(SystemError) {
+    public convenience init(address: SocketAddress, backlog: Int32 = 4096) throws(SystemError) {
+        try self.init(binding: address)
+        try listen(backlog: backlog)
+    }
+
+    /// Binds `address` without listening yet: the address is taken (one another process
+    /// listens on fails here), and connections to it are refused until `listen`.
+    public init(binding address: SocketAddress) throws(SystemError) {
         let family = address.host.contains(":") ? AF_INET6 : AF_INET
         let fd = try syscall("socket") {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -25,7 +32,6 @@ public final class TCPListener: Sendable {
             _ = try address.withSockAddr { pointer, length throws(SystemError) in
                 try syscall("bind(\(address))") { bind(fd, pointer, length) }
             }
-            try syscall("listen") { listen(fd, backlog) }
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
@@ -42,6 +48,11 @@ public final class TCPListener: Sendable {
     }
 
     deinit { close() }
+
+    /// Starts taking connections, up to `backlog` waiting to be accepted.
+    public func listen(backlog: Int32 = 4096) throws(SystemError) {
+        try syscall("listen") { Glibc.listen(fd, backlog) }
+    }
 
     /// Accepts one pending connection as a non-blocking socket with TCP_NODELAY;
     /// nil when none is pending.

@@ -32,9 +32,9 @@ final class MetricsHTTPServer: Sendable {
     private let thread = LockedValue<SystemThread?>(nil)
     let address: SocketAddress
 
-    /// Binds `address` now, so a bad address fails at startup.
-    init(address: SocketAddress, render: @escaping Render) throws(SystemError) {
-        let listener = try TCPListener(address: address, backlog: 64)
+    /// Listens on `listener`, bound already (`Server.StartupSockets`); `start` serves it.
+    init(listener: TCPListener, render: @escaping Render) throws(SystemError) {
+        try listener.listen(backlog: 64)
         self.listener = listener
         self.address = listener.address
         self.render = render

@@ -110,10 +110,39 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// Binds the listening socket; `run()` starts serving. `files`: what `StartupFiles.load`
-    /// read already for this configuration (nil: read them here).
+    /// The server's listening sockets, bound but not yet listening. A caller that binds them
+    /// before opening the database refuses a busy or bad address without creating, seeding or
+    /// migrating the database first (audit 35 M2); until the server listens, connections to
+    /// them are refused, as to a server not started.
+    public struct StartupSockets: Sendable {
+        let listener: TCPListener
+        let metricsListener: TCPListener?
+
+        /// Binds `--listen` and `--metrics-listen`.
+        public static func bind(_ configuration: ServerConfiguration) throws(RPCError) -> StartupSockets {
+            let listener: TCPListener
+            do {
+                listener = try TCPListener(binding: configuration.listen)
+            } catch {
+                throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
+            }
+            guard let metricsAddress = configuration.metricsListen else {
+                return StartupSockets(listener: listener, metricsListener: nil)
+            }
+            do {
+                return StartupSockets(listener: listener, metricsListener: try TCPListener(binding: metricsAddress))
+            } catch {
+                listener.close()
+                throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")
+            }
+        }
+    }
+
+    /// Listens on the server's sockets; `run()` starts serving. `files` and `sockets`: what
+    /// `StartupFiles.load` read and `StartupSockets.bind` bound already for this configuration
+    /// (nil: read or bind them here).
     public init(configuration: ServerConfiguration, store: any Store, logger: Logger,
-                files: StartupFiles? = nil) throws(RPCError) {
+                files: StartupFiles? = nil, sockets: StartupSockets? = nil) throws(RPCError) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -128,9 +157,12 @@ public final class Server: @unchecked Sendable {
         if let files { loaded = files } else { loaded = try StartupFiles.load(configuration) }
         let token = loaded.token
         self.tlsContext = loaded.tlsContext
+        let bound: StartupSockets
+        if let sockets { bound = sockets } else { bound = try StartupSockets.bind(configuration) }
         do {
             self.loop = try EventLoop()
-            self.listener = try TCPListener(address: configuration.listen)
+            try bound.listener.listen()
+            self.listener = bound.listener
         } catch {
             throw RPCError.unavailable("cannot listen on \(configuration.listen): \(error.reason)")
         }
@@ -138,14 +170,14 @@ public final class Server: @unchecked Sendable {
         self.boundConnections = LoopBound([:], on: loop)
         self.core = CallCore(configuration: configuration, store: store, router: router, metrics: metrics,
                              token: token, logger: logger, onLoop: { loop.execute($0) })
-        if let metricsAddress = configuration.metricsListen {
+        if let metricsListener = bound.metricsListener {
             do {
                 let types = router.grpcTypes
-                metricsHTTP = try MetricsHTTPServer(address: metricsAddress) {
+                metricsHTTP = try MetricsHTTPServer(listener: metricsListener) {
                     Self.snapshot(of: metrics, on: loop).map { PrometheusText.render($0, types: types) }
                 }
             } catch {
-                throw RPCError.unavailable("cannot listen for metrics on \(metricsAddress): \(error.reason)")
+                throw RPCError.unavailable("cannot listen for metrics on \(metricsListener.address): \(error.reason)")
             }
         } else {
             metricsHTTP = nil

@@ -51,10 +51,13 @@ public enum ServerMain {
         holdFreedBlocks(environment: environment)
         warnIfDescriptorsAreShort(maxConnections: configuration.maxConnections,
                                   readers: launch.database.readerCount, logger: logger)
-        // Before the database is opened: a bad file leaves no new database behind.
+        // Before the database is opened: a bad file or a busy port leaves no new (or migrated)
+        // database behind.
         let files: Server.StartupFiles
+        let sockets: Server.StartupSockets
         do {
             files = try Server.StartupFiles.load(configuration)
+            sockets = try Server.StartupSockets.bind(configuration)
         } catch {
             logger.error("start_failed", ["error": error.description])
             return 1
@@ -76,7 +79,7 @@ public enum ServerMain {
         }
         let server: Server
         do {
-            server = try Server(configuration: configuration, store: store, logger: logger, files: files)
+            server = try Server(configuration: configuration, store: store, logger: logger, files: files, sockets: sockets)
         } catch {
             logger.error("start_failed", ["error": error.description])
             store.close()

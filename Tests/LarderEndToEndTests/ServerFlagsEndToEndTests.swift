@@ -50,6 +50,25 @@ struct ServerFlagsEndToEndTests {
         #expect(!log.contains("event=database_opened"), "\(log)")
     }
 
+    /// A port another process listens on, for RPCs or for metrics, stops the server before it
+    /// opens the database: no new database is created and seeded (nor an old one migrated) for
+    /// a server that never serves (audit 35 M2).
+    @Test(arguments: ["--listen", "--metrics-listen"])
+    func aBusyPortStopsTheServerBeforeTheDatabaseIsOpened(flag: String) async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-busy-port")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (taken, port) = try boundLoopbackSocket(listening: 1)
+        defer { close(taken) }
+        var arguments = ["--db", directory.appendingPathComponent("db").path, "--listen", "127.0.0.1:0"]
+        arguments += [flag, "127.0.0.1:\(port)"]
+        let (status, log) = try await ServerProcess.runToExit(arguments)
+        #expect(status == 1, "\(log)")
+        let what = flag == "--listen" ? "cannot listen on 127.0.0.1:\(port)" : "cannot listen for metrics on 127.0.0.1:\(port)"
+        #expect(log.contains("event=start_failed") && log.contains(what) && log.contains("Address already in use"), "\(log)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("db").path))
+        #expect(!log.contains("event=database_opened"), "\(log)")
+    }
+
     /// The harness's bound: a server that starts serving where a test expected a refusal is
     /// killed after the bound rather than hanging the suite (status SIGKILL's 9, whenever it
     /// got to start).
