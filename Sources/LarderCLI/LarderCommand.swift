@@ -1,4 +1,5 @@
 import LarderBench
+import LarderClient
 import LarderWire
 
 /// The `larder` command line, as a library: parse, run, print, exit status.
@@ -93,7 +94,7 @@ public enum LarderCommand {
                     stderr.write(unauthenticatedHint(rpc.message, tokenGiven: globals.token != nil
                                                      || globals.metadata["authorization"] != nil))
                 }
-                if case .rpc(let rpc) = error, let hint = unknownOutcomeHint(rpc.code, command: command) {
+                if case .rpc(let rpc) = error, let hint = unknownOutcomeHint(rpc, command: command) {
                     stderr.write(hint)
                 }
                 return status
@@ -117,13 +118,14 @@ public enum LarderCommand {
             : "hint: pass --token-file FILE, --token, or set LARDER_TOKEN\n"
     }
 
-    /// The line after a write that timed out: it may still be applied (the server runs a write
-    /// it has taken, and commits one its deadline passed in), so a script that simply retries
-    /// may make a duplicate (audit 27 M3). (UNAVAILABLE is left alone: mostly a connection
-    /// that could not be made, where nothing was sent.)
-    static func unknownOutcomeHint(_ code: StatusCode, command: ParsedCommand) -> String? {
-        guard code == .deadlineExceeded, ["add", "update", "delete"].contains(command.spec.name)
-        else { return nil }
+    /// The line after a write that timed out, or whose connection ended after its request was
+    /// sent (a server drain cut short, a crash): it may still be applied (the server runs a
+    /// write it has taken, and commits one its deadline passed in), so a script that simply
+    /// retries may make a duplicate (audit 27 M3, audit 35 M1). A connection that could not be
+    /// made, or ended before the request was sent, gets no such line: nothing reached the server.
+    static func unknownOutcomeHint(_ error: RPCError, command: ParsedCommand) -> String? {
+        let sent = error.code == .deadlineExceeded || error.cause as? RequestDelivery == .sent
+        guard sent, ["add", "update", "delete"].contains(command.spec.name) else { return nil }
         return "hint: the \(command.spec.path) may still have been applied: look before you try again"
             + (command.spec.name == "add" ? " (or give it an --id: a second add with the same id is ALREADY_EXISTS)\n" : "\n")
     }

@@ -14,8 +14,10 @@ import LarderSystem
 /// DEADLINE_EXCEEDED and CANCELLED raised by the client itself.
 ///
 /// When the connection ends (the server's idle timeout, a restart, a network failure), calls
-/// already sent fail with UNAVAILABLE and are never sent again: only the caller knows whether
-/// a call may safely be repeated. The next call opens a new connection; while the server cannot
+/// waiting on it fail with UNAVAILABLE and are never sent again: only the caller knows whether
+/// a call may safely be repeated. Each such error's `cause` is a `RequestDelivery`: `.sent` (the
+/// server may have applied it) or `.notSent`, which its message says too. The next call opens
+/// a new connection; while the server cannot
 /// be reached, attempts are spaced by `options.reconnectBackoff` and calls in between fail at once
 /// with UNAVAILABLE.
 public final class LarderClient: Sendable {

@@ -151,7 +151,9 @@ struct LarderClientTests {
                 continue
             }
             #expect(error.code == .unavailable)
-            #expect(error.message == "connection to \(server.address) closed by the server")
+            #expect(error.message == "connection to \(server.address) closed by the server (the request was sent: "
+                    + "the server may have applied it)")
+            #expect(error.cause as? RequestDelivery == .sent)
         }
         // The calls already sent are not sent again: the next call reconnects (the fake server's
         // listener still takes the connection into its backlog but never answers), and only it waits.
@@ -463,22 +465,32 @@ struct StalledServerTests {
 
     /// Calls with no deadline to a server that reads nothing stay pending without holding a
     /// thread, and `close()` ends them all with CANCELLED.
+    /// Each call's error says whether its request was sent: the big one partly written is (the
+    /// server may apply it), the ones queued behind it are not (safe to send again).
     @Test(.timeLimit(.minutes(2)))
     func closeEndsCallsWaitingBehindAFullSocket() async throws {
         let server = try FakeServer(readingPaused: true)
         let client = try LarderClient(server: server.address, options: ClientOptions(maxFrameBytes: 64 << 20))
         let big = [UInt8](repeating: 7, count: 32 << 20)
-        let calls = (0..<4).map { index in
+        func call(_ index: Int) -> Task<Result<[UInt8], RPCError>, Never> {
             Task {
                 await outcome { () async throws(RPCError) in
                     try await client.callRaw(path: "/a/\(index)", payload: index == 0 ? big : [1])
                 }
             }
         }
+        let first = call(0)
+        while server.unreadBytes == 0 { try await Task.sleep(for: .milliseconds(5)) }  // its writing began
+        let behind = (1..<4).map(call)
         while client.pendingCallCount < 4 { try await Task.sleep(for: .milliseconds(5)) }
         client.close()
-        for call in calls {
-            #expect(await call.value.failure?.code == .cancelled)
+        let sent = await first.value.failure
+        #expect(sent?.code == .cancelled && sent?.cause as? RequestDelivery == .sent, "\(String(describing: sent))")
+        #expect(sent?.message.hasSuffix("(the request was sent: the server may have applied it)") == true)
+        for call in behind {
+            let notSent = await call.value.failure
+            #expect(notSent?.code == .cancelled && notSent?.cause as? RequestDelivery == .notSent, "\(String(describing: notSent))")
+            #expect(notSent?.message.hasSuffix("(the request was not sent)") == true)
         }
     }
 }

@@ -118,6 +118,22 @@ struct LarderCommandTests {
         #expect(result.stderr == "\(code.name): it took too long\n" + hint)
     }
 
+    /// A write whose connection ended after it was sent (a drain cut short) may be applied too;
+    /// exit 24 alone looked like a connection never made (audit 35 M1).
+    @Test("a write the server closed the connection on after it was sent says it may still be applied")
+    func unknownOutcomeHintAfterAClosedConnection() async throws {
+        let server = try FakeServer()
+        let result = try await run(["meals", "add", "--name", "Tea", "--calories", "5", "--category", "snack"],
+                                   server: server) { requests in
+            _ = try #require(await requests.next())
+            server.closeConnection()
+        }
+        #expect(result.status == 24)
+        #expect(result.stderr == "UNAVAILABLE: connection to \(server.address) closed by the server (the request was sent: "
+                + "the server may have applied it)\nhint: the meals add may still have been applied: look before you try "
+                + "again (or give it an --id: a second add with the same id is ALREADY_EXISTS)\n", "\(result.stderr)")
+    }
+
     @Test("deleting a non-empty group without --cascade names the flag the server's message calls cascade")
     func cascadeHint() async throws {
         let server = try FakeServer()

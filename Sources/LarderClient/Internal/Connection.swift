@@ -117,7 +117,7 @@ final class Connection: Sendable {
                 // comes first (`complete`, `expireAndComputeTimeout`) and drops the frame after,
                 // so under this lock either it is gone already or its drop is still to come.
                 let written = output.withLock { queue -> Result<Bool, RPCError> in
-                    guard state.withLock({ $0.contains(id) }) else { return .success(true) }
+                    guard state.withLock({ $0.markQueued(id) }) else { return .success(true) }
                     let wasEmpty = queue.isEmpty
                     queue.append(frame, callID: id)
                     return wasEmpty ? queue.write(to: fd, tls: tls) : .success(true)
@@ -125,7 +125,7 @@ final class Connection: Sendable {
                 switch written {
                 case .success(true): break
                 case .success(false): wakePipe.wake()
-                case .failure(let error): fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
+                case .failure(let error): failExplained(RPCError(error.code, "cannot send to \(address): \(error.message)"))
                 }
             }
         } onCancel: {
@@ -165,12 +165,31 @@ final class Connection: Sendable {
         call?.continuation.resume(returning: result)
     }
 
-    /// Ends the connection: every pending and later call fails with `error`.
-    private func fail(_ error: RPCError) {
-        guard let calls = state.withLock({ $0.fail(error) }) else { return }
+    /// Ends the connection: every pending and later call fails with `error`. With
+    /// `tellingWhetherSent` (the connection broke or closed under the calls, their outcome
+    /// unknown), a pending call's error says whether its request was sent (any of it written:
+    /// the server may have applied it) or not (safe to send again), `RPCError.cause` holding the
+    /// same as a `RequestDelivery`. Not for what the server or a foreign peer said about the
+    /// connection (a call id 0 status, an oversized or undecodable frame), nor a TLS refusal.
+    private func fail(_ error: RPCError, tellingWhetherSent: Bool = true) {
+        // Under the output lock, as a call queues its frame: one not queued yet never will be.
+        let ended = output.withLock { queue -> (calls: [(id: UInt64, call: PendingCalls.Call)], unwritten: Set<UInt64>)? in
+            guard let calls = state.withLock({ $0.fail(error) }) else { return nil }
+            return (calls, queue.unwrittenCallIDs)
+        }
+        guard let ended else { return }
         Socket.shutdownBoth(fd)
         wakePipe.wake()
-        for call in calls { call.continuation.resume(returning: .failure(error)) }
+        for (id, call) in ended.calls {
+            guard tellingWhetherSent else {
+                call.continuation.resume(returning: .failure(error))
+                continue
+            }
+            let sent = call.queued && !ended.unwritten.contains(id)
+            let delivery: RequestDelivery = sent ? .sent : .notSent
+            let failure = RPCError(error.code, "\(error.message) (\(delivery.explanation))", cause: delivery)
+            call.continuation.resume(returning: .failure(failure))
+        }
     }
 
     /// The error for an oversized reply frame. A frame whose first bytes are another protocol's (printable
@@ -214,7 +233,7 @@ final class Connection: Sendable {
             if fds[1].revents != 0 { wakePipe.drain() }
             if mustWrite && fds[0].revents & Int16(truncatingIfNeeded: POLLOUT) != 0,
                case .failure(let error) = output.withLock({ $0.write(to: fd, tls: tls) }) {
-                fail(explained(RPCError(error.code, "cannot send to \(address): \(error.message)")))
+                failExplained(RPCError(error.code, "cannot send to \(address): \(error.message)"))
                 return
             }
             if fds[0].revents & readable == 0 { continue }
@@ -224,7 +243,7 @@ final class Connection: Sendable {
             }
             switch received {
             case .success(0):
-                fail(explained(RPCError.unavailable("connection to \(address) closed by the server")))
+                failExplained(RPCError.unavailable("connection to \(address) closed by the server"))
                 return
             case .success(let count):
                 heardFromServer = true
@@ -233,7 +252,8 @@ final class Connection: Sendable {
                     case .success(let plaintext):
                         plaintext.withUnsafeBytes { decoder.append($0) }
                     case .failure(let failure):
-                        fail(RPCError(failure.code, "TLS error on the connection to \(address): \(failure.message)"))
+                        fail(RPCError(failure.code, "TLS error on the connection to \(address): \(failure.message)"),
+                             tellingWhetherSent: false)
                         return
                     }
                 } else {
@@ -248,18 +268,19 @@ final class Connection: Sendable {
                 }
             case .failure(let error):
                 if error.code == EAGAIN || error.code == EWOULDBLOCK { continue }
-                fail(explained(RPCError.unavailable("connection to \(address) failed: \(error.message)")))
+                failExplained(RPCError.unavailable("connection to \(address) failed: \(error.message)"))
                 return
             }
         }
     }
 
-    /// `error` (the socket failed or closed), or what TLS says the cause was: a TLS 1.3
-    /// server that refuses a client certificate does so after the client's handshake, and
-    /// its alert may be lost to the reset of its close, or met first by a send.
-    private func explained(_ error: RPCError) -> RPCError {
-        guard let cause = tls?.likelyCauseOfAbruptEnd else { return error }
-        return RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)")
+    /// Fails the connection with `error` (the socket failed or closed), or with what TLS says
+    /// the cause was: a TLS 1.3 server that refuses a client certificate does so after the
+    /// client's handshake, and its alert may be lost to the reset of its close, or met first by
+    /// a send.
+    private func failExplained(_ error: RPCError) {
+        guard let cause = tls?.likelyCauseOfAbruptEnd else { return fail(error) }
+        fail(RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)"), tellingWhetherSent: false)
     }
 
     /// Fails calls past their deadline (dropping their frames not yet begun); returns the poll()
@@ -300,8 +321,8 @@ final class Connection: Sendable {
             } catch {
                 switch error {
                 case .frameTooLarge(let length, let limit):
-                    fail(Self.oversizedFrameError(
-                        address: address, length: length, limit: limit, prefix: decoder.bufferedPrefix))
+                    fail(Self.oversizedFrameError(address: address, length: length, limit: limit,
+                                                  prefix: decoder.bufferedPrefix), tellingWhetherSent: false)
                 }
                 return false
             }
@@ -309,11 +330,11 @@ final class Connection: Sendable {
             do {
                 reply = try ResponseEnvelope.decodeReply(from: body)
             } catch {
-                fail(RPCError(.internal, "\(address) sent an undecodable reply: \(error.message)"))
+                fail(RPCError(.internal, "\(address) sent an undecodable reply: \(error.message)"), tellingWhetherSent: false)
                 return false
             }
             if reply.callID == 0 {
-                fail(reply.clientError ?? RPCError.unavailable("\(address) ended the connection"))
+                fail(reply.clientError ?? RPCError.unavailable("\(address) ended the connection"), tellingWhetherSent: false)
                 return false
             }
             complete(reply.callID, with: reply.clientError.map { .failure($0) } ?? .success(reply.payload))

@@ -28,10 +28,17 @@ struct OutboundQueue {
     /// Drops the frames of `callIDs` none of which was written, in one pass (calls expiring
     /// together, each behind the others; a cancelled call alone).
     mutating func drop(callIDs: Set<UInt64>) {
-        let first = headWritten > 0 ? head + 1 : head
-        guard first < frames.count else { return }
-        frames[first...].removeAll { callIDs.contains($0.callID) }
+        guard firstUnwritten < frames.count else { return }
+        frames[firstUnwritten...].removeAll { callIDs.contains($0.callID) }
     }
+
+    /// The calls whose frames wait with none of their bytes written.
+    var unwrittenCallIDs: Set<UInt64> {
+        Set(frames[min(firstUnwritten, frames.count)...].map(\.callID))
+    }
+
+    /// The first frame none of which was written (with TLS, taken frames are sealed already).
+    private var firstUnwritten: Int { headWritten > 0 ? head + 1 : head }
 
     /// Writes what the socket takes now, without blocking.
     /// - Returns: true when everything was written, false when the socket is full (poll for

@@ -11,6 +11,8 @@ struct PendingCalls {
         let method: String
         let timeout: Duration?
         let deadline: ContinuousClock.Instant?
+        /// Set once its frame is in the `OutboundQueue`.
+        var queued = false
     }
 
     private var nextCallID: UInt64 = 1
@@ -51,11 +53,19 @@ struct PendingCalls {
         return call
     }
 
+    /// Records that call `id`'s frame is queued for writing; false when the call has ended
+    /// already (then its frame must not be queued).
+    mutating func markQueued(_ id: UInt64) -> Bool {
+        guard calls[id] != nil else { return false }
+        calls[id]?.queued = true
+        return true
+    }
+
     /// Marks the connection failed and takes every pending call; nil if it had already failed.
-    mutating func fail(_ error: RPCError) -> [Call]? {
+    mutating func fail(_ error: RPCError) -> [(id: UInt64, call: Call)]? {
         guard failure == nil else { return nil }
         failure = error
-        let all = Array(calls.values)
+        let all = calls.map { (id: $0.key, call: $0.value) }
         calls.removeAll()
         deadlines.removeAll()
         return all

@@ -95,6 +95,14 @@ final class FakeServer: Sendable {
         }
     }
 
+    /// Bytes the connection has received that the server has not read (FIONREAD); 0 with no connection.
+    var unreadBytes: Int {
+        sockets.connectionFD.withLock { fd in
+            var count: Int32 = 0
+            return fd >= 0 && ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+        }
+    }
+
     /// Starts reading the connection (see `init(readingPaused:)`).
     func resumeReading() {
         sockets.readingPaused.withLock { $0 = false }
