@@ -38,10 +38,10 @@ public final class SQLiteStore: Store {
     /// where every meal record is (`MealKeyIndex`). Holds a lock on the file until
     /// `close()`: one read-write store per file, in any process.
     ///
-    /// - Throws: INVALID_ARGUMENT when the directory does not exist,
-    ///   UNAVAILABLE when the file cannot be opened, FAILED_PRECONDITION when
-    ///   its schema is newer than this build or another store has it open for
-    ///   writing, DATA_LOSS when it is not a database.
+    /// - Throws: INVALID_ARGUMENT when the directory does not exist or the path is
+    ///   one, UNAVAILABLE when the file cannot be opened, FAILED_PRECONDITION when
+    ///   it is not a SQLite file, another application's, its schema is newer than
+    ///   this build or another store has it open for writing, DATA_LOSS when it is damaged.
     public static func open(path given: String, options: Options = Options()) throws(RPCError) -> SQLiteStore {
         try checkDirectory(of: given)
         let path = resolvedPath(given)
@@ -50,6 +50,7 @@ public final class SQLiteStore: Store {
             try checkFreeSpace(free, for: path, minimum: options.minimumFreeBytes)
             if free < options.lowFreeSpaceBytes { options.onLowFreeSpace(free) }
         }
+        try checkIsADatabaseFile(path, given: given)
         var info = stat()
         if stat(path, &info) == 0, info.st_nlink > 1 { options.onHardLinks(Int(info.st_nlink)) }
         let walWasThere = fileSize(path + "-wal") > 0
@@ -212,6 +213,33 @@ public final class SQLiteStore: Store {
             throw RPCError.invalidArgument(
                 "cannot open database \"\(path)\": directory \"\(directory)\" does not exist")
         }
+    }
+
+    /// The first 16 bytes of every SQLite database file.
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Refuses a path that names a directory or another kind of file, before anything is
+    /// created beside it: a mistyped path (`/etc/passwd`) is not a damaged database to restore
+    /// from a backup. Missing, empty (SQLite makes it a database) or unreadable (SQLite says
+    /// why) files pass.
+    private static func checkIsADatabaseFile(_ path: String, given: String) throws(RPCError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            throw RPCError.invalidArgument("database \"\(given)\": it is a directory; name a file in it")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RPCError.invalidArgument("database \"\(given)\": it is not a regular file; name a file")
+        }
+        guard info.st_size > 0 else { return }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { Glibc.close(fd) }
+        var header = [UInt8](repeating: 0, count: sqliteHeader.count)
+        let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard count >= 0, Array(header[0..<count]) != sqliteHeader else { return }
+        throw RPCError(.failedPrecondition, "database \"\(given)\": it is not a SQLite database (it does not start "
+                       + "with SQLite's header), so it was left as it was; check the path")
     }
 
     /// The directory holding the file at `path` ("." for a bare name).

@@ -157,6 +157,38 @@ import Testing
         #expect(try mode.step() && mode.string(at: 0) == "delete")
     }
 
+    /// A path that names a file of another kind, or a directory, is a mistake to correct, not a
+    /// damaged database to restore (DATA_LOSS) nor a hard-linked one: refused before anything is
+    /// created beside it (audit 35 L2, L5). An empty file is a new database, as SQLite has it.
+    @Test func aFileThatIsNotADatabaseOrADirectoryIsRefusedUntouched() throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-not-a-db")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("passwd").path
+        let text = Data("root:x:0:0:root:/root:/bin/bash\n".utf8)
+        try text.write(to: URL(fileURLWithPath: path))
+        let hardLinks = LockedValue<[Int]>([])
+        var options = SQLiteStore.Options()
+        options.onHardLinks = { links in hardLinks.withLock { $0.append(links) } }
+        let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: options) }
+        #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
+        #expect(error?.message == "database \"\(path)\": it is not a SQLite database (it does not start with SQLite's "
+                + "header), so it was left as it was; check the path", "\(String(describing: error))")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["passwd"])
+
+        let subdirectory = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: subdirectory, withIntermediateDirectories: false)
+        let directoryError = rpcError { try SQLiteStore.openAfterClose(path: subdirectory.path, options: options) }
+        #expect(directoryError?.code == .invalidArgument, "\(String(describing: directoryError))")
+        #expect(directoryError?.message == "database \"\(subdirectory.path)\": it is a directory; name a file in it")
+        #expect(hardLinks.withLock { $0 }.isEmpty, "no hard-link warning for a directory's links")
+
+        let empty = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+        let store = try SQLiteStore.openAfterClose(path: empty, options: .init(seed: false))
+        store.close()
+    }
+
     /// Opening tells what it migrated: a new file from version 0, an up-to-date one nothing.
     @Test func openingSaysWhatItMigrated() throws {
         let directory = try makeTemporaryDirectory(prefix: "larder-migrated")
