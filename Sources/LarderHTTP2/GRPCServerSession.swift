@@ -47,6 +47,8 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     private var drainPingData: UInt64?
     /// The drain's final GOAWAY (with the last stream id taken) was submitted.
     private var finalGoawaySubmitted = false
+    /// The last stream id the final GOAWAY of a drain names, once it is queued.
+    private var finalLastStreamID: Int32?
     /// The header block being received (one at a time on a connection) and the stream it opens.
     private var headerParser = GRPCRequestHeadParser()
     private var headerStream: GRPCServerStream?
@@ -318,7 +320,9 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     private func submitFinalGoaway() {
         guard !finalGoawaySubmitted else { return }
         finalGoawaySubmitted = true
-        engine.submitGoaway(lastStreamID: engine.lastProcessedStreamID, code: .noError,
+        let last = engine.lastProcessedStreamID
+        finalLastStreamID = last
+        engine.submitGoaway(lastStreamID: last, code: .noError,
                             debug: "graceful stop: streams above the last stream id were not processed; retry them elsewhere")
     }
 
@@ -645,6 +649,16 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         headerParser.begin(streamID: frame.streamID)
         headerStream = nil
         headerBlockBytes = 0
+        if frame.isRequestHeaders, let last = finalLastStreamID, frame.streamID > last {
+            // The final GOAWAY says this stream was not processed, and so it must not be: nghttp2
+            // ignores streams above its last stream id only once it sends it, and a client's
+            // PING answer and its next request can come in one read (grpc core writes them so:
+            // audit 34 H1, a write run twice when the client retried it). REFUSED_STREAM also
+            // tells the client it may retry it. (Once the GOAWAY is sent, nghttp2 closes the
+            // stream before this reset goes out: `frameSent` knows it by its id.)
+            engine.submitReset(streamID: frame.streamID, code: .refusedStream)
+            return failure == nil
+        }
         if frame.isRequestHeaders {
             let stream = GRPCServerStream(id: frame.streamID, maxMessageSize: configuration.maxMessageSize)
             streams[stream: frame.streamID] = stream
@@ -752,7 +766,8 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 engine.submitReset(streamID: frame.streamID, code: .noError)
             }
         case .rstStream:
-            if ownResets.remove(frame.streamID) == nil {
+            let refusedForDrain = finalLastStreamID.map { frame.streamID > $0 } ?? false
+            if ownResets.remove(frame.streamID) == nil && !refusedForDrain {
                 streamsResetByLibrary[HTTP2ErrorCode(rawValue: frame.errorCode), default: 0] += 1
             }
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:

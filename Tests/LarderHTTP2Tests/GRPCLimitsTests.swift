@@ -213,6 +213,36 @@ struct GRPCLimitsTests {
         #expect(loop.server.isFinished)
     }
 
+    /// The drain's PING answer and a new request in one read (grpc core writes them so): the
+    /// final GOAWAY names the last stream before it, and that request is refused REFUSED_STREAM,
+    /// never started (audit 34 H1: it ran, unanswered, and the client's retry ran it twice).
+    @Test("drain: a request in the same read as the PING answer, above the final GOAWAY's id, is refused, not started")
+    func drainRefusesARequestAfterThePingAnswerInTheSameRead() throws {
+        let server = try GRPCServerSession(configuration: GRPCServerConfiguration())
+        func call(_ stream: Int32) -> [UInt8] {
+            RawFrames.frame(1, flags: 0x4, stream: stream, RawFrames.request())
+                + RawFrames.frame(0, flags: 0x1, stream: stream, [0, 0, 0, 0, 1, 42])
+        }
+        var events = try server.receive(RawFrames.start + call(1))
+        var output: [UInt8] = []
+        events += try server.writeOutput(into: &output)
+        server.beginDrain()
+        output = []
+        events += try server.writeOutput(into: &output)
+        let ping = try #require(scanFrames(output).first { $0.type == 6 && $0.flags & 1 == 0 }, "the drain's PING")
+        events += try server.receive(RawFrames.frame(6, flags: 0x1, ping.payload) + call(3))
+        output = []
+        events += try server.writeOutput(into: &output)
+        let started = events.compactMap { if case .requestStarted(let head) = $0 { head.streamID } else { nil } }
+        #expect(started == [1], "stream 3 is not started")
+        let frames = scanFrames(output)
+        let goaway = try #require(frames.first { $0.type == 7 }, "the final GOAWAY")
+        #expect(Array(goaway.payload[0..<8]) == [0, 0, 0, 1, 0, 0, 0, 0], "last stream id 1, NO_ERROR")
+        let reset = frames.first { $0.type == 3 && $0.stream == 3 }
+        #expect(reset?.payload == [0, 0, 0, 7], "RST_STREAM REFUSED_STREAM on stream 3: \(frames.map { ($0.type, $0.stream) })")
+        #expect(server.streamsResetByLibrary.isEmpty, "the session's own reset")
+    }
+
     @Test("PINGs are answered; too many without data from us is GOAWAY ENHANCE_YOUR_CALM too_many_pings")
     func pingFlood() throws {
         let clock = ManualClock()
