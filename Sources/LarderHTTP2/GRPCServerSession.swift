@@ -309,6 +309,13 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         engine.submitPing(0x6C61_7264_6572_2121)
     }
 
+    /// Sends a PING to see whether the client is still there (the owner's keepalive); its
+    /// answer, like anything else the client sends, shows it is.
+    public func sendKeepalivePing() {
+        guard failure == nil else { return }
+        engine.submitPing(0x6B65_6570_616C_6976)  // "keepaliv"
+    }
+
     /// Ends the wait for the drain's PING answer: the final GOAWAY, with the last stream id
     /// taken, goes out now (RFC 9113 §6.8), so a client that never answers still learns which
     /// of its calls were not processed. Nothing when no drain waits.

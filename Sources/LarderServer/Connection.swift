@@ -87,6 +87,10 @@ final class Connection: EventHandler, CallConnection {
     private var interest: IOEvents = .readable
     /// Monotonic time of the last byte read or reply written.
     var lastActivity: UInt64
+    /// Monotonic time of the last byte read: what shows the client is there (`Server.keepaliveVerdict`).
+    var lastRead: UInt64
+    /// When the server sent its keepalive PING, until anything is read after it.
+    var keepalivePingSentAt: UInt64?
     /// Monotonic time when the first byte of a still-incomplete frame arrived.
     var partialFrameSince: UInt64?
     /// Since when the connection has held input it must complete within `--frame-timeout`:
@@ -118,6 +122,7 @@ final class Connection: EventHandler, CallConnection {
         self.server = server
         self.decoder = FrameDecoder(maxFrameSize: maxFrameBytes)
         self.lastActivity = MonotonicClock.nanoseconds()
+        self.lastRead = lastActivity
     }
 
     /// Reply bytes not yet written: plaintext, and on TLS also the ciphertext made of it.

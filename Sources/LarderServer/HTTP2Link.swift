@@ -175,6 +175,9 @@ final class HTTP2Link {
     /// Sends the drain's final GOAWAY without waiting any longer for the client's PING answer.
     func finishDrain() { session.finishDrain() }
 
+    /// Sends a keepalive PING (`GRPCServerSession.sendKeepalivePing`).
+    func sendKeepalivePing() { session.sendKeepalivePing() }
+
     /// Response bytes the session holds for a closed flow-control window.
     var heldOutputBytes: Int { session.heldOutputBytes }
 

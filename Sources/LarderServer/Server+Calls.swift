@@ -48,6 +48,7 @@ extension Server {
                 return
             case .transferred(let count):
                 connection.lastActivity = MonotonicClock.nanoseconds()
+                connection.lastRead = connection.lastActivity
                 metrics.received(count)
                 if connection.isClosing { continue }  // discard what a failed peer still sends
                 readBuffer.withUnsafeBytes { receiveBytes(UnsafeRawBufferPointer(rebasing: $0[0..<count]), on: connection) }

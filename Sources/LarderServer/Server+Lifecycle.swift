@@ -184,6 +184,38 @@ extension Server {
             logger.debug("idle_timeout", ["conn": connection.id, "peer": connection.peer])
             return .fail(RPCError.unavailable("connection idle for \(configuration.idleTimeoutSeconds) s"))
         }
+        return keepaliveVerdict(for: connection, now: now)
+    }
+
+    /// HTTP/2 keepalive: a connection with a call in flight is exempt from the idle timeout, and
+    /// a quiet Watch writes nothing a write stall would catch, so a client that vanished (its
+    /// host gone, a NAT mapping dropped, the process stopped) held its streams until the server
+    /// restarted (audit 34 M1). After `--keepalive-time` with nothing read, a PING; with still
+    /// nothing read `--keepalive-timeout` later, the connection is closed (GOAWAY), as gRPC
+    /// servers do (2 h, 20 s).
+    private func keepaliveVerdict(for connection: Connection, now: UInt64) -> TimerVerdict {
+        let keepaliveLimit = UInt64(configuration.keepaliveTimeSeconds) * 1_000_000_000
+        // Not while the server itself does not read the connection: the answer would wait unread.
+        guard keepaliveLimit > 0, let link = connection.http2 else { return .keep }
+        guard !connection.readPaused, !connection.heldForBudget else {
+            connection.keepalivePingSentAt = nil
+            return .keep
+        }
+        if let sentAt = connection.keepalivePingSentAt {
+            if connection.lastRead > sentAt {
+                connection.keepalivePingSentAt = nil  // something came back
+            } else if now - sentAt > UInt64(configuration.keepaliveTimeoutSeconds) * 1_000_000_000 {
+                logger.info("keepalive_timeout", ["conn": connection.id, "peer": connection.peer,
+                                                  "calls_in_flight": connection.callsInFlight])
+                return .fail(RPCError.unavailable("the client did not answer a keepalive PING within "
+                    + "\(configuration.keepaliveTimeoutSeconds) s (--keepalive-timeout)"))
+            }
+        } else if connection.callsInFlight > 0, now - connection.lastRead > keepaliveLimit {
+            connection.keepalivePingSentAt = now
+            link.sendKeepalivePing()
+            pumpHTTP2(connection)
+            connection.flush()
+        }
         return .keep
     }
 

@@ -26,6 +26,12 @@ public struct ServerConfiguration: Sendable {
     public var writeStallTimeoutSeconds = 30
     /// Seconds a connection may stay silent with no call in flight before it is closed; 0 = never.
     public var idleTimeoutSeconds = 300
+    /// Seconds an HTTP/2 connection with a call in flight (a Watch, a reflection stream) may stay
+    /// silent before the server sends it a keepalive PING; 0 = never. gRPC servers' default.
+    public var keepaliveTimeSeconds = 7200
+    /// Seconds the client has to answer (send anything) after a keepalive PING before its
+    /// connection is closed.
+    public var keepaliveTimeoutSeconds = 20
     /// Seconds a peer may take to finish a frame it has started.
     public var frameTimeoutSeconds = 10
     /// Seconds to finish calls in flight on shutdown.

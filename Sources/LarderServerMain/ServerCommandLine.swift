@@ -123,6 +123,16 @@ public enum ServerCommandLine {
                help: "close connections silent this long with no call in flight; 0 = never (default 300)") { config, value throws(UsageError) in
             config.server.idleTimeoutSeconds = try parseInt(value, flag: "idle-timeout", range: 0...86_400)
         },
+        Option(name: "keepalive-time", value: "SECONDS",
+               help: "send a PING to an HTTP/2 connection silent this long with a call in flight (a Watch or "
+                   + "reflection stream), and close it if nothing comes back within --keepalive-timeout: a client "
+                   + "that vanished holds no stream forever; 0 = never (default 7200)") { config, value throws(UsageError) in
+            config.server.keepaliveTimeSeconds = try parseInt(value, flag: "keepalive-time", range: 0...86_400)
+        },
+        Option(name: "keepalive-timeout", value: "SECONDS",
+               help: "time an HTTP/2 client has to answer a keepalive PING (default 20)") { config, value throws(UsageError) in
+            config.server.keepaliveTimeoutSeconds = try parseInt(value, flag: "keepalive-timeout", range: 1...3_600)
+        },
         Option(name: "frame-timeout", value: "SECONDS",
                help: "time a client may take to finish a frame it started (default 10)") { config, value throws(UsageError) in
             config.server.frameTimeoutSeconds = try parseInt(value, flag: "frame-timeout", range: 1...3_600)

@@ -396,6 +396,40 @@ struct HTTP2EndToEndTests {
         #expect(server.stop() == 0)
     }
 
+    /// A client gone silent with a Watch open (its host vanished, its process stopped) is asked
+    /// with a PING and, with no answer, closed: before, the open stream kept it from the idle
+    /// timeout and nothing else ever ended it (audit 34 M1).
+    @Test("keepalive: a silent client with a Watch open gets a PING, and with no answer its connection is closed")
+    func aSilentClientWithAWatchIsClosedAfterAnUnansweredPing() async throws {
+        let server = try await ServerProcess(arguments: ["--no-seed", "--keepalive-time", "1", "--keepalive-timeout", "1"])
+        defer { server.stop() }
+        var options = GRPCClientSession.Options()
+        options.acknowledgesPings = false
+        let silent = try HTTP2TestClient(port: server.port, options: options)
+        let watch = try silent.start(HealthMethods.watch.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+        #expect(await offThePool { silent.read(watch) { !$0.messages.isEmpty } }?.messages.count == 1)
+        #expect(await offThePool { silent.readUntilClosed(seconds: 120) })
+        #expect(silent.pingsReceived >= 1)
+        #expect(silent.goaways.last?.debugText.contains("did not answer a keepalive PING within 1 s") == true,
+                "\(silent.goaways)")
+        #expect(await server.waitForLog("event=keepalive_timeout"))
+    }
+
+    /// A client that answers keeps its Watch however long it stays quiet otherwise.
+    @Test("keepalive: a client that answers the PINGs keeps its Watch open")
+    func aClientAnsweringKeepalivePingsKeepsItsWatch() async throws {
+        // A long answer time: a busy machine may take a while to schedule the client.
+        let server = try await ServerProcess(arguments: ["--no-seed", "--keepalive-time", "1", "--keepalive-timeout", "60"])
+        defer { server.stop() }
+        let client = try HTTP2TestClient(port: server.port)
+        let watch = try client.start(HealthMethods.watch.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+        #expect(await offThePool { client.read(watch) { !$0.messages.isEmpty } }?.messages.count == 1)
+        #expect(await offThePool { client.read(seconds: 120) { client.pingsReceived >= 3 } }, "PINGs, one at a time")
+        #expect(client.goaways.isEmpty && client.response(watch)?.ended == false)
+        let check = try client.start(HealthMethods.check.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+        #expect(await offThePool { client.read(check) { $0.ended } }?.trailers["grpc-status"] == "0")
+    }
+
     @Test("an idle HTTP/2 connection is ended with GOAWAY NO_ERROR")
     func idleConnectionGetsAGoaway() async throws {
         let server = try await ServerProcess(arguments: ["--idle-timeout", "1", "--no-seed"])

@@ -84,21 +84,32 @@ public final class HTTP2TestClient: Sendable {
     /// Every GOAWAY frame among the bytes read so far, read from the frame headers (RFC 9113
     /// §4.1, §6.8) whatever the session made of them.
     public var goawaysOnTheWire: [HTTP2Goaway] {
-        let bytes = receivedBytes.withLock { $0 }
         var goaways: [HTTP2Goaway] = []
+        forEachFrameReceived { type, _, payload in
+            guard type == 7, payload.count >= 8 else { return }
+            let word = { (at: Int) in (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(payload[payload.startIndex + at + $1]) } }
+            goaways.append(HTTP2Goaway(lastStreamID: Int32(word(0) & 0x7FFF_FFFF), code: HTTP2ErrorCode(rawValue: word(4))))
+        }
+        return goaways
+    }
+
+    /// The PING frames the server sent so far (not its acknowledgements of ours), from the wire.
+    public var pingsReceived: Int {
+        var count = 0
+        forEachFrameReceived { type, flags, _ in if type == 6 && flags & 1 == 0 { count += 1 } }
+        return count
+    }
+
+    /// Calls `body` with the type, flags and payload of each whole frame read so far.
+    private func forEachFrameReceived(_ body: (UInt8, UInt8, ArraySlice<UInt8>) -> Void) {
+        let bytes = receivedBytes.withLock { $0 }
         var offset = 0
         while bytes.count - offset >= 9 {
             let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
             guard bytes.count - offset - 9 >= length else { break }
-            let payload = offset + 9
-            if bytes[offset + 3] == 7, length >= 8 {
-                let word = { (at: Int) in (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[at + $1]) } }
-                goaways.append(HTTP2Goaway(lastStreamID: Int32(word(payload) & 0x7FFF_FFFF),
-                                           code: HTTP2ErrorCode(rawValue: word(payload + 4))))
-            }
-            offset = payload + length
+            body(bytes[offset + 3], bytes[offset + 4], bytes[(offset + 9)..<(offset + 9 + length)])
+            offset += 9 + length
         }
-        return goaways
     }
 
     /// Reads (answering what the protocol asks) until the server closes the connection or
