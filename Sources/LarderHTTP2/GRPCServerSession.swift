@@ -780,9 +780,12 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         case .goaway where frame.errorCode != HTTP2ErrorCode.noError.rawValue:
             if closeReason == nil {
                 let debugText = frame.debugData.isEmpty ? nil : String(decoding: frame.debugData, as: UTF8.self)
+                let code = HTTP2ErrorCode(rawValue: frame.errorCode)
                 let why = lastLibraryError ?? debugText.map { SafeText.escaped($0) }
-                closeReason = GRPCSessionError(HTTP2ErrorCode(rawValue: frame.errorCode),
-                                               why ?? "the peer broke the HTTP/2 protocol")
+                closeReason = GRPCSessionError(code, why ?? (code == .compressionError
+                    ? "a header block could not be decoded (HPACK): one header field over 64 KiB, which nghttp2 "
+                        + "refuses (a request's metadata may hold 8 KiB in all), or a corrupt block"
+                    : "the peer broke the HTTP/2 protocol"))
             }
         default:
             break
