@@ -97,13 +97,20 @@ import Testing
                                   "cannot open database \"\(path)\": directory \"/nonexistent-larder-dir/sub\" does not exist"))
     }
 
+    /// Not SQLite's at all: a wrong path (FAILED_PRECONDITION); SQLite's header over a damaged
+    /// rest: a damaged database (DATA_LOSS).
     @Test func aFileThatIsNotADatabaseIsRejected() throws {
         let db = try TestDatabase()
         let path = db.directory.appendingPathComponent("junk.sqlite").path
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
         let error = rpcError { try SQLiteStore.openAfterClose(path: path, options: .init()) }
-        #expect(error?.code == .dataLoss)
-        #expect(error?.message.contains(path) == true)
+        #expect(error?.code == .failedPrecondition)
+        #expect(error?.message.contains(path) == true && error?.message.contains("not a SQLite database") == true)
+
+        try Data(Array("SQLite format 3\0".utf8) + [UInt8](repeating: 0x41, count: 4080)).write(to: URL(fileURLWithPath: path))
+        let damaged = rpcError { try SQLiteStore.openAfterClose(path: path, options: .init()) }
+        #expect(damaged?.code == .dataLoss, "\(String(describing: damaged))")
+        #expect(damaged?.message.contains(path) == true)
     }
 
     @Test func readOnlyOpenReadsButRefusesWrites() throws {
