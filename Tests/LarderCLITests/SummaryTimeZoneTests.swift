@@ -88,12 +88,20 @@ struct SummaryTimeZoneTests {
         #expect(machine?.startTime == Timestamp(seconds: 1_793_462_400))  // 2026-10-31T16:00:00Z
     }
 
+    /// The zone is named as what is wrong (audit 35 L1: the message said to fix --since), with
+    /// the name this machine knows when only the letter case differs.
     @Test("a --tz this machine does not know is refused with date-only bounds")
     func unknownZoneWithDates() async throws {
         let run = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",
                                            "--tz", "Mars/Olympus_Mons"], server: nil)
         #expect(run.status == 2)
-        #expect(run.stderr.contains("does not know the zone \"Mars/Olympus_Mons\""))
+        #expect(run.stderr.hasPrefix("larder: --tz \"Mars/Olympus_Mons\" is not a time zone this machine knows, so --since "
+                                     + "2026-11-01 has no midnight to start from"), "\(run.stderr)")
+        let lower = try await CLIRunner.run(["meals", "summary", "--since", "2026-11-01", "--until", "2026-11-02",
+                                             "--tz", "asia/taipei"], server: nil)
+        #expect(lower.status == 2)
+        #expect(lower.stderr.contains("--tz \"asia/taipei\" is not a time zone this machine knows (did you mean "
+                                      + "\"Asia/Taipei\"? zone names are case-sensitive)"), "\(lower.stderr)")
     }
 
     /// A zone the server refuses is named as the user gave it: by --tz, or as this machine's
