@@ -262,6 +262,9 @@ struct ConventionsTests {
         }
         let (byName, nameID) = try await run("廚房", answerGet: true)
         #expect(byName.status == 0 && nameID == "6f1c2d9e-ffff-4c1e-9a53-0d2b8c7e5f11")
+        // Spaces around a name, which the server trims from the names it stores.
+        let (spaced, spacedID) = try await run("  廚房\u{3000}", answerGet: true)
+        #expect(spaced.status == 0 && spacedID == "6f1c2d9e-ffff-4c1e-9a53-0d2b8c7e5f11", "\(spaced.stderr)")
         let (byPrefix, prefixID) = try await run("6F1C2D9E-4B7A", answerGet: true)
         #expect(byPrefix.status == 0 && prefixID == "6f1c2d9e-4b7a-4c1e-9a53-0d2b8c7e5f10")
         let (cut, cutID) = try await run("6f1c2d9e-4b…", answerGet: true)

@@ -71,19 +71,30 @@ enum IDResolver {
         return text.lowercased()
     }
 
-    /// The entries `text` selects: by exact name (when `kind` has unique names) or id prefix
-    /// (one with no dashes is matched against the ids' hex digits alone).
+    /// The entries `text` selects: by exact name (when `kind` has unique names; whitespace around
+    /// it ignored, as the server trims names it stores) or id prefix (one with no dashes is
+    /// matched against the ids' hex digits alone).
     static func matches(_ text: String, in entries: [Entry], kind: Kind) -> [Entry] {
         let prefix = prefix(text)
         let digitsOnly = prefix.map { !$0.contains("-") } ?? false
+        let name = trimmed(text)
         var found: [Entry] = []
         for entry in entries {
-            let byName = kind.hasUniqueNames && entry.name == text
+            let byName = kind.hasUniqueNames && entry.name == name
             let id = digitsOnly ? entry.id.lowercased().filter { $0 != "-" } : entry.id.lowercased()
             let byPrefix = prefix.map { id.hasPrefix($0) } ?? false
             if byName || byPrefix { found.append(entry) }
         }
         return found
+    }
+
+    /// `text` without the whitespace around it, as the server stores a name (Unicode's
+    /// White_Space property; a name `add --name '  spaced  '` stored as `spaced`: audit 35).
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return text }
+        return String(scalars[first...last])
     }
 
     /// The one id of `found`, or the error that says why there is none.
