@@ -137,7 +137,10 @@ public enum LarderCommand {
     static func report(_ error: CLIError, stderr: OutputSink) -> Int32 {
         switch error {
         case .usage(let message, let command):
-            stderr.write(TerminalText.lines("larder: \(message)\nRun '\(command) --help' for usage.\n"))
+            // Cut as a server's message is: it may quote a value of any size the user gave (audit 35 L3).
+            let shown = message.utf8.count > SafeText.maxMessageBytes
+                ? "\(SafeText.head(of: message))… (\(message.utf8.count) bytes in all)" : message
+            stderr.write(TerminalText.lines("larder: \(shown)\nRun '\(command) --help' for usage.\n"))
         case .rpc(let rpc):
             stderr.write("\(SafeText.message(rpc.description))\n")
         }

@@ -66,6 +66,11 @@ public enum SafeText {
     /// `…abc… (3145728 bytes in all)`. A server may send 4 MiB of it; nobody reads that on a terminal.
     public static func message(_ text: String) -> String {
         guard text.utf8.count > maxMessageBytes else { return escaped(text) }
+        return escaped(head(of: text)) + "… (\(text.utf8.count) bytes in all)"
+    }
+
+    /// The first `maxMessageBytes` bytes of `text`, cut on a scalar boundary (`message`'s cut, unescaped).
+    public static func head(of text: String) -> Substring {
         var kept = text.unicodeScalars.startIndex
         var bytes = 0
         for index in text.unicodeScalars.indices {
@@ -74,7 +79,7 @@ public enum SafeText {
             bytes += size
             kept = text.unicodeScalars.index(after: index)
         }
-        return escaped(Substring(text.unicodeScalars[..<kept])) + "… (\(text.utf8.count) bytes in all)"
+        return Substring(text.unicodeScalars[..<kept])
     }
 
     /// Bytes of a message `message` shows before it cuts the rest.

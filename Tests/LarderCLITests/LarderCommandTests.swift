@@ -244,6 +244,19 @@ struct LarderCommandTests {
         #expect(result.stderr.hasSuffix("… (3145739 bytes in all)\n"), "\(result.stderr.suffix(80))")
     }
 
+    /// larder's own usage errors quote what the user gave; 120 KB of it was written whole (audit 35 L3).
+    @Test("a usage error quoting a huge argument is cut to 4 KiB too", arguments: [
+        ["meals", "get"], ["meals", "add", "--name", "x", "--calories", "1", "--category"], [],
+    ])
+    func hugeArgumentInAUsageError(prefix: [String]) async throws {
+        let huge = String(repeating: "y", count: 120_000)
+        let result = try await CLIRunner.run(prefix + [huge], server: nil)
+        #expect(result.status == 2)
+        #expect(result.stderr.utf8.count < 5000, "\(result.stderr.utf8.count) bytes")
+        #expect(result.stderr.hasPrefix("larder: ") && result.stderr.contains(" bytes in all)\nRun '"),
+                "\(result.stderr.suffix(120))")
+    }
+
     /// Status messages a Swift string cannot hold as sent, and what the CLI shows of them.
     static let unusualMessages: [([UInt8], String)] = {
         let withNUL: [UInt8] = Array("bad id".utf8) + [0] + Array("and more".utf8)
