@@ -104,6 +104,8 @@ final class MetricsRecorder: @unchecked Sendable {
 
     /// Bytes written to peers so far (`/metrics`' bytes sent).
     var bytesSent: UInt64 { totals[2] }
+    /// Bytes read from peers so far (`/metrics`' bytes received).
+    var bytesReceived: UInt64 { totals[1] }
 
     /// Connections accepted, bytes received and bytes sent so far, added up: it changes
     /// whenever a peer connects, sends or is answered (`Server.returnMemoryWhenQuiet`).

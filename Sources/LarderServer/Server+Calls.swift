@@ -18,6 +18,9 @@ extension Server {
     }
 
     private func readFrames(from connection: Connection) {
+        // Once the loop is to stop, at the end of this turn, nothing more is read: what is read
+        // now could not be answered (review 33 M2); bytes left unread are dropped at the close.
+        if stopped { return }
         // Bounded: a peer that keeps sending cannot starve the others.
         for _ in 0..<8 {
             if connection.inputClosed || connection.isClosed || connection.framesDeferred { return }
@@ -134,6 +137,9 @@ extension Server {
     /// Handles the whole frames in `connection`'s decoder, `atMost` of them in this pass (the
     /// rest later, `deferFrames`).
     func processFrames(of connection: Connection, atMost: Int = maxFramesPerPass) {
+        // Nor is a call started that the stopping loop could not answer (a write the store
+        // might apply, unanswered).
+        if stopped { return }
         var completedFrame = false
         var handledFrames = 0
         // A flush below may close the connection (a failed write): nothing more happens on it.

@@ -385,10 +385,12 @@ extension Server {
             return
         }
         // Output the HTTP/2 session still holds (a peer's window is closed) is unwritten too, and
-        // so are the answers to lean frames left for a later pass (`deferFrames`): each is read
-        // already and gets its UNAVAILABLE, as the frames handled before it did.
+        // so are the answers to whole lean frames waiting in a decoder (left for a later pass,
+        // `deferFrames`, or read before reading paused for unread replies): each is read already
+        // and gets its answer, as the frames handled before it did.
         let unwritten = connections.values.contains {
-            $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0 || $0.framesDeferred
+            $0.bufferedOutputBytes > 0 || ($0.http2?.heldOutputBytes ?? 0) > 0
+                || ($0.http2 == nil && !$0.isClosing && !$0.isClosed && $0.decoder.hasWholeFrame)
         }
         if !unwritten { stopLoop() }
     }

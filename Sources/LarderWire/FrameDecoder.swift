@@ -44,6 +44,12 @@ public struct FrameDecoder: Sendable {
     /// The length announced by the next frame header, if 4 bytes are buffered.
     public var nextLength: UInt32? { length(at: start) }
 
+    /// True when `next` has a frame to give now, or an oversized header to refuse.
+    public var hasWholeFrame: Bool {
+        guard let length = nextLength else { return false }
+        return Int(length) > maxFrameSize || bufferedByteCount >= Frame.headerSize + Int(length)
+    }
+
     /// The length announced by the frame header at `offset`, if its 4 bytes are buffered.
     private func length(at offset: Int) -> UInt32? {
         guard buffer.count - offset >= Frame.headerSize else { return nil }

@@ -89,6 +89,34 @@ struct DrainTests {
         }
     }
 
+    /// Whole frames left in the decoder when reading paused for unread replies are answered too
+    /// when the drain ends (review 33 M2: the drain stopped once the replies were written, with
+    /// about 1,000 such frames unanswered). Every whole frame the server read gets its reply.
+    /// (Few enough frames that the server can read them all: bytes it never reads are dropped
+    /// when it closes, and a peer still sending then would make its close a reset.)
+    @Test func framesWaitingWhileReadingIsPausedAreAnsweredBeforeTheDrainEnds() async throws {
+        try await withInProcessServer({ $0.maxBufferedOutputBytes = 4096 }) { server in
+            let raw = try server.raw(receiveBufferBytes: 4096)
+            // Call ids of one size (3 varint bytes), so every frame has the same length.
+            func health(_ id: UInt64) -> [UInt8] {
+                Frame.encode(RequestEnvelope(callID: id, method: HealthMethods.check.path, payload: []))
+            }
+            raw.send(health(999_999))
+            #expect(raw.receive()?.statusCode == .ok)
+            var bytes: [UInt8] = []
+            for id in 1_000_000..<UInt64(1_004_000) { bytes += health(id) }
+            // About 150 KB: one read pass takes it all, answers until 4 KiB of replies wait
+            // unread, and pauses reading with the rest whole in its decoder.
+            raw.send(bytes)
+            server.server.shutdown()
+            var replies = 1
+            while raw.receive(within: 60) != nil { replies += 1 }
+            #expect(await eventually(seconds: 120) { server.hasStopped })
+            let framesRead = Int(server.server.metrics.bytesReceived) / health(999_999).count
+            #expect(replies == framesRead, "every whole frame read is answered")
+        }
+    }
+
     @Test func aServerWithNothingInFlightStopsAtOnce() async throws {
         try await withInProcessServer { server in
             let client = try server.client()
