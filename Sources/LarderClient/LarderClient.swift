@@ -15,8 +15,10 @@ import LarderSystem
 ///
 /// When the connection ends (the server's idle timeout, a restart, a network failure), calls
 /// waiting on it fail with UNAVAILABLE and are never sent again: only the caller knows whether
-/// a call may safely be repeated. Each such error's `cause` is a `RequestDelivery`: `.sent` (the
-/// server may have applied it) or `.notSent`, which its message says too. The next call opens
+/// a call may safely be repeated. When the connection broke or closed under them (rather than
+/// the server ending it with a status), each pending call's error has a `RequestDelivery` as its
+/// `cause`: `.sent` (the server may have applied it) or `.notSent`, which its message says too;
+/// a call made after the connection ended was not sent either, and has none. The next call opens
 /// a new connection; while the server cannot
 /// be reached, attempts are spaced by `options.reconnectBackoff` and calls in between fail at once
 /// with UNAVAILABLE.

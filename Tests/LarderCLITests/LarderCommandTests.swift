@@ -1,6 +1,6 @@
 import Foundation
 import LarderAPI
-import LarderCLI
+@testable import LarderCLI
 import LarderClient
 import LarderWire
 import Testing
@@ -132,6 +132,21 @@ struct LarderCommandTests {
         #expect(result.stderr == "UNAVAILABLE: connection to \(server.address) closed by the server (the request was sent: "
                 + "the server may have applied it)\nhint: the meals add may still have been applied: look before you try "
                 + "again (or give it an --id: a second add with the same id is ALREADY_EXISTS)\n", "\(result.stderr)")
+    }
+
+    /// Only a write's delivery leads to the hint: a `locations delete Kitchen` whose name lookup
+    /// (a List) was cut off sent no delete (review 33 L4).
+    @Test("a read's RequestDelivery is dropped, a write's kept", arguments: [
+        ("/larder.v1.LocationService/ListLocations", false), ("/larder.v1.MealRecordService/GetMealRecord", false),
+        ("/larder.v1.LocationService/DeleteLocation", true), ("/larder.v1.MealRecordService/CreateMealRecord", true),
+        ("/larder.v1.MealRecordService/UpdateMealRecord", true),
+    ])
+    func deliveryOfWritesOnly(path: String, kept: Bool) {
+        let error = RPCError(.unavailable, "connection to x closed by the server (the request was sent: the server may "
+                             + "have applied it)", cause: RequestDelivery.sent)
+        let shown = CommandContext.deliveryOfWritesOnly(error, path: path)
+        #expect((shown.cause as? RequestDelivery == .sent) == kept)
+        #expect(shown.message == error.message && shown.code == .unavailable)
     }
 
     @Test("deleting a non-empty group without --cascade names the flag the server's message calls cascade")

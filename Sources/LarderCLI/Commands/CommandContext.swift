@@ -62,8 +62,18 @@ public final class CommandContext {
         do {
             return try await client.call(method, request)
         } catch {
-            throw .rpc(flagNamed(error))
+            throw .rpc(flagNamed(Self.deliveryOfWritesOnly(error, path: method.path)))
         }
+    }
+
+    /// `error` without its `RequestDelivery` unless `path` is a write (Create, Update, Delete):
+    /// whether a read was sent matters to no one, and a write command's lookup of a name (a
+    /// List before the Delete) cut off must not say the write may have been applied.
+    static func deliveryOfWritesOnly(_ error: RPCError, path: String) -> RPCError {
+        guard error.cause is RequestDelivery else { return error }
+        let method = path.split(separator: "/").last ?? ""
+        if ["Create", "Update", "Delete"].contains(where: { method.hasPrefix($0) }) { return error }
+        return RPCError(error.code, error.message)
     }
 
     /// `error` with the proto field names of the command's `fieldFlags` replaced by its flags.

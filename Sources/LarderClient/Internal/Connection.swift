@@ -170,15 +170,17 @@ final class Connection: Sendable {
     /// unknown), a pending call's error says whether its request was sent (any of it written:
     /// the server may have applied it) or not (safe to send again), `RPCError.cause` holding the
     /// same as a `RequestDelivery`. Not for what the server or a foreign peer said about the
-    /// connection (a call id 0 status, an oversized or undecodable frame), nor a TLS refusal.
+    /// connection (a call id 0 status, an oversized or undecodable frame).
     private func fail(_ error: RPCError, tellingWhetherSent: Bool = true) {
-        // Under the output lock, as a call queues its frame: one not queued yet never will be.
+        // Under the output lock, as a call queues its frame and the reader thread writes: one
+        // not queued yet never will be, and the socket is shut before anyone writes again, so
+        // a frame found unwritten here stays unwritten (review 33 L2).
         let ended = output.withLock { queue -> (calls: [(id: UInt64, call: PendingCalls.Call)], unwritten: Set<UInt64>)? in
             guard let calls = state.withLock({ $0.fail(error) }) else { return nil }
+            Socket.shutdownBoth(fd)
             return (calls, queue.unwrittenCallIDs)
         }
         guard let ended else { return }
-        Socket.shutdownBoth(fd)
         wakePipe.wake()
         for (id, call) in ended.calls {
             guard tellingWhetherSent else {
@@ -252,8 +254,7 @@ final class Connection: Sendable {
                     case .success(let plaintext):
                         plaintext.withUnsafeBytes { decoder.append($0) }
                     case .failure(let failure):
-                        fail(RPCError(failure.code, "TLS error on the connection to \(address): \(failure.message)"),
-                             tellingWhetherSent: false)
+                        fail(RPCError(failure.code, "TLS error on the connection to \(address): \(failure.message)"))
                         return
                     }
                 } else {
@@ -277,10 +278,11 @@ final class Connection: Sendable {
     /// Fails the connection with `error` (the socket failed or closed), or with what TLS says
     /// the cause was: a TLS 1.3 server that refuses a client certificate does so after the
     /// client's handshake, and its alert may be lost to the reset of its close, or met first by
-    /// a send.
+    /// a send. Either way each call says whether its request was sent: the TLS explanation is
+    /// a likely one, and a server that read a request and then died looks the same (review 33 M1).
     private func failExplained(_ error: RPCError) {
         guard let cause = tls?.likelyCauseOfAbruptEnd else { return fail(error) }
-        fail(RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)"), tellingWhetherSent: false)
+        fail(RPCError(cause.code, "TLS error on the connection to \(address): \(cause.message)"))
     }
 
     /// Fails calls past their deadline (dropping their frames not yet begun); returns the poll()
