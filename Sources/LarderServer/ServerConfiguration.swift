@@ -128,5 +128,13 @@ public struct ServerConfiguration: Sendable {
                 "refusing to serve metrics (no auth) on non-loopback address \(metricsListen); "
                     + "pass --insecure to do it anyway")
         }
+        // Two sockets bound but not yet listening do not clash (SO_REUSEADDR), so this would
+        // fail only at listen, after the database was opened (review 33 L1).
+        let wildcards: Set<String> = ["0.0.0.0", "::"]
+        if let metricsListen, metricsListen.port != 0, metricsListen.port == listen.port,
+           metricsListen.host == listen.host || wildcards.contains(metricsListen.host) || wildcards.contains(listen.host) {
+            throw RPCError.invalidArgument("--metrics-listen \(metricsListen) and --listen \(listen) take the same port: "
+                                           + "give the metrics endpoint a port of its own")
+        }
     }
 }

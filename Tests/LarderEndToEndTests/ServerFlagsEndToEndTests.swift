@@ -69,6 +69,18 @@ struct ServerFlagsEndToEndTests {
         #expect(!log.contains("event=database_opened"), "\(log)")
     }
 
+    /// One port for both endpoints is refused before anything is opened (binding both would
+    /// succeed, and only listening on the second fail, after the database was made).
+    @Test func oneTcpPortForRPCsAndMetricsIsAUsageError() async throws {
+        let directory = try makeTemporaryDirectory(prefix: "larder-same-port")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (status, log) = try await ServerProcess.runToExit(["--db", directory.appendingPathComponent("db").path,
+                                                                "--listen", "127.0.0.1:17999", "--metrics-listen", "127.0.0.1:17999"])
+        #expect(status == 2, "\(log)")
+        #expect(log.contains("--metrics-listen 127.0.0.1:17999 and --listen 127.0.0.1:17999 take the same port"), "\(log)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("db").path))
+    }
+
     /// The harness's bound: a server that starts serving where a test expected a refusal is
     /// killed after the bound rather than hanging the suite (status SIGKILL's 9, whenever it
     /// got to start).
