@@ -24,7 +24,7 @@ public struct LogRateLimit: Sendable {
         "unauthenticated", "envelope_rejected", "frame_rejected", "frame_timeout", "write_stall",
         "connection_refused", "connection_evicted", "http2_connection_failed", "stream_reset", "http2_streams_reset", "call_parked", "cleartext_refused",
         "tls_handshake_failed", "tls_failed", "tls_handshake_timeout", "tls_handshakes_full",
-        "tls_handshake_evicted", "memory_budget_shed",
+        "tls_handshake_evicted", "memory_budget_shed", "keepalive_timeout",
         "database_failed",
     ], lines: 10, intervalSeconds: 5)
 

@@ -93,6 +93,8 @@ extension Server {
         /// Closes it without one: its client ended its input with responses waiting for its
         /// HTTP/2 flow-control window, which it can no longer open.
         case windowNeverOpens
+        /// Sends it a keepalive PING (`keepaliveVerdict`).
+        case sendKeepalivePing
     }
 
     /// Ends the connections whose timers ran out. Decides first, acts after: acting may close
@@ -107,6 +109,11 @@ extension Server {
         for (connection, verdict) in ended {
             switch verdict {
             case .fail(let error): fail(connection, error)
+            case .sendKeepalivePing:
+                connection.keepalivePingSentAt = now
+                connection.http2?.sendKeepalivePing()
+                pumpHTTP2(connection)
+                connection.flush()
             case .close: close(connection, reason: "closed after error")
             case .windowNeverOpens:
                 close(connection, reason: "the client ended its input with responses waiting for its flow-control "
@@ -196,7 +203,7 @@ extension Server {
     private func keepaliveVerdict(for connection: Connection, now: UInt64) -> TimerVerdict {
         let keepaliveLimit = UInt64(configuration.keepaliveTimeSeconds) * 1_000_000_000
         // Not while the server itself does not read the connection: the answer would wait unread.
-        guard keepaliveLimit > 0, let link = connection.http2 else { return .keep }
+        guard keepaliveLimit > 0, connection.http2 != nil else { return .keep }
         guard !connection.readPaused, !connection.heldForBudget else {
             connection.keepalivePingSentAt = nil
             return .keep
@@ -211,10 +218,7 @@ extension Server {
                     + "\(configuration.keepaliveTimeoutSeconds) s (--keepalive-timeout)"))
             }
         } else if connection.callsInFlight > 0, now - connection.lastRead > keepaliveLimit {
-            connection.keepalivePingSentAt = now
-            link.sendKeepalivePing()
-            pumpHTTP2(connection)
-            connection.flush()
+            return .sendKeepalivePing
         }
         return .keep
     }

@@ -25,9 +25,6 @@ struct PendingCalls {
 
     var count: Int { calls.count }
 
-    /// True while call `id` waits for its reply.
-    func contains(_ id: UInt64) -> Bool { calls[id] != nil }
-
     /// A fresh non-zero call id.
     mutating func makeCallID() -> UInt64 {
         let id = nextCallID
