@@ -243,6 +243,30 @@ struct GRPCLimitsTests {
         #expect(server.streamsResetByLibrary.isEmpty, "the session's own reset")
     }
 
+    /// One header field over nghttp2's 64 KiB cannot be decoded: the connection ends
+    /// COMPRESSION_ERROR, and the reason names the likely cause instead of blaming the peer
+    /// for breaking HTTP/2, which has no such limit (audit 34 L1).
+    @Test("a header field over 64 KiB: GOAWAY COMPRESSION_ERROR, with a reason that says why")
+    func aHeaderFieldOverNghttp2sLimit() throws {
+        let server = try GRPCServerSession(configuration: GRPCServerConfiguration())
+        let block = RawFrames.request() + RawFrames.literal("x-big", String(repeating: "a", count: 70_000))
+        var frames: [UInt8] = []
+        var offset = 0
+        while offset < block.count {  // HEADERS, then CONTINUATION frames of 16,000 bytes
+            let end = min(offset + 16_000, block.count)
+            frames += RawFrames.frame(offset == 0 ? 1 : 9, flags: end == block.count ? 0x4 : 0, stream: 1,
+                                      Array(block[offset..<end]))
+            offset = end
+        }
+        _ = try? server.receive(RawFrames.start + frames)
+        var output: [UInt8] = []
+        _ = try? server.writeOutput(into: &output)
+        let goaway = try #require(scanFrames(output).first { $0.type == 7 })
+        #expect(Array(goaway.payload[4..<8]) == [0, 0, 0, 9], "COMPRESSION_ERROR")
+        #expect(server.closeReason?.message.contains("one header field over 64 KiB") == true,
+                "\(String(describing: server.closeReason))")
+    }
+
     @Test("PINGs are answered; too many without data from us is GOAWAY ENHANCE_YOUR_CALM too_many_pings")
     func pingFlood() throws {
         let clock = ManualClock()
