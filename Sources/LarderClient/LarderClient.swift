@@ -19,9 +19,8 @@ import LarderSystem
 /// the server ending it with a status), each pending call's error has a `RequestDelivery` as its
 /// `cause`: `.sent` (the server may have applied it) or `.notSent`, which its message says too;
 /// a call made after the connection ended was not sent either, and has none. The next call opens
-/// a new connection; while the server cannot
-/// be reached, attempts are spaced by `options.reconnectBackoff` and calls in between fail at once
-/// with UNAVAILABLE.
+/// a new connection; while the server cannot be reached, attempts are spaced by
+/// `options.reconnectBackoff` and calls in between fail at once with UNAVAILABLE.
 public final class LarderClient: Sendable {
     /// The server this client connects to.
     public let server: ServerAddress
