@@ -112,8 +112,9 @@ public final class Server: @unchecked Sendable {
 
     /// The server's listening sockets, bound but not yet listening. A caller that binds them
     /// before opening the database refuses a busy or bad address without creating, seeding or
-    /// migrating the database first (audit 35 M2); until the server listens, connections to
-    /// them are refused, as to a server not started.
+    /// migrating the database first (audit 35 M2); until the server listens, once the database
+    /// is open (a long migration included), connections to them are refused, as to a server
+    /// not started.
     public struct StartupSockets: Sendable {
         let listener: TCPListener
         let metricsListener: TCPListener?
@@ -177,7 +178,8 @@ public final class Server: @unchecked Sendable {
                     Self.snapshot(of: metrics, on: loop).map { PrometheusText.render($0, types: types) }
                 }
             } catch {
-                throw RPCError.unavailable("cannot listen for metrics on \(metricsListener.address): \(error.reason)")
+                let address = configuration.metricsListen ?? metricsListener.address  // as configured
+                throw RPCError.unavailable("cannot listen for metrics on \(address): \(error.reason)")
             }
         } else {
             metricsHTTP = nil

@@ -128,6 +128,10 @@ public struct ServerConfiguration: Sendable {
                 "refusing to serve metrics (no auth) on non-loopback address \(metricsListen); "
                     + "pass --insecure to do it anyway")
         }
+        if keepaliveTimeSeconds < 0 || keepaliveTimeoutSeconds < 1 {
+            throw RPCError.invalidArgument("--keepalive-time must be 0 or more and --keepalive-timeout 1 or more, got "
+                                           + "\(keepaliveTimeSeconds) and \(keepaliveTimeoutSeconds)")
+        }
         // Two sockets bound but not yet listening do not clash (SO_REUSEADDR), so this would
         // fail only at listen, after the database was opened (review 33 L1).
         let wildcards: Set<String> = ["0.0.0.0", "::"]

@@ -76,7 +76,7 @@ enum TLSFailure {
     private static func verificationFailure(_ result: Int32, peer: String, subject: String, isServer: Bool,
                                             serverName: String?, detail: String) -> TLSError {
         let fix = isServer ? "the client needs a certificate issued by --tls-client-ca"
-            : "pass --ca FILE with the CA that issued it (a --ca given already holds another CA)"
+            : "pass --ca FILE with the CA that issued it (if you gave --ca, that file holds a different CA)"
         let why = String(cString: X509_verify_cert_error_string(Int(result)))
         switch result {
         case X509_V_ERR_CERT_CHAIN_TOO_LONG where isServer:

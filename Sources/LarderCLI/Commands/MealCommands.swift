@@ -269,10 +269,11 @@ enum MealCommands {
             if let text = command.value(option), CivilDate(parsing: text) != nil {
                 // The zone is what is wrong, most often (audit 35 L1): named first, with the name
                 // this machine knows in other letter case.
-                let named = command.value("tz") != nil ? "--tz" : "this machine's time zone (TZ or /etc/localtime)"
+                let named = command.value("tz") != nil ? "--tz \(SafeText.quoted(zone))"
+                    : "the zone \(SafeText.quoted(zone)) from TZ or /etc/localtime"
                 let suggestion = TimeZone.knownTimeZoneIdentifiers.first { $0.lowercased() == zone.lowercased() }
                     .map { " (did you mean \"\($0)\"? zone names are case-sensitive)" } ?? ""
-                throw .usage("\(named) \(SafeText.quoted(zone)) is not a time zone this machine knows\(suggestion), so "
+                throw .usage("\(named) is not a time zone this machine knows\(suggestion), so "
                              + "--\(option) \(text) has no midnight to start from; give a zone it knows, or an RFC 3339 "
                              + "time such as \(text)T00:00:00+08:00", command.spec)
             }
