@@ -161,12 +161,18 @@ def test_call_id_zero_fails_every_pending_call(fake, conn):
     assert "closed" in after.value.message and "RESOURCE_EXHAUSTED" in after.value.message
 
 
+SENT = "(the request was sent: the server may have applied it)"
+
+
 def test_eof_fails_pending_calls_with_unavailable(fake, conn):
     pending = conn.call_future("/test/Wait", b"never")
     with pytest.raises(LarderError) as info:
         conn.call("/test/Close", b"", timeout=10)
     assert info.value.code == StatusCode.UNAVAILABLE
     assert pending.exception(10).code == StatusCode.UNAVAILABLE
+    # Each call cut off says its request was sent: a write may have been applied (as the Swift
+    # client and the CLI say); a status the server sent for the connection says nothing of it.
+    assert info.value.message.endswith(SENT) and pending.exception(10).message.endswith(SENT), info.value.message
     with pytest.raises(LarderError) as after:
         conn.call("/test/Echo", b"", timeout=10)
     assert after.value.code == StatusCode.UNAVAILABLE
@@ -537,6 +543,28 @@ def test_async_client(fake):
             assert [r.payload for r in fake.requests if r.method == "/test/Wait"].count(b"never") == 1
         finally:
             await client.close()
+
+    asyncio.run(main())
+
+
+def test_async_eof_says_each_pending_request_was_sent(fake):
+    async def main():
+        connection = await AsyncConnection.connect("127.0.0.1", fake.port, connect_timeout=10)
+        try:
+            pending = asyncio.ensure_future(connection.call("/test/Wait", b"never", timeout=30))
+
+            async def until_the_server_has_it():
+                while not any(r.method == "/test/Wait" for r in fake.requests):
+                    await asyncio.sleep(0.01)
+            await asyncio.wait_for(until_the_server_has_it(), 30)
+            with pytest.raises(LarderError) as info:
+                await connection.call("/test/Close", b"", timeout=30)
+            assert info.value.code == StatusCode.UNAVAILABLE and info.value.message.endswith(SENT), info.value.message
+            with pytest.raises(LarderError) as waited:
+                await pending
+            assert waited.value.message.endswith(SENT), waited.value.message
+        finally:
+            await connection.close()
 
     asyncio.run(main())
 

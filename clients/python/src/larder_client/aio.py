@@ -12,7 +12,7 @@ from ._gen.larder.rpc.v1.envelope_pb2 import ResponseEnvelope
 from .status import LarderError, StatusCode
 from .tls import TLSInfo, handshake_error
 from .transport import (DEFAULT_MAX_FRAME_BYTES, H2_SETTINGS_PEEK, HEADER, NotSent, check_request_size, encode_request,
-                        foreign_reply_error, h2_settings_error, may_be_h2_settings)
+                        foreign_reply_error, h2_settings_error, may_be_h2_settings, with_delivery)
 
 
 class AsyncConnection:
@@ -24,6 +24,7 @@ class AsyncConnection:
         self._reader, self._writer = reader, writer
         self._max_frame_bytes = max_frame_bytes
         self._pending: dict[int, asyncio.Future[bytes]] = {}
+        self._sent: set[int] = set()  # pending calls whose request was handed to the transport
         self._next_id = 1
         self._closed: Optional[LarderError] = None
         self._write_lock = asyncio.Lock()
@@ -66,7 +67,7 @@ class AsyncConnection:
         try:
             try:
                 # The frame is handed to the transport whole, so a timeout here never cuts one off.
-                await asyncio.wait_for(self._write(frame), timeout)
+                await asyncio.wait_for(self._write(frame, call_id), timeout)
             except asyncio.TimeoutError:
                 raise LarderError(StatusCode.DEADLINE_EXCEEDED,
                                   f"{method}: request not taken by {self.address} within {timeout} s "
@@ -81,14 +82,16 @@ class AsyncConnection:
                               f"{method}: no reply from {self.address} within {timeout} s") from None
         finally:
             self._pending.pop(call_id, None)
+            self._sent.discard(call_id)
 
-    async def _write(self, frame: bytes) -> None:
+    async def _write(self, frame: bytes, call_id: int) -> None:
         """Writes one frame after the ones before it, and waits until the socket took it."""
         async with self._write_lock:
             # Lost before the reader task told the calls: say so as the OSError it is (CPython's
             # TLS transport raises AttributeError on a write once closed twice).
             if self._writer.is_closing():
                 raise ConnectionResetError(f"the connection to {self.address} is closed")
+            self._sent.add(call_id)
             self._writer.write(frame)
             await self._writer.drain()
 
@@ -125,30 +128,33 @@ class AsyncConnection:
     async def _read_loop(self) -> None:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
         first = True
+        # False once the reason is what the server or a foreign peer said of the connection.
+        lost = True
         try:
             while True:
                 header = await self._reader.readexactly(HEADER.size)
                 (size,) = HEADER.unpack(header)
                 foreign = foreign_reply_error(self.address, header, tls=self.tls is not None)
                 if foreign is not None:
-                    reason = foreign
+                    reason, lost = foreign, False
                     break
                 if size > self._max_frame_bytes:
                     reason = LarderError(StatusCode.RESOURCE_EXHAUSTED,
                                          f"reply frame of {size} bytes exceeds {self._max_frame_bytes}")
+                    lost = False
                     break
                 body = b""
                 if first and may_be_h2_settings(header):
                     body = await self._reader.readexactly(min(size, H2_SETTINGS_PEEK))
                     foreign = h2_settings_error(self.address, body, len(body))
                     if foreign is not None:
-                        reason = foreign
+                        reason, lost = foreign, False
                         break
                 first = False
                 env = ResponseEnvelope.FromString(body + await self._reader.readexactly(size - len(body)))
                 error = LarderError(env.status_code, env.status_message) if env.status_code else None
                 if env.call_id == 0:
-                    reason = error or reason
+                    reason, lost = error or reason, error is None
                     break
                 future = self._pending.pop(env.call_id, None)
                 if future is not None and not future.done():
@@ -161,13 +167,19 @@ class AsyncConnection:
         except (OSError, DecodeError) as e:
             reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} lost: {e}")
         finally:
-            self._fail_all(reason)
+            self._fail_all(reason, telling_delivery=lost)
 
-    def _fail_all(self, reason: LarderError) -> None:
-        if self._closed is None:
+    def _fail_all(self, reason: LarderError, telling_delivery: bool = True) -> None:
+        """Closes the connection once; the first reason wins for every pending call. With
+        `telling_delivery` (the connection broke or closed under them, not a status the server
+        sent for it), each pending call's error says whether its request was sent."""
+        first = self._closed is None
+        if first:
             self._closed = reason
             self._writer.close()
+        closed = self._closed or reason
         pending, self._pending = self._pending, {}
-        for future in pending.values():
+        sent, self._sent = self._sent, set()
+        for call_id, future in pending.items():
             if not future.done():
-                future.set_exception(self._closed)
+                future.set_exception(with_delivery(closed, call_id in sent) if first and telling_delivery else closed)

@@ -97,6 +97,14 @@ def h2_settings_error(address: str, start: bytes, expected: int) -> Optional[Lar
                        "Larder frames: it serves gRPC only; use a gRPC client (grpcio) for gRPC servers")
 
 
+def with_delivery(reason: LarderError, sent: bool) -> LarderError:
+    """`reason` for one call pending when its connection broke or closed, saying whether its
+    request was sent (the server may have applied it) or not (safe to send again), as the
+    Swift client and the `larder` CLI say it."""
+    told = "the request was sent: the server may have applied it" if sent else "the request was not sent"
+    return LarderError(reason.raw_code, f"{reason.message} ({told})")
+
+
 class NotSent(LarderError):
     """UNAVAILABLE raised before a call left this client: the connection was already closed.
 
@@ -134,6 +142,7 @@ class Connection:
         self._lock = threading.Lock()        # guards _pending, _next_id, _closed
         self._write_lock = threading.Lock()  # whole frames, one at a time
         self._pending: dict[int, Future[bytes]] = {}
+        self._sent: set[int] = set()         # pending calls whose request began to be written
         self._next_id = 1                    # never reused: a late reply matches nothing
         self._closed: Optional[LarderError] = None
         self._reader = threading.Thread(target=self._read_loop, daemon=True, name="larder-reader")
@@ -159,6 +168,7 @@ class Connection:
         except FutureTimeout:
             with self._lock:
                 self._pending.pop(call_id, None)
+                self._sent.discard(call_id)
             raise LarderError(StatusCode.DEADLINE_EXCEEDED,
                               f"{method}: no reply from {self.address} within {timeout} s") from None
 
@@ -204,6 +214,7 @@ class Connection:
         self._lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._pending = {}
+        self._sent = set()
         self._closed = LarderError(StatusCode.UNAVAILABLE,
                                    f"connection to {self.address} belongs to the parent process (fork)")
         self._sock.close()
@@ -222,17 +233,19 @@ class Connection:
                 raise NotSent(StatusCode.UNAVAILABLE, f"connection to {self.address} is closed ({self._closed})")
             self._pending[call_id] = future  # before sending: the reply may beat us back
         try:
-            self._send(method, frame, timeout, deadline)
+            self._send(method, frame, timeout, deadline, call_id)
         except (OSError, ValueError, ssl.SSLError) as e:  # ValueError: select on a socket closed meanwhile
             self._reader.join(1.0)  # the reader usually learns why (call_id 0, EOF): let it speak first
             self._fail_all(LarderError(StatusCode.UNAVAILABLE, f"sending to {self.address} failed: {e}"))
         except BaseException:
             with self._lock:
                 self._pending.pop(call_id, None)
+                self._sent.discard(call_id)
             raise
         return call_id, future
 
-    def _send(self, method: str, frame: bytes, timeout: Optional[float], deadline: Optional[float]) -> None:
+    def _send(self, method: str, frame: bytes, timeout: Optional[float], deadline: Optional[float],
+              call_id: int) -> None:
         """Writes one whole frame by `deadline`; raises DEADLINE_EXCEEDED when it cannot.
 
         Waiting for the write lock and for room in the socket both count against the
@@ -251,6 +264,8 @@ class Connection:
         # records not sent). Set before each send: an interrupt can arrive after the kernel
         # took bytes and before their count is known.
         started = False
+        with self._lock:
+            self._sent.add(call_id)  # from here on, some of it may reach the server
         try:
             data = memoryview(self.tls.encrypt(frame) if self.tls is not None else frame)
             started = self.tls is not None
@@ -280,6 +295,8 @@ class Connection:
         reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} closed by the server")
         stream = TLSStream(self.tls) if self.tls is not None else self._sock.makefile("rb")
         first = True
+        # False once the reason is what the server or a foreign peer said of the connection.
+        lost = True
         try:
             while True:
                 header = stream.read(HEADER.size)
@@ -288,18 +305,19 @@ class Connection:
                 (size,) = HEADER.unpack(header)
                 foreign = foreign_reply_error(self.address, header, tls=self.tls is not None)
                 if foreign is not None:
-                    reason = foreign
+                    reason, lost = foreign, False
                     break
                 if size > self._max_frame_bytes:
                     reason = LarderError(StatusCode.RESOURCE_EXHAUSTED,
                                          f"reply frame of {size} bytes exceeds {self._max_frame_bytes}")
+                    lost = False
                     break
                 body = b""
                 if first and may_be_h2_settings(header):
                     body = stream.read(min(size, H2_SETTINGS_PEEK))
                     foreign = h2_settings_error(self.address, body, min(size, H2_SETTINGS_PEEK))
                     if foreign is not None:
-                        reason = foreign
+                        reason, lost = foreign, False
                         break
                 first = False
                 body += stream.read(size - len(body))
@@ -308,27 +326,32 @@ class Connection:
                 env = ResponseEnvelope.FromString(body)
                 error = LarderError(env.status_code, env.status_message) if env.status_code else None
                 if env.call_id == 0:  # connection-level error; the server closes next
-                    reason = error or reason
+                    reason, lost = error or reason, error is None
                     break
                 with self._lock:
                     future = self._pending.pop(env.call_id, None)
+                    self._sent.discard(env.call_id)
                 if future is not None:  # None: timed out locally, drop the late reply
                     _settle(future, error, env.payload)
         except (OSError, ValueError, DecodeError, ssl.SSLError) as e:  # ValueError: read on a closed file
             reason = LarderError(StatusCode.UNAVAILABLE, f"connection to {self.address} lost: {e}")
         finally:
-            self._fail_all(reason)
+            self._fail_all(reason, telling_delivery=lost)
             stream.close()
 
-    def _fail_all(self, reason: LarderError) -> None:
-        """Closes the connection once; the first reason wins for every pending call."""
+    def _fail_all(self, reason: LarderError, telling_delivery: bool = True) -> None:
+        """Closes the connection once; the first reason wins for every pending call. With
+        `telling_delivery` (the connection broke or closed under them, not a status the server
+        sent for it), each pending call's error says whether its request was sent."""
         with self._lock:
             first = self._closed is None
             if first:
                 self._closed = reason
-            pending, self._pending, first_reason = self._pending, {}, self._closed
-        for future in pending.values():
-            _settle(future, first_reason, b"")
+            pending, self._pending, first_reason = self._pending, {}, self._closed or reason
+            sent, self._sent = self._sent, set()
+        for call_id, future in pending.items():
+            told = with_delivery(first_reason, call_id in sent) if first and telling_delivery else first_reason
+            _settle(future, told, b"")
         if first:
             try:
                 self._sock.shutdown(socket.SHUT_RDWR)  # wakes the reader
