@@ -12,12 +12,15 @@ import LarderTLS
 @Suite("Server limits (in process)", .offThePool)
 struct LimitsTests {
     /// The status a raw connection gets, then whether the server closed it.
+    /// What the server answers `bytes` with, and whether it then closes. The waits are long (they
+    /// end at once when the answer comes): under ThreadSanitizer, on a CI box busy with every
+    /// suite at once, an answer once took over the usual 60 s.
     static func rejection(_ bytes: [UInt8], on server: InProcessServer) async throws -> (ResponseEnvelope?, Bool) {
         let raw = try server.raw()
         return await offThePool {
             raw.send(bytes)
-            let reply = raw.receive()
-            return (reply, raw.isClosedByServer())
+            let reply = raw.receive(within: 300)
+            return (reply, raw.isClosedByServer(within: 300))
         }
     }
 
@@ -171,7 +174,8 @@ struct LimitsTests {
                 raw.send(Frame.encode(fields + [0x08, 6] + methodField))  // call id after the bound was broken
                 raw.send(RequestEnvelope(callID: 7, method: HealthMethods.check.path,
                                          payload: ProtoCodec.encode(HealthCheckRequest())))
-                return [raw.receive(), raw.receive(), raw.receive()]
+                // Long waits, as in `rejection`.
+                return [raw.receive(within: 300), raw.receive(within: 300), raw.receive(within: 300)]
             }
             for (reply, id) in zip(replies.prefix(2), [UInt64(5), 6]) {
                 #expect(reply?.callID == id, "\(what)")
