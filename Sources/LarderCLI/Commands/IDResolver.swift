@@ -77,7 +77,7 @@ enum IDResolver {
     static func matches(_ text: String, in entries: [Entry], kind: Kind) -> [Entry] {
         let prefix = prefix(text)
         let digitsOnly = prefix.map { !$0.contains("-") } ?? false
-        let name = trimmed(text)
+        let name = text.trimmedOfWhiteSpace ?? text
         var found: [Entry] = []
         for entry in entries {
             let byName = kind.hasUniqueNames && entry.name == name
@@ -86,15 +86,6 @@ enum IDResolver {
             if byName || byPrefix { found.append(entry) }
         }
         return found
-    }
-
-    /// `text` without the whitespace around it, as the server stores a name (Unicode's
-    /// White_Space property; a name `add --name '  spaced  '` stored as `spaced`: audit 35).
-    static func trimmed(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return text }
-        return String(scalars[first...last])
     }
 
     /// The one id of `found`, or the error that says why there is none.

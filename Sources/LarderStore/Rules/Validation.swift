@@ -38,12 +38,7 @@ enum Validation {
             case .needsTrim: break
             }
         }
-        let scalars = raw.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else {
-            throw blankName(field)
-        }
-        let trimmed = String(scalars[first...last])
+        guard let trimmed = raw.trimmedOfWhiteSpace else { throw blankName(field) }
         let bytes = trimmed.utf8.count
         guard bytes <= maxNameBytes else {
             throw RPCError.invalidArgument(
