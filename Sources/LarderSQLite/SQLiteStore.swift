@@ -50,9 +50,9 @@ public final class SQLiteStore: Store {
             try checkFreeSpace(free, for: path, minimum: options.minimumFreeBytes)
             if free < options.lowFreeSpaceBytes { options.onLowFreeSpace(free) }
         }
-        try checkIsADatabaseFile(path, given: given)
-        var info = stat()
-        if stat(path, &info) == 0, info.st_nlink > 1 { options.onHardLinks(Int(info.st_nlink)) }
+        if let info = try checkIsADatabaseFile(path, given: given), info.st_nlink > 1 {
+            options.onHardLinks(Int(info.st_nlink))
+        }
         let walWasThere = fileSize(path + "-wal") > 0
         let fileLock = try DatabaseFileLock(path: path, shared: options.readOnly)
         do throws(RPCError) {
@@ -221,23 +221,23 @@ public final class SQLiteStore: Store {
     /// Refuses a path that names a directory or another kind of file, before anything is
     /// created beside it: a mistyped path (`/etc/passwd`) is not a damaged database to restore
     /// from a backup. Missing, empty (SQLite makes it a database) or unreadable (SQLite says
-    /// why) files pass.
-    private static func checkIsADatabaseFile(_ path: String, given: String) throws(RPCError) {
+    /// why) files pass. Returns the file's status, nil when there is no file.
+    private static func checkIsADatabaseFile(_ path: String, given: String) throws(RPCError) -> stat? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return }
+        guard stat(path, &info) == 0 else { return nil }
         if (info.st_mode & S_IFMT) == S_IFDIR {
             throw RPCError.invalidArgument("database \"\(given)\": it is a directory; name a file in it")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw RPCError.invalidArgument("database \"\(given)\": it is not a regular file; name a file")
         }
-        guard info.st_size > 0 else { return }
+        guard info.st_size > 0 else { return info }
         let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else { return info }
         defer { Glibc.close(fd) }
         var header = [UInt8](repeating: 0, count: sqliteHeader.count)
         let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count >= 0, Array(header[0..<count]) != sqliteHeader else { return }
+        guard count >= 0, Array(header[0..<count]) != sqliteHeader else { return info }
         throw RPCError(.failedPrecondition, "database \"\(given)\": it is not a SQLite database (it does not start "
                        + "with SQLite's header), so it was left as it was; check the path")
     }
