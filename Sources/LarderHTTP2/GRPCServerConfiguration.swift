@@ -55,7 +55,9 @@ public struct GRPCServerConfiguration: Sendable {
     /// call in flight at once). A reset call keeps its slot until its handler ends, which bounds
     /// the work in flight but not its rate: without this, opening and resetting bidirectional
     /// streams (or unary ones just after their half-close) ran a million calls a second.
-    /// (The session raises both to at least 2 × and 1 × `maxConcurrentStreams`.)
+    /// Past the bucket a reset is taken on credit and the server holds its reads until the bucket
+    /// refills (`GRPCServerSession.takeReadHold`); owing a whole `startedResetBurst` more is
+    /// GOAWAY ENHANCE_YOUR_CALM. (The session raises both to at least 2 × and 1 × `maxConcurrentStreams`.)
     public var startedResetBurst = 2048
     public var startedResetsPerSecond = 1000
     /// Messages on calls that stream their requests (the standard reflection), after the call

@@ -97,9 +97,22 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// inside the preface or a frame. The server's frame timeout runs meanwhile.
     public var holdsIncompleteInput: Bool { bufferedInputBytes > 0 || framing.isInsideFrame }
 
+    /// Until when (`GRPCServerConfiguration.clock`) the server should read nothing more from this
+    /// connection, once: set when the client resets started calls faster than the bucket for
+    /// them refills (`startedResetBurst`, `startedResetsPerSecond`). Backpressure instead of a
+    /// GOAWAY: deadlines expiring by the thousand a second are not abuse (audit 34 L2), and a
+    /// client that resets faster is simply read no faster than the bucket allows.
+    public func takeReadHold() -> UInt64? {
+        defer { readHold = nil }
+        return readHold
+    }
+
     /// Why the connection ended, once a GOAWAY with an error went out (ours or nghttp2's own,
     /// e.g. for a malformed frame).
     public private(set) var closeReason: GRPCSessionError?
+
+    /// What `takeReadHold` returns next.
+    private var readHold: UInt64?
 
     /// Creates a session and queues our SETTINGS.
     public init(configuration: GRPCServerConfiguration = GRPCServerConfiguration()) throws(GRPCSessionError) {
@@ -733,14 +746,18 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
         case .rstStream:
             // Rapid reset (CVE-2023-44487): resets of requests the core does not have yet count
             // against a tight bucket; resets of started calls against a large one (see
-            // `GRPCServerConfiguration.startedResetBurst`: clients cancel calls in bulk for good reasons).
+            // `GRPCServerConfiguration.startedResetBurst`: clients cancel calls in bulk for good
+            // reasons). Past it, reading waits for the bucket (`takeReadHold`), and only a client
+            // that owes a whole bucket more in one read is ended.
             guard let stream = streams[stream: frame.streamID] else { break }
             let started = !(stream.phase == .receivingHeaders || stream.phase == .collecting)
             let now = configuration.clock()
-            if !(started ? startedResets.take(now: now) : resets.take(now: now)) {
+            if started ? startedResets.take(now: now) : resets.take(now: now) { break }
+            guard started && startedResets.borrow(now: now) else {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }
+            readHold = startedResets.nextToken(now: now)
         case .ping:
             return receivedPing(frame)
         case .settings where !frame.isAck:

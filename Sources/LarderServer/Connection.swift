@@ -64,6 +64,10 @@ final class Connection: EventHandler, CallConnection {
     /// True while reading is held back because the memory budget is used up and
     /// this connection holds more than its share.
     var heldForBudget = false
+    /// Set while reading is held back because the HTTP/2 client resets started calls faster
+    /// than the server allows (`GRPCServerSession.takeReadHold`): until when (monotonic
+    /// nanoseconds); `Server.tick` lets it read again then.
+    var readsHeldUntil: UInt64?
     /// True while whole lean frames wait in `decoder` for a later pass of the loop
     /// (`Server.maxFramesPerPass`): no more is read until they are handled.
     var framesDeferred = false
@@ -373,7 +377,9 @@ final class Connection: EventHandler, CallConnection {
             readPaused = false
         }
         var wanted: IOEvents = []
-        if !readPaused && !heldForBudget && tlsWaitingBytes == nil && !inputClosed { wanted.insert(.readable) }
+        if !readPaused && !heldForBudget && readsHeldUntil == nil && tlsWaitingBytes == nil && !inputClosed {
+            wanted.insert(.readable)
+        }
         if bufferedOutputBytes > 0 { wanted.insert(.writable) }
         if wanted != interest {
             interest = wanted

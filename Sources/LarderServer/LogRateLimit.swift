@@ -22,7 +22,8 @@ public struct LogRateLimit: Sendable {
     /// `memory_budget_exhausted` (bounded by their own interval), nor debug lines.
     public static let peerTriggered = LogRateLimit(events: [
         "unauthenticated", "envelope_rejected", "frame_rejected", "frame_timeout", "write_stall",
-        "connection_refused", "connection_evicted", "http2_connection_failed", "stream_reset", "http2_streams_reset", "call_parked", "cleartext_refused",
+        "connection_refused", "connection_evicted", "http2_connection_failed", "stream_reset", "http2_streams_reset",
+        "http2_reads_held", "call_parked", "cleartext_refused",
         "tls_handshake_failed", "tls_failed", "tls_handshake_timeout", "tls_handshakes_full",
         "tls_handshake_evicted", "memory_budget_shed", "keepalive_timeout",
         "database_failed",

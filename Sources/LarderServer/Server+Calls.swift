@@ -23,7 +23,9 @@ extension Server {
         if stopped { return }
         // Bounded: a peer that keeps sending cannot starve the others.
         for _ in 0..<8 {
-            if connection.inputClosed || connection.isClosed || connection.framesDeferred { return }
+            if connection.inputClosed || connection.isClosed || connection.framesDeferred || connection.readsHeldUntil != nil {
+                return
+            }
             if !connection.isClosing && connection.usage.mustHoldInput {
                 // The budget is used up and this connection holds more than its share:
                 // its bytes wait in the kernel until `tick` finds room again.

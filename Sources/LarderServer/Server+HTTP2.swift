@@ -13,6 +13,7 @@ extension Server {
         settings.maxConcurrentStreams = UInt32(clamping: configuration.maxCallsPerConnection)
         settings.maxMessageSize = configuration.maxFrameBytes
         settings.maxDecompressedBytesPerRead = 2 * configuration.maxFrameBytes
+        configuration.adjustHTTP2(&settings)
         return settings
     }
 
@@ -56,6 +57,7 @@ extension Server {
             handleHTTP2(events, on: connection, link: link)
             guard !connection.isClosed else { return }
             trackIncompleteRequests(of: connection, link: link, events: events)
+            if let until = link.session.takeReadHold() { holdReads(of: connection, until: until) }
         } catch {
             logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
                                                     "reason": "\(error)"])
@@ -140,6 +142,19 @@ extension Server {
             }
         }
         if completed || connection.partialFrameSince == nil { connection.partialFrameSince = connection.lastActivity }
+    }
+
+    /// Reads nothing more from a client that resets started calls faster than the session's
+    /// bucket allows, until it refills (`Server.tick` resumes): its calls in flight go on and
+    /// their replies are written. Logged once a hold (`http2_reads_held`, rate-limited).
+    private func holdReads(of connection: Connection, until: UInt64) {
+        let wasHeld = connection.readsHeldUntil != nil
+        connection.readsHeldUntil = max(connection.readsHeldUntil ?? 0, until)
+        connection.updateInterest()
+        guard !wasHeld else { return }
+        logger.info("http2_reads_held", ["conn": connection.id, "peer": connection.peer,
+                                         "ms": (until - min(until, connection.lastActivity)) / 1_000_000,
+                                         "reason": "the client resets started calls faster than the server allows"])
     }
 
     /// Moves what the session has to send into the connection's output (written by `flush`).

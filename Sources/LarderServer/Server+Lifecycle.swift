@@ -161,6 +161,10 @@ extension Server {
             connection.heldForBudget = false
             connection.updateInterest()
         }
+        if let until = connection.readsHeldUntil, now >= until {
+            connection.readsHeldUntil = nil
+            connection.updateInterest()
+        }
         switch connection.state {
         case .closing(let since):
             return now - since > 2_000_000_000 ? .close : .keep
@@ -177,7 +181,7 @@ extension Server {
             return .keep  // dealt with already
         } else if connection.inputClosed {
             return .keep  // no more frames will come; the replies in flight finish it
-        } else if connection.readPaused {
+        } else if connection.readPaused || connection.readsHeldUntil != nil {
             // The server chose not to read; the peer is not slow.
             connection.restartPartialInputTimers(now: now)
         } else if let since = connection.partialInputSince, now - since > frameLimit {
@@ -204,7 +208,7 @@ extension Server {
         let keepaliveLimit = UInt64(configuration.keepaliveTimeSeconds) * 1_000_000_000
         // Not while the server itself does not read the connection: the answer would wait unread.
         guard keepaliveLimit > 0, connection.http2 != nil else { return .keep }
-        guard !connection.readPaused, !connection.heldForBudget else {
+        guard !connection.readPaused, !connection.heldForBudget, connection.readsHeldUntil == nil else {
             connection.keepalivePingSentAt = nil
             return .keep
         }

@@ -1,3 +1,4 @@
+package import LarderHTTP2
 public import LarderReactor
 public import LarderTLS
 public import LarderWire
@@ -17,6 +18,9 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections = 10_000
     /// Calls in flight on one connection beyond which extra calls get RESOURCE_EXHAUSTED.
     public var maxCallsPerConnection = 1024
+    /// Changes the HTTP/2 session settings the server derives from the rest (`Server.http2Configuration`):
+    /// for tests, which tighten the abuse buckets to reach them with few frames.
+    package var adjustHTTP2: @Sendable (inout GRPCServerConfiguration) -> Void = { _ in }
     /// Bytes of replies buffered for one connection beyond which the server stops reading from it.
     public var maxBufferedOutputBytes = 8 * 1024 * 1024
     /// Bytes all connections together may hold in unwritten replies and undecoded requests;

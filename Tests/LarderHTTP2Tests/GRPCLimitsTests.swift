@@ -329,22 +329,38 @@ struct GRPCLimitsTests {
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
     }
 
-    @Test("resets of started calls count against a bucket of their own: opening and resetting calls without end is GOAWAY ENHANCE_YOUR_CALM")
+    @Test("resets of started calls past their bucket hold reading until it refills; owing a whole bucket more is GOAWAY ENHANCE_YOUR_CALM")
     func rapidResetOfStartedCalls() throws {
-        var configuration = GRPCServerConfiguration.manual(ManualClock())
-        configuration.maxConcurrentStreams = 10  // the bucket is at least twice this
+        let clock = ManualClock()
+        var configuration = GRPCServerConfiguration.manual(clock)
+        configuration.maxConcurrentStreams = 10  // the bucket is at least twice this, its rate at least this
         configuration.startedResetBurst = 30
         configuration.startedResetsPerSecond = 1
         let loop = try Loopback(server: configuration)
         // Started at its headers, as a bidirectional call is (ServerReflectionInfo): never half-closed.
         loop.server.deliversWholeRequest = { _ in false }
-        for round in 0..<60 {
-            guard let id = loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")) else { break }
-            try loop.pump()
-            loop.client.reset(streamID: id)
-            try loop.pump()
-            if round == 25 { #expect(loop.client.goaways.isEmpty) }
+        func openAndReset(_ count: Int) throws -> [UInt64?] {
+            try (0..<count).map { _ in
+                let id = try #require(loop.client.startCall(headers: GRPCClientSession.requestHeaders(path: "/a/b")))
+                try loop.pump()
+                loop.client.reset(streamID: id)
+                try loop.pump()
+                return loop.server.takeReadHold()
+            }
         }
+        #expect(try openAndReset(30).allSatisfy { $0 == nil }, "within the burst")
+        // One past it: a token owed, two to wait for at 10 a second.
+        #expect(try openAndReset(1) == [clock.now + 200_000_000])
+        #expect(loop.server.takeReadHold() == nil, "a hold is taken once")
+        // Three seconds repay the debt and refill 29 tokens.
+        clock.advance(seconds: 3)
+        #expect(try openAndReset(29).allSatisfy { $0 == nil })
+        // Then each reset holds reading again, until 30 tokens are owed (the server would not
+        // have read these: a client that sends so many in one read is ended).
+        let holds = try openAndReset(30)
+        #expect(holds.allSatisfy { $0 != nil } && holds.last == clock.now + 3_100_000_000, "\(holds)")
+        #expect(loop.client.goaways.isEmpty, "\(loop.client.goaways)")
+        _ = try openAndReset(1)
         #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
         #expect(loop.server.closeReason?.message.contains("rapid reset") == true)
     }

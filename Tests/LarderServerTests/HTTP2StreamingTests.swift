@@ -106,6 +106,32 @@ struct HTTP2StreamingTests {
         }
     }
 
+    /// Audit 34 L2: deadlines expiring by the thousand a second are not abuse. A client that
+    /// resets started calls faster than their bucket refills is read no faster than it does;
+    /// before, it got GOAWAY `ENHANCE_YOUR_CALM` and lost every call on the connection.
+    @Test func resetsOfStartedCallsPastTheBucketHoldReadingAndKeepTheConnection() async throws {
+        let logPath = NSTemporaryDirectory() + "larder-reads-held-\(UUID().uuidString).log"
+        let logFD = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(logFD >= 0)
+        defer { close(logFD); unlink(logPath) }
+        try await withInProcessServer(logger: Logger(minimumLevel: .info, fd: logFD), {
+            $0.maxCallsPerConnection = 10
+            $0.adjustHTTP2 = { $0.startedResetBurst = 200; $0.startedResetsPerSecond = 50 }
+        }) { server in
+            let h2 = try HTTP2TestClient(port: server.port)
+            // In one write, 100 resets past the bucket: two seconds of its refill. (Were the server
+            // to take those two seconds to read them, nothing would be held: a busy box cannot.)
+            try h2.startAndReset(Self.reflection, count: 300)
+            // Reading resumes once the bucket has refilled: a call after them is answered.
+            let id = try h2.start(HealthMethods.check.path, messages: [ProtoCodec.encode(HealthCheckRequest())])
+            let answer = await offThePool { h2.read(id) { $0.ended } }
+            #expect(answer?.trailers["grpc-status"] == "0", "\(String(describing: answer))")
+            #expect(h2.goawaysOnTheWire.isEmpty, "\(h2.goawaysOnTheWire)")
+        }
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(log.contains("event=http2_reads_held"), "\(log)")
+    }
+
     @Test func aClientThatNeverReadsAStreamIsResetAndItsBytesFreed() async throws {
         try await withInProcessServer({ $0.maxBufferedOutputBytes = 64 * 1024 }) { server in
             let lean = try server.client()

@@ -15,15 +15,16 @@ final class InProcessServer: Sendable {
     private let stopped = LockedValue(false)
 
     /// Starts a server with the defaults, a drain long enough for a loaded machine,
-    /// and whatever `configure` changes.
-    init(store: InMemoryStore = InMemoryStore(), _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    /// and whatever `configure` changes; it logs errors to stderr, or what `logger` takes.
+    init(store: InMemoryStore = InMemoryStore(), logger: Logger = Logger(minimumLevel: .error),
+         _ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
         configuration.listen = SocketAddress(host: "127.0.0.1", port: 0)
         configuration.drainTimeoutSeconds = 120
         configure(&configuration)
         self.configuration = configuration
         self.store = store
-        let server = try Server(configuration: configuration, store: store, logger: Logger(minimumLevel: .error))
+        let server = try Server(configuration: configuration, store: store, logger: logger)
         self.server = server
         let thread = Thread { [self] in
             server.run(handleSignals: false)
@@ -61,10 +62,10 @@ final class InProcessServer: Sendable {
 
 /// Runs `body` against a fresh in-process server and stops the server afterwards,
 /// whether `body` succeeded or threw.
-func withInProcessServer<R>(store: InMemoryStore = InMemoryStore(),
+func withInProcessServer<R>(store: InMemoryStore = InMemoryStore(), logger: Logger = Logger(minimumLevel: .error),
                             _ configure: (inout ServerConfiguration) -> Void = { _ in },
                             _ body: (InProcessServer) async throws -> R) async throws -> R {
-    let server = try InProcessServer(store: store, configure)
+    let server = try InProcessServer(store: store, logger: logger, configure)
     let result: R
     do {
         result = try await body(server)

@@ -57,6 +57,25 @@ public final class HTTP2TestClient: Sendable {
         flush()
     }
 
+    /// Opens `count` calls to `path` and resets each (RST_STREAM `CANCEL`) right after its
+    /// HEADERS, all in one write: the server reads them together, as from a client whose calls'
+    /// deadlines all expire at once, or from a rapid-reset attacker.
+    public func startAndReset(_ path: String, count: Int) throws {
+        let bytes = try session.withLock { session throws -> [UInt8] in
+            var bytes: [UInt8] = []
+            for _ in 0..<count {
+                guard let id = session.startCall(headers: GRPCClientSession.requestHeaders(path: path)) else {
+                    throw RPCError.internalError("no stream id left")
+                }
+                try session.writeOutput(into: &bytes)  // the HEADERS first: a reset would cancel them unsent
+                session.reset(streamID: id, code: .cancel)
+                try session.writeOutput(into: &bytes)
+            }
+            return bytes
+        }
+        connection.send(bytes)
+    }
+
     /// The response of `streamID` so far.
     public func response(_ streamID: Int32) -> GRPCClientSession.Response? { session.withLock { $0.responses[streamID] } }
 

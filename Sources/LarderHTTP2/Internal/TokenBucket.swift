@@ -15,12 +15,31 @@ struct TokenBucket {
 
     /// Takes a token; false when none is left.
     mutating func take(now: UInt64) -> Bool {
-        if now > updatedAt {
-            tokens = min(burst, tokens + Double(now - updatedAt) / 1e9 * ratePerSecond)
-            updatedAt = now
-        }
+        refill(now: now)
         guard tokens >= 1 else { return false }
         tokens -= 1
         return true
+    }
+
+    /// Takes a token, on credit when none is left, down to `burst` tokens owed; false (and
+    /// nothing taken) past that.
+    mutating func borrow(now: UInt64) -> Bool {
+        refill(now: now)
+        guard tokens - 1 >= -burst else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// When the bucket holds a whole token again: `now` if it does.
+    mutating func nextToken(now: UInt64) -> UInt64 {
+        refill(now: now)
+        guard tokens < 1, ratePerSecond > 0 else { return now }
+        return now + UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up))
+    }
+
+    private mutating func refill(now: UInt64) {
+        guard now > updatedAt else { return }
+        tokens = min(burst, tokens + Double(now - updatedAt) / 1e9 * ratePerSecond)
+        updatedAt = now
     }
 }
