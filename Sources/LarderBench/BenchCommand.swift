@@ -17,7 +17,7 @@ public enum BenchCommand {
             invocation = try BenchArguments.parse(arguments, environment: environment)
         } catch {
             StandardError.write("larder bench: \(error.message)\n")
-            return 2
+            return BenchExitStatus.usage
         }
         switch invocation {
         case .help:
@@ -34,7 +34,7 @@ public enum BenchCommand {
     /// SIGTERM handled as `run` says; then writes the report and the notices after it.
     /// - Returns: the exit status.
     private static func runLoad(_ options: BenchOptions) async -> Int32 {
-        guard canStart(options) else { return 2 }
+        guard canStart(options) else { return BenchExitStatus.usage }
         if let warning = ServerAddress(host: options.server.host, port: options.server.port)
             .clearTextTokenWarning(hasToken: options.token != nil, tls: options.tls != nil) {
             StandardError.write(warning)
@@ -57,7 +57,7 @@ public enum BenchCommand {
             }
         } catch {
             StandardError.write("larder bench: \(SafeText.escaped(error.description))\n")
-            return cancellation.isCancelled ? interrupts.exitStatus : 3
+            return cancellation.isCancelled ? interrupts.exitStatus : BenchExitStatus.couldNotStart
         }
         let reportWritten = writeReports(result, options)
         writeNotices(result, options)
@@ -151,15 +151,16 @@ public enum BenchCommand {
         }
     }
 
-    /// 0 when calls were answered, all OK, none lost, the run was not stopped, its data was not left
-    /// behind by a failed clean-up and the report was written; 3 when no call was answered OK and
-    /// connections failed (the run never got going: a TLS-only server reached without --tls, say);
-    /// else 1.
+    /// `couldNotStart` when no call was answered OK and connections failed (the run never got
+    /// going: a TLS-only server reached without --tls, say); else `reportNotWritten` when the
+    /// report was not written; else 0 when calls were answered, all OK, none lost, the run was
+    /// not stopped and its data was not left behind by a failed clean-up; else 1.
     private static func exitStatus(_ result: BenchResult, reportWritten: Bool) -> Int32 {
-        if result.callsByCode[.ok, default: 0] == 0 && !result.connectionFailures.isEmpty { return 3 }
+        if result.callsByCode[.ok, default: 0] == 0 && !result.connectionFailures.isEmpty { return BenchExitStatus.couldNotStart }
+        guard reportWritten else { return BenchExitStatus.reportNotWritten }
         let cleanedUp = result.cleanup?.failure == nil
         return result.calls > 0 && result.errors == 0 && result.lostCalls == 0 && result.unsentCalls == 0
-            && result.stopReason == nil && cleanedUp && reportWritten ? 0 : 1
+            && result.stopReason == nil && cleanedUp ? 0 : BenchExitStatus.failedCalls
     }
 
     /// `--clean-up PREFIX`: deletes the locations and meal records named `PREFIX…`.
@@ -173,7 +174,7 @@ public enum BenchCommand {
             return 0
         } catch {
             StandardError.write("larder bench: --clean-up: \(SafeText.escaped(error.description))\n")
-            return 3
+            return BenchExitStatus.couldNotStart
         }
     }
 }

@@ -139,9 +139,10 @@ enum BenchHelp {
 
     Exit status: 0 when the run made calls, none failed, none it scheduled went unsent (--rate), it was not stopped
     short (stopped_by) and its data was deleted (or kept), 1 when some calls failed or went unsent, the run stopped
-    short, deleting failed or the report (to a file
-    or stdout) could not be written, 2 for usage errors (an --output or --hist-out path that cannot be written
-    included: checked before the run), 3 when the run could not start (connect, creating data, connections
-    failing before any call was answered OK), 130 when interrupted by Ctrl-C (SIGINT), 143 by SIGTERM.
+    short or deleting failed, 2 for usage errors (an --output or --hist-out path that cannot be written
+    included: checked before the run), 3 when the report (to a file or stdout) or the histogram could not be
+    written, as for the rest of larder, 4 when the run could not start (connect, creating data, connections
+    failing before any call was answered OK) or --clean-up could not delete, 130 when interrupted by Ctrl-C
+    (SIGINT), 143 by SIGTERM.
     """
 }

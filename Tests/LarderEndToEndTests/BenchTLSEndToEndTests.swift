@@ -132,16 +132,16 @@ final class BenchTLSEndToEndTests {
                 "--tls", "--ca", certificates.otherCACertificate, "--server-name", "localhost", "--protocol", name,
                 "--workload", workload, "--requests", "10",
             ], server: server)
-            #expect(status == 3, "\(workload): \(stderr)")
+            #expect(status == 4, "\(workload): \(stderr)")
             #expect(stderr.contains("TLS handshake with \(server.address) failed: the server's certificate for localhost "
                                     + "is not signed by a trusted CA"), "\(workload): \(stderr)")
             #expect(stderr.contains("pass --ca FILE"), "\(workload): \(stderr)")
         }
-        // Cleartext against --tls-only: refused, not hung; the run never started (exit 3, not 1).
+        // Cleartext against --tls-only: refused, not hung; the run never started (exit 4, not 1).
         for workload in ["ping", "get"] {
             let (status, _, stderr) = try await bench(["--protocol", name, "--workload", workload, "--requests", "10"],
                                                       server: server)
-            #expect(status == 3, "\(workload): \(stderr)")
+            #expect(status == 4, "\(workload): \(stderr)")
             // The server's reason reaches the user over HTTP/2 too (GOAWAY debug data; audit 14).
             #expect(stderr.contains("accepts TLS connections only"), "\(workload): \(stderr)")
         }
@@ -176,7 +176,7 @@ final class BenchTLSEndToEndTests {
             "--timeout", "1500ms", "bench", "--server", "127.0.0.1:\(silent.port)", "--tls", "--insecure-skip-verify",
             "--requests", "1",
         ])
-        #expect(await run.waitForExit() == 3, "\(run.stderr)")
+        #expect(await run.waitForExit() == 4, "\(run.stderr)")
         #expect(run.stderr.contains("did not complete within the connect timeout (1.50s, --connect-timeout;"),
                 "\(run.stderr)")
     }

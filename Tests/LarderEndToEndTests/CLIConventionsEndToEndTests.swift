@@ -84,7 +84,7 @@ struct CLIConventionsEndToEndTests {
         #expect(usage.status == 2, "\(usage.stderr)")
         let bench = try await Self.bash(#""$0" bench --workload ping --requests 50 --warmup 0s --json > /dev/full"#,
                                         server: server)
-        #expect(bench.status == 1, "\(bench.stderr)")
+        #expect(bench.status == 3, "\(bench.stderr)")
         #expect(bench.stderr.contains("larder bench: cannot write the report to stdout (No space left on device)"))
         #expect(!bench.stderr.contains("Fatal error"))
         let written = try await Self.bash(#""$0" --json locations list"#, server: server)
