@@ -193,6 +193,12 @@ extension Server {
         let message = peerKind.map { "not a Larder peer (\($0)): frame length \(length) exceeds the maximum of \(limit) bytes" }
             ?? "frame length \(length) exceeds the maximum of \(limit) bytes"
         logger.warn("frame_rejected", ["conn": connection.id, "peer": connection.peer, "reason": message])
+        if peerKind == PeerSniffer.httpRequest {
+            connection.enqueue(PeerSniffer.http1Refusal)
+            connection.state = .closing(since: MonotonicClock.nanoseconds())
+            connection.flush()
+            return
+        }
         fail(connection, RPCError(.resourceExhausted, message))
     }
 

@@ -81,7 +81,6 @@ struct ProtocolEndToEndTests {
 
     @Test(arguments: [
         ("giant length", [0x7F, 0xFF, 0xFF, 0xFF] as [UInt8]),
-        ("HTTP request", Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)),
         ("TLS hello", [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03]),
     ])
     func foreignOrOversizedInputGetsAConnectionErrorAndOthersKeepWorking(name: String, bytes: [UInt8]) async throws {
@@ -93,6 +92,31 @@ struct ProtocolEndToEndTests {
             #expect(raw.isClosedByServer(), "\(name): closed after the error")
             #expect(await server.waitForLog("event=frame_rejected"))
             // Other clients are not disturbed.
+            _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
+        }
+    }
+
+    /// curl pointed at the RPC port instead of `--metrics-listen` (audit 35): an answer it can
+    /// show, not a lean frame it reads as HTTP/0.9.
+    @Test(arguments: ["GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", "POST / HTTP/1.0\r\n\r\n"])
+    func anHTTP1RequestGetsAPlainTextBadRequest(request: String) async throws {
+        try await withServer { server, client in
+            let raw = try RawConnection(port: server.port)
+            raw.send(Array(request.utf8))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { raw.receiveSome(into: $0, within: 60) }
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            let text = String(decoding: received, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(text)")
+            #expect(text.contains("Connection: close\r\n"), "\(text)")
+            let body = text.components(separatedBy: "\r\n\r\n").last ?? ""
+            #expect(text.contains("Content-Length: \(body.utf8.count)\r\n"), "\(text)")
+            #expect(body.contains("not HTTP/1") && body.contains("--metrics-listen"), "\(body)")
+            #expect(await server.waitForLog("not a Larder peer (HTTP request)"))
             _ = try await client.call(LocationMethods.listLocations, ListLocationsRequest())
         }
     }
