@@ -163,10 +163,10 @@ struct Router: Sendable {
         _ operation: @escaping @Sendable (Request, any StoreWriter) throws(RPCError) -> [UInt8],
         _ respond: @escaping MethodHandler.Respond
     ) {
-        store.submit(StoreWrite(source: context.connectionID, { writer throws(RPCError) in
+        // The store bounds the transaction's waits by the latest deadline of its writes (`StoreWrite.deadline`).
+        store.submit(StoreWrite(source: context.connectionID, deadline: context.deadline, { writer throws(RPCError) in
             // A queued call whose deadline already passed is not executed.
             try context.checkDeadline()
-            writer.boundWaits(byDeadline: context.deadline)
             return try operation(request, writer)
         }, completion: { result in
             guard case .success = result else { return respond(result) }

@@ -67,13 +67,14 @@ extension Store {
     }
 
     /// Runs `operation` in a write transaction (see `submit(_:)`) and passes its result to
-    /// `completion` once the transaction ended.
+    /// `completion` once the transaction ended; `deadline` as in `StoreWrite`.
     @inlinable
     public func write<R: Sendable>(
+        deadline: UInt64? = nil,
         _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void
     ) {
-        submit(StoreWrite(operation, completion: completion))
+        submit(StoreWrite(deadline: deadline, operation, completion: completion))
     }
 
     public func submitBatch(_ body: () -> Void) { body() }

@@ -7,8 +7,9 @@ public import LarderWire
 /// `Store` opened. Ids passed in are already validated and lower case.
 /// Backends map their own failures to `RPCError` (usually INTERNAL or UNAVAILABLE).
 public protocol StoreReader {
-    /// Bounds the database waits of the operation about to run by `deadline`
-    /// (`CLOCK_MONOTONIC` nanoseconds, the call's deadline; nil = none).
+    /// Adds a call's `deadline` (`CLOCK_MONOTONIC` nanoseconds; nil = none) to those that bound the
+    /// database waits of the current transaction: a read's as it runs; every write's before the
+    /// write transaction's first statement (`StoreExecutor`, from `StoreWrite.deadline`).
     func boundWaits(byDeadline deadline: UInt64?)
 
     /// The location with `id`, or nil.

@@ -16,6 +16,10 @@ public struct StoreWrite: Sendable {
     /// Who asked (a connection's id; 0: nobody in particular): a source's writes are applied
     /// in the order they came, even when one waits for a lock another session holds.
     public let source: UInt64
+    /// The call's deadline (`CLOCK_MONOTONIC` nanoseconds; nil = none). The database waits of a
+    /// write transaction end at the latest deadline of all its writes, known before it begins
+    /// (`StoreReader.boundWaits`): one call's deadline never cuts off the others'.
+    public let deadline: UInt64?
 
     /// A write that runs `operation` and, once its transaction ended, passes what it returned
     /// or threw (or the error that failed the transaction) to `completion`. It may run more than
@@ -23,11 +27,12 @@ public struct StoreWrite: Sendable {
     /// transaction committed changed anything.
     @inlinable
     public init<R: Sendable>(
-        source: UInt64 = 0,
+        source: UInt64 = 0, deadline: UInt64? = nil,
         _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R,
         completion: @escaping @Sendable (Result<R, RPCError>) -> Void
     ) {
         self.source = source
+        self.deadline = deadline
         let outcome = StoreWriteOutcome<R>()
         body = { step in
             switch step {

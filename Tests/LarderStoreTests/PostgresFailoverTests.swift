@@ -14,9 +14,8 @@ import LarderSystem
 @Suite(.enabled(if: PostgresTestDatabase.adminURL != nil, "LARDER_TEST_POSTGRES_URL is not set"), .offThePool)
 struct PostgresFailoverTests {
     static func create(_ store: any Store, _ name: String, deadline: UInt64? = nil) -> Result<Location, RPCError> {
-        PostgresStoreTests.run(store) { w throws(RPCError) in
-            w.boundWaits(byDeadline: deadline)
-            return try Operations.createLocation(
+        PostgresStoreTests.run(store, deadline: deadline) { w throws(RPCError) in
+            try Operations.createLocation(
                 CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
         }
     }
@@ -171,15 +170,15 @@ struct PostgresFailoverTests {
             CREATE TRIGGER slow_insert BEFORE INSERT ON locations FOR EACH ROW EXECUTE FUNCTION slow_insert();
             """)
         defer { store.close(); admin.close() }
-        // One batch, one transaction: a write with a deadline that its INSERT outlives, then one without.
+        // One batch, one transaction: a write whose INSERT outlives every deadline of the batch, then
+        // one with an earlier deadline. The waits end at the latest deadline of all the writes.
         let cut = Waiter<Location>(), after = Waiter<Location>()
         // 10 s: time for the connection, BEGIN and INSERT to come first on a busy machine.
         let deadline = PostgresConnection.monotonicNanoseconds() + 10_000_000_000
         store.submitBatch {
-            for (name, callDeadline, waiter) in [("slow", Optional(deadline), cut), ("quick", nil, after)] {
-                store.write({ w throws(RPCError) in
-                    w.boundWaits(byDeadline: callDeadline)
-                    return try Operations.createLocation(
+            for (name, callDeadline, waiter) in [("slow", deadline, cut), ("quick", deadline - 1_000_000_000, after)] {
+                store.write(deadline: callDeadline, { w throws(RPCError) in
+                    try Operations.createLocation(
                         CreateLocationRequest(location: Location(name: name, colorHex: "#000000")), w)
                 }, completion: waiter.finish)
             }
@@ -189,6 +188,7 @@ struct PostgresFailoverTests {
             return
         }
         #expect(cutError.code == .deadlineExceeded, "\(cutError)")
+        #expect(PostgresConnection.monotonicNanoseconds() >= deadline, "cut off at the latest deadline of the batch, not sooner")
         // The transaction went with the connection the deadline closed: the other write was not
         // applied, and says so with a status to retry on, not as a lost database.
         guard case .failure(let otherError) = after.wait() else {
@@ -201,9 +201,34 @@ struct PostgresFailoverTests {
         try Self.endSleepingStatements(admin, database)
     }
 
-    /// A lock another session holds past the statement timeout is not an outage: the waiting
-    /// write fails on PostgreSQL's own lock_timeout (UNAVAILABLE, busy, not applied), the store
-    /// stays available with its connection, and a write the lock does not block commits.
+    /// Audit 37 M1: the waits were bounded by the deadlines of the writes run so far, so a write
+    /// with a short deadline, waiting for a row lock, closed the connection and failed the writes
+    /// beside it in its batch (`ABORTED`, and `DEADLINE_EXCEEDED` for calls seconds from theirs).
+    /// Bounded by every write's deadline, its lock wait ends at the lock timeout of one try; it is
+    /// set aside, and the others commit.
+    @Test func aShortDeadlineOnALockedRowDoesNotFailTheWritesBesideIt() throws {
+        let database = try PostgresTestDatabase()
+        let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false))
+        defer { store.close() }
+        let locked = try Self.create(store, "locked").get()
+        let admin = try Self.lockingLocation(locked.id, in: database)
+        defer { admin.close() }
+        let blocked = Waiter<Empty>(), beside = Waiter<Location>()
+        let now = PostgresConnection.monotonicNanoseconds()
+        store.submitBatch {
+            // Its deadline passes during its lock wait, which is at least one 100 ms try.
+            store.write(deadline: now + 30_000_000, { w throws(RPCError) in
+                try Operations.deleteLocation(DeleteLocationRequest(id: locked.id), w)
+            }, completion: blocked.finish)
+            store.write(deadline: now + 120_000_000_000, { w throws(RPCError) in
+                try Operations.createLocation(CreateLocationRequest(location: Location(name: "beside", colorHex: "#000000")), w)
+            }, completion: beside.finish)
+        }
+        #expect(try beside.wait().get().name == "beside", "the write beside it commits")
+        _ = try admin.execute("ROLLBACK")
+        _ = blocked.wait()  // retried once the lock is gone (no router here to refuse it past its deadline)
+    }
+
     @Test func aLongLockWaitFailsThatWriteAloneAndIsNotALostDatabase() throws {
         let database = try PostgresTestDatabase()
         let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])

@@ -16,11 +16,11 @@ struct PostgresStoreTests {
         try PostgresStore.open(url: url, options: .init(durability: .normal, seed: seed))
     }
 
-    static func run<R: Sendable>(_ store: any Store,
+    static func run<R: Sendable>(_ store: any Store, deadline: UInt64? = nil,
                                  _ operation: @escaping @Sendable (any StoreWriter) throws(RPCError) -> R)
         -> Result<R, RPCError> {
         let waiter = Waiter<R>()
-        store.write(operation, completion: waiter.finish)
+        store.write(deadline: deadline, operation, completion: waiter.finish)
         return waiter.wait()
     }
 
