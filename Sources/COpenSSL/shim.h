@@ -37,8 +37,22 @@ static inline void larder_tls_ctx_bound_peer_chain(SSL_CTX *_Nonnull ctx, int ce
     SSL_CTX_set_cert_verify_callback(ctx, larder_tls_verify_bounded_chain, (void *)(intptr_t)certificates);
 }
 
-static inline void larder_tls_ctx_enable_server_cache(SSL_CTX *_Nonnull ctx) {
-    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+/// No server-side session cache: sessions resume from tickets only (stateless). OpenSSL's cache
+/// (20,480 sessions for 2 h by default, each holding the client's parsed certificate chain)
+/// filled from clients that offer no ticket, outside any memory bound (audit 36 M2).
+static inline void larder_tls_ctx_disable_server_cache(SSL_CTX *_Nonnull ctx) {
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+}
+
+/// A passphrase callback that gives none: OpenSSL's default asks on the terminal, which
+/// blocked a server (or its SIGHUP reload) given an encrypted key (audit 36 M3).
+static inline int larder_tls_no_passphrase(char *_Nullable buf, int size, int rwflag, void *_Nullable userdata) {
+    (void)buf; (void)size; (void)rwflag; (void)userdata;
+    return 0;
+}
+
+static inline void larder_tls_ctx_refuse_passphrases(SSL_CTX *_Nonnull ctx) {
+    SSL_CTX_set_default_passwd_cb(ctx, larder_tls_no_passphrase);
 }
 
 static inline void larder_tls_ctx_enable_client_cache(SSL_CTX *_Nonnull ctx) {

@@ -24,6 +24,7 @@ final class SSLContextHandle: @unchecked Sendable {
             throw TLSError(.configuration, .internal, "cannot require TLS 1.2 or later", detail: OpenSSLErrorQueue.takeText())
         }
         larder_tls_ctx_set_modes(pointer)
+        larder_tls_ctx_refuse_passphrases(pointer)
         // A client's Certificate message, which OpenSSL buffers whole as soon as its header
         // announces its length: 32 KiB holds any real chain (a leaf and two intermediates are
         // 4–8 KB), where OpenSSL's 100 KiB default let each stalled mTLS handshake hold ~165 KB.
@@ -68,6 +69,12 @@ final class SSLContextHandle: @unchecked Sendable {
         guard SSL_CTX_use_PrivateKey_file(pointer, keyFile, SSL_FILETYPE_PEM) == 1 else {
             let entries = OpenSSLErrorQueue.take()
             let detail = entries.map(\.text).joined(separator: "; ")
+            if Self.unreadable(keyFile) == nil && Self.isEncryptedPEM(keyFile) {
+                throw TLSError(.configuration, .failedPrecondition,
+                               "cannot load the private key from \(keyFile): it is encrypted with a passphrase, which "
+                                   + "larder cannot ask for: decrypt it (openssl pkey -in \(keyFile) -out plain.key) and "
+                                   + "keep it readable by this user only", detail: detail)
+            }
             if entries.contains(where: { $0.reason == X509_R_KEY_VALUES_MISMATCH }) {
                 throw TLSError(.configuration, .failedPrecondition,
                                "the private key in \(keyFile) does not belong to the certificate in \(chainFile)",
@@ -106,6 +113,14 @@ final class SSLContextHandle: @unchecked Sendable {
                            "cannot load CA certificates from \(caFile): " + (Self.unreadable(caFile) ?? "it must be readable PEM"),
                            detail: OpenSSLErrorQueue.takeText())
         }
+    }
+
+    /// True when `path` holds an encrypted PEM private key (`ENCRYPTED PRIVATE KEY`, or a
+    /// traditional key with a `Proc-Type: 4,ENCRYPTED` header).
+    static func isEncryptedPEM(_ path: String) -> Bool {
+        guard let bytes = FileBytes.read(path) else { return false }
+        let text = String(decoding: bytes, as: UTF8.self)
+        return text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
     }
 
     /// Why `path` cannot be read ("no such file or directory", "permission denied"), or nil

@@ -41,7 +41,7 @@ public final class TLSServerContext: Sendable {
         guard SSL_CTX_set_session_id_context(handle.pointer, sessionContext, UInt32(sessionContext.count)) == 1 else {
             throw TLSError(.configuration, .internal, "cannot set the TLS session context", detail: OpenSSLErrorQueue.takeText())
         }
-        larder_tls_ctx_enable_server_cache(handle.pointer)
+        larder_tls_ctx_disable_server_cache(handle.pointer)
         if let previous { try handle.adoptTicketKeys(of: previous.handle) }
         if let clientCAFile {
             try handle.trust(caFile: clientCAFile)

@@ -442,5 +442,13 @@ final class TLSSessionTests {
         } catch {
             #expect(error.message.contains("does not belong to the certificate"))
         }
+        let encrypted = try certificates.makeEncryptedServerKey(named: "encrypted")
+        do {
+            // Refused with its reason, never by asking for the passphrase on a terminal (audit 36 M3).
+            _ = try TLSServerContext(certificateChainFile: certificates.serverCertificate, privateKeyFile: encrypted)
+            Issue.record("an encrypted key was loaded")
+        } catch {
+            #expect(error.message.contains("is encrypted with a passphrase, which larder cannot ask for"), "\(error.message)")
+        }
     }
 }

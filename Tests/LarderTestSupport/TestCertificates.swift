@@ -57,6 +57,12 @@ public struct TestCertificates: Sendable {
         return path("\(name).pem")
     }
 
+    /// Writes the server's key encrypted with a passphrase to `<name>.key` and returns its path.
+    public func makeEncryptedServerKey(named name: String) throws -> String {
+        try openssl(["pkey", "-in", serverKey, "-aes256", "-passout", "pass:larder-test", "-out", path("\(name).key")])
+        return path("\(name).key")
+    }
+
     private func makeCA(_ name: String, subject: String) throws {
         try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                      "-keyout", path("\(name).key"), "-out", path("\(name).pem"), "-days", "2", "-subj", subject])
