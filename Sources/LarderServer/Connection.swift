@@ -74,9 +74,9 @@ final class Connection: EventHandler, CallConnection {
     /// The first bytes of a TLS connection that waits for a handshake slot
     /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
     var tlsWaitingBytes: [UInt8]?
-    /// The first bytes of a TLS connection's ClientHello (record and handshake headers, up to
-    /// `Server.clientHelloHeaderBytes`), for the size check in `Server.checkClientHelloSize`.
-    var clientHelloHeader: [UInt8] = []
+    /// The lengths a TLS client's records and ClientHellos claim, followed until its handshake
+    /// completes, for the size check in `Server.checkClientHelloSize`.
+    var handshakeSizes = TLSHandshakeSizes()
     /// Set when the server serves no call on this connection, only answers each with `error`
     /// (an h2c client of a `--tls-only` server: `Server.refuseCleartext`); `since`, monotonic,
     /// starts the handshake timeout within which the connection is ended.

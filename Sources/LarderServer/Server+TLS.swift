@@ -47,9 +47,6 @@ extension Server {
     /// take up to 128 KiB, buffering each stalled one in full (LIMITS.md "TLS handshake").
     static let maxClientHelloBytes = 16 * 1024
 
-    /// A TLS record header (5 bytes) and a handshake message header (4 bytes).
-    static let clientHelloHeaderBytes = 9
-
     /// Every byte read from a connection's socket comes here: the first byte decides
     /// between TLS and cleartext; TLS bytes are decrypted; plaintext goes on to the transports.
     func receiveBytes(_ bytes: UnsafeRawBufferPointer, on connection: Connection) {
@@ -121,33 +118,28 @@ extension Server {
         return true
     }
 
-    /// Looks at the first bytes of a TLS connection as they arrive (its record header and the
-    /// handshake header in it): a ClientHello that claims more than `maxClientHelloBytes`, or a
-    /// first record too short to hold the handshake header, is refused at once, before OpenSSL
-    /// buffers any of it. False when the connection was refused (closed).
+    /// Looks at what a TLS client sends in the clear until its handshake completes (record and
+    /// handshake message headers): a ClientHello that claims more than `maxClientHelloBytes`
+    /// (the first, or a second one after a HelloRetryRequest: audit 36 M1, 128 KiB claimed and
+    /// held by each stalled handshake), or a first record too short to hold the handshake
+    /// header, is refused at once, before OpenSSL buffers any of it. False when the connection
+    /// was refused (closed).
     private func checkClientHelloSize(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> Bool {
-        let missing = Self.clientHelloHeaderBytes - connection.clientHelloHeader.count
-        guard missing > 0 else { return true }
-        connection.clientHelloHeader.append(contentsOf: bytes.prefix(missing))
-        let header = connection.clientHelloHeader
-        guard header.count == Self.clientHelloHeaderBytes else { return true }
-        let recordLength = Int(header[3]) << 8 | Int(header[4])
-        let claimed = Int(header[6]) << 16 | Int(header[7]) << 8 | Int(header[8])
+        connection.handshakeSizes.consume(bytes)
+        let sizes = connection.handshakeSizes
         let reason: String
-        if recordLength < 4 {
-            reason = "the first TLS record (\(recordLength) bytes) is too short to hold a ClientHello's header"
-        } else if header[5] == Self.clientHelloMessage && claimed > Self.maxClientHelloBytes {
-            reason = "the ClientHello is too large: \(claimed) bytes claimed, at most \(Self.maxClientHelloBytes) accepted"
+        if let first = sizes.firstRecordLength, first < 4 {
+            reason = "the first TLS record (\(first) bytes) is too short to hold a ClientHello's header"
+        } else if sizes.largestClientHello > Self.maxClientHelloBytes {
+            reason = "the ClientHello is too large: \(sizes.largestClientHello) bytes claimed, at most "
+                + "\(Self.maxClientHelloBytes) accepted"
         } else {
-            return true  // not a ClientHello at all: OpenSSL refuses it with its own reason
+            return true  // anything else that is not a ClientHello: OpenSSL refuses it with its own reason
         }
         logger.warn("tls_handshake_failed", ["conn": connection.id, "peer": connection.peer, "reason": reason])
         close(connection, reason: reason)
         return false
     }
-
-    /// The handshake message type of a ClientHello (RFC 8446 §4).
-    static let clientHelloMessage: UInt8 = 0x01
 
     /// TLS bytes of a connection with a session: decrypted, and the plaintext passed on.
     private func receiveCiphertext(_ bytes: UnsafeRawBufferPointer, on connection: Connection, link: TLSLink) {

@@ -245,6 +245,42 @@ final class TLSHostilePeerTests {
         #expect(reply == 9)
     }
 
+    /// A TLS 1.3 ClientHello that offers x25519 but sends no key share for it: the server
+    /// answers with a HelloRetryRequest (RFC 8446 §4.1.4) and waits for a second ClientHello.
+    static func clientHelloWithoutKeyShare() -> [UInt8] {
+        func vector16(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
+        func vector8(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count)] + bytes }
+        func extensionBlock(_ type: UInt16, _ data: [UInt8]) -> [UInt8] { [UInt8(type >> 8), UInt8(type & 0xFF)] + vector16(data) }
+        let extensions = extensionBlock(43, vector8([0x03, 0x04]))  // supported_versions: TLS 1.3
+            + extensionBlock(10, vector16([0x00, 0x1D]))  // supported_groups: x25519
+            + extensionBlock(13, vector16([0x04, 0x03, 0x08, 0x04]))  // signature_algorithms
+            + extensionBlock(51, vector16([]))  // key_share: none
+        let body: [UInt8] = [0x03, 0x03] + [UInt8](repeating: 7, count: 32) + vector8([UInt8](repeating: 9, count: 32))
+            + vector16([0x13, 0x01, 0x13, 0x02]) + vector8([0x00]) + vector16(extensions)
+        let message: [UInt8] = [0x01, 0x00, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
+        return [0x16, 0x03, 0x01] + vector16(message)
+    }
+
+    /// Audit 36 M1: the limit held only for the first ClientHello. After a HelloRetryRequest a
+    /// second one claiming 131,000 bytes was buffered by OpenSSL while its peer stalled (about
+    /// 200 KB a handshake, 227 MiB with every handshake slot taken). It is refused as the first.
+    @Test func aSecondClientHelloAfterAHelloRetryRequestIsHeldToTheSameLimit() async throws {
+        let server = try await tlsServer("--tls-handshake-timeout", "3600")
+        defer { server.stop() }
+        let peer = try RawConnection(port: server.port)
+        peer.send(Self.clientHelloWithoutKeyShare())
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let answered = buffer.withUnsafeMutableBytes { peer.receiveSome(into: $0, within: 60) }
+        // A handshake record: the HelloRetryRequest (a ServerHello with the RFC's fixed random).
+        #expect(answered > 0 && buffer[0] == 0x16, "\(answered) bytes: \(server.stderr)")
+        let claimed = 131_000
+        peer.send([0x16, 0x03, 0x03, 0x40, 0x00, 0x01, UInt8(claimed >> 16), UInt8((claimed >> 8) & 0xFF),
+                   UInt8(claimed & 0xFF), 0x03, 0x03] + [UInt8](repeating: 0x42, count: 8000))
+        #expect(await offThePool { peer.isClosedByServer() }, "the big second ClientHello was kept")
+        #expect(await server.waitForLog("the ClientHello is too large: 131000 bytes claimed, at most 16384 accepted"),
+                "\(server.stderr)")
+    }
+
     /// A connection waiting for a handshake slot is read no further than one TLS record
     /// (16 KiB and its header) however much it sent: the rest waits in the kernel, not in the
     /// server (which held its whole first read, 64 KiB). The budget count in the debug line of

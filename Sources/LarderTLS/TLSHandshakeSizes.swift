@@ -1,0 +1,78 @@
+/// Follows the records a TLS client sends in the clear during its handshake (RFC 8446 §5.1)
+/// and the handshake messages inside its handshake records (§4: a type byte and a 3-byte
+/// length), without decrypting: the length each ClientHello claims, as soon as its header
+/// has arrived, for every ClientHello of the connection (the second one after a
+/// HelloRetryRequest too). OpenSSL buffers a handshake message whole by the length it claims.
+public struct TLSHandshakeSizes: Sendable {
+    /// Header bytes of the current record seen so far (0 between records).
+    private var recordHeaderFilled = 0
+    private var recordType: UInt8 = 0
+    private var recordLengthHigh = 0
+    /// Body bytes of the current record still to come.
+    private var recordRemaining = 0
+    /// Header bytes of the current handshake message seen so far, and the header itself.
+    private var messageHeaderFilled = 0
+    private var messageHeader: UInt32 = 0
+    /// Body bytes of the current handshake message still to come.
+    private var messageRemaining = 0
+
+    /// The body length of the connection's first record, once its header has arrived.
+    public private(set) var firstRecordLength: Int?
+    /// The largest length a ClientHello's header claimed so far (0: none seen yet).
+    public private(set) var largestClientHello = 0
+
+    public init() {}
+
+    /// The handshake content type, and the ClientHello message type.
+    static let handshakeRecord: UInt8 = 0x16
+    static let clientHello: UInt8 = 0x01
+
+    /// Follows `bytes`, the next bytes the client sent.
+    public mutating func consume(_ bytes: UnsafeRawBufferPointer) {
+        var index = 0
+        while index < bytes.count {
+            if recordRemaining == 0 {
+                let byte = bytes[index]
+                index += 1
+                switch recordHeaderFilled {
+                case 0: recordType = byte
+                case 3: recordLengthHigh = Int(byte)
+                case 4:
+                    recordRemaining = recordLengthHigh << 8 | Int(byte)
+                    if firstRecordLength == nil { firstRecordLength = recordRemaining }
+                default: break
+                }
+                recordHeaderFilled = recordHeaderFilled == 4 ? 0 : recordHeaderFilled + 1
+                continue
+            }
+            let count = min(recordRemaining, bytes.count - index)
+            if recordType == Self.handshakeRecord {
+                consumeHandshake(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]))
+            }
+            recordRemaining -= count
+            index += count
+        }
+    }
+
+    /// Handshake messages may span records, and a record may hold several.
+    private mutating func consumeHandshake(_ bytes: UnsafeRawBufferPointer) {
+        var index = 0
+        while index < bytes.count {
+            if messageRemaining > 0 {
+                let skipped = min(messageRemaining, bytes.count - index)
+                messageRemaining -= skipped
+                index += skipped
+                continue
+            }
+            messageHeader = messageHeader << 8 | UInt32(bytes[index])
+            index += 1
+            messageHeaderFilled += 1
+            guard messageHeaderFilled == 4 else { continue }
+            let length = Int(messageHeader & 0xFF_FFFF)
+            if UInt8(messageHeader >> 24) == Self.clientHello { largestClientHello = max(largestClientHello, length) }
+            messageRemaining = length
+            messageHeaderFilled = 0
+            messageHeader = 0
+        }
+    }
+}
