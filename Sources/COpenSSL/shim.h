@@ -44,6 +44,34 @@ static inline void larder_tls_ctx_disable_server_cache(SSL_CTX *_Nonnull ctx) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 }
 
+/// The server's decision on a session ticket it decrypted: as OpenSSL's default, except that a
+/// session whose client certificate has expired since (or whose expiry cannot be read) is not
+/// resumed: the client makes a full handshake, where the certificate is verified again.
+/// OpenSSL checks nothing of the certificate on resumption (audit 36 M4: a client kept
+/// resuming, renewing its ticket each time, after its certificate expired).
+static inline SSL_TICKET_RETURN larder_tls_ticket_decrypted(SSL *_Nonnull ssl, SSL_SESSION *_Nonnull session,
+                                                            const unsigned char *_Nullable key_name, size_t key_name_length,
+                                                            SSL_TICKET_STATUS status, void *_Nullable arg) {
+    (void)ssl; (void)key_name; (void)key_name_length; (void)arg;
+    switch (status) {
+    case SSL_TICKET_SUCCESS:
+    case SSL_TICKET_SUCCESS_RENEW: {
+        X509 *peer = SSL_SESSION_get0_peer(session);
+        if (peer != NULL && X509_cmp_current_time(X509_get0_notAfter(peer)) <= 0) return SSL_TICKET_RETURN_IGNORE_RENEW;
+        return status == SSL_TICKET_SUCCESS ? SSL_TICKET_RETURN_USE : SSL_TICKET_RETURN_USE_RENEW;
+    }
+    case SSL_TICKET_EMPTY:
+    case SSL_TICKET_NO_DECRYPT:
+        return SSL_TICKET_RETURN_IGNORE_RENEW;
+    default:
+        return SSL_TICKET_RETURN_ABORT;
+    }
+}
+
+static inline int larder_tls_ctx_check_resumed_certificates(SSL_CTX *_Nonnull ctx) {
+    return SSL_CTX_set_session_ticket_cb(ctx, NULL, larder_tls_ticket_decrypted, NULL);
+}
+
 /// A passphrase callback that gives none: OpenSSL's default asks on the terminal, which
 /// blocked a server (or its SIGHUP reload) given an encrypted key (audit 36 M3).
 static inline int larder_tls_no_passphrase(char *_Nullable buf, int size, int rwflag, void *_Nullable userdata) {

@@ -42,6 +42,9 @@ public final class TLSServerContext: Sendable {
             throw TLSError(.configuration, .internal, "cannot set the TLS session context", detail: OpenSSLErrorQueue.takeText())
         }
         larder_tls_ctx_disable_server_cache(handle.pointer)
+        guard larder_tls_ctx_check_resumed_certificates(handle.pointer) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot set the session ticket callback", detail: OpenSSLErrorQueue.takeText())
+        }
         if let previous { try handle.adoptTicketKeys(of: previous.handle) }
         if let clientCAFile {
             try handle.trust(caFile: clientCAFile)

@@ -332,6 +332,30 @@ final class TLSSessionTests {
         #expect(second.serverReceived == [9])
     }
 
+    /// Audit 36 M4: OpenSSL checks nothing of a client certificate when a session resumes, so
+    /// a client went on resuming (its ticket renewed each time) after its certificate expired.
+    /// A ticket whose certificate has expired costs a full handshake, which refuses it.
+    @Test func aTicketWhoseClientCertificateExpiredDoesNotResume() async throws {
+        let server = try serverContext(clientCA: true, auth: .require)
+        // Long enough to be valid at the first handshake on a busy machine.
+        let (certificate, notAfter) = try certificates.makeShortLivedClientCertificate(named: "short", seconds: 20)
+        let client = try clientContext(certificate: (certificate, certificates.clientKey))
+        var first = TLSPair(client: try client.makeSession(serverName: "localhost"), server: try server.makeSession())
+        try first.pump()
+        try #require(first.server.isHandshakeComplete, "the certificate was valid then")
+        let ticket = try #require(first.client.takeNewResumptionTicket())
+        var before = TLSPair(client: try client.makeSession(serverName: "localhost", resuming: ticket),
+                             server: try server.makeSession())
+        try before.pump()
+        if Date() < notAfter { #expect(before.server.isResumed, "resumed while the certificate is valid") }
+        // Past its end (certificate times have whole seconds).
+        while Date() < notAfter.addingTimeInterval(1.5) { try await Task.sleep(for: .milliseconds(200)) }
+        var after = TLSPair(client: try client.makeSession(serverName: "localhost", resuming: ticket),
+                            server: try server.makeSession())
+        _ = try? after.pump()
+        #expect(!after.server.isResumed && !after.server.isHandshakeComplete, "an expired certificate got in again")
+    }
+
     /// The ticket outlives a connection that ended without close_notify (a server's idle
     /// close): freeing such a session makes OpenSSL mark it not resumable, and the ticket
     /// must not share it.

@@ -57,6 +57,44 @@ public struct TestCertificates: Sendable {
         return path("\(name).pem")
     }
 
+    /// Writes a client certificate for the client's key, signed by the CA, valid from a minute ago
+    /// until `seconds` from now, to `<name>.pem`, and returns its path and its end.
+    public func makeShortLivedClientCertificate(named name: String, seconds: Int) throws -> (path: String, notAfter: Date) {
+        let directory = path("\(name)-ca")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "".write(toFile: "\(directory)/index.txt", atomically: true, encoding: .utf8)
+        try String(format: "%08X\n", UInt32.random(in: 1...UInt32.max)).write(toFile: "\(directory)/serial", atomically: true,
+                                                                              encoding: .utf8)
+        try """
+            [ca]
+            default_ca = test
+            [test]
+            database = \(directory)/index.txt
+            new_certs_dir = \(directory)
+            serial = \(directory)/serial
+            default_md = sha256
+            policy = anything
+            unique_subject = no
+            [anything]
+            commonName = supplied
+            organizationName = optional
+            [client]
+            extendedKeyUsage = clientAuth
+
+            """.write(toFile: "\(directory)/ca.cnf", atomically: true, encoding: .utf8)
+        try openssl(["req", "-new", "-key", clientKey, "-out", path("\(name).csr"), "-subj", "/CN=larder-short-lived"])
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMddHHmmss'Z'"
+        let now = Date()
+        let notAfter = now.addingTimeInterval(Double(seconds))
+        try openssl(["ca", "-batch", "-notext", "-config", "\(directory)/ca.cnf", "-extensions", "client",
+                     "-cert", caCertificate, "-keyfile", path("ca.key"), "-in", path("\(name).csr"), "-out", path("\(name).pem"),
+                     "-startdate", formatter.string(from: now.addingTimeInterval(-60)), "-enddate", formatter.string(from: notAfter)])
+        return (path("\(name).pem"), notAfter)
+    }
+
     /// Writes the server's key encrypted with a passphrase to `<name>.key` and returns its path.
     public func makeEncryptedServerKey(named name: String) throws -> String {
         try openssl(["pkey", "-in", serverKey, "-aes256", "-passout", "pass:larder-test", "-out", path("\(name).key")])
