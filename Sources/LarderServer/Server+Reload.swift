@@ -1,5 +1,6 @@
 import LarderReactor
 import LarderSystem
+import LarderTLS
 import LarderWire
 #if canImport(Glibc)
 import Glibc
@@ -73,6 +74,10 @@ extension Server {
         if let certificate = configuration.tlsCertificateFile, let tls = files.tls {
             switch tls {
             case .success(let context):
+                if let refusal = unusableReplacement(context) {
+                    logger.error("tls_reload_failed", ["cert": certificate, "error": refusal, "kept": "previous certificate"])
+                    break
+                }
                 tlsContext = context
                 logCertificateValidity(loaded: true)
                 if let key = configuration.tlsKeyFile { logExposure(files.keyExposure, path: key, file: "TLS private key") }
@@ -83,6 +88,21 @@ extension Server {
             }
         }
         if again { reload() }
+    }
+
+    /// Why a reloaded certificate that has expired, or is not valid yet, must not replace one
+    /// that is in its validity period (every verifying client would fail: almost always a wrong
+    /// file copied into place; audit 36 L2); nil when it may. At start, and once the certificate
+    /// in force is out of its period too, such a certificate is served with a warning instead.
+    func unusableReplacement(_ context: TLSServerContext?) -> String? {
+        guard let new = context?.certificateValidity, let old = tlsContext?.certificateValidity else { return nil }
+        let now = Int64(time(nil))
+        let usable: Set<TLSCertificateValidity.State> = [.valid, .expiringSoon]
+        guard usable.contains(old.state(at: now)), !usable.contains(new.state(at: now)) else { return nil }
+        let state = new.state(at: now)
+        let when = state == .expired ? "expired at \(Logger.timestamp(seconds: new.notAfter))"
+            : "is valid only from \(Logger.timestamp(seconds: new.notBefore))"
+        return "the new certificate (\(new.subject)) \(when), and the one in force is valid: install a current certificate"
     }
 
     /// Warns when a token is shorter than `BearerToken.recommendedMinimumBytes` (it is still accepted).

@@ -342,6 +342,19 @@ final class TLSEndToEndTests {
         let stillNew = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
         defer { stillNew.close() }
         #expect(try await stillNew.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
+
+        // An expired certificate does not replace one in its validity period (audit 36 L2).
+        try FileManager.default.removeItem(atPath: certificate)
+        try FileManager.default.copyItem(atPath: certificates.expiredServerCertificate, toPath: certificate)
+        kill(server.processIdentifier, SIGHUP)
+        #expect(await eventually { server.stderr.components(separatedBy: "event=tls_reload_failed").count == 3 },
+                "\(server.stderr)")
+        let expired = server.stderr.split(separator: "\n").last { $0.contains("event=tls_reload_failed") }
+        #expect(expired?.contains("the new certificate (CN=localhost) expired at") == true
+                && expired?.contains("kept=\"previous certificate\"") == true, "\(String(describing: expired))")
+        let stillValid = try tlsClient(server, tls: ClientTLS(caFile: certificates.otherCACertificate, serverName: "localhost"))
+        defer { stillValid.close() }
+        #expect(try await stillValid.call(HealthMethods.check, HealthCheckRequest()).status == .serving)
         #expect(server.stop() == 0)
     }
 
