@@ -19,11 +19,14 @@ final class SSLContextHandle: @unchecked Sendable {
             throw TLSError(.configuration, .internal, "cannot create a TLS context", detail: OpenSSLErrorQueue.takeText())
         }
         self.pointer = pointer
-        // TLS 1.2 and 1.3 with the library's default ciphers and groups; no renegotiation.
+        // TLS 1.2 and 1.3 with the library's default groups; no renegotiation.
         guard larder_tls_ctx_set_min_version_tls12(pointer) == 1 else {
             throw TLSError(.configuration, .internal, "cannot require TLS 1.2 or later", detail: OpenSSLErrorQueue.takeText())
         }
         larder_tls_ctx_set_modes(pointer)
+        guard larder_tls_ctx_set_tls12_ciphers(pointer) == 1 else {
+            throw TLSError(.configuration, .internal, "cannot set the TLS 1.2 cipher suites", detail: OpenSSLErrorQueue.takeText())
+        }
         larder_tls_ctx_refuse_passphrases(pointer)
         // A client's Certificate message, which OpenSSL buffers whole as soon as its header
         // announces its length: 32 KiB holds any real chain (a leaf and two intermediates are

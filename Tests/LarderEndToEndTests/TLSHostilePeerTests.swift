@@ -144,6 +144,21 @@ final class TLSHostilePeerTests {
         }
     }
 
+    /// Audit 36 L3: TLS 1.2 is served with ECDHE and AEAD suites only; a client that offers
+    /// only CBC with SHA-1, or no ECDHE, is refused at the handshake.
+    @Test(arguments: [("ECDHE-ECDSA-AES128-GCM-SHA256", true), ("ECDHE-ECDSA-CHACHA20-POLY1305", true),
+                      ("ECDHE-ECDSA-AES128-SHA", false), ("ECDHE-ECDSA-AES256-SHA384", false), ("AES128-GCM-SHA256", false)])
+    func tls12TakesForwardSecretAEADSuitesOnly(cipher: String, accepted: Bool) async throws {
+        let server = try await tlsServer()
+        defer { server.stop() }
+        let client = try ChildProcess(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "s_client", "-connect", server.address, "-tls1_2", "-cipher", cipher, "-servername", "localhost",
+        ])
+        #expect(await client.waitForExit(seconds: 120) != nil)
+        let negotiated = client.stdout.contains("Cipher is \(cipher)")
+        #expect(negotiated == accepted, "\(cipher): \(client.stdout.suffix(600)) \(client.stderr.suffix(600))")
+    }
+
     /// A server with this suite's certificate and key, and `arguments`.
     func tlsServer(_ arguments: String...) async throws -> ServerProcess {
         try await ServerProcess(arguments: ["--tls-cert", certificates.serverCertificate,
