@@ -94,6 +94,19 @@ static inline void larder_tls_ctx_enable_client_cache(SSL_CTX *_Nonnull ctx) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 }
 
+/// The intermediates loaded with a context's certificate (its chain file past the first), or
+/// NULL; borrowed from the context.
+static inline STACK_OF(X509) *_Nullable larder_tls_ctx_chain(SSL_CTX *_Nonnull ctx) {
+    STACK_OF(X509) *chain = NULL;
+    return SSL_CTX_get0_chain_certs(ctx, &chain) == 1 ? chain : NULL;
+}
+
+static inline int larder_tls_chain_count(STACK_OF(X509) *_Nonnull chain) { return sk_X509_num(chain); }
+
+static inline X509 *_Nullable larder_tls_chain_certificate(STACK_OF(X509) *_Nonnull chain, int index) {
+    return sk_X509_value(chain, index);
+}
+
 static inline int larder_tls_set_server_name(SSL *_Nonnull ssl, const char *_Nonnull name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }

@@ -42,6 +42,12 @@ public struct TLSCertificateValidity: Sendable, Equatable {
                   notBefore: now + notBefore, notAfter: now + notAfter)
     }
 
+    /// The period within both this one's and `other`'s, named after whichever expires first.
+    func narrowed(by other: TLSCertificateValidity) -> TLSCertificateValidity {
+        TLSCertificateValidity(subject: other.notAfter < notAfter ? other.subject : subject,
+                               notBefore: max(notBefore, other.notBefore), notAfter: min(notAfter, other.notAfter))
+    }
+
     /// Where the certificate stands at `now` (seconds since the Unix epoch).
     public func state(at now: Int64) -> State {
         if now < notBefore { return .notYetValid }

@@ -62,9 +62,24 @@ public final class TLSServerContext: Sendable {
             self.clientAuthentication = nil
         }
         handle.selectALPN(from: try ALPNProtocols.wire(protocols))
-        certificateValidity = SSL_CTX_get0_certificate(handle.pointer).flatMap { TLSCertificateValidity(certificate: $0) }
+        certificateValidity = Self.chainValidity(of: handle)
         self.handle = handle
         self.protocols = protocols
+    }
+
+    /// When the whole chain the server sends is valid: from the latest notBefore to the earliest
+    /// notAfter of its certificate and intermediates, named after the one that expires first (an
+    /// intermediate that expired was logged `state=valid` while every client failed: audit 36 L1).
+    private static func chainValidity(of handle: SSLContextHandle) -> TLSCertificateValidity? {
+        guard var validity = SSL_CTX_get0_certificate(handle.pointer).flatMap({ TLSCertificateValidity(certificate: $0) })
+        else { return nil }
+        guard let chain = larder_tls_ctx_chain(handle.pointer) else { return validity }
+        for index in 0..<larder_tls_chain_count(chain) {
+            guard let certificate = larder_tls_chain_certificate(chain, index),
+                  let other = TLSCertificateValidity(certificate: certificate) else { continue }
+            validity = validity.narrowed(by: other)
+        }
+        return validity
     }
 
     /// The session ID context: a SHA-256 over the client certificate rules (none, or the

@@ -31,6 +31,17 @@ final class TLSCertificateValidityTests {
         #expect(expired.certificateValidity?.state(at: before + 1) == .expired)
     }
 
+    /// Audit 36 L1: the period is the whole chain's: an intermediate that expired makes the
+    /// chain expired, named after it, though the server's own certificate is valid.
+    @Test func anExpiredIntermediateMakesTheChainExpired() throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let context = try TLSServerContext(certificateChainFile: try certificates.makeChainWithExpiredIntermediate(named: "chain"),
+                                           privateKeyFile: certificates.serverKey)
+        let validity = try #require(context.certificateValidity)
+        #expect(validity.state(at: now) == .expired, "\(validity)")
+        #expect(validity.subject == "CN=Expired Intermediate")
+    }
+
     @Test func stateAndDaysLeftAtEachMoment() {
         let day: Int64 = 86_400
         let validity = TLSCertificateValidity(subject: "CN=x", notBefore: 1_000 * day, notAfter: 1_100 * day)

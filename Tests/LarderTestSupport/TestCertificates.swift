@@ -57,6 +57,19 @@ public struct TestCertificates: Sendable {
         return path("\(name).pem")
     }
 
+    /// Writes a chain to `<name>.pem`, a certificate for the server's key (valid two days) and
+    /// an intermediate CA that signed it and expired yesterday, and returns its path.
+    public func makeChainWithExpiredIntermediate(named name: String) throws -> String {
+        try makeSigned("\(name)-intermediate", key: "\(name)-intermediate", subject: "/CN=Expired Intermediate", ca: "ca",
+                       days: -1, extensions: "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign\n")
+        try makeSigned("\(name)-leaf", key: "server", subject: "/CN=localhost", ca: "\(name)-intermediate", days: 2,
+                       extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+        let chain = try String(contentsOfFile: path("\(name)-leaf.pem"), encoding: .utf8)
+            + String(contentsOfFile: path("\(name)-intermediate.pem"), encoding: .utf8)
+        try chain.write(toFile: path("\(name).pem"), atomically: true, encoding: .utf8)
+        return path("\(name).pem")
+    }
+
     /// Writes a client certificate for the client's key, signed by the CA, valid from a minute ago
     /// until `seconds` from now, to `<name>.pem`, and returns its path and its end.
     public func makeShortLivedClientCertificate(named name: String, seconds: Int) throws -> (path: String, notAfter: Date) {
