@@ -34,6 +34,8 @@ public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible 
     public static let inFailedTransaction = "25P02"
     public static let undefinedFunction = "42883"
     public static let duplicateTable = "42P07"
+    public static let undefinedTable = "42P01"
+    public static let undefinedColumn = "42703"
     public static let connectionFailure = "08006"
     public static let connectionDoesNotExist = "08003"
     /// Larder's own (class 08): the server did not answer within the statement timeout.
@@ -83,6 +85,7 @@ extension PostgresError: DatabaseError {
         case Self.notNullViolation: return .constraint(.notNull)
         case Self.readOnlyTransaction: return .readOnly
         case "42501": return .permissionDenied
+        case Self.undefinedTable, Self.undefinedColumn: return .schemaMissing
         case "57014": return .statementCancelled
         case Self.lockNotAvailable: return .busy
         case "XX001", "XX002": return .damaged

@@ -45,14 +45,21 @@ final class PostgresMonitor: Sendable {
             }
             let readOnly: PostgresResult
             do throws(PostgresError) {
-                readOnly = try connection.query("SHOW transaction_read_only")
+                readOnly = try connection.query(probeSQL)
             } catch where reused && error.isConnectionProblem {
                 try connection.reconnect()
-                readOnly = try connection.query("SHOW transaction_read_only")
+                readOnly = try connection.query(probeSQL)
             }
             guard readOnly.rowCount == 1, readOnly.string(row: 0, column: 0) == "off" else {
                 connection.close()
                 availability.markLost("the database session is read-only (a standby?)")
+                return connection
+            }
+            let missing = (try? readOnly.int64(row: 0, column: 1)) ?? 0
+            guard missing == 0 else {
+                availability.markLost("the database lacks \(missing) of this server's tables (dropped, or the database "
+                    + "recreated, while the server ran): restore the database, or restart larder-server to create them "
+                    + "in an empty one")
                 return connection
             }
             availability.markAvailable()
@@ -62,6 +69,14 @@ final class PostgresMonitor: Sendable {
             return probe
         }
     }
+
+    /// Whether the session is read-only, and how many of the server's tables its search_path
+    /// does not find: a database dropped and recreated under a running server was SERVING with
+    /// every call failing (audit 37 L1).
+    static let probeSQL = """
+        SELECT current_setting('transaction_read_only'), (SELECT count(*) FROM unnest(ARRAY['category_groups', \
+        'item_categories', 'locations', 'meal_records']) AS t(name) WHERE to_regclass(name) IS NULL)
+        """
 
     /// Stops the probing and waits for it to end. Idempotent.
     func stop() {

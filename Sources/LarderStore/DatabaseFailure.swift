@@ -27,6 +27,9 @@ public enum DatabaseFailure: Hashable, Sendable {
     case loginRefused
     /// The database denied access to an object.
     case permissionDenied
+    /// The database lacks the server's tables or columns: dropped, or the database recreated,
+    /// while the server ran.
+    case schemaMissing
     /// Anything else: a bug or an unexpected failure, INTERNAL.
     case other
 
@@ -36,7 +39,7 @@ public enum DatabaseFailure: Hashable, Sendable {
     /// the clients' to retry.
     public var needsTheOperator: Bool {
         switch self {
-        case .unreachable, .full, .readOnly, .damaged, .loginRefused, .permissionDenied: true
+        case .unreachable, .full, .readOnly, .damaged, .loginRefused, .permissionDenied, .schemaMissing: true
         case .constraint, .busy, .conflict, .deadlineExceeded, .statementCancelled, .other: false
         }
     }
@@ -102,6 +105,10 @@ extension DatabaseError {
             return RPCError(.permissionDenied, "\(subject) refused the login: \(message)", cause: self)
         case .permissionDenied:
             return RPCError(.permissionDenied, "\(subject) denied access: \(message)", cause: self)
+        case .schemaMissing:
+            return RPCError(.failedPrecondition, "\(Self.dataSubject) lacks a table or column this server uses (was the "
+                            + "database dropped or recreated, or a table dropped or changed, by something other than "
+                            + "larder-server?): \(message)", cause: self)
         case .other:
             return RPCError(.internal, "\(subject) failed", cause: self)
         }

@@ -201,6 +201,36 @@ struct PostgresFailoverTests {
         try Self.endSleepingStatements(admin, database)
     }
 
+    /// Audit 37 L1: a table dropped (or the database recreated empty) under a running server:
+    /// calls that need it fail FAILED_PRECONDITION saying so (before: INTERNAL), and the database
+    /// counts as lost (health NOT_SERVING) until it is restored.
+    @Test func aDroppedTableIsAFailedPreconditionAndALostDatabase() throws {
+        let database = try PostgresTestDatabase()
+        let changes = LockedValue<[PostgresStore.AvailabilityChange]>([])
+        let store = try PostgresStore.open(url: database.url, options: .init(durability: .normal, seed: false) { change in
+            changes.withLock { $0.append(change) }
+        })
+        defer { store.close() }
+        #expect(try Self.create(store, "before").get().name == "before")
+        let admin = try PostgresConnection(url: database.url, applicationName: "larder-tests-admin")
+        defer { admin.close() }
+        _ = try admin.execute("ALTER TABLE locations RENAME TO locations_elsewhere")
+        guard case .failure(let error) = Self.create(store, "after") else {
+            Issue.record("a create into a missing table succeeded")
+            return
+        }
+        #expect(error.code == .failedPrecondition && error.message.contains("lacks a table or column this server uses"),
+                "\(error)")
+        #expect(Self.eventually { !store.isAvailable }, "the database counts as lost")
+        #expect(changes.withLock { $0 }.contains {
+            if case .lost(let reason) = $0 { reason.contains("lacks") } else { false }
+        }, "\(changes.withLock { $0 })")
+        // Restored: served again, and available once the monitor finds every table.
+        _ = try admin.execute("ALTER TABLE locations_elsewhere RENAME TO locations")
+        #expect(Self.eventually { (try? Self.create(store, "restored").get()) != nil })
+        #expect(Self.eventually { store.isAvailable })
+    }
+
     /// Audit 37 M1: the waits were bounded by the deadlines of the writes run so far, so a write
     /// with a short deadline, waiting for a row lock, closed the connection and failed the writes
     /// beside it in its batch (`ABORTED`, and `DEADLINE_EXCEEDED` for calls seconds from theirs).
@@ -495,7 +525,7 @@ struct PostgresFailoverTests {
         #expect(try Self.eventually(60) {
             let rows = try admin.query("""
                 SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'larder-server-monitor'
-                  AND state = 'idle' AND query = 'SHOW transaction_read_only'
+                  AND state = 'idle' AND query LIKE 'SELECT current_setting(''transaction_read_only'')%'
                 """, [.text(database.name)])
             return try (0..<rows.rowCount).contains { !frozen.contains(Int32(try rows.int64(row: $0, column: 0))) }
         }, "the monitor probes on a new connection")

@@ -286,7 +286,7 @@ struct PostgresStoreTests {
             for _ in 0..<60_000 {
                 let rows = try admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
                                            + "AND application_name = 'larder-server-monitor' AND state = 'idle' "
-                                           + "AND query LIKE 'SHOW transaction_read_only%'")
+                                           + "AND query LIKE 'SELECT current_setting(''transaction_read_only'')%'")
                 if rows.rowCount == 1, case let pid = try rows.int64(row: 0, column: 0), pid != old { return pid }
                 usleep(10_000)
             }
