@@ -99,6 +99,7 @@ struct PostgresMigrator {
         do throws(PostgresError) {
             try lock()
             try connection.execute(PostgresSchema.migrationsTable)
+            try refuseForeignMigrationsTable()
             // Reading the table waits too while a session holds a lock on it.
             current = try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations")
         } catch where error.sqlState == PostgresError.lockNotAvailable {
@@ -154,6 +155,24 @@ struct PostgresMigrator {
         throw PostgresError(sqlState: Self.foreignTablesState, message: "schema \"\(schema)\" already holds \(names), "
             + "which larder did not create (it has no schema_migrations row): give larder a database of its own "
             + "(CREATE DATABASE larder OWNER …), or drop these if they are left from a failed attempt")
+    }
+
+    /// A `schema_migrations` of another tool's (golang-migrate's `version bigint, dirty boolean`,
+    /// Rails' `version varchar`, …) is not read for a version: refused, naming its columns. Before,
+    /// its versions were taken for larder's, and the start failed INTERNAL half way through a
+    /// migration, or with advice to restore a backup or to upgrade larder (audit 37 L2).
+    private func refuseForeignMigrationsTable() throws(PostgresError) {
+        let found = try session.connection.query("""
+            SELECT coalesce(string_agg(attname::text || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum), ''),
+                   current_schema()::text
+            FROM pg_attribute WHERE attrelid = to_regclass('schema_migrations') AND attnum > 0 AND NOT attisdropped
+            """)
+        let columns = found.string(row: 0, column: 0)
+        guard columns != "version bigint, applied_at_ms bigint" else { return }
+        throw PostgresError(sqlState: Self.foreignTablesState, message: "schema \"\(found.string(row: 0, column: 1))\" "
+            + "holds a schema_migrations table that is not larder's (columns: \(columns)): another application's "
+            + "migrations (golang-migrate, Rails, …). Give larder a database of its own (CREATE DATABASE larder OWNER …), "
+            + "or a schema of its own (options=-csearch_path%3Dlarder in the URL, once CREATE SCHEMA larder is made)")
     }
 
     /// A database at the latest version that lacks a table or index of it (dropped by hand):

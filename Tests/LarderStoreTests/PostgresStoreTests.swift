@@ -186,6 +186,24 @@ struct PostgresStoreTests {
             .int64(row: 0, column: 0) == 0)
     }
 
+    /// Audit 37 L2: another tool's schema_migrations table is not taken for larder's.
+    @Test(arguments: ["CREATE TABLE schema_migrations (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL); "
+                        + "INSERT INTO schema_migrations VALUES (1, false)",
+                      "CREATE TABLE schema_migrations (version character varying NOT NULL PRIMARY KEY); "
+                        + "INSERT INTO schema_migrations VALUES ('20240101000000')"])
+    func anotherToolsMigrationsTableIsRefused(ddl: String) throws {
+        let database = try PostgresTestDatabase()
+        let connection = try PostgresConnection(url: database.url)
+        defer { connection.close() }
+        try connection.execute(ddl)
+        let error = rpcError { try Self.open(database.url) }
+        #expect(error?.code == .failedPrecondition, "\(String(describing: error))")
+        #expect(error?.message.contains("schema \"public\" holds a schema_migrations table that is not larder's (columns: version")
+                == true, "\(String(describing: error))")
+        #expect(try connection.query("SELECT count(*) FROM pg_class WHERE relname = 'category_groups'")
+            .int64(row: 0, column: 0) == 0, "nothing was created")
+    }
+
     @Test func aLostConnectionIsReplacedBeforeTheNextCall() throws {
         let database = try PostgresTestDatabase()
         let store = try Self.open(database.url)
