@@ -17,6 +17,10 @@ struct PostgresMigrator {
     let session: PostgresSession
     /// The longest wait for a lock (the migration lock, or a table's); then 55P03.
     var lockTimeoutSeconds = 60
+    /// Told when the migration lock is taken and this start waits for it (up to `lockTimeoutSeconds`).
+    var onLockBusy: () -> Void = {}
+    /// Told after a migration committed: from which version to which, and how long it took.
+    var onMigrated: (_ from: Int, _ to: Int, _ milliseconds: Int) -> Void = { _, _, _ in }
     /// How often a migration that lost a race is tried again.
     static let attempts = 5
     /// The SQLSTATE this backend uses for "schema newer than this build".
@@ -77,7 +81,11 @@ struct PostgresMigrator {
         var attempt = 1
         while true {
             do throws(PostgresError) {
-                try migrateOnce(seed: seed)
+                let started = PostgresConnection.monotonicNanoseconds()
+                if let from = try migrateOnce(seed: seed) {
+                    onMigrated(from, PostgresSchema.latestVersion,
+                               Int((PostgresConnection.monotonicNanoseconds() - started) / 1_000_000))
+                }
                 return
             } catch {
                 session.rollback()
@@ -89,7 +97,8 @@ struct PostgresMigrator {
         }
     }
 
-    private func migrateOnce(seed: Bool) throws(PostgresError) {
+    /// Migrates to the latest version; the version it found when it did, nil when it was current.
+    private func migrateOnce(seed: Bool) throws(PostgresError) -> Int? {
         let connection = session.connection
         try connection.execute("BEGIN")
         // Migrating a big table may take longer than the statement timeout of normal calls.
@@ -117,7 +126,7 @@ struct PostgresMigrator {
         guard version < PostgresSchema.latestVersion else {
             try refuseMissingRelations(version: version)
             try connection.execute("COMMIT")
-            return
+            return nil
         }
         if version == 0 { try refuseForeignTables() }
         var time = timespec()
@@ -139,6 +148,7 @@ struct PostgresMigrator {
         guard committed.commandStatus != "ROLLBACK" else {
             throw PostgresError(sqlState: PostgresError.serializationFailure, message: "the migration was rolled back")
         }
+        return version
     }
 
     /// A database larder never migrated (no schema_migrations row) that already holds a table or
@@ -196,7 +206,11 @@ struct PostgresMigrator {
         let connection = session.connection
         try connection.execute("SAVEPOINT migration_lock")
         do throws(PostgresError) {
-            try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLockKey)])
+            let taken = try connection.query("SELECT pg_try_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLockKey)])
+            if taken.string(row: 0, column: 0) != "t" {
+                onLockBusy()
+                try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(PostgresSchema.migrationLockKey)])
+            }
             try connection.execute("RELEASE SAVEPOINT migration_lock")
         } catch {
             guard error.sqlState == PostgresError.undefinedFunction || error.sqlState == "0A000" else { throw error }

@@ -46,6 +46,12 @@ extension PostgresStore {
         public var onAvailabilityChange: @Sendable (AvailabilityChange) -> Void
         /// Shown in `pg_stat_activity.application_name` (the URL may override it).
         public var applicationName: String
+        /// Told when `open` migrated the database: from which schema version (0: an empty
+        /// database, created and seeded) to which, and how long it took.
+        public var onMigrated: @Sendable (_ from: Int, _ to: Int, _ milliseconds: Int) -> Void = { _, _, _ in }
+        /// Told when `open` finds the migration lock taken (another replica migrating) and waits
+        /// for it, up to `migrationLockTimeoutSeconds`.
+        public var onMigrationLockBusy: @Sendable () -> Void = {}
 
         public init(durability: Durability = .full, seed: Bool = true, readerCount: Int = 2,
                     maxWriteBatch: Int = 512, connectTimeoutSeconds: Int = 3, statementTimeoutSeconds: Int = 10,

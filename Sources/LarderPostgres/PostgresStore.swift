@@ -71,7 +71,8 @@ public final class PostgresStore: Store {
             writerConnection.statementTimeoutNanoseconds = nil
             let writer = try PostgresSession(connection: writerConnection, setup: setup, availability: availability)
             do throws(PostgresError) {
-                try PostgresMigrator(session: writer, lockTimeoutSeconds: options.migrationLockTimeoutSeconds)
+                try PostgresMigrator(session: writer, lockTimeoutSeconds: options.migrationLockTimeoutSeconds,
+                                     onLockBusy: options.onMigrationLockBusy, onMigrated: options.onMigrated)
                     .migrate(seed: options.seed)
             } catch {
                 writer.close()

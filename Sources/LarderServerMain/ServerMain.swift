@@ -144,10 +144,19 @@ public enum ServerMain {
     /// PostgreSQL for a `postgres://` or `postgresql://` URL, else the SQLite file.
     static func openStore(_ configuration: DatabaseConfiguration, logger: Logger) throws(RPCError) -> any Store {
         if PostgresURL.isPostgres(configuration.databasePath) {
-            return try PostgresStore.open(url: configuration.databasePath, options: PostgresStore.Options(
+            let database = configuration.databaseDescription
+            var options = PostgresStore.Options(
                 durability: configuration.durability == .full ? .full : .normal,
                 seed: configuration.seed, readerCount: configuration.readerCount,
-                onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: configuration.databaseDescription).log))
+                onAvailabilityChange: DatabaseAvailabilityLog(logger: logger, database: database).log)
+            options.onMigrationLockBusy = { [timeout = options.migrationLockTimeoutSeconds] in
+                logger.info("database_migration_wait", [
+                    "db": database, "timeout_s": timeout,
+                    "reason": "another larder-server holds the schema migration lock (migrating this database)",
+                ])
+            }
+            options.onMigrated = { from, to, milliseconds in logMigration(logger, database: database, from, to, milliseconds) }
+            return try PostgresStore.open(url: configuration.databasePath, options: options)
         }
         warnIfFileSizeLimitIsLow(logger: logger, database: configuration.databaseDescription)
         var options = SQLiteStore.Options(
@@ -181,17 +190,21 @@ public enum ServerMain {
         options.onCloseCheckpointIncomplete = { problem in
             logger.warn("checkpoint_incomplete", ["db": database, "error": problem])
         }
-        options.onMigrated = { from, to, milliseconds in
-            if from == 0 {
-                logger.info("database_created", ["db": database, "schema_version": to, "duration_ms": milliseconds])
-            } else {
-                logger.info("database_migrated", [
-                    "db": database, "from_version": from, "to_version": to, "duration_ms": milliseconds,
-                    "effect": "earlier builds of larder cannot open the file; to go back, restore the backup taken "
-                        + "before upgrading",
-                ])
-            }
-        }
+        options.onMigrated = { from, to, milliseconds in logMigration(logger, database: database, from, to, milliseconds) }
         return try SQLiteStore.open(path: configuration.databasePath, options: options)
+    }
+
+    /// `database_created` (from version 0: an empty database, created and seeded) or
+    /// `database_migrated`, for either backend.
+    static func logMigration(_ logger: Logger, database: String, _ from: Int, _ to: Int, _ milliseconds: Int) {
+        if from == 0 {
+            logger.info("database_created", ["db": database, "schema_version": to, "duration_ms": milliseconds])
+        } else {
+            logger.info("database_migrated", [
+                "db": database, "from_version": from, "to_version": to, "duration_ms": milliseconds,
+                "effect": "earlier builds of larder cannot open the database; to go back, restore the backup taken "
+                    + "before upgrading",
+            ])
+        }
     }
 }

@@ -259,6 +259,18 @@ struct PostgresStoreTests {
                 "\(String(describing: table))")
     }
 
+    /// `open` says when it created or migrated the schema (logged `database_created` /
+    /// `database_migrated`, as for SQLite), and says nothing when it was current.
+    @Test func openSaysWhenItCreatedTheSchema() throws {
+        let database = try PostgresTestDatabase()
+        let migrations = LockedValue<[[Int]]>([])
+        var options = PostgresStore.Options()
+        options.onMigrated = { from, to, _ in migrations.withLock { $0.append([from, to]) } }
+        try PostgresStore.open(url: database.url, options: options).close()
+        try PostgresStore.open(url: database.url, options: options).close()
+        #expect(migrations.withLock { $0 }.map { $0[0] } == [0], "created from nothing, once: \(migrations.withLock { $0 })")
+    }
+
     /// Startup waits for the schema migration lock a bounded time, then says who may hold it
     /// (it waited for ever, not listening and logging nothing, and ignored SIGTERM meanwhile).
     @Test func aHeldMigrationLockEndsStartupAfterItsTimeout() throws {
@@ -268,11 +280,15 @@ struct PostgresStoreTests {
         defer { holder.close() }
         _ = try holder.execute("BEGIN")
         _ = try holder.query("SELECT pg_advisory_xact_lock($1)", [.int64(0x4C41_5244_4552_0001)])  // PostgresSchema.migrationLockKey
+        let busy = LockedValue(0)
         let error = rpcError {
-            try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1))
+            var options = PostgresStore.Options(migrationLockTimeoutSeconds: 1)
+            options.onMigrationLockBusy = { busy.withLock { $0 += 1 } }  // logged: the wait is no longer silent
+            return try PostgresStore.open(url: database.url, options: options)
         }
         #expect(error?.code == .unavailable, "\(String(describing: error))")
         #expect(error?.message.contains("waited 1 s for the schema migration lock") == true)
+        #expect(busy.withLock { $0 } == 1)
         _ = try holder.execute("COMMIT")
         try PostgresStore.open(url: database.url, options: .init(migrationLockTimeoutSeconds: 1)).close()
 
