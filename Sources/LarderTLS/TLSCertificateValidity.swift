@@ -50,8 +50,9 @@ public struct TLSCertificateValidity: Sendable, Equatable {
 
     /// Where the certificate stands at `now` (seconds since the Unix epoch).
     public func state(at now: Int64) -> State {
-        if now < notBefore { return .notYetValid }
+        // Expired first: a chain's period is empty when one certificate expired before another began.
         if now >= notAfter { return .expired }
+        if now < notBefore { return .notYetValid }
         return notAfter - now <= Self.warningSeconds ? .expiringSoon : .valid
     }
 

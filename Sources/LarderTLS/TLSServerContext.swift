@@ -90,7 +90,8 @@ public final class TLSServerContext: Sendable {
         if let clientCAFile {
             rules += Array(" client-ca \(clientAuthentication.rawValue) ".utf8)
             guard let bytes = FileBytes.read(clientCAFile) else {
-                throw TLSError(.configuration, .failedPrecondition, "cannot read the client CA file \(clientCAFile)")
+                throw TLSError(.configuration, .failedPrecondition, "cannot read the client CA file \(clientCAFile): "
+                               + (SSLContextHandle.unreadable(clientCAFile) ?? "reading it failed"))
             }
             rules += bytes
         }

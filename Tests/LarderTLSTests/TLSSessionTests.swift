@@ -466,6 +466,13 @@ final class TLSSessionTests {
         } catch {
             #expect(error.message.contains("does not belong to the certificate"))
         }
+        do {
+            _ = try TLSServerContext(certificateChainFile: certificates.serverCertificate, privateKeyFile: certificates.serverKey,
+                                     clientCAFile: certificates.path("no-client-ca.pem"))
+            Issue.record("a missing client CA file was accepted")
+        } catch {
+            #expect(error.message.hasSuffix("no-client-ca.pem: no such file or directory"), "\(error.message)")
+        }
         let encrypted = try certificates.makeEncryptedServerKey(named: "encrypted")
         do {
             // Refused with its reason, never by asking for the passphrase on a terminal (audit 36 M3).
