@@ -106,9 +106,10 @@ extension DatabaseError {
         case .permissionDenied:
             return RPCError(.permissionDenied, "\(subject) denied access: \(message)", cause: self)
         case .schemaMissing:
+            // The database's own text (which table) goes to the log only, as for INTERNAL.
             return RPCError(.failedPrecondition, "\(Self.dataSubject) lacks a table or column this server uses (was the "
                             + "database dropped or recreated, or a table dropped or changed, by something other than "
-                            + "larder-server?): \(message)", cause: self)
+                            + "larder-server?); the server's log names it", cause: self)
         case .other:
             return RPCError(.internal, "\(subject) failed", cause: self)
         }

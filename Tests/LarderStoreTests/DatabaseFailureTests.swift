@@ -80,7 +80,8 @@ import Testing
             ("08006", .unavailable), ("57P01", .unavailable), ("40001", .aborted), ("40P01", .aborted),
             ("53100", .resourceExhausted), ("28P01", .permissionDenied), ("42501", .permissionDenied),
             ("57014", .unavailable), (PostgresError.deadlineExceeded, .deadlineExceeded),
-            ("25006", .failedPrecondition), ("XX001", .dataLoss), ("42P01", .internal), ("XX000", .internal),
+            ("25006", .failedPrecondition), ("XX001", .dataLoss), ("42P01", .failedPrecondition), ("42703", .failedPrecondition),
+            ("XX000", .internal),
         ]
         for (state, code) in cases {
             #expect(PostgresError(sqlState: state, message: "m").rpcError.code == code, "SQLSTATE \(state)")
