@@ -79,8 +79,7 @@ final class SSLContextHandle: @unchecked Sendable {
                                    + "keep it readable by this user only", detail: detail)
             }
             if entries.contains(where: { $0.reason == X509_R_KEY_VALUES_MISMATCH }) {
-                throw TLSError(.configuration, .failedPrecondition,
-                               "the private key in \(keyFile) does not belong to the certificate in \(chainFile)",
+                throw TLSError(.configuration, .failedPrecondition, keyMismatch(keyFile: keyFile, chainFile: chainFile),
                                detail: detail)
             }
             throw TLSError(.configuration, .failedPrecondition,
@@ -89,10 +88,18 @@ final class SSLContextHandle: @unchecked Sendable {
                            detail: detail)
         }
         guard SSL_CTX_check_private_key(pointer) == 1 else {
-            throw TLSError(.configuration, .failedPrecondition,
-                           "the private key in \(keyFile) does not belong to the certificate in \(chainFile)",
+            throw TLSError(.configuration, .failedPrecondition, keyMismatch(keyFile: keyFile, chainFile: chainFile),
                            detail: OpenSSLErrorQueue.takeText())
         }
+    }
+
+    /// A key that does not match the chain file's first certificate; when that certificate is a
+    /// CA's, the likelier mistake is the order of the chain file (audit 36 nit), and it says so.
+    private func keyMismatch(keyFile: String, chainFile: String) -> String {
+        let mismatch = "the private key in \(keyFile) does not belong to the certificate in \(chainFile)"
+        guard let first = SSL_CTX_get0_certificate(pointer), X509_check_ca(first) > 0 else { return mismatch }
+        return mismatch + ": its first certificate, \(X509NameText.subject(of: first) ?? "?"), is a CA's; the server's own "
+            + "certificate must come first, then its intermediates"
     }
 
     /// Uses the session ticket keys of `other` (a server context this one replaces), so

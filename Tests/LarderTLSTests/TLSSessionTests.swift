@@ -466,6 +466,18 @@ final class TLSSessionTests {
         } catch {
             #expect(error.message.contains("does not belong to the certificate"))
         }
+        // The CA's certificate first, then the server's: the order is the mistake, and it is named.
+        let reversed = certificates.path("reversed.pem")
+        try (String(contentsOfFile: certificates.caCertificate, encoding: .utf8)
+             + String(contentsOfFile: certificates.serverCertificate, encoding: .utf8))
+            .write(toFile: reversed, atomically: true, encoding: .utf8)
+        do {
+            _ = try TLSServerContext(certificateChainFile: reversed, privateKeyFile: certificates.serverKey)
+            Issue.record("a chain file beginning with its CA was accepted")
+        } catch {
+            #expect(error.message.contains("its first certificate, CN=Larder Test CA, is a CA's; the server's own certificate "
+                                           + "must come first"), "\(error)")
+        }
         do {
             _ = try TLSServerContext(certificateChainFile: certificates.serverCertificate, privateKeyFile: certificates.serverKey,
                                      clientCAFile: certificates.path("no-client-ca.pem"))
