@@ -360,17 +360,32 @@ class Connection:
             self._sock.close()
 
 
+#: The longest single wait in `_wait_writable`: Python runs a signal's handler only when a wait
+#: returns, so a Ctrl-C that lands just before one begins is seen within this.
+_SIGNAL_CHECK_SECONDS = 1.0
+
+
 def _wait_writable(sock: socket.socket, timeout: Optional[float]) -> None:
     """Waits until `sock` takes more bytes (or fails), at most `timeout` seconds (None: no limit).
 
     poll(), where there is one: select() refuses descriptors past 1023, which a busy
-    process (a load generator) reaches."""
+    process (a load generator) reaches. In slices of at most a second: a SIGINT that arrived
+    between Python's last signal check and the wait left an unbounded wait blocked for good
+    (a test that interrupts a stalled send hung the suite)."""
+    deadline = None if timeout is None else time.monotonic() + max(0.0, timeout)
+    poller = None
     if hasattr(select, "poll"):
         poller = select.poll()
         poller.register(sock, select.POLLOUT)
-        poller.poll(None if timeout is None else max(0, math.ceil(timeout * 1000)))
-    else:
-        select.select([], [sock], [], timeout)
+    while True:
+        wait = _SIGNAL_CHECK_SECONDS if deadline is None else min(_SIGNAL_CHECK_SECONDS,
+                                                                   max(0.0, deadline - time.monotonic()))
+        if poller is not None:
+            ready = bool(poller.poll(math.ceil(wait * 1000)))
+        else:
+            ready = bool(select.select([], [sock], [], wait)[1])
+        if ready or (deadline is not None and time.monotonic() >= deadline):
+            return
 
 
 def _settle(future: Future[bytes], error: Optional[LarderError], payload: bytes) -> None:
