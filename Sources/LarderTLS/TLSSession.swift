@@ -261,6 +261,11 @@ public final class TLSSession {
     /// True when the handshake resumed an earlier session.
     public var isResumed: Bool { SSL_session_reused(ssl) == 1 }
 
+    /// True once the handshake settled on TLS 1.2 (a server: once it answered the ClientHello).
+    /// From then on the client sends no ClientHello again (renegotiation is off), and its
+    /// handshake records include its Finished, encrypted.
+    public var isTLS12: Bool { SSL_version(ssl) == TLS1_2_VERSION }
+
     /// The peer certificate's subject (RFC 2253, "CN=alice,O=Example"); nil when it sent none.
     /// On a server, only a certificate that passed verification is ever accepted.
     public var peerCertificateSubject: String? {

@@ -41,6 +41,19 @@ def test_sync_client_over_tls_beside_cleartext(tls_server, certs):
         assert clear.get_location(id=created.id).name == "Python TLS"
 
 
+def test_tls12_handshakes_are_all_completed(tls_server, certs):
+    """Review 36 H1: the server's ClientHello size check read a TLS 1.2 client's encrypted
+    Finished (a handshake record) as a handshake header, and about 1 handshake in 256 was
+    refused as "the ClientHello is too large". 1,000 full handshakes: each must complete."""
+    context = tls_context(certs.ca)
+    context.maximum_version = ssl.TLSVersion.TLSv1_2
+    host, port = tls_server.address.rsplit(":", 1)
+    for _ in range(1000):
+        with socket.create_connection((host, int(port)), timeout=60) as raw:
+            with context.wrap_socket(raw, server_hostname="localhost") as tls:
+                assert tls.version() == "TLSv1.2"
+
+
 def test_by_address_the_certificate_must_list_it(tls_server, certs):
     with LarderClient(tls_server.address, tls=tls_context(certs.ca), timeout=60) as client:  # 127.0.0.1
         assert client.check().status == 1
