@@ -129,9 +129,12 @@ final class PostgresSession: StoreConnection {
             let rpc = failure(error)
             connection.close()
             // Whatever the reason (a refused login too), this server has no database until it
-            // reconnects; but a call's deadline passing while it tried says little about that.
-            if error.sqlState != PostgresError.deadlineExceeded { availability?.markLost(rpc.message) }
-            backoff.failed(now: PostgresConnection.monotonicNanoseconds(), error: rpc.message)
+            // reconnects; but a call's deadline passing while it tried says little about that, and
+            // does not count toward the backoff either (review 36 M1).
+            if error.sqlState != PostgresError.deadlineExceeded {
+                availability?.markLost(rpc.message)
+                backoff.failed(now: PostgresConnection.monotonicNanoseconds(), error: rpc.message)
+            }
             throw rpc
         }
     }

@@ -452,10 +452,15 @@ public final class StoreExecutor: @unchecked Sendable {
     /// Begins the write transaction of `batch`. Its waits are bounded by the latest deadline of
     /// its writes (none if one has none), set before its first statement: bounded by the writes
     /// run so far, one write's short deadline closed the connection under the next write's
-    /// SAVEPOINT and failed every write of the batch (audit 37 M1).
+    /// SAVEPOINT and failed every write of the batch (audit 37 M1). A deadline already passed
+    /// does not count: its write is refused without a statement (the router checks it first),
+    /// and a batch of only such writes would otherwise close the connection at its BEGIN.
     private func beginWrite(_ batch: [LockWaitingWrites.Entry]) throws(RPCError) {
         try writer.beginWrite()
-        for entry in batch { writer.boundWaits(byDeadline: entry.job.deadline) }
+        let now = MonotonicClock.nanoseconds()
+        for entry in batch where entry.job.deadline.map({ $0 > now }) ?? true {
+            writer.boundWaits(byDeadline: entry.job.deadline)
+        }
     }
 
     private func runWriteBatchWithSavepoints(_ batch: [LockWaitingWrites.Entry], now: UInt64) -> BatchOutcome {
