@@ -57,11 +57,12 @@ final class PostgresMonitor: Sendable {
             }
             let missing = (try? readOnly.int64(row: 0, column: 1)) ?? 0
             guard missing == 0 else {
-                availability.markLost("the database lacks \(missing) of this server's tables (dropped, or the database "
+                availability.markSchemaMissing("the database lacks \(missing) of this server's tables (dropped, or the database "
                     + "recreated, while the server ran): restore the database, or restart larder-server to create them "
                     + "in an empty one")
                 return connection
             }
+            availability.markSchemaPresent()
             availability.markAvailable()
             return connection
         } catch {

@@ -94,7 +94,8 @@ final class PostgresSession: StoreConnection {
         if !writing { readTransactionFailed = true }
         if error.sqlState == PostgresError.deadlineExceeded { cutByDeadline = true }
         if error.sqlState == PostgresError.lockNotAvailable { lockWaitTimedOut = true }
-        if error.failure == .schemaMissing { availability?.markLost(error.rpcError.message) }
+        // A missing table: lost until the monitor finds it again. A missing column only fails its calls.
+        if error.sqlState == PostgresError.undefinedTable { availability?.markSchemaMissing(error.rpcError.message) }
         if error.sqlState == PostgresError.readOnlyTransaction {
             connection.close()
             let message = "the PostgreSQL session at \(connection.target) is read-only (a standby, after a "

@@ -225,6 +225,13 @@ struct PostgresFailoverTests {
         #expect(changes.withLock { $0 }.contains {
             if case .lost(let reason) = $0 { reason.contains("lacks") } else { false }
         }, "\(changes.withLock { $0 })")
+        // A read that does not need the missing table succeeds, and does not make the database
+        // available again (review 36 M2: health flapped with every such call).
+        let groups = Waiter<ListCategoryGroupsResponse>()
+        store.read({ r throws(RPCError) in try Operations.listCategoryGroups(ListCategoryGroupsRequest(), r) },
+                   completion: groups.finish)
+        #expect(throws: Never.self) { try groups.wait().get() }
+        #expect(!store.isAvailable, "a transaction beside the missing table is not the database back")
         // Restored: served again, and available once the monitor finds every table.
         _ = try admin.execute("ALTER TABLE locations_elsewhere RENAME TO locations")
         #expect(Self.eventually { (try? Self.create(store, "restored").get()) != nil })
