@@ -97,11 +97,11 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
     /// inside the preface or a frame. The server's frame timeout runs meanwhile.
     public var holdsIncompleteInput: Bool { bufferedInputBytes > 0 || framing.isInsideFrame }
 
-    /// Until when (`GRPCServerConfiguration.clock`) the server should read nothing more from this
-    /// connection, once: set when the client resets started calls faster than the bucket for
-    /// them refills (`startedResetBurst`, `startedResetsPerSecond`). Backpressure instead of a
-    /// GOAWAY: deadlines expiring by the thousand a second are not abuse (audit 34 L2), and a
-    /// client that resets faster is simply read no faster than the bucket allows.
+    /// For how long (nanoseconds) the server should read nothing more from this connection,
+    /// once: set when the client resets started calls faster than the bucket for them refills
+    /// (`startedResetBurst`, `startedResetsPerSecond`). Backpressure instead of a GOAWAY:
+    /// deadlines expiring by the thousand a second are not abuse (audit 34 L2), and a client
+    /// that resets faster is simply read no faster than the bucket allows.
     public func takeReadHold() -> UInt64? {
         defer { readHold = nil }
         return readHold
@@ -757,7 +757,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }
-            readHold = startedResets.nextToken(now: now)
+            readHold = startedResets.nextToken(now: now) - now
         case .ping:
             return receivedPing(frame)
         case .settings where !frame.isAck:

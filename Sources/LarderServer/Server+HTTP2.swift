@@ -57,7 +57,7 @@ extension Server {
             handleHTTP2(events, on: connection, link: link)
             guard !connection.isClosed else { return }
             trackIncompleteRequests(of: connection, link: link, events: events)
-            if let until = link.session.takeReadHold() { holdReads(of: connection, until: until) }
+            if let hold = link.session.takeReadHold() { holdReads(of: connection, for: hold) }
         } catch {
             logger.warn("http2_connection_failed", ["conn": connection.id, "peer": connection.peer,
                                                     "reason": "\(error)"])
@@ -145,15 +145,17 @@ extension Server {
     }
 
     /// Reads nothing more from a client that resets started calls faster than the session's
-    /// bucket allows, until it refills (`Server.tick` resumes): its calls in flight go on and
-    /// their replies are written. Logged once a hold (`http2_reads_held`, rate-limited).
-    private func holdReads(of connection: Connection, until: UInt64) {
+    /// bucket allows, for `nanoseconds` (until the bucket refills), rounded up to the next tick
+    /// (`Server.tick`, every 250 ms, resumes): its calls in flight go on and their replies are
+    /// written. Logged once a hold (`http2_reads_held`, rate-limited). Not while draining.
+    private func holdReads(of connection: Connection, for nanoseconds: UInt64) {
+        guard drainDeadline == nil else { return }
         let wasHeld = connection.readsHeldUntil != nil
-        connection.readsHeldUntil = max(connection.readsHeldUntil ?? 0, until)
+        connection.readsHeldUntil = max(connection.readsHeldUntil ?? 0, connection.lastActivity &+ nanoseconds)
         connection.updateInterest()
         guard !wasHeld else { return }
         logger.info("http2_reads_held", ["conn": connection.id, "peer": connection.peer,
-                                         "ms": (until - min(until, connection.lastActivity)) / 1_000_000,
+                                         "ms": nanoseconds / 1_000_000,
                                          "reason": "the client resets started calls faster than the server allows"])
     }
 

@@ -343,6 +343,12 @@ extension Server {
         loop.unregister(listener.fd)
         listener.close()
         logger.info("draining", ["calls_in_flight": callsInFlight, "connections": connections.count])
+        // Reads held for rapid resets resume: the drain's PING answer and the requests sent before
+        // the GOAWAY must be read to be served (the final GOAWAY bounds what can still come).
+        for connection in connections.values where connection.readsHeldUntil != nil {
+            connection.readsHeldUntil = nil
+            connection.updateInterest()
+        }
         drainHTTP2Connections()
         finishDrainIfDone()
     }

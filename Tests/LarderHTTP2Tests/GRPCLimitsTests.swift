@@ -350,7 +350,7 @@ struct GRPCLimitsTests {
         }
         #expect(try openAndReset(30).allSatisfy { $0 == nil }, "within the burst")
         // One past it: a token owed, two to wait for at 10 a second.
-        #expect(try openAndReset(1) == [clock.now + 200_000_000])
+        #expect(try openAndReset(1) == [200_000_000])
         #expect(loop.server.takeReadHold() == nil, "a hold is taken once")
         // Three seconds repay the debt and refill 29 tokens.
         clock.advance(seconds: 3)
@@ -358,7 +358,7 @@ struct GRPCLimitsTests {
         // Then each reset holds reading again, until 30 tokens are owed (the server would not
         // have read these: a client that sends so many in one read is ended).
         let holds = try openAndReset(30)
-        #expect(holds.allSatisfy { $0 != nil } && holds.last == clock.now + 3_100_000_000, "\(holds)")
+        #expect(holds.allSatisfy { $0 != nil } && holds.last == 3_100_000_000, "\(holds)")
         #expect(loop.client.goaways.isEmpty, "\(loop.client.goaways)")
         _ = try openAndReset(1)
         #expect(loop.client.goaways.last?.code == .enhanceYourCalm)
