@@ -71,6 +71,9 @@ final class Connection: EventHandler, CallConnection {
     /// True while whole lean frames wait in `decoder` for a later pass of the loop
     /// (`Server.maxFramesPerPass`): no more is read until they are handled.
     var framesDeferred = false
+    /// True once a lean frame of this connection was dispatched: an HTTP/1 request line can
+    /// only be a foreign peer's first bytes (`Server.rejectOversizedFrame`).
+    var hasDispatchedFrame = false
     /// The first bytes of a TLS connection that waits for a handshake slot
     /// (`--tls-max-handshakes`): its reads are held until `Server.admitWaitingHandshakes`.
     var tlsWaitingBytes: [UInt8]?

@@ -193,7 +193,7 @@ extension Server {
         let message = peerKind.map { "not a Larder peer (\($0)): frame length \(length) exceeds the maximum of \(limit) bytes" }
             ?? "frame length \(length) exceeds the maximum of \(limit) bytes"
         logger.warn("frame_rejected", ["conn": connection.id, "peer": connection.peer, "reason": message])
-        if peerKind == PeerSniffer.httpRequest {
+        if peerKind == PeerSniffer.httpRequest && !connection.hasDispatchedFrame {
             connection.enqueue(PeerSniffer.http1Refusal)
             connection.state = .closing(since: MonotonicClock.nanoseconds())
             connection.flush()
@@ -208,6 +208,7 @@ extension Server {
     /// the payload is decoded by the handler before this returns, and a method
     /// name is looked up by its bytes, becoming a `String` only when unknown.
     func dispatch(_ body: UnsafeRawBufferPointer, from connection: Connection) {
+        connection.hasDispatchedFrame = true
         let summary = DecodeLimitScan.envelopeSummary(body, limits: .server)
         if summary.metadataBytes > DecodeLimits.server.maxMetadataBytes {
             refuseEnvelope(RPCError(.resourceExhausted, "request metadata of at least \(summary.metadataBytes) bytes exceeds the "
