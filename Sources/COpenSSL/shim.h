@@ -70,7 +70,7 @@ static inline SSL_TICKET_RETURN larder_tls_ticket_decrypted(SSL *_Nonnull ssl, S
     case SSL_TICKET_EMPTY:
     case SSL_TICKET_NO_DECRYPT:
         return SSL_TICKET_RETURN_IGNORE_RENEW;
-    default:
+    default:  // OpenSSL passes only the four above; anything else is not ours to accept
         return SSL_TICKET_RETURN_ABORT;
     }
 }
@@ -83,7 +83,7 @@ static inline int larder_tls_ctx_check_resumed_certificates(SSL_CTX *_Nonnull ct
 /// blocked a server (or its SIGHUP reload) given an encrypted key (audit 36 M3).
 static inline int larder_tls_no_passphrase(char *_Nullable buf, int size, int rwflag, void *_Nullable userdata) {
     (void)buf; (void)size; (void)rwflag; (void)userdata;
-    return 0;
+    return -1;  // an error, not an empty passphrase
 }
 
 static inline void larder_tls_ctx_refuse_passphrases(SSL_CTX *_Nonnull ctx) {

@@ -90,7 +90,8 @@ public enum Usage {
                   (e.g. --color red) exits with the server's status, 13 INVALID_ARGUMENT
               3   the output could not be written (a full disk, a closed stdout): what was
                   written is incomplete (said on stderr)
-              4   larder bench: the run could not start (larder bench --help)
+              4   larder bench: the run could not start, or --clean-up could not delete
+                  (larder bench --help)
               10 + gRPC status code for an error from the server or the connection;
                    a code outside 0-16 exits 12 (UNKNOWN); the message gives the code:
 

@@ -19,7 +19,8 @@ final class SSLContextHandle: @unchecked Sendable {
             throw TLSError(.configuration, .internal, "cannot create a TLS context", detail: OpenSSLErrorQueue.takeText())
         }
         self.pointer = pointer
-        // TLS 1.2 and 1.3 with the library's default groups; no renegotiation.
+        // TLS 1.2 (ECDHE with AEAD ciphers) and 1.3, the library's default groups; no renegotiation;
+        // no passphrase prompt.
         guard larder_tls_ctx_set_min_version_tls12(pointer) == 1 else {
             throw TLSError(.configuration, .internal, "cannot require TLS 1.2 or later", detail: OpenSSLErrorQueue.takeText())
         }

@@ -10,8 +10,9 @@ public enum TLSClientAuthentication: String, Sendable, CaseIterable {
 }
 
 /// A server's TLS configuration: its certificate chain and key, optionally a CA for client
-/// certificates, TLS 1.2 and 1.3 with OpenSSL's defaults, no renegotiation, session
-/// resumption (cache and tickets), and ALPN selection among the protocols it serves.
+/// certificates, TLS 1.2 (ECDHE with AEAD ciphers) and 1.3, no renegotiation, session
+/// resumption from tickets only (no session cache; not for a client certificate that has
+/// expired since), and ALPN selection among the protocols it serves.
 ///
 /// Immutable once made; shared by every session it makes, on any thread.
 public final class TLSServerContext: Sendable {
@@ -20,7 +21,8 @@ public final class TLSServerContext: Sendable {
     public let protocols: [String]
     /// The client certificate policy, or nil when no client CA was given.
     public let clientAuthentication: TLSClientAuthentication?
-    /// When the server's certificate (the chain's first) is valid; nil if OpenSSL cannot read its times.
+    /// When the whole chain the server sends is valid (its certificate and intermediates: see
+    /// `chainValidity`); nil if OpenSSL cannot read the certificate's times.
     public let certificateValidity: TLSCertificateValidity?
 
     /// Loads `certificateChainFile` and `privateKeyFile` (PEM); with `clientCAFile`, clients

@@ -100,7 +100,8 @@ public struct TestCertificates: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMddHHmmss'Z'"
-        let now = Date()
+        // Whole seconds: the certificate's times have no fraction, so it ends on this one.
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let notAfter = now.addingTimeInterval(Double(seconds))
         try openssl(["ca", "-batch", "-notext", "-config", "\(directory)/ca.cnf", "-extensions", "client",
                      "-cert", caCertificate, "-keyfile", path("ca.key"), "-in", path("\(name).csr"), "-out", path("\(name).pem"),
