@@ -4,12 +4,8 @@
 /// has arrived, for every ClientHello of the connection (the second one after a
 /// HelloRetryRequest too). OpenSSL buffers a handshake message whole by the length it claims.
 public struct TLSHandshakeSizes: Sendable {
-    /// Header bytes of the current record seen so far (0 between records).
-    private var recordHeaderFilled = 0
-    private var recordType: UInt8 = 0
-    private var recordLengthHigh = 0
-    /// Body bytes of the current record still to come.
-    private var recordRemaining = 0
+    /// The records, and their bodies.
+    private var records = TLSRecordBoundary()
     /// Header bytes of the current handshake message seen so far, and the header itself.
     private var messageHeaderFilled = 0
     private var messageHeader: UInt32 = 0
@@ -17,7 +13,7 @@ public struct TLSHandshakeSizes: Sendable {
     private var messageRemaining = 0
 
     /// The body length of the connection's first record, once its header has arrived.
-    public private(set) var firstRecordLength: Int?
+    public var firstRecordLength: Int? { records.firstRecordLength }
     /// The largest length a ClientHello's header claimed so far (0: none seen yet).
     public private(set) var largestClientHello = 0
 
@@ -29,29 +25,11 @@ public struct TLSHandshakeSizes: Sendable {
 
     /// Follows `bytes`, the next bytes the client sent.
     public mutating func consume(_ bytes: UnsafeRawBufferPointer) {
-        var index = 0
-        while index < bytes.count {
-            if recordRemaining == 0 {
-                let byte = bytes[index]
-                index += 1
-                switch recordHeaderFilled {
-                case 0: recordType = byte
-                case 3: recordLengthHigh = Int(byte)
-                case 4:
-                    recordRemaining = recordLengthHigh << 8 | Int(byte)
-                    if firstRecordLength == nil { firstRecordLength = recordRemaining }
-                default: break
-                }
-                recordHeaderFilled = recordHeaderFilled == 4 ? 0 : recordHeaderFilled + 1
-                continue
-            }
-            let count = min(recordRemaining, bytes.count - index)
-            if recordType == Self.handshakeRecord {
-                consumeHandshake(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]))
-            }
-            recordRemaining -= count
-            index += count
+        var records = self.records  // followed apart from self, which the handshake bodies change
+        records.consume(bytes) { contentType, body in
+            if contentType == Self.handshakeRecord { consumeHandshake(body) }
         }
+        self.records = records
     }
 
     /// Handshake messages may span records, and a record may hold several.
