@@ -757,7 +757,7 @@ public final class GRPCServerSession: NGHTTP2SessionHandler {
                 fail(.enhanceYourCalm, "too many calls reset by the client (rapid reset)")
                 return false
             }
-            readHold = startedResets.nextToken(now: now) - now
+            readHold = startedResets.waitForToken(now: now)
         case .ping:
             return receivedPing(frame)
         case .settings where !frame.isAck:

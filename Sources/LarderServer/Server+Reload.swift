@@ -98,8 +98,8 @@ extension Server {
         guard let new = context?.certificateValidity, let old = tlsContext?.certificateValidity else { return nil }
         let now = Int64(time(nil))
         let usable: Set<TLSCertificateValidity.State> = [.valid, .expiringSoon]
-        guard usable.contains(old.state(at: now)), !usable.contains(new.state(at: now)) else { return nil }
         let state = new.state(at: now)
+        guard usable.contains(old.state(at: now)), !usable.contains(state) else { return nil }
         let when = state == .expired ? "expired at \(Logger.timestamp(seconds: new.notAfter))"
             : "is valid only from \(Logger.timestamp(seconds: new.notBefore))"
         return "the new certificate (\(new.subject)) \(when), and the one in force is valid: install a current certificate"

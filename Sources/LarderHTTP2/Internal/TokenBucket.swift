@@ -30,11 +30,11 @@ struct TokenBucket {
         return true
     }
 
-    /// When the bucket holds a whole token again: `now` if it does.
-    mutating func nextToken(now: UInt64) -> UInt64 {
+    /// How long (nanoseconds) until the bucket holds a whole token again: 0 if it does.
+    mutating func waitForToken(now: UInt64) -> UInt64 {
         refill(now: now)
-        guard tokens < 1, ratePerSecond > 0 else { return now }
-        return now + UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up))
+        guard tokens < 1, ratePerSecond > 0 else { return 0 }
+        return UInt64(((1 - tokens) / ratePerSecond * 1e9).rounded(.up))
     }
 
     private mutating func refill(now: UInt64) {
